@@ -1,0 +1,1 @@
+"""The provider-neutral model layer. Imports no vendor SDK."""

@@ -1,0 +1,136 @@
+"""Larik's error tree. Every error's message is one line, safe to show and to log.
+
+::
+
+    LarikError                     anything Larik reports to a user
+    ├── ConfigError                a bad config file or value (CLI exit code 2)
+    ├── ResolveError               a model spec that cannot become a provider (exit code 2)
+    │   └── MissingKeyError        the provider needs a key; names the env var to set
+    └── APIError(status, retryable, message, retry_after)
+        │                          a model call failed; raised from Provider.stream's iterator
+        ├── ContextOverflow        the prompt is too long for the model: compact and retry
+        └── StreamTimeout          no first chunk / no chunk between chunks in time (retryable)
+
+Messages never contain keys, auth headers or prompt text: adapters build them from the
+status, the vendor's error *type* and a short vendor message passed through ``redact``.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "APIError",
+    "ConfigError",
+    "ContextOverflow",
+    "LarikError",
+    "MissingKeyError",
+    "ResolveError",
+    "StreamTimeout",
+    "classify_status",
+    "redact",
+]
+
+
+class LarikError(Exception):
+    """Base of every error Larik reports. ``str(err)`` is one line."""
+
+
+class ConfigError(LarikError):
+    """A config file or value is invalid. The message names the file and key."""
+
+
+class ResolveError(LarikError):
+    """A model spec could not be resolved to a provider and model."""
+
+
+class MissingKeyError(ResolveError):
+    """The provider needs an API key that is not set."""
+
+    def __init__(self, provider: str, env_names: list[str] | tuple[str, ...]) -> None:
+        self.provider = provider
+        self.env_names = tuple(env_names)
+        names = " or ".join(self.env_names) or "api_key in its config"
+        super().__init__(f"no API key for {provider}: set {names}")
+
+
+class APIError(LarikError):
+    """A model call failed.
+
+    ``status`` is the HTTP status (0 for a transport failure such as a dropped connection),
+    ``retryable`` whether the same request may succeed if sent again, ``retry_after`` seconds
+    the server asked us to wait (or None).
+    """
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        retryable: bool | None = None,
+        retry_after: float | None = None,
+        provider: str = "",
+    ) -> None:
+        self.status = status
+        self.retryable = classify_status(status) if retryable is None else retryable
+        self.retry_after = retry_after
+        self.provider = provider
+        self.message = _one_line(message)
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = f"{self.provider}: " if self.provider else ""
+        code = f"HTTP {self.status}: " if self.status else ""
+        return f"{where}{code}{self.message}"
+
+
+class ContextOverflow(APIError):
+    """The prompt does not fit the model's context window. Never retried, never fallen back."""
+
+    def __init__(self, message: str = "prompt is too long for the model", **kw: object) -> None:
+        kw.setdefault("retryable", False)
+        super().__init__(kw.pop("status", 400), message, **kw)  # type: ignore[arg-type]
+
+
+class StreamTimeout(APIError):
+    """The server sent nothing for too long. Retryable."""
+
+    def __init__(self, message: str, *, provider: str = "") -> None:
+        super().__init__(0, message, retryable=True, provider=provider)
+
+
+def classify_status(status: int) -> bool:
+    """Whether an HTTP status is worth retrying: 408, 409, 425, 429, 5xx and transport errors (0)."""
+    return status == 0 or status in (408, 409, 425, 429) or status >= 500
+
+
+_SECRET_PATTERNS = [
+    re.compile(r"(?i)\b(sk|pk|rk)-[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"(?i)\bAIza[0-9A-Za-z_\-]{20,}"),
+    re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._\-+/=]{8,}"),
+    re.compile(
+        r"(?i)(api[_-]?key|x-api-key|authorization|token)([\"']?\s*[:=]\s*[\"']?)[^\s\"',}]+"
+    ),
+    re.compile(r"(?i)([?&](key|api_key|token)=)[^&\s]+"),
+]
+
+
+def redact(text: str) -> str:
+    """Strip anything that looks like a credential from a vendor message."""
+    for pat in _SECRET_PATTERNS:
+        text = pat.sub(_mask, text)
+    return text
+
+
+def _mask(m: re.Match[str]) -> str:
+    groups = m.groups()
+    if len(groups) >= 2 and groups[1] is not None and m.re.pattern.startswith("(?i)(api"):
+        return f"{groups[0]}{groups[1]}***"
+    if m.re.pattern.startswith("(?i)([?&]"):
+        return f"{groups[0]}***"
+    return "***"
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(redact(str(text)).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,35 @@
+"""The Provider contract: the only thing the agent knows about a model API.
+
+``stream(request)`` returns an async iterator of :class:`~larik.llm.types.StreamEvent`:
+display deltas while the reply streams, then exactly one ``done`` carrying the assembled
+``Message`` (stamped with ``request.model``), the ``Usage`` and the ``StopReason``. Failures are
+raised *from the iterator* as :class:`~larik.llm.errors.APIError` (``ContextOverflow`` when the
+prompt is too long); a failed stream yields no ``done``. Closing the iterator early (``aclose``
+or cancelling the consuming task) must stop the HTTP request promptly.
+
+``ModelProber`` is optional: local servers report the context window they actually loaded and
+whether a model takes tools. ``None`` means unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Protocol, runtime_checkable
+
+from .types import Request, StreamEvent
+
+__all__ = ["ModelProber", "Provider"]
+
+
+@runtime_checkable
+class Provider(Protocol):
+    name: str
+
+    def stream(self, request: Request) -> AsyncIterator[StreamEvent]: ...
+
+
+@runtime_checkable
+class ModelProber(Protocol):
+    async def context_window(self, model: str) -> int | None: ...
+
+    async def supports_tools(self, model: str) -> bool | None: ...

@@ -1,0 +1,1 @@
+"""One module per provider adapter. Each imports its vendor SDK lazily, inside the adapter."""

@@ -1,0 +1,167 @@
+"""The scripted provider: plays a script of model replies with no network.
+
+Used by the tests, the docs and bug reproductions, and by ``--model scripted/PATH.json``.
+File format (docs/scripted.md)::
+
+    {"turns": [TURN, ...]}
+
+One TURN per model reply, in order. Every key is optional::
+
+    {"thinking": "...", "text": "...",
+     "tool_calls": [{"name": "write_file", "input": {...}, "id": "call_1"}],
+     "stop_reason": "end_turn", "delay": 0.01,
+     "usage": {"input": 10, "output": 5}}
+
+or an error turn ``{"error": {"status": 429, "message": "...", "retry_after": 1}}``
+(``"status": "overflow"`` raises ContextOverflow). Deltas stream in small pieces; ``delay`` is
+the pause between pieces. Running past the last turn is an error that says so. Every request
+received is recorded in ``requests``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import APIError, ConfigError, ContextOverflow
+from ..types import Block, Message, Request, StopReason, StreamEvent, Usage
+
+__all__ = ["ScriptedProvider", "ScriptTurn", "load_script"]
+
+PIECE = 8  # characters per streamed delta
+
+
+class ScriptToolCall(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    input: dict[str, Any] | str = Field(default_factory=dict)
+    id: str = ""
+
+
+class ScriptError(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    status: int | str = 500
+    message: str = "scripted error"
+    retry_after: float | None = None
+
+
+class ScriptTurn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    thinking: str = ""
+    signature: str = ""
+    text: str = ""
+    tool_calls: list[ScriptToolCall] = Field(default_factory=list)
+    stop_reason: StopReason | None = None
+    delay: float = 0.0
+    usage: Usage | None = None
+    error: ScriptError | None = None
+
+
+class Script(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    turns: list[ScriptTurn]
+
+
+def load_script(path: str | Path) -> list[ScriptTurn]:
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+        return Script.model_validate(data).turns
+    except FileNotFoundError:
+        raise ConfigError(f"{p}: scripted model file not found") from None
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"{p}:{e.lineno}: not valid JSON: {e.msg}") from None
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = ".".join(str(x) for x in err["loc"])
+        raise ConfigError(f"{p}: {loc}: {err['msg']}") from None
+
+
+class ScriptedProvider:
+    """Plays ``turns`` in order, one per ``stream`` call, across every model it is asked for."""
+
+    def __init__(
+        self, turns: list[ScriptTurn] | list[dict[str, Any]], name: str = "scripted"
+    ) -> None:
+        self.name = name
+        self.turns = [
+            t if isinstance(t, ScriptTurn) else ScriptTurn.model_validate(t) for t in turns
+        ]
+        self.requests: list[Request] = []
+        self._next = 0
+        self._ids = 0
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> ScriptedProvider:
+        return cls(load_script(path))
+
+    @property
+    def remaining(self) -> int:
+        return len(self.turns) - self._next
+
+    def assert_complete(self) -> None:
+        if self.remaining:
+            raise AssertionError(f"{self.remaining} scripted turn(s) were never played")
+
+    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        self.requests.append(request.model_copy(deep=True))
+        if self._next >= len(self.turns):
+            raise APIError(
+                0,
+                f"the script has no turn {self._next + 1} (it has {len(self.turns)})",
+                retryable=False,
+                provider=self.name,
+            )
+        turn = self.turns[self._next]
+        self._next += 1
+        if turn.error is not None:
+            await asyncio.sleep(turn.delay)
+            raise _error(turn.error, self.name)
+
+        blocks: list[Block] = []
+        if turn.thinking:
+            for piece in _pieces(turn.thinking):
+                await asyncio.sleep(turn.delay)
+                yield StreamEvent.thinking_delta(piece)
+            blocks.append(
+                Block.thinking_block(
+                    turn.thinking, signature=turn.signature or "scripted-sig", provider=self.name
+                )
+            )
+        if turn.text:
+            for piece in _pieces(turn.text):
+                await asyncio.sleep(turn.delay)
+                yield StreamEvent.text_delta(piece)
+            blocks.append(Block.text_block(turn.text))
+        for call in turn.tool_calls:
+            self._ids += 1
+            call_id = call.id or f"call_{self._ids}"
+            await asyncio.sleep(turn.delay)
+            yield StreamEvent.tool_use_start(call.name, call_id)
+            blocks.append(Block.tool_use(call_id, call.name, call.input))
+        stop = turn.stop_reason or (StopReason.TOOL_USE if turn.tool_calls else StopReason.END_TURN)
+        usage = turn.usage or Usage(
+            input=sum(len(m.model_dump_json()) for m in request.messages) // 4 + 1,
+            output=(len(turn.text) + len(turn.thinking)) // 4 + 1,
+        )
+        message = Message(role="assistant", blocks=blocks, model=request.model)
+        yield StreamEvent.done(message, usage, stop)
+
+
+def _pieces(text: str) -> list[str]:
+    return [text[i : i + PIECE] for i in range(0, len(text), PIECE)]
+
+
+def _error(spec: ScriptError, provider: str) -> APIError:
+    if spec.status == "overflow":
+        return ContextOverflow(spec.message, provider=provider)
+    try:
+        status = int(spec.status)
+    except ValueError:
+        status = 500
+    return APIError(status, spec.message, retry_after=spec.retry_after, provider=provider)

@@ -1,0 +1,86 @@
+"""Retry decorator: resend a request that failed with a retryable error before anything streamed.
+
+Exponential backoff with full jitter, capped; a server's ``Retry-After`` is honoured (up to
+``max_retry_after``). Once an event has been yielded the error propagates unchanged: the consumer
+already showed part of a reply, and a replay would duplicate it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import aclosing
+
+from .errors import APIError, ContextOverflow
+from .provider import ModelProber, Provider
+from .types import Request, StreamEvent
+
+__all__ = ["RetryingProvider", "backoff_delay", "with_retry"]
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+def backoff_delay(attempt: int, base: float, cap: float, rng: random.Random | None = None) -> float:
+    """Full-jitter exponential backoff for the ``attempt``-th retry (0-based)."""
+    r = (rng or random).random()
+    return r * min(cap, base * (2**attempt))
+
+
+class RetryingProvider:
+    def __init__(
+        self,
+        inner: Provider,
+        *,
+        attempts: int = 4,
+        base_delay: float = 1.0,
+        max_delay: float = 30.0,
+        max_retry_after: float = 120.0,
+        sleep: Sleep = asyncio.sleep,
+        on_retry: Callable[[APIError, float], None] | None = None,
+    ) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.attempts = max(1, attempts)
+        self.base_delay = base_delay
+        self.max_delay = max_delay
+        self.max_retry_after = max_retry_after
+        self._sleep = sleep
+        self._on_retry = on_retry
+
+    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        attempt = 0
+        while True:
+            yielded = False
+            try:
+                async with aclosing(self.inner.stream(request)) as events:
+                    async for ev in events:
+                        yielded = True
+                        yield ev
+                return
+            except ContextOverflow:
+                raise
+            except APIError as err:
+                attempt += 1
+                if yielded or not err.retryable or attempt >= self.attempts:
+                    raise
+                delay = backoff_delay(attempt - 1, self.base_delay, self.max_delay)
+                if err.retry_after is not None:
+                    delay = min(max(delay, err.retry_after), self.max_retry_after)
+                if self._on_retry:
+                    self._on_retry(err, delay)
+                await self._sleep(delay)
+
+    async def context_window(self, model: str) -> int | None:
+        if isinstance(self.inner, ModelProber):
+            return await self.inner.context_window(model)
+        return None
+
+    async def supports_tools(self, model: str) -> bool | None:
+        if isinstance(self.inner, ModelProber):
+            return await self.inner.supports_tools(model)
+        return None
+
+
+def with_retry(provider: Provider, **kwargs: object) -> RetryingProvider:
+    return RetryingProvider(provider, **kwargs)  # type: ignore[arg-type]

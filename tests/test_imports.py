@@ -1,0 +1,47 @@
+"""`import larik` and `larik --help` stay light: no vendor SDK, no Textual."""
+
+import subprocess
+import sys
+
+HEAVY = ("anthropic", "openai", "google.genai", "textual")
+
+PROBE = """
+import sys
+{stmt}
+heavy = {heavy!r}
+print("LOADED:" + ",".join(sorted(h for h in heavy if h in sys.modules)))
+"""
+
+
+def _loaded(stmt: str) -> str:
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE.format(stmt=stmt, heavy=HEAVY)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout.strip().splitlines()[-1].removeprefix("LOADED:")
+
+
+def test_import_larik_imports_no_sdk():
+    stmt = (
+        "import larik, larik.llm, larik.llm.types, larik.llm.provider, larik.llm.errors, "
+        "larik.llm.replay, larik.llm.retry, larik.llm.fallback, larik.llm.timeout, "
+        "larik.llm.providers.scripted, larik.agent.transcript"
+    )
+    assert _loaded(stmt) == ""
+
+
+def test_larik_help_imports_no_sdk():
+    stmt = (
+        "sys.argv = ['larik', '--help']\nfrom larik import cli\n"
+        "try:\n    cli.main()\nexcept SystemExit:\n    pass"
+    )
+    assert _loaded(stmt) == ""
+
+
+def test_larik_version_runs():
+    out = subprocess.run(
+        [sys.executable, "-m", "larik.cli", "--version"], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.startswith("larik ")
