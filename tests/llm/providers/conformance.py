@@ -1,0 +1,291 @@
+"""The conformance suite: the same scenarios run over every adapter.
+
+Each adapter's test module defines a ``Kit`` (see the protocol below) that knows how to write
+canned replies in its vendor's wire format and how to build the adapter pointed at the
+loopback server; ``tests/llm/providers/test_conformance.py`` runs every scenario here for every
+kit listed in ``KITS``. Scenarios follow the six adapter checks of the spec: opaque replay
+fields preserved, complete tool calls, usage before the final event, the real stop reason,
+startup vs in-stream errors, prompt stop on cancellation — plus text, thinking, drops and the
+switching rule (a foreign model's thinking is not sent).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Protocol
+
+import pytest
+
+from larik.llm.errors import APIError
+from larik.llm.provider import Provider
+from larik.llm.types import (
+    Block,
+    EventType,
+    Message,
+    Request,
+    StopReason,
+    StreamEvent,
+    ToolSpec,
+    Usage,
+)
+from tests.loopback import LoopbackServer, Reply
+
+
+class Kit(Protocol):
+    name: str  # adapter name, used in test ids
+    model: str  # a model id the adapter accepts
+    env_var: str  # the key's env var, named by a 401 error ("" if none)
+
+    def make(self, base_url: str) -> Provider:
+        """The adapter pointed at the loopback server, with a dummy key."""
+
+    def text_reply(self, pieces: list[str], usage: Usage) -> Reply:
+        """A streamed reply whose text arrives in ``pieces``, reporting ``usage``."""
+
+    def thinking_reply(self, thinking: str, signature: str, text: str) -> Reply:
+        """Thinking (with ``signature`` where the API has one), then text."""
+
+    def replay_token(self, signature: str) -> str | None:
+        """A string the *next* request must carry byte-for-byte after ``thinking_reply`` was
+        answered with ``signature`` (the signature itself, an encrypted item…), or None if the
+        API has no replayable reasoning data."""
+
+    def tool_call_reply(self, call_id: str, name: str, arg_pieces: list[str]) -> Reply:
+        """One tool call whose JSON arguments stream in ``arg_pieces``."""
+
+    def stop_replies(self) -> dict[StopReason, Reply]:
+        """For each stop reason the API can report, a reply that ends with it."""
+
+    def in_stream_error_reply(self) -> Reply | None:
+        """Some text, then an error inside the stream (None if the API has no such thing)."""
+
+    def error_body(self, status: int, message: str) -> Reply:
+        """The API's error response for ``status`` before any stream."""
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+TOOLS = [
+    ToolSpec(
+        name="read_file",
+        description="Read a file",
+        input_schema={"type": "object", "properties": {"path": {"type": "string"}}},
+    )
+]
+
+
+def request(kit: Kit, messages: list[Message] | None = None, **kw: Any) -> Request:
+    return Request(
+        model=kit.model,
+        system=["You are a test."],
+        messages=messages or [Message.user("hello")],
+        tools=TOOLS,
+        max_tokens=256,
+        **kw,
+    )
+
+
+async def drain(provider: Provider, req: Request) -> list[StreamEvent]:
+    return [ev async for ev in provider.stream(req)]
+
+
+def only_done(events: list[StreamEvent]) -> StreamEvent:
+    dones = [e for e in events if e.type is EventType.DONE]
+    assert len(dones) == 1, f"expected exactly one done, got {len(dones)}"
+    assert events[-1] is dones[0], "done must be the last event"
+    return dones[0]
+
+
+# -- scenarios -----------------------------------------------------------------------------
+
+
+async def scenario_text(kit: Kit, server: LoopbackServer) -> None:
+    pieces = ["Hel", "lo, ", "wor", "ld!"]
+    server.add(kit.text_reply(pieces, Usage(input=11, output=7)))
+    events = await drain(kit.make(server.url), request(kit))
+    deltas = [e.text for e in events if e.type is EventType.TEXT_DELTA]
+    assert "".join(deltas) == "Hello, world!"
+    assert len(deltas) >= 2, "text must stream as deltas"
+    done = only_done(events)
+    assert done.message.text() == "Hello, world!"
+    assert done.message.role == "assistant"
+    assert done.message.model == kit.model
+    assert done.stop_reason is StopReason.END_TURN
+
+
+async def scenario_usage_before_done(kit: Kit, server: LoopbackServer) -> None:
+    server.add(kit.text_reply(["ok"], Usage(input=123, output=45)))
+    done = only_done(await drain(kit.make(server.url), request(kit)))
+    assert done.usage is not None
+    assert done.usage.output == 45
+    assert done.usage.input + done.usage.cache_read + done.usage.cache_write == 123
+
+
+async def scenario_thinking(kit: Kit, server: LoopbackServer) -> None:
+    server.add(kit.thinking_reply("Let me think about it.", "c2lnbmF0dXJlLWJ5dGVz+/=", "Answer."))
+    events = await drain(kit.make(server.url), request(kit))
+    thinking = "".join(e.text for e in events if e.type is EventType.THINKING_DELTA)
+    assert thinking == "Let me think about it."
+    done = only_done(events)
+    assert done.message.text() == "Answer."
+    assert any(b.type == "thinking" and b.text == thinking for b in done.message.blocks)
+
+
+async def scenario_replay_signature(kit: Kit, server: LoopbackServer) -> None:
+    sig = "RXFRQkNrWUlCeGdDS2tBYUJjZGVm+/=="
+    token = kit.replay_token(sig)
+    if token is None:
+        pytest.skip(f"{kit.name} has no replayable reasoning data")
+    provider = kit.make(server.url)
+    server.add(kit.thinking_reply("Secret reasoning.", sig, "First answer."))
+    first = only_done(await drain(provider, request(kit)))
+    history = [Message.user("hello"), first.message, Message.user("and then?")]
+    # same model: the reasoning data goes back byte-for-byte
+    server.add(kit.text_reply(["fine"], Usage(input=1, output=1)))
+    await drain(provider, request(kit, history))
+    assert token.encode() in server.requests[-1].body
+    # another model: it must not be sent
+    foreign = [
+        history[0],
+        first.message.model_copy(update={"model": "some-other-model"}),
+        history[2],
+    ]
+    server.add(kit.text_reply(["fine"], Usage(input=1, output=1)))
+    await drain(provider, request(kit, foreign))
+    body = server.requests[-1].body
+    assert token.encode() not in body
+    assert b"Secret reasoning." not in body
+    assert b"First answer." in body, "text is portable and must still be sent"
+
+
+async def scenario_tool_call(kit: Kit, server: LoopbackServer) -> None:
+    server.add(kit.tool_call_reply("call_abc123", "read_file", ['{"pa', 'th": "sr', 'c/app.py"}']))
+    events = await drain(kit.make(server.url), request(kit))
+    starts = [e for e in events if e.type is EventType.TOOL_USE_START]
+    assert [e.text for e in starts] == ["read_file"]
+    done = only_done(events)
+    calls = done.message.tool_uses()
+    assert len(calls) == 1
+    assert calls[0].name == "read_file" and calls[0].id
+    assert json.loads(calls[0].input) == {"path": "src/app.py"}
+    assert done.stop_reason is StopReason.TOOL_USE
+
+
+async def scenario_stop_reasons(kit: Kit, server: LoopbackServer) -> None:
+    replies = kit.stop_replies()
+    assert StopReason.END_TURN in replies and StopReason.MAX_TOKENS in replies
+    provider = kit.make(server.url)
+    for stop, reply in replies.items():
+        server.add(reply)
+        done = only_done(await drain(provider, request(kit)))
+        assert done.stop_reason is stop, f"{stop}: got {done.stop_reason}"
+
+
+@pytest.mark.parametrize("status,retryable", [(429, True), (500, True), (400, False)])
+async def scenario_startup_error(kit: Kit, server: LoopbackServer, status: int, retryable: bool):
+    reply = kit.error_body(status, "something went wrong")
+    if status == 429:
+        reply.headers["Retry-After"] = "2"
+    server.add(reply)
+    events: list[StreamEvent] = []
+    with pytest.raises(APIError) as ei:
+        async for ev in kit.make(server.url).stream(request(kit)):
+            events.append(ev)
+    assert events == [], "a startup error comes before any event"
+    err = ei.value
+    assert err.status == status and err.retryable is retryable
+    if status == 429:
+        assert err.retry_after == 2
+    assert "\n" not in str(err)
+
+
+async def scenario_auth_error_names_env_var(kit: Kit, server: LoopbackServer) -> None:
+    server.add(kit.error_body(401, "invalid x-api-key"))
+    with pytest.raises(APIError) as ei:
+        await drain(kit.make(server.url), request(kit))
+    assert ei.value.status == 401 and not ei.value.retryable
+    if kit.env_var:
+        assert kit.env_var in str(ei.value)
+    assert "dummy-key" not in str(ei.value)
+
+
+async def scenario_in_stream_error(kit: Kit, server: LoopbackServer) -> None:
+    reply = kit.in_stream_error_reply()
+    if reply is None:
+        pytest.skip(f"{kit.name} has no in-stream errors")
+    server.add(reply)
+    events: list[StreamEvent] = []
+    with pytest.raises(APIError):
+        async for ev in kit.make(server.url).stream(request(kit)):
+            events.append(ev)
+    assert not [e for e in events if e.type is EventType.DONE]
+
+
+async def scenario_dropped_connection(kit: Kit, server: LoopbackServer) -> None:
+    reply = kit.text_reply(["one ", "two ", "three ", "four"], Usage(input=1, output=1))
+    reply.chunk_size = 40
+    reply.drop_after = 2
+    server.add(reply)
+    events: list[StreamEvent] = []
+    with pytest.raises(APIError) as ei:
+        async for ev in kit.make(server.url).stream(request(kit)):
+            events.append(ev)
+    assert ei.value.retryable
+    assert not [e for e in events if e.type is EventType.DONE]
+
+
+async def scenario_cancel_closes_request(kit: Kit, server: LoopbackServer) -> None:
+    reply = kit.text_reply(["first ", "second ", "third"], Usage(input=1, output=1))
+    reply.body = _split_events(reply)
+    reply.stall_after = 2
+    server.add(reply)
+    stream = kit.make(server.url).stream(request(kit))
+    async with asyncio.timeout(10):
+        async for ev in stream:
+            if ev.type is EventType.TEXT_DELTA:
+                break
+    await stream.aclose()  # type: ignore[attr-defined]
+    assert await asyncio.to_thread(server.wait_disconnect, 5), "server never saw the disconnect"
+
+
+def _split_events(reply: Reply) -> list[bytes]:
+    """Split a body into one chunk per SSE event / NDJSON line, so a stall lands mid-stream."""
+    body = reply.chunks()
+    data = b"".join(body)
+    sep = b"\r\n\r\n" if b"\r\n\r\n" in data else (b"\n\n" if b"\n\n" in data else b"\n")
+    parts = [p + sep for p in data.split(sep) if p.strip()]
+    return parts  # type: ignore[return-value]
+
+
+async def scenario_request_carries_tools_system_and_history(kit: Kit, server: LoopbackServer):
+    server.add(kit.text_reply(["ok"], Usage(input=1, output=1)))
+    history = [
+        Message.user("read it"),
+        Message(
+            role="assistant",
+            model=kit.model,
+            blocks=[Block.tool_use("call_1", "read_file", '{"path":"a.py"}')],
+        ),
+        Message(role="user", blocks=[Block.tool_result("call_1", "print('hi')")]),
+    ]
+    await drain(kit.make(server.url), request(kit, history))
+    body = server.requests[-1].body
+    for needle in (b"You are a test.", b"read_file", b"call_1", b"print('hi')", b"a.py"):
+        assert needle in body, f"{needle!r} missing from the request"
+    assert b"dummy-key" not in body
+
+
+SCENARIOS = [
+    scenario_text,
+    scenario_usage_before_done,
+    scenario_thinking,
+    scenario_replay_signature,
+    scenario_tool_call,
+    scenario_stop_reasons,
+    scenario_auth_error_names_env_var,
+    scenario_in_stream_error,
+    scenario_dropped_connection,
+    scenario_cancel_closes_request,
+    scenario_request_carries_tools_system_and_history,
+]
