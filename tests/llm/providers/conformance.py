@@ -289,3 +289,52 @@ SCENARIOS = [
     scenario_cancel_closes_request,
     scenario_request_carries_tools_system_and_history,
 ]
+
+
+# -- the canonical conversation for request golden tests ----------------------------------
+
+PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
+def canonical_request(model: str, provider: str) -> Request:
+    """System, user text + image, assistant thinking + text + tool call (produced by this very
+    provider and model, so its reasoning is replayed), tool result with an image, follow-up.
+    Each adapter's golden test asserts the exact JSON body it sends for this."""
+    return Request(
+        model=model,
+        system=["You are Larik, a coding agent.", "Working directory: /work/app"],
+        messages=[
+            Message(
+                role="user",
+                blocks=[
+                    Block.text_block("What is in this screenshot?"),
+                    Block.image("image/png", PNG_1PX),
+                ],
+            ),
+            Message(
+                role="assistant",
+                model=model,
+                blocks=[
+                    Block.thinking_block(
+                        "The user wants the file.", signature="sig-abc123==", provider=provider
+                    ),
+                    Block.text_block("Let me look at the file."),
+                    Block.tool_use("call_1", "read_file", '{"path": "app.py"}'),
+                ],
+            ),
+            Message(
+                role="user",
+                blocks=[
+                    Block.tool_result(
+                        "call_1",
+                        "def main():\n    pass\n",
+                        images=[Block.image("image/png", PNG_1PX)],
+                    )
+                ],
+            ),
+            Message.user("Now fix it."),
+        ],
+        tools=TOOLS,
+        max_tokens=1024,
+        effort="high",
+    )
