@@ -40,6 +40,21 @@ def root(
         print("larik: the interactive UI is not built yet; see `larik --help`.")
 
 
+def _register_subcommands() -> None:
+    """Command groups live in larik/commands/*.py, each with ``register(app)``. They must stay
+    light at import time: no vendor SDK, no Textual (``larik --help`` imports them)."""
+    import importlib
+    import pkgutil
+
+    from . import commands
+
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
+        importlib.import_module(f"{commands.__name__}.{info.name}").register(app)
+
+
+_register_subcommands()
+
+
 def main() -> None:
     argv = sys.argv[1:]
     if argv == ["--version"] or argv == ["-V"]:

@@ -1,0 +1,1 @@
+"""Subcommands of ``larik``: one module per group, each exposing ``register(app)``."""
