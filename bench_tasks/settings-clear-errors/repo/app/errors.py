@@ -1,0 +1,5 @@
+"""Errors of the app."""
+
+
+class SettingsError(Exception):
+    """A settings file is invalid."""

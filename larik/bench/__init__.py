@@ -1,0 +1,1 @@
+"""larik bench: judge models by outcome on self-checking coding tasks."""
