@@ -1,0 +1,176 @@
+"""Bench results: per-model summaries, the JSONL history in the state dir, and tables."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .runner import RunResult
+
+__all__ = [
+    "ModelSummary",
+    "append_results",
+    "load_results",
+    "render_report",
+    "render_summary",
+    "summarize",
+]
+
+
+@dataclass
+class ModelSummary:
+    model: str
+    runs: int = 0
+    passes: int = 0
+    repeat_rates: list[float] = field(default_factory=list)  # pass rate of each repeat
+    total_cost: float | None = None
+    median_wall: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    failures: list[RunResult] = field(default_factory=list)
+    last_run: str = ""
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passes / self.runs if self.runs else 0.0
+
+    @property
+    def spread(self) -> float:
+        return statistics.pstdev(self.repeat_rates) if len(self.repeat_rates) > 1 else 0.0
+
+    @property
+    def cost_per_pass(self) -> float | None:
+        if self.total_cost is None or not self.passes:
+            return None
+        return self.total_cost / self.passes
+
+    @property
+    def tokens(self) -> int:
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_read_tokens
+            + self.cache_write_tokens
+        )
+
+
+def summarize(results: list[RunResult]) -> list[ModelSummary]:
+    by_model: dict[str, list[RunResult]] = {}
+    for r in results:
+        by_model.setdefault(r.model, []).append(r)
+    out = []
+    for model, runs in by_model.items():
+        s = ModelSummary(model=model, runs=len(runs), passes=sum(r.passed for r in runs))
+        repeats: dict[int, list[bool]] = {}
+        for r in runs:
+            repeats.setdefault(r.repeat, []).append(r.passed)
+        s.repeat_rates = [sum(v) / len(v) for _, v in sorted(repeats.items())]
+        costs = [r.cost for r in runs if r.cost is not None]
+        s.total_cost = sum(costs) if costs else None
+        s.median_wall = statistics.median(r.wall for r in runs)
+        s.input_tokens = sum(r.input_tokens for r in runs)
+        s.output_tokens = sum(r.output_tokens for r in runs)
+        s.cache_read_tokens = sum(r.cache_read_tokens for r in runs)
+        s.cache_write_tokens = sum(r.cache_write_tokens for r in runs)
+        s.failures = [r for r in runs if not r.passed]
+        s.last_run = max((r.finished for r in runs), default="")
+        out.append(s)
+    return out
+
+
+# -- history -------------------------------------------------------------------------------
+
+
+def append_results(path: Path, results: list[RunResult]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as fh:
+        for r in results:
+            fh.write(json.dumps(r.to_json(), ensure_ascii=False) + "\n")
+        fh.flush()
+
+
+def load_results(path: Path) -> tuple[list[RunResult], list[str]]:
+    """Stored results and one line per unreadable record (skipped)."""
+    if not path.exists():
+        return [], []
+    results, problems = [], []
+    fields = set(RunResult.__dataclass_fields__)
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            results.append(RunResult(**{k: v for k, v in data.items() if k in fields}))
+        except (ValueError, TypeError):
+            problems.append(f"{path}:{n}: not a bench result, skipped")
+    return results, problems
+
+
+# -- tables --------------------------------------------------------------------------------
+
+
+def _money(v: float | None) -> str:
+    if v is None:
+        return "—"
+    return f"${v:.4f}" if v < 1 else f"${v:.2f}"
+
+
+def _rate(s: ModelSummary) -> str:
+    text = f"{s.pass_rate:.0%} ({s.passes}/{s.runs})"
+    if len(s.repeat_rates) > 1:
+        text += f" ±{s.spread:.0%}"
+    return text
+
+
+def render_summary(summaries: list[ModelSummary]) -> Any:
+    """A rich renderable: one row per model, then the failures with their reasons."""
+    from rich.console import Group
+    from rich.table import Table
+
+    table = Table(title="larik bench", title_justify="left")
+    for col in ("model", "pass rate", "cost / pass", "total cost", "median wall", "tokens"):
+        table.add_column(col, justify="left" if col == "model" else "right")
+    ranked = sorted(summaries, key=lambda s: (-s.pass_rate, s.cost_per_pass or float("inf")))
+    for s in ranked:
+        table.add_row(
+            s.model,
+            _rate(s),
+            _money(s.cost_per_pass),
+            _money(s.total_cost),
+            f"{s.median_wall:.1f}s",
+            f"{s.tokens:,}",
+        )
+    parts: list[Any] = [table]
+    fails = [f for s in ranked for f in s.failures]
+    if fails:
+        ft = Table(title="failures", title_justify="left")
+        for col in ("model", "task", "run", "reason", "detail"):
+            ft.add_column(col)
+        for f in fails:
+            ft.add_row(f.model, f.task, str(f.repeat), f.reason, f.detail[:80])
+        parts.append(ft)
+    return Group(*parts)
+
+
+def render_report(results: list[RunResult]) -> Any:
+    """Past runs side by side: every model ever benched, with its latest figures."""
+    from rich.table import Table
+
+    table = Table(title="larik bench --report", title_justify="left")
+    for col in ("model", "runs", "pass rate", "cost / pass", "median wall", "last run"):
+        table.add_column(col, justify="left" if col in ("model", "last run") else "right")
+    for s in sorted(summarize(results), key=lambda s: (-s.pass_rate, s.model)):
+        table.add_row(
+            s.model,
+            str(s.runs),
+            _rate(s),
+            _money(s.cost_per_pass),
+            f"{s.median_wall:.1f}s",
+            s.last_run,
+        )
+    return table

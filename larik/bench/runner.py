@@ -1,0 +1,204 @@
+"""The bench runner: every (model, task, repeat) in a fresh directory, graded by its tests.
+
+Runs are concurrent (``jobs`` at once) with a per-provider limit, so a rate limit on one
+provider does not starve the others. A run's provider error is recorded as that run's failure,
+never fatal to the bench. Cancelling (Ctrl+C) stops the runs in flight; finished results are
+kept (they were already handed to ``on_result``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..llm.types import Usage
+from .tasks import Task, prepare_workdir, run_check
+
+__all__ = [
+    "AgentOutcome",
+    "RunAgent",
+    "RunResult",
+    "default_jobs",
+    "run_bench",
+]
+
+PASS = ""
+CHECK_FAILED = "check failed"
+TIMEOUT = "time-out"
+TURN_LIMIT = "turn limit"
+PROVIDER_ERROR = "provider error"
+HARNESS_ERROR = "harness error"
+
+
+@dataclass
+class AgentOutcome:
+    """What the agent did on one task, before the check."""
+
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    cost: float | None = None
+    error: str = ""  # a provider error that ended the run
+    turn_limit: bool = False
+
+
+@dataclass
+class RunResult:
+    model: str
+    task: str
+    repeat: int
+    passed: bool
+    reason: str  # "" when passed, else one of the constants above
+    detail: str = ""
+    turns: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost: float | None = None
+    wall: float = 0.0
+    agent_seconds: float = 0.0
+    check_seconds: float = 0.0
+    bench_id: str = ""
+    finished: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# (task, workdir, model spec, outcome): runs the agent, filling ``outcome`` as it goes, so a
+# time-out still knows the turns and tokens spent so far.
+RunAgent = Callable[[Task, Path, str, AgentOutcome], Awaitable[None]]
+
+
+def default_jobs() -> int:
+    """Runs are mostly waiting on the model, so more than the core count; capped to stay polite."""
+    return max(2, min(8, (os.cpu_count() or 2) * 2))
+
+
+def provider_of(spec: str) -> str:
+    return spec.split("/", 1)[0] if "/" in spec else spec
+
+
+async def run_one(
+    task: Task,
+    model: str,
+    repeat: int,
+    run_agent: RunAgent,
+    *,
+    bench_id: str = "",
+    keep_dir: bool = False,
+) -> RunResult:
+    started = time.monotonic()
+    workdir = Path(tempfile.mkdtemp(prefix=f"larik-bench-{task.name}-"))
+    result = RunResult(
+        model=model, task=task.name, repeat=repeat, passed=False, reason="", bench_id=bench_id
+    )
+    try:
+        prepare_workdir(task, workdir)
+        outcome = AgentOutcome()
+        timed_out = False
+        try:
+            async with asyncio.timeout(task.spec.time_limit):
+                await run_agent(task, workdir, model, outcome)
+        except TimeoutError:
+            timed_out = True
+        result.agent_seconds = time.monotonic() - started
+        _fill_usage(result, outcome)
+        if timed_out:
+            result.reason = TIMEOUT
+            result.detail = f"the agent did not finish within {task.spec.time_limit:g}s"
+        elif outcome.error:
+            result.reason = PROVIDER_ERROR
+            result.detail = outcome.error
+        else:
+            check = await asyncio.to_thread(run_check, task, workdir)
+            result.check_seconds = check.seconds
+            result.passed = check.passed
+            if not check.passed:
+                if outcome.turn_limit:
+                    result.reason = TURN_LIMIT
+                    result.detail = f"stopped after {outcome.turns} model calls"
+                else:
+                    result.reason = CHECK_FAILED
+                    result.detail = _last_line(check.output)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # a bug in the harness must not sink the whole bench
+        result.reason = HARNESS_ERROR
+        result.detail = f"{type(exc).__name__}: {exc}"
+    finally:
+        if not keep_dir:
+            shutil.rmtree(workdir, ignore_errors=True)
+    result.wall = time.monotonic() - started
+    result.finished = datetime.now(UTC).isoformat(timespec="seconds")
+    return result
+
+
+def _fill_usage(result: RunResult, outcome: AgentOutcome) -> None:
+    result.turns = outcome.turns
+    result.input_tokens = outcome.usage.input
+    result.output_tokens = outcome.usage.output
+    result.cache_read_tokens = outcome.usage.cache_read
+    result.cache_write_tokens = outcome.usage.cache_write
+    result.cost = outcome.cost
+
+
+def _last_line(text: str) -> str:
+    lines = [x for x in text.strip().splitlines() if x.strip()]
+    return lines[-1][:200] if lines else ""
+
+
+async def run_bench(
+    models: list[str],
+    tasks: list[Task],
+    run_agent: RunAgent,
+    *,
+    repeat: int = 1,
+    jobs: int | None = None,
+    per_provider: int = 4,
+    bench_id: str = "",
+    on_start: Callable[[str, str, int], None] | None = None,
+    on_result: Callable[[RunResult], None] | None = None,
+) -> list[RunResult]:
+    """Run everything; results come back in a stable order (model, task, repeat), whatever
+    order they finished in."""
+    jobs = jobs or default_jobs()
+    overall = asyncio.Semaphore(jobs)
+    limits: dict[str, asyncio.Semaphore] = {}
+    plan = [(m, t, r) for m in models for t in tasks for r in range(1, repeat + 1)]
+    # interleave models so each provider's limit, not the plan order, decides who waits
+    plan.sort(key=lambda x: (x[2], tasks.index(x[1]), models.index(x[0])))
+
+    async def one(model: str, task: Task, rep: int) -> RunResult:
+        sem = limits.setdefault(provider_of(model), asyncio.Semaphore(per_provider))
+        async with sem, overall:
+            if on_start:
+                on_start(model, task.name, rep)
+            res = await run_one(task, model, rep, run_agent, bench_id=bench_id)
+        if on_result:
+            on_result(res)
+        return res
+
+    running = [asyncio.create_task(one(m, t, r)) for m, t, r in plan]
+    try:
+        results = await asyncio.gather(*running)
+    except BaseException:
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+        raise
+    order = {
+        (m, t.name, r): i
+        for i, (m, t, r) in enumerate(
+            (m, t, r) for m in models for t in tasks for r in range(1, repeat + 1)
+        )
+    }
+    return sorted(results, key=lambda x: order[(x.model, x.task, x.repeat)])
