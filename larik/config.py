@@ -1,0 +1,457 @@
+"""Larik's configuration: TOML files, where they live, and the routing snapshot.
+
+Files, later ones layered on top of earlier ones (tables merge key by key, other values replace):
+
+1. the user file: ``$LARIK_HOME/config.toml``, else ``$XDG_CONFIG_HOME/larik/config.toml``
+   (default ``~/.config/larik/config.toml``);
+2. the project file: ``.larik/config.toml`` in the working directory or a parent, up to the git
+   root. A project file may not contain ``[providers]``: a repository you cloned must not be able
+   to send your API keys to a server of its choosing.
+
+Each file is validated on its own, so an error names the file it is in, the key and, for TOML
+syntax, the line; it is raised as :class:`~larik.llm.errors.ConfigError` (one line, no secrets).
+Files are read with ``tomllib`` and written with ``tomli-w``; writing keeps every key Larik does not
+own and makes the file mode 0600 when it holds a credential.
+
+Routing reads ``model``, ``roles`` and ``fallbacks`` through :meth:`Config.routing`, a snapshot
+taken under a lock, because ``/routing`` can save new roles while subagents resolve on other
+threads or tasks: a reader sees the old roles or the new ones, never a mix.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import threading
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+
+from .llm.errors import ConfigError
+from .llm.types import Effort
+
+__all__ = [
+    "BUILTIN_ROLES",
+    "Config",
+    "ConfigError",
+    "ModelOverride",
+    "PermissionsConfig",
+    "ProviderConfig",
+    "RoutingSnapshot",
+    "is_loopback_host",
+    "load_config",
+    "project_config_path",
+    "save_user_config",
+    "sessions_dir",
+    "state_dir",
+    "user_config_path",
+    "validate_base_url",
+]
+
+#: Roles that always exist. Unset, each resolves to the main model.
+BUILTIN_ROLES = ("smart", "worker", "explore", "compact")
+#: Roles that default to the current Claude models (see the catalog's ``[defaults]``).
+CLAUDE_ROLES = ("opus", "sonnet", "haiku")
+
+ProviderType = Literal["anthropic", "openai", "gemini", "ollama", "openai-compatible"]
+ReasoningHistory = Literal["inline", "field", "strip"]
+_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
+_SECRET_KEYS = ("api_key", "headers")
+
+
+# ----------------------------------------------------------------------------------- paths
+
+
+def user_config_path() -> Path:
+    """The user's config file (it may not exist)."""
+    home = os.environ.get("LARIK_HOME")
+    if home:
+        return Path(home).expanduser() / "config.toml"
+    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(xdg).expanduser() / "larik" / "config.toml"
+
+
+def state_dir() -> Path:
+    """Where Larik keeps state (sessions, bench results): ``$LARIK_HOME``, else
+    ``$XDG_STATE_HOME/larik`` (default ``~/.local/state/larik``). Not created here."""
+    home = os.environ.get("LARIK_HOME")
+    if home:
+        return Path(home).expanduser()
+    xdg = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(xdg).expanduser() / "larik"
+
+
+def sessions_dir() -> Path:
+    """Where session transcripts go. Not created here."""
+    return state_dir() / "sessions"
+
+
+def project_config_path(cwd: Path | None = None) -> Path | None:
+    """The nearest ``.larik/config.toml`` from ``cwd`` upward to the git root (inclusive).
+    Outside a git repository only ``cwd`` itself is looked at."""
+    start = (cwd or Path.cwd()).resolve()
+    chain = [start, *start.parents]
+    root = next((d for d in chain if (d / ".git").exists()), None)
+    dirs = chain[: chain.index(root) + 1] if root is not None else [start]
+    user = user_config_path().resolve()
+    for d in dirs:
+        candidate = d / ".larik" / "config.toml"
+        if candidate.is_file() and candidate.resolve() != user:
+            return candidate
+    return None
+
+
+# ------------------------------------------------------------------------------- base URLs
+
+
+def is_loopback_host(host: str) -> bool:
+    """True only for the literal loopback hosts 127.0.0.1, ::1 and localhost (names are not
+    resolved: a name that happens to resolve to loopback is not loopback)."""
+    return host.strip("[]").lower() in _LOOPBACK_HOSTS
+
+
+def validate_base_url(url: str) -> str:
+    """Return ``url`` if it is safe to send a key to, else raise ``ValueError`` (one line).
+
+    http or https only; no user:password@; plain http only for a literal loopback host."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        _ = parts.port  # a malformed port raises here
+    except ValueError:
+        raise ValueError("is not a valid URL") from None
+    if parts.scheme not in ("http", "https"):
+        raise ValueError("must start with https:// (or http:// for a loopback host)")
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        raise ValueError("must not contain a user name or password (user:pass@host)")
+    if not host:
+        raise ValueError("has no host")
+    if parts.scheme == "http" and not is_loopback_host(host):
+        raise ValueError(
+            f"uses http for {host}: plain http is only allowed for 127.0.0.1, ::1 and "
+            "localhost; use https"
+        )
+    return url
+
+
+# ---------------------------------------------------------------------------------- models
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", validate_assignment=True, use_attribute_docstrings=True
+    )
+
+
+class ProviderConfig(_Strict):
+    """One ``[providers.NAME]`` table: settings for a built-in provider or a custom one."""
+
+    type: ProviderType | None = None
+    """Adapter to use; required for a new provider, optional for a built-in one."""
+    base_url: str = ""
+    """Endpoint; https, or http for 127.0.0.1/::1/localhost only. Empty: the default."""
+    api_key: str = Field(default="", repr=False)
+    """The key itself (the file is then written mode 0600). Prefer ``api_key_env``."""
+    api_key_env: str = ""
+    """Environment variable holding the key, instead of the provider's usual one."""
+    headers: dict[str, str] = Field(default_factory=dict, repr=False)
+    """Extra HTTP headers sent with every request."""
+    reasoning_history: ReasoningHistory | None = None
+    """openai-compatible only: send earlier reasoning back inline (<think>), as a field, or strip it."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Extra keyword arguments passed to the adapter as is."""
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_base_url(cls, v: str) -> str:
+        return validate_base_url(v) if v else v
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _check_env_name(cls, v: str) -> str:
+        if v and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v):
+            raise ValueError("must be an environment variable name, not the key itself")
+        return v
+
+
+class ModelOverride(_Strict):
+    """One ``[models."provider/model"]`` table: adds a model to the catalog or overrides it."""
+
+    context_window: int | None = Field(default=None, gt=0)
+    """Tokens the model can take in (prompt + reply)."""
+    max_output: int | None = Field(default=None, gt=0)
+    """Most tokens the model can write in one reply."""
+    input_price: float | None = Field(default=None, ge=0)
+    """USD per million uncached input tokens."""
+    output_price: float | None = Field(default=None, ge=0)
+    """USD per million output tokens."""
+    cache_read_price: float | None = Field(default=None, ge=0)
+    """USD per million input tokens read from the prompt cache."""
+    cache_write_price: float | None = Field(default=None, ge=0)
+    """USD per million input tokens written to the prompt cache."""
+    tools: bool | None = None
+    """Whether the model can call tools."""
+    vision: bool | None = None
+    """Whether the model can read images."""
+    subscription: bool | None = None
+    """Paid by a flat-rate plan: ranked right after local models by suggest_routing."""
+
+
+class PermissionsConfig(_Strict):
+    """``[permissions]``: what tools may do without asking."""
+
+    mode: Literal["ask", "edits", "yolo"] = "ask"
+    """ask: confirm edits and commands; edits: edit freely, confirm commands; yolo: never ask."""
+    allow: list[str] = Field(default_factory=list)
+    """Rules always allowed, as "TOOL: PATTERN", e.g. "bash: pytest*"."""
+    deny: list[str] = Field(default_factory=list)
+    """Rules always refused, as "TOOL: PATTERN"; deny wins over allow."""
+
+
+class Config(BaseModel):
+    """The merged configuration. Unknown top-level tables are kept (``model_extra``)."""
+
+    model_config = ConfigDict(
+        extra="allow", validate_assignment=True, use_attribute_docstrings=True
+    )
+
+    model: str = ""
+    """Main model: "provider/model", a bare model id or a role. Empty: the first provider with a key."""
+    effort: Effort = ""
+    """Reasoning effort: "" (provider default), low, medium, high or max."""
+    roles: dict[str, str] = Field(default_factory=dict)
+    """Role name -> model spec (smart, worker, explore, compact, opus, sonnet, haiku, or your own)."""
+    fallbacks: dict[str, list[str]] = Field(default_factory=dict)
+    """Role name or model spec -> model specs to try, in order, when it fails."""
+    providers: dict[str, ProviderConfig] = Field(default_factory=dict)
+    """Provider name -> settings (built-in providers or your own endpoints)."""
+    models: dict[str, ModelOverride] = Field(default_factory=dict)
+    """"provider/model" (or a bare id) -> catalog entry to add or override."""
+    permissions: PermissionsConfig = Field(default_factory=PermissionsConfig)
+    """Tool permission mode and rules."""
+    compact_threshold: float = Field(default=0.8, gt=0, le=1)
+    """Compact the conversation when it fills this fraction of the context window."""
+    max_turns: int = Field(default=100, gt=0)
+    """Most model calls in one user turn before the agent stops."""
+    first_chunk_timeout: float = Field(default=300.0, gt=0)
+    """Seconds to wait for the first streamed chunk of a reply."""
+    idle_timeout: float = Field(default=180.0, gt=0)
+    """Seconds to wait between streamed chunks."""
+
+    _sources: tuple[Path, ...] = PrivateAttr(default=())
+
+    @field_validator("roles")
+    @classmethod
+    def _roles_name_models(cls, roles: dict[str, str]) -> dict[str, str]:
+        names = set(roles) | set(BUILTIN_ROLES) | set(CLAUDE_ROLES)
+        for role, spec in roles.items():
+            if spec.strip() in names:
+                raise ValueError(
+                    f"role {role!r} names the role {spec.strip()!r}; a role must name a "
+                    "provider/model, not another role"
+                )
+        return roles
+
+    def routing(self) -> RoutingSnapshot:
+        """The routing-relevant settings, copied under the routing lock."""
+        with _ROUTING_LOCK:
+            return RoutingSnapshot(
+                model=self.model,
+                roles=MappingProxyType(dict(self.roles)),
+                fallbacks=MappingProxyType({k: tuple(v) for k, v in self.fallbacks.items()}),
+            )
+
+    def set_routing(
+        self,
+        *,
+        model: str | None = None,
+        roles: Mapping[str, str] | None = None,
+        fallbacks: Mapping[str, list[str]] | None = None,
+    ) -> None:
+        """Replace model/roles/fallbacks in one step, under the routing lock."""
+        try:
+            checked = Config(
+                model=self.model if model is None else model,
+                roles=dict(self.roles if roles is None else roles),
+                fallbacks=dict(self.fallbacks if fallbacks is None else fallbacks),
+            )
+        except ValidationError as e:
+            err = e.errors()[0]
+            key = ".".join(str(p) for p in err["loc"])
+            raise ConfigError(f"{key}: {str(err['msg']).removeprefix('Value error, ')}") from None
+        with _ROUTING_LOCK:
+            self.model = checked.model
+            self.roles = checked.roles
+            self.fallbacks = checked.fallbacks
+
+    @property
+    def sources(self) -> tuple[Path, ...]:
+        """The files this config was read from, user file first."""
+        return self._sources
+
+
+@dataclass(frozen=True)
+class RoutingSnapshot:
+    """A consistent, read-only view of the routing settings at one instant."""
+
+    model: str = ""
+    roles: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    fallbacks: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+
+
+_ROUTING_LOCK = threading.RLock()
+_FILE_LOCK = threading.Lock()
+
+
+# --------------------------------------------------------------------------------- loading
+
+
+def load_config(cwd: Path | None = None) -> Config:
+    """The user file with the project file layered on top; defaults where neither says."""
+    sources: list[Path] = []
+    merged: dict[str, Any] = {}
+    user = user_config_path()
+    if user.is_file():
+        data = _read_toml(user)
+        _validate(data, user)
+        merged = data
+        sources.append(user)
+    project = project_config_path(cwd)
+    if project is not None:
+        data = _read_toml(project)
+        if "providers" in data:
+            raise ConfigError(
+                f"{project}: providers: only allowed in the user config ({user}); a project "
+                "file must not redirect API keys"
+            )
+        _validate(data, project)
+        merged = _deep_merge(merged, data)
+        sources.append(project)
+    config = _validate(merged, sources[-1] if sources else user)
+    config._sources = tuple(sources)
+    return config
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+        where = f":{m.group(1)}" if m else ""
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg).strip() or "syntax error"
+        raise ConfigError(f"{path}{where}: invalid TOML: {reason}") from None
+
+
+def _validate(data: dict[str, Any], path: Path) -> Config:
+    try:
+        return Config.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        secret = any(s in key for s in _SECRET_KEYS)
+        got = "" if secret or err["type"] == "value_error" else _short(err.get("input"))
+        raise ConfigError(f"{path}: {key}: {msg}{got}") from None
+
+
+def _short(value: object) -> str:
+    if value is None or isinstance(value, dict | list):
+        return ""
+    text = repr(value)
+    return f" (got {text if len(text) <= 40 else text[:39] + '…'})"
+
+
+def _deep_merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    """Tables merge key by key; any other value in ``top`` replaces. A ``None`` in ``top``
+    deletes the key (used by saves)."""
+    out = dict(base)
+    for key, value in top.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = _deep_merge(out[key], value)
+        elif isinstance(value, Mapping):
+            out[key] = _deep_merge({}, value)
+        else:
+            out[key] = value
+    return out
+
+
+# --------------------------------------------------------------------------------- writing
+
+
+def save_user_config(updates: Mapping[str, Any]) -> Path:
+    """Deep-merge ``updates`` into the user file and write it back.
+
+    Keys not in ``updates`` are kept, including ones Larik does not know. A ``None`` (or, inside
+    a table, an empty string) removes a key. The result is validated before anything is written;
+    the write is atomic, and the file is mode 0600 when it holds an ``api_key`` or headers.
+    """
+    import tomli_w
+
+    path = user_config_path()
+    with _FILE_LOCK:
+        current = _read_toml(path) if path.is_file() else {}
+        merged = _prune(_deep_merge(current, updates))
+        _validate(merged, path)
+        text = tomli_w.dumps(merged)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = 0o600 if _holds_secret(merged) else _existing_mode(path)
+        fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
+        try:
+            os.fchmod(fd, mode)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    return path
+
+
+def _prune(data: dict[str, Any], depth: int = 0) -> dict[str, Any]:
+    """Drop empty strings inside tables (how a save unsets a role) and tables left empty
+    below the top level."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            value = _prune(value, depth + 1)
+            if not value and depth > 0:
+                continue
+        elif value == "" and depth > 0:
+            continue
+        out[key] = value
+    return out
+
+
+def _holds_secret(data: Mapping[str, Any]) -> bool:
+    providers = data.get("providers")
+    if not isinstance(providers, Mapping):
+        return False
+    return any(
+        isinstance(p, Mapping) and (p.get("api_key") or p.get("headers"))
+        for p in providers.values()
+    )
+
+
+def _existing_mode(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
