@@ -1,0 +1,211 @@
+"""Anthropic adapter: the Messages API through the official ``anthropic`` SDK.
+
+``AnthropicProvider.stream`` builds the request (anthropic_convert.build_params), opens the
+SDK's streaming helper ``client.messages.stream(...)`` as an async context manager (so closing
+our iterator closes the HTTP response), yields display deltas, and ends with one ``done``
+carrying the message the SDK's own accumulator assembled. Every SDK / transport error goes
+through :func:`map_error`, the one place vendor errors become Larik errors.
+
+The SDK is imported lazily, when the first request builds the client. User docs:
+docs/providers/anthropic.md.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import os
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from ..errors import APIError, ContextOverflow, MissingKeyError
+from ..types import EventType, Request, StreamEvent
+from .anthropic_convert import build_params, to_message, to_stop_reason, to_usage
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+
+__all__ = ["AnthropicProvider", "ENV_BASE_URL", "ENV_KEY", "map_error"]
+
+ENV_KEY = "ANTHROPIC_API_KEY"
+ENV_BASE_URL = "ANTHROPIC_BASE_URL"
+CONNECT_TIMEOUT = 15.0
+READ_TIMEOUT = 600.0  # generous: stalls are caught by larik.llm.timeout
+
+# error.type of an error event inside a 200 stream -> the HTTP status it stands for
+_TYPE_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "overloaded_error": 529,
+}
+_OVERFLOW = ("prompt is too long", "exceed context limit", "context window", "context length")
+
+
+class AnthropicProvider:
+    """Claude through the Messages API.
+
+    ``thinking``: None follows ``Request.effort``; False never sends thinking or effort (for
+    models or proxies that reject them); True turns thinking on even for effort "".
+    ``prompt_cache``: cache breakpoints on the last system block and the latest turn.
+    ``options``: ``timeout`` (read timeout in seconds); other keys are ignored.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str = "anthropic",
+        api_key: str | None = None,
+        base_url: str | None = None,
+        headers: dict[str, str] | None = None,
+        thinking: bool | None = None,
+        prompt_cache: bool = True,
+        **options: Any,
+    ) -> None:
+        self.name = name
+        self.thinking = thinking
+        self.prompt_cache = prompt_cache
+        self.options = options
+        self._api_key = api_key
+        self._base_url = base_url
+        self._headers = dict(headers or {})
+        self._sdk: AsyncAnthropic | None = None
+
+    def _client(self) -> AsyncAnthropic:
+        if self._sdk is not None:
+            return self._sdk
+        key = self._api_key or os.environ.get(ENV_KEY, "")
+        if not key:
+            raise MissingKeyError(self.name, [ENV_KEY])
+        import anthropic
+        import httpx2
+
+        read = float(self.options.get("timeout") or READ_TIMEOUT)
+        self._sdk = anthropic.AsyncAnthropic(
+            api_key=key,
+            base_url=self._base_url or os.environ.get(ENV_BASE_URL) or None,
+            default_headers=self._headers or None,
+            max_retries=0,
+            timeout=httpx2.Timeout(read, connect=CONNECT_TIMEOUT),
+        )
+        return self._sdk
+
+    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        client = self._client()
+        import anthropic
+        import httpx2
+
+        params, plan = build_params(
+            request, self.name, thinking=self.thinking, prompt_cache=self.prompt_cache
+        )
+        tool_args: dict[int, list[str]] = {}
+        final = None
+        try:
+            async with client.messages.stream(**params) as sdk_stream:
+                async for ev in sdk_stream:
+                    kind = ev.type
+                    if kind == "content_block_delta":
+                        delta = ev.delta
+                        dk = delta.type
+                        if dk == "text_delta":
+                            yield StreamEvent(EventType.TEXT_DELTA, delta.text)
+                        elif dk == "thinking_delta":
+                            yield StreamEvent(EventType.THINKING_DELTA, delta.thinking)
+                        elif dk == "input_json_delta":
+                            pieces = tool_args.get(ev.index)
+                            if pieces is not None:
+                                pieces.append(delta.partial_json)
+                    elif kind == "content_block_start":
+                        block = ev.content_block
+                        if block.type == "tool_use":
+                            tool_args[ev.index] = []
+                            yield StreamEvent(EventType.TOOL_USE_START, block.name, block.id)
+                    elif kind == "message_stop":
+                        final = ev.message
+        except (anthropic.AnthropicError, httpx2.HTTPError, httpx2.StreamError) as exc:
+            raise map_error(exc, self.name, request.model, plan.on) from exc
+        except (ValueError, RuntimeError) as exc:  # malformed event data / event order
+            raise APIError(
+                0,
+                f"malformed stream from the server ({type(exc).__name__})",
+                retryable=True,
+                provider=self.name,
+            ) from exc
+        if final is None:
+            raise APIError(
+                0,
+                "the stream ended before the reply was complete",
+                retryable=True,
+                provider=self.name,
+            )
+        message = to_message(final, request.model, self.name, tool_args)
+        yield StreamEvent.done(message, to_usage(final.usage), to_stop_reason(final.stop_reason))
+
+
+def map_error(exc: BaseException, provider: str, model: str, thinking_on: bool) -> APIError:
+    """The one place an SDK or transport error becomes a Larik error."""
+    import anthropic
+    import httpx2
+
+    if isinstance(exc, anthropic.APIStatusError):
+        return _status_error(exc, provider, model, thinking_on)
+    if isinstance(exc, anthropic.APITimeoutError | httpx2.TimeoutException):
+        return APIError(0, "the request timed out", retryable=True, provider=provider)
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = type(exc.__cause__).__name__ if exc.__cause__ else "connection error"
+        return APIError(0, f"could not connect ({cause})", retryable=True, provider=provider)
+    if isinstance(exc, httpx2.HTTPError | httpx2.StreamError):
+        name = type(exc).__name__
+        return APIError(
+            0, f"connection lost mid-stream ({name})", retryable=True, provider=provider
+        )
+    return APIError(0, f"SDK error ({type(exc).__name__})", retryable=False, provider=provider)
+
+
+def _status_error(exc: Any, provider: str, model: str, thinking_on: bool) -> APIError:
+    status: int = exc.status_code
+    kind = exc.type if isinstance(exc.type, str) else ""
+    if status < 400:  # an `event: error` inside a 200 stream
+        status = _TYPE_STATUS.get(kind, 500)
+    detail = exc.api_message if isinstance(exc.api_message, str) else ""
+    text = ": ".join(p for p in (kind, detail) if p) or "unexpected error response"
+    if status in (400, 413) and any(p in detail.lower() for p in _OVERFLOW):
+        return ContextOverflow(text, status=status, provider=provider)
+    if status == 401:
+        text += f" (set {ENV_KEY} to a valid key)"
+    elif status == 400 and thinking_on:
+        text += (
+            f" (thinking was on for {model}; to turn it off set thinking = false"
+            f' under [providers.{provider}] in the config, or use effort "")'
+        )
+    return APIError(status, text, retry_after=_retry_after(exc.response), provider=provider)
+
+
+def _retry_after(response: Any) -> float | None:
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return float(ms) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
