@@ -1,0 +1,132 @@
+"""Provider registry: credentials declared at registration, built-ins, lazy factories."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from larik.llm import registry
+from larik.llm.errors import ResolveError
+from larik.llm.registry import RegistryError
+
+
+def _factory(**kw):
+    raise AssertionError("not built in these tests")
+
+
+@pytest.fixture
+def scratch_name():
+    name = "test-scratch-provider"
+    yield name
+    registry.unregister(name)
+
+
+def test_credentials_are_a_required_argument(scratch_name):
+    with pytest.raises(TypeError):
+        registry.register(scratch_name, _factory)  # type: ignore[call-arg]
+    assert registry.get(scratch_name) is None
+
+
+def test_registering_records_the_declared_credentials(scratch_name):
+    spec = registry.register(scratch_name, _factory, ["SCRATCH_KEY", "SCRATCH_TOKEN"])
+    assert registry.get(scratch_name) is spec
+    assert spec.credential_env_names == ("SCRATCH_KEY", "SCRATCH_TOKEN")
+    assert spec.needs_key
+
+
+def test_an_empty_credential_list_means_no_key_is_needed(scratch_name):
+    assert not registry.register(scratch_name, _factory, []).needs_key
+
+
+@pytest.mark.parametrize("name", ["", "   "])
+def test_an_empty_name_is_an_error(name):
+    with pytest.raises(RegistryError, match="name"):
+        registry.register(name, _factory, [])
+
+
+def test_no_factory_is_an_error(scratch_name):
+    with pytest.raises(RegistryError, match="factory"):
+        registry.register(scratch_name, None, [])
+
+
+def test_a_duplicate_name_is_an_error(scratch_name):
+    registry.register(scratch_name, _factory, [])
+    with pytest.raises(RegistryError, match="already registered"):
+        registry.register(scratch_name, _factory, [])
+
+
+def test_a_bare_string_is_not_a_credential_list(scratch_name):
+    with pytest.raises(RegistryError, match="list"):
+        registry.register(scratch_name, _factory, "SCRATCH_KEY")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("name", "env"),
+    [
+        ("anthropic", ("ANTHROPIC_API_KEY",)),
+        ("openai", ("OPENAI_API_KEY",)),
+        ("gemini", ("GEMINI_API_KEY", "GOOGLE_API_KEY")),
+        ("ollama", ()),
+        ("openrouter", ("OPENROUTER_API_KEY",)),
+        ("groq", ("GROQ_API_KEY",)),
+        ("deepseek", ("DEEPSEEK_API_KEY",)),
+        ("nvidia-nim", ("NVIDIA_API_KEY",)),
+        ("lmstudio", ()),
+        ("llamacpp", ()),
+        ("vllm", ()),
+        ("scripted", ()),
+    ],
+)
+def test_built_in_providers_declare_their_credentials(name, env):
+    spec = registry.get(name)
+    assert spec is not None
+    assert spec.credential_env_names == env
+
+
+def test_every_openai_compatible_preset_is_registered_with_the_compat_adapter():
+    for name, preset in registry._presets().items():
+        spec = registry.get(name)
+        assert spec is not None, name
+        assert spec.type == "openai-compatible"
+        assert spec.base_url == preset.base_url
+        assert spec.local == preset.local
+
+
+def test_nvidia_nim_uses_nvidias_hosted_endpoint():
+    assert registry.get("nvidia-nim").base_url == "https://integrate.api.nvidia.com/v1"
+
+
+def test_factories_are_import_paths_until_built():
+    assert isinstance(registry.get("anthropic").factory, str)
+    assert registry.load_factory(_factory) is _factory
+
+
+def test_an_unloadable_factory_is_a_resolve_error():
+    with pytest.raises(ResolveError, match="not available"):
+        registry.load_factory("larik.no_such_module:Nothing")
+
+
+def test_scripted_is_one_instance_per_absolute_path(tmp_path, monkeypatch):
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"turns": [{"text": "hi"}]}))
+    other = tmp_path / "t.json"
+    other.write_text(json.dumps({"turns": [{"text": "yo"}]}))
+    monkeypatch.chdir(tmp_path)
+    a = registry.scripted_provider("s.json")
+    assert registry.scripted_provider(script) is a
+    assert registry.scripted_provider(other) is not a
+
+
+def test_importing_the_registry_catalog_and_routing_imports_no_sdk():
+    probe = (
+        "import sys\n"
+        "import larik.llm.registry, larik.llm.catalog, larik.config, larik.routing\n"
+        "import larik.commands.models, larik.commands.routing\n"
+        "heavy = ('anthropic', 'openai', 'google.genai', 'textual', 'httpx2')\n"
+        "print(','.join(h for h in heavy if h in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
