@@ -66,6 +66,7 @@ __all__ = [
     "RoutingSuggestion",
     "Target",
     "all_roles",
+    "api_key_for",
     "available_models",
     "build_provider",
     "load_evidence",
@@ -263,7 +264,7 @@ def _env_names(name: str, config: Config) -> tuple[str, ...]:
     return ()
 
 
-def _api_key(name: str, config: Config) -> str | None:
+def api_key_for(name: str, config: Config) -> str | None:
     """The key for provider ``name``; MissingKeyError when it needs one and none is set."""
     pc = config.providers.get(name)
     if pc is not None and pc.api_key:
@@ -280,7 +281,7 @@ def _api_key(name: str, config: Config) -> str | None:
 
 def _has_key(name: str, config: Config) -> bool:
     try:
-        return _api_key(name, config) is not None
+        return api_key_for(name, config) is not None
     except MissingKeyError:
         return False
 
@@ -309,7 +310,7 @@ def build_provider(name: str, model: str, config: Config) -> Provider:
             validate_base_url(base_url)
         except ValueError as e:
             raise ConfigError(f"providers.{name}.base_url: {e}") from None
-    key = _api_key(name, config)
+    key = api_key_for(name, config)
     options: dict[str, Any] = dict(spec.options) if spec is not None else {}
     if kind != "openai-compatible":
         options.pop("reasoning_history", None)
@@ -381,7 +382,7 @@ def plan(spec: str = "", config: Config | None = None) -> RoutePlan:
     try:
         out.target = _target(spec, config, snap)
         if out.target.provider_name != "scripted":
-            _api_key(out.target.provider_name, config)
+            api_key_for(out.target.provider_name, config)
     except (ResolveError, ConfigError) as e:
         out.error = str(e)
         if out.target is None:
@@ -394,7 +395,7 @@ def plan(spec: str = "", config: Config | None = None) -> RoutePlan:
                 continue
             seen.add(t.spec)
             if t.provider_name != "scripted":
-                _api_key(t.provider_name, config)
+                api_key_for(t.provider_name, config)
             out.fallbacks.append((t.spec, ""))
         except (ResolveError, ConfigError) as e:
             out.fallbacks.append((cand, str(e)))

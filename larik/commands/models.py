@@ -1,0 +1,123 @@
+"""``larik models``: the model catalog, with which models you can use right now.
+
+Light at import time: config, catalog and routing are imported when the command runs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command("models")(models)
+
+
+def models(
+    json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    provider: str = typer.Option("", "--provider", help="Only this provider's models."),
+    available: bool = typer.Option(
+        False, "--available", help="Only models with a key or a running local server."
+    ),
+) -> None:
+    """List known models: access (key / local server), context window, prices per 1M tokens."""
+    from ..llm.errors import ConfigError
+
+    try:
+        rows, as_of = _rows(provider, available)
+    except ConfigError as e:
+        print(f"larik: {e}", file=sys.stderr)
+        raise typer.Exit(2) from None
+    if json_out:
+        print(json.dumps({"prices_as_of": as_of, "models": rows}, indent=2))
+        return
+    _print_table(rows, as_of)
+
+
+def _rows(only_provider: str, only_available: bool) -> tuple[list[dict[str, Any]], str]:
+    from .. import routing
+    from ..config import load_config
+    from ..llm import catalog
+
+    config = load_config()
+    up = routing.reachable_local_providers(config)
+    access: dict[str, tuple[bool, str]] = {}
+    rows: list[dict[str, Any]] = []
+    for info in catalog.entries(config):
+        if only_provider and info.provider != only_provider:
+            continue
+        if info.provider not in access:
+            access[info.provider] = _access(info.provider, info.local, up, config)
+        ok, how = access[info.provider]
+        if only_available and not ok:
+            continue
+        rows.append(
+            {
+                "spec": info.spec,
+                "provider": info.provider,
+                "model": info.id,
+                "available": ok,
+                "access": how,
+                "local": info.local,
+                "context_window": info.context_window,
+                "max_output": info.max_output,
+                "input_price": info.input_price,
+                "output_price": info.output_price,
+                "cache_read_price": info.cache_read_price,
+                "cache_write_price": info.cache_write_price,
+                "tools": info.tools,
+                "vision": info.vision,
+                "note": info.note,
+            }
+        )
+    return rows, catalog.prices_as_of()
+
+
+def _access(provider: str, local: bool, up: set[str], config: Any) -> tuple[bool, str]:
+    from ..llm.errors import MissingKeyError
+    from ..routing import api_key_for
+
+    if local:
+        return (True, "server up") if provider in up else (False, "server down")
+    try:
+        api_key_for(provider, config)
+    except MissingKeyError as e:
+        return False, "no key: set " + " or ".join(e.env_names)
+    return True, "key"
+
+
+def _money(v: float | None) -> str:
+    return "-" if v is None else f"{v:g}"
+
+
+def _tokens(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.2f}".rstrip("0").rstrip(".") + "M"
+    return f"{round(n / 1000)}k"
+
+
+def _print_table(rows: list[dict[str, Any]], as_of: str) -> None:
+    header = ("MODEL", "ACCESS", "WINDOW", "MAX OUT", "IN", "OUT", "CACHE R", "CACHE W", "CAN")
+    table = [header]
+    for r in rows:
+        can = ("tools" if r["tools"] else "no tools") + (" vision" if r["vision"] else "")
+        table.append(
+            (
+                r["spec"],
+                ("✓ " if r["available"] else "✗ ") + r["access"],
+                _tokens(r["context_window"]),
+                _tokens(r["max_output"]),
+                _money(r["input_price"]),
+                _money(r["output_price"]),
+                _money(r["cache_read_price"]),
+                _money(r["cache_write_price"]),
+                can,
+            )
+        )
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for row in table:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    print(f"\nPrices: USD per 1M tokens, as of {as_of}; local models cost nothing.")
