@@ -635,14 +635,16 @@ class RoutingSuggestion:
     """Candidates left out, as "spec: reason" (no tools, …)."""
 
 
-def available_models(config: Config | None = None, reachable: Iterable[str] = ()) -> list[str]:
-    """Specs of catalog and configured models that can be used now: their provider has a key,
-    or is a local provider in ``reachable``."""
+def available_models(
+    config: Config | None = None, reachable: Iterable[str] = (), extra: Iterable[str] = ()
+) -> list[str]:
+    """Specs of catalog models, configured models and ``extra`` specs that can be used now:
+    their provider has a key, or is a local provider in ``reachable``."""
     config = config if config is not None else load_config()
     up = set(reachable)
     specs: list[str] = []
     snap = config.routing()
-    extra = [snap.model, *snap.roles.values()]
+    extra = [snap.model, *snap.roles.values(), *extra]
     for info in catalog.entries(config):
         specs.append(info.spec)
     for s in extra:
@@ -682,8 +684,12 @@ def suggest_routing(
     candidate under SMART_PRICE_CAP, and ``compact`` the cheapest with at least a 128k window.
     """
     config = config if config is not None else load_config()
-    evidence = dict(evidence or {})
-    specs = list(models) if models is not None else available_models(config, reachable)
+    evidence = _canonical_evidence(evidence or {}, config)
+    specs = (
+        list(models)
+        if models is not None
+        else available_models(config, reachable, extra=evidence.keys())
+    )
     ranked: list[Ranked] = []
     skipped: list[str] = []
     for spec in dict.fromkeys(specs):
@@ -768,6 +774,35 @@ def suggest_routing(
         ranked=ranked,
         skipped=skipped,
     )
+
+
+def _canonical_evidence(evidence: Mapping[str, Evidence], config: Config) -> dict[str, Evidence]:
+    """Key evidence by "provider/model" (bench records the spec as the user typed it), merging
+    runs of specs that name the same model."""
+    snap = config.routing()
+    out: dict[str, Evidence] = {}
+    for key, ev in evidence.items():
+        try:
+            spec = _target(key, config, snap).spec
+        except (ResolveError, ConfigError):
+            spec = key
+        prev = out.get(spec)
+        if prev is None:
+            out[spec] = ev
+            continue
+        runs = prev.runs + ev.runs
+        passes = prev.pass_rate * prev.runs + ev.pass_rate * ev.runs
+        spent = [
+            e.cost_per_pass * e.pass_rate * e.runs
+            for e in (prev, ev)
+            if e.cost_per_pass is not None
+        ]
+        out[spec] = Evidence(
+            pass_rate=passes / runs if runs else 0.0,
+            runs=runs,
+            cost_per_pass=sum(spent) / passes if len(spent) == 2 and passes else None,
+        )
+    return out
 
 
 def _rank(spec: str, info: ModelInfo, ev: Evidence | None) -> Ranked:

@@ -503,3 +503,20 @@ def test_evidence_is_aggregated_from_bench_rows_and_loaded_from_the_state_dir():
     path.parent.mkdir(parents=True)
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\nnot json\n")
     assert routing.load_evidence() == ev
+
+
+def test_evidence_recorded_under_a_bare_id_counts_for_the_canonical_spec():
+    config = priced(a=(1, 1))
+    ev = {
+        "qwen3-coder:30b": Evidence(pass_rate=1.0, runs=2),
+        "ollama/qwen3-coder:30b": Evidence(pass_rate=0.5, runs=2),
+    }
+    s = suggest_routing(["ollama/qwen3-coder:30b", "p/a"], config=config, evidence=ev)
+    merged = next(r for r in s.ranked if r.spec == "ollama/qwen3-coder:30b").evidence
+    assert merged == Evidence(pass_rate=0.75, runs=4)
+
+
+def test_benched_models_are_candidates_when_their_provider_is_usable():
+    ev = {"ollama/homebrew-coder:14b": Evidence(pass_rate=1.0, runs=3)}
+    s = suggest_routing(config=cfg(), evidence=ev, reachable={"ollama"})
+    assert s.roles["worker"] == "ollama/homebrew-coder:14b"
