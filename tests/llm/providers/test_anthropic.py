@@ -6,6 +6,7 @@ server side, canned or recorded SSE is streamed back.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import subprocess
@@ -463,6 +464,9 @@ SEARCH_RESULT = {
 }
 
 
+NEW_KIND = {"type": "brand_new_block", "payload": {"b": [1, None], "a": "x"}}
+
+
 def _server_block_reply() -> Reply:
     return sse(
         message_start(),
@@ -472,7 +476,9 @@ def _server_block_reply() -> Reply:
         block_stop(0),
         block_start(1, SEARCH_RESULT),
         block_stop(1),
-        text_block(2, ["Found it."]),
+        block_start(2, NEW_KIND),
+        block_stop(2),
+        text_block(3, ["Found it."]),
         message_end("end_turn"),
     )
 
@@ -480,11 +486,12 @@ def _server_block_reply() -> Reply:
 async def test_server_side_blocks_are_kept_as_opaque_with_their_json(loopback):
     loopback.add(_server_block_reply())
     done = done_of(await drain(provider(loopback), req()))
-    use, result, text = done.message.blocks
-    assert (use.type, result.type, text.type) == ("opaque", "opaque", "text")
-    assert use.provider == result.provider == "anthropic"
+    use, result, unknown, text = done.message.blocks
+    assert [b.type for b in done.message.blocks] == ["opaque", "opaque", "opaque", "text"]
+    assert use.provider == result.provider == unknown.provider == "anthropic"
     assert json.loads(use.raw) == {**SERVER_USE, "input": {"query": "larik"}}
     assert json.loads(result.raw) == SEARCH_RESULT
+    assert unknown.raw == json.dumps(NEW_KIND, separators=(",", ":")), "exact, in wire order"
     assert done.message.tool_uses() == [], "server tools are not client tool calls"
 
 
@@ -495,7 +502,7 @@ async def test_opaque_blocks_are_sent_back_verbatim_from_raw(loopback):
     loopback.add(ok_reply())
     await drain(p, req(messages=[Message.user("hello"), first, Message.user("thanks")]))
     body = loopback.requests[-1].body
-    for block in first.blocks[:2]:
+    for block in first.blocks[:3]:
         assert block.raw.encode() in body
     foreign = first.model_copy(update={"model": "claude-opus-4-6"})
     loopback.add(ok_reply())
@@ -671,6 +678,26 @@ async def test_a_stream_without_message_stop_fails(loopback):
     with pytest.raises(APIError) as ei:
         await drain(provider(loopback), req())
     assert ei.value.status == 0 and ei.value.retryable
+
+
+async def test_cancelling_the_consumer_task_closes_the_request(loopback):
+    reply = sse(message_start(), text_block(0, ["first", "second"]), message_end("end_turn"))
+    reply.body = [p + b"\r\n\r\n" for p in reply.chunks()[0].split(b"\r\n\r\n") if p]
+    reply.stall_after = 2
+    loopback.add(reply)
+    first_delta = asyncio.Event()
+
+    async def consume() -> None:
+        async for ev in provider(loopback).stream(req()):
+            if ev.type is EventType.TEXT_DELTA:
+                first_delta.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(first_delta.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await asyncio.to_thread(loopback.wait_disconnect, 5)
 
 
 # -- keys, base URL, headers, lazy import ----------------------------------------------------------
