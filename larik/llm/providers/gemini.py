@@ -43,8 +43,12 @@ _DELAY = re.compile(r"^\s*([0-9.]+)s\s*$")
 
 
 class GeminiProvider:
-    """Gemini via google-genai. ``options``: ``api_version`` (default: the SDK's, v1),
-    ``connect_timeout`` and ``read_timeout`` in seconds."""
+    """Gemini via google-genai.
+
+    ``options``: ``api_version`` (default: the SDK's, v1); ``timeout`` (read) and
+    ``connect_timeout`` in seconds; ``thinking`` (unset: by model name, False: never send a
+    thinking config, True: send one even for model names Larik does not know).
+    """
 
     def __init__(
         self,
@@ -61,7 +65,9 @@ class GeminiProvider:
         self._headers = dict(headers or {})
         self._api_version: str | None = options.get("api_version")
         self._connect_timeout = float(options.get("connect_timeout", CONNECT_TIMEOUT))
-        self._read_timeout = float(options.get("read_timeout", READ_TIMEOUT))
+        self._read_timeout = float(options.get("timeout", READ_TIMEOUT))
+        thinking = options.get("thinking")
+        self._thinking: bool | None = None if thinking is None else bool(thinking)
         self._client: genai.Client | None = None
 
     # -- client --------------------------------------------------------------------------------
@@ -106,7 +112,7 @@ class GeminiProvider:
         from . import gemini_convert as conv
 
         contents = conv.build_contents(request, self.name)
-        config = conv.build_config(request)
+        config = conv.build_config(request, self._thinking)
         assembler = conv.Assembler(self.name)
         opened: list[Any] = []
         token = _OPEN_RESPONSES.set(opened)

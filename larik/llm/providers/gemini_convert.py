@@ -46,6 +46,7 @@ GENERATED_ID_PREFIX = "gcall_"  # ids Larik made up for calls the API sent witho
 # models up to 24576, so "max" is capped per model.
 BUDGETS = {"low": 1024, "medium": 8192, "high": 24576, "max": 32768}
 FLASH_MAX_BUDGET = 24576
+MAX_OUTPUT_TOKENS = 65536  # the output limit of every Gemini 2.5 model
 
 _REFUSALS = {
     "SAFETY",
@@ -68,6 +69,7 @@ _ERRORS = {
     "OTHER",
 }
 _VERSION = re.compile(r"gemini-(\d+)(?:\.(\d+))?")
+_PRO = re.compile(r"-pro\b")
 
 
 # -- request -------------------------------------------------------------------------------
@@ -87,9 +89,17 @@ def _family(model: str) -> str:
     return ""
 
 
-def thinking_config(model: str, effort: str) -> types.ThinkingConfig | None:
-    """Thought summaries always on for thinking models; level/budget only when effort is set."""
-    family = _family(model)
+def thinking_config(
+    model: str, effort: str, thinking: bool | None = None
+) -> types.ThinkingConfig | None:
+    """Thought summaries always on for thinking models; level/budget only when effort is set.
+
+    ``thinking`` (the provider option): None follows the model name, False sends nothing,
+    True treats a model Larik does not know as a Gemini 3 one (thinking level).
+    """
+    if thinking is False:
+        return None
+    family = _family(model) or ("level" if thinking else "")
     if not family:
         return None
     cfg = types.ThinkingConfig(include_thoughts=True)
@@ -105,13 +115,13 @@ def thinking_config(model: str, effort: str) -> types.ThinkingConfig | None:
             cfg.thinking_level = types.ThinkingLevel.HIGH
     else:
         budget = BUDGETS[effort]
-        if "pro" not in name:
+        if not _PRO.search(name):
             budget = min(budget, FLASH_MAX_BUDGET)
         cfg.thinking_budget = budget
     return cfg
 
 
-def build_config(request: Request) -> types.GenerateContentConfig:
+def build_config(request: Request, thinking: bool | None = None) -> types.GenerateContentConfig:
     cfg = types.GenerateContentConfig(
         # Tools are declarations, never Python callables: keep the SDK's automatic
         # function calling out of the way (it is SDK-side only and sends nothing).
@@ -121,8 +131,6 @@ def build_config(request: Request) -> types.GenerateContentConfig:
         cfg.system_instruction = types.Content(
             parts=[types.Part(text=s) for s in request.system if s]
         )
-    if request.max_tokens:
-        cfg.max_output_tokens = request.max_tokens
     if request.tools:
         cfg.tools = [
             types.Tool(
@@ -136,7 +144,13 @@ def build_config(request: Request) -> types.GenerateContentConfig:
                 ]
             )
         ]
-    cfg.thinking_config = thinking_config(request.model, request.effort)
+    cfg.thinking_config = thinking_config(request.model, request.effort, thinking)
+    if request.max_tokens:
+        cfg.max_output_tokens = request.max_tokens
+        # Thinking tokens count against maxOutputTokens: keep the room the request asked for.
+        budget = cfg.thinking_config.thinking_budget if cfg.thinking_config else None
+        if budget and request.max_tokens <= budget:
+            cfg.max_output_tokens = min(request.max_tokens + budget, MAX_OUTPUT_TOKENS)
     return cfg
 
 

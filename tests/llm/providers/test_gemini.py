@@ -186,6 +186,19 @@ async def test_signatures_are_kept_as_base64_on_the_text_and_tool_use_blocks(loo
     assert (call.type, call.signature) == ("tool_use", "c2lnLWNhbGw/Pz4+")
 
 
+async def test_a_signature_on_a_trailing_empty_part_stays_with_the_text_before_it(loopback):
+    loopback.add(
+        sse(
+            chunk([{"text": "Hel"}]),
+            chunk([{"text": "lo"}]),
+            chunk([{"text": "", "thoughtSignature": "c2lnLXRleHQ+Pz8/"}], "STOP"),
+        )
+    )
+    _, done = await run(make(loopback), req())
+    (text,) = done.message.blocks
+    assert (text.text, text.signature) == ("Hello", "c2lnLXRleHQ+Pz8/")
+
+
 async def test_signatures_replay_to_the_same_model_with_the_same_bytes(loopback):
     provider = make(loopback)
     loopback.add(signed_reply())
@@ -297,6 +310,25 @@ async def test_models_without_thinking_get_no_thinking_config(loopback):
     assert "thinkingConfig" not in json.dumps(loopback.requests[0].json())
 
 
+async def test_a_thinking_budget_leaves_the_reply_its_max_tokens(loopback):
+    loopback.add(sse(chunk([{"text": "ok"}], "STOP")))
+    await run(make(loopback), req("gemini-2.5-flash", effort="high", max_tokens=4096))
+    assert loopback.requests[0].json()["generationConfig"]["maxOutputTokens"] == 4096 + 24576
+
+
+async def test_thinking_option_false_sends_no_thinking_config(loopback):
+    loopback.add(sse(chunk([{"text": "ok"}], "STOP")))
+    await run(make(loopback, thinking=False), req("gemini-3-pro-preview", effort="high"))
+    assert "thinkingConfig" not in json.dumps(loopback.requests[0].json())
+
+
+async def test_thinking_option_true_uses_thinking_levels_for_unknown_model_names(loopback):
+    loopback.add(sse(chunk([{"text": "ok"}], "STOP")))
+    await run(make(loopback, thinking=True), req("house-model", effort="low"))
+    config = loopback.requests[0].json()["generationConfig"]["thinkingConfig"]
+    assert config == {"include_thoughts": True, "thinking_level": "LOW"}
+
+
 # -- conversation mapping ---------------------------------------------------------------------
 
 
@@ -328,6 +360,13 @@ async def test_tool_result_images_follow_the_function_response(loopback):
     assert img1 == img2
     assert img1["inlineData"]["mime_type"] == "image/png"
     assert base64.urlsafe_b64decode(img1["inlineData"]["data"]) == base64.b64decode(PNG_1PX)
+
+
+async def test_empty_text_is_not_sent(loopback):
+    history = [Message(role="user", blocks=[Block.text_block(""), Block.text_block("hi")])]
+    loopback.add(sse(chunk([{"text": "ok"}], "STOP")))
+    await run(make(loopback), req(messages=history))
+    assert sent_parts(loopback, 0) == [{"text": "hi"}]
 
 
 async def test_failed_tool_results_are_sent_as_error(loopback):
