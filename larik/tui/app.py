@@ -1,0 +1,597 @@
+"""The Larik TUI: a conversation view, a prompt, a status line, and the slash commands.
+
+The app never blocks on the model. The agent is built by an injected factory in a worker after
+the first frame (so the first paint happens before any vendor SDK is imported); each turn runs
+in a worker that iterates ``agent.run_turn`` and hands every event to the conversation view;
+Esc cancels that worker, which is how the agent is interrupted. Permission questions arrive
+through the approver as a modal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.worker import Worker, WorkerState
+
+from ..agent.events import AgentEventType, Approval, PermissionRequest
+from ..llm.errors import LarikError, MissingKeyError
+from . import commands, gcpolicy
+from .attachments import build_prompt
+from .local_servers import LocalModel, discover
+from .models import ModelEntry, picker_entries
+from .protocol import AgentFactory, AgentLike
+from .screens.model_picker import ModelPickerScreen
+from .screens.no_model import NoModelScreen
+from .screens.permission import PermissionScreen
+from .screens.routing import RoutingScreen
+from .screens.sessions import SessionPickerScreen
+from .widgets.completion_menu import CompletionMenu
+from .widgets.conversation import ConversationView
+from .widgets.prompt_input import PromptInput
+from .widgets.status_bar import StatusBar
+
+__all__ = ["LarikApp"]
+
+E = AgentEventType
+EFFORTS = ("low", "medium", "high", "max")
+MODES = ("ask", "edits", "yolo")
+SHELL_TIMEOUT = 300.0
+QUIT_WINDOW = 2.0
+HISTORY_KEEP = 500
+_STATUS_EVENTS = frozenset({E.USAGE, E.MESSAGE, E.TURN_END, E.NOTICE, E.ERROR})
+
+Discover = Callable[[], Awaitable[list[LocalModel]]]
+
+
+class LarikApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "larik"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        Binding("escape", "interrupt", "interrupt", show=False),
+        Binding("ctrl+c", "ctrl_c", "quit", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        agent_factory: AgentFactory,
+        *,
+        cwd: Path,
+        config: Any = None,
+        model: str = "",
+        resume: str | None = None,
+        discover_local: Discover | None = None,
+        history_path: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.factory = agent_factory
+        self.cwd = Path(cwd)
+        self.config = config
+        self.start_model = model
+        self.start_resume = resume
+        self.discover_local: Discover = discover_local or discover
+        self.history_path = history_path
+        self.agent: AgentLike | None = None
+        self.session_id = ""
+        self.busy = False
+        self.first_paint_done = False
+        self.local_models: list[LocalModel] | None = None
+        self._turn: Worker[None] | None = None
+        self._shell: Worker[None] | None = None
+        self._last_ctrl_c = 0.0
+        self.menu = CompletionMenu()
+        self.prompt = PromptInput(cwd=self.cwd, menu=self.menu, history=self._load_history())
+        self.status = StatusBar(id="status")
+        self.conv = ConversationView()
+
+    # -- layout and start ---------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield self.conv
+        with Vertical(id="bottom"):
+            yield self.menu
+            yield self.prompt
+            yield self.status
+
+    def on_mount(self) -> None:
+        self.prompt.focus()
+        self.status.show(None, note="starting…")
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        self.first_paint_done = True
+        gcpolicy.collect_idle()
+        self.run_worker(
+            self._start_agent(self.start_model, self.start_resume), group="agent", exclusive=True
+        )
+
+    async def _start_agent(self, model: str = "", resume: str | None = None) -> None:
+        self.status.show(None, note="connecting…")
+        try:
+            agent = await self.factory(approver=self.approve, model=model, resume=resume)
+        except MissingKeyError as e:
+            await self._no_model(str(e))
+            return
+        except LarikError as e:
+            if resume:
+                self.conv.add_notice(
+                    f"could not resume {resume}: {e}; starting a new session", "error"
+                )
+                await self._start_agent(model, None)
+                return
+            self.conv.add_notice(f"{e}", "error")
+            self.conv.add_notice("pick a model with /model, or see /help")
+            self.status.show(None, note="no model: /model to pick one")
+            return
+        except Exception as e:  # never a traceback on screen
+            self.conv.add_notice(f"could not start the agent: {type(e).__name__}: {e}", "error")
+            self.status.show(None, note="no model: /model to pick one")
+            return
+        await self._use_agent(agent)
+
+    async def _use_agent(
+        self, agent: AgentLike, *, keep_settings_from: AgentLike | None = None
+    ) -> None:
+        if keep_settings_from is not None:
+            agent.effort = keep_settings_from.effort
+            agent.permission_mode = keep_settings_from.permission_mode
+        self.agent = agent
+        self.session_id = agent.session_id
+        if agent.messages:
+            self.conv.show_history(agent.messages)
+            self.conv.add_notice(
+                f"resumed session {agent.session_id} ({len(agent.messages)} messages)"
+            )
+        self._refresh_status()
+
+    async def _no_model(self, reason: str) -> None:
+        self.status.show(None, note="looking for local model servers…")
+        local = await self._find_local()
+        if local:
+            self.conv.add_notice(f"{reason}. Found models on this machine: pick one.", "warning")
+            self.status.show(None, note="no model: pick one")
+            self.push_screen(
+                ModelPickerScreen(self._entries(), title="Pick a model"),
+                callback=self._picked_model,
+            )
+            return
+        self.status.show(None, note="no model")
+        self.push_screen(NoModelScreen(reason), callback=self._no_model_answer)
+
+    def _no_model_answer(self, answer: str | None) -> None:
+        if answer == "retry":
+            self.run_worker(self._start_agent(self.start_model), group="agent", exclusive=True)
+        else:
+            self.exit(0)
+
+    # -- the agent's side ---------------------------------------------------------------------
+    async def approve(self, request: PermissionRequest) -> Approval:
+        """The agent's Approver: a modal; cancelling the turn while it is up takes it down."""
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Approval] = loop.create_future()
+        screen = PermissionScreen(request)
+
+        def done(result: Approval | None) -> None:
+            if not answer.done():
+                answer.set_result(result or Approval(allow=False))
+
+        self.push_screen(screen, callback=done)
+        try:
+            return await answer
+        finally:
+            if screen in self.screen_stack and self.screen is screen:
+                self.pop_screen()
+
+    def _refresh_status(self) -> None:
+        self.status.show(self.agent, busy=self.busy)
+        if self.agent is not None:
+            self.session_id = self.agent.session_id
+
+    # -- input --------------------------------------------------------------------------------
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        text = message.text
+        self._save_history(text)
+        if text.startswith("!"):
+            self.run_shell(text[1:].strip())
+            return
+        parsed = commands.parse(text)
+        if parsed is not None:
+            await self.run_command(*parsed)
+            return
+        if self.agent is None:
+            self.conv.add_notice("no model yet: pick one with /model", "warning")
+            return
+        if self.busy:
+            self.prompt.load_text(text)
+            self.conv.add_notice(
+                "a turn is running: wait for it, or press Esc to interrupt", "warning"
+            )
+            return
+        attached = build_prompt(text, self.cwd)
+        for problem in attached.problems:
+            self.conv.add_notice(problem, "warning")
+        self.conv.add_user(text, attached.files)
+        self.start_turn(attached.prompt())
+
+    def start_turn(self, prompt: Any, *, compact: bool = False) -> None:
+        self.busy = True
+        self._refresh_status()
+        self._turn = self.run_worker(
+            self._run_turn(prompt, compact=compact),
+            group="turn",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    async def _run_turn(self, prompt: Any, *, compact: bool = False) -> None:
+        agent = self.agent
+        assert agent is not None
+        try:
+            stream = agent.compact() if compact else agent.run_turn(prompt)
+            async for ev in stream:
+                self.conv.handle(ev)
+                if ev.type in _STATUS_EVENTS:
+                    self._refresh_status()
+        except asyncio.CancelledError:
+            self.conv.interrupted()
+            raise
+        except LarikError as e:
+            self.conv.add_notice(str(e), "error")
+        except Exception as e:  # one line, never a traceback
+            self.conv.add_notice(f"internal error: {type(e).__name__}: {e}", "error")
+        finally:
+            self.busy = False
+            self._refresh_status()
+            gcpolicy.collect_idle()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker is self._turn and event.state in (WorkerState.CANCELLED, WorkerState.ERROR):
+            self.busy = False
+            self._refresh_status()
+
+    def action_interrupt(self) -> None:
+        if self.menu.is_open:
+            self.menu.close()
+            return
+        stopped = False
+        for worker in (self._turn, self._shell):
+            if worker is not None and worker.is_running:
+                worker.cancel()
+                stopped = True
+        if not stopped:
+            self.prompt.focus()
+
+    async def action_ctrl_c(self) -> None:
+        now = time.monotonic()
+        if now - self._last_ctrl_c < QUIT_WINDOW:
+            await self.quit_app()
+            return
+        self._last_ctrl_c = now
+        if self.busy:
+            self.action_interrupt()
+        self.prompt.clear()
+        self.notify("Press Ctrl+C again to quit", timeout=QUIT_WINDOW)
+
+    async def quit_app(self) -> None:
+        for worker in (self._turn, self._shell):
+            if worker is not None and worker.is_running:
+                worker.cancel()
+                try:
+                    await worker.wait()
+                except Exception:  # cancelled or failed: we are leaving
+                    pass
+        if self.agent is not None:
+            try:
+                await self.agent.close()
+            except Exception:  # closing is best effort on the way out
+                pass
+        self.exit(0)
+
+    # -- !command -----------------------------------------------------------------------------
+    def run_shell(self, command: str) -> None:
+        if not command:
+            self.conv.add_notice("usage: !COMMAND (runs it here and shows the output)")
+            return
+        self._shell = self.run_worker(
+            self._shell_command(command), group="shell", exit_on_error=False
+        )
+
+    async def _shell_command(self, command: str) -> None:
+        card = self.conv.add_tool("!", {"command": command}, command)
+        started = time.monotonic()
+        proc = await asyncio.create_subprocess_shell(
+            command,
+            cwd=self.cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            out, _ = await asyncio.wait_for(proc.communicate(), timeout=SHELL_TIMEOUT)
+        except TimeoutError:
+            _kill_group(proc)
+            card.finish(
+                f"timed out after {SHELL_TIMEOUT:.0f}s", is_error=True, duration=SHELL_TIMEOUT
+            )
+            return
+        except asyncio.CancelledError:
+            _kill_group(proc)
+            card.mark_interrupted()
+            raise
+        code = proc.returncode if proc.returncode is not None else -1
+        text = out.decode("utf-8", errors="replace").rstrip()
+        card.finish(
+            text or "(no output)",
+            is_error=code != 0,
+            duration=time.monotonic() - started,
+            data={"exit_code": code},
+        )
+        card.action_toggle()
+
+    # -- slash commands -----------------------------------------------------------------------
+    async def run_command(self, name: str, arg: str) -> None:
+        cmd = commands.find(name)
+        if cmd is None:
+            self.conv.add_notice(f"unknown command /{name}", "error")
+            self.conv.add_notice(commands.help_markdown(), as_markdown=True)
+            return
+        handler = getattr(self, f"cmd_{cmd.name}")
+        await handler(arg)
+
+    def _need_agent(self) -> AgentLike | None:
+        if self.agent is None:
+            self.conv.add_notice("no model yet: pick one with /model", "warning")
+        return self.agent
+
+    def _idle(self, what: str) -> bool:
+        if self.busy:
+            self.conv.add_notice(f"{what}: wait for the turn to end, or press Esc", "warning")
+            return False
+        return True
+
+    def current_spec(self) -> str:
+        a = self.agent
+        if a is None:
+            return ""
+        if "/" in a.model or not a.provider_name:
+            return a.model
+        return f"{a.provider_name}/{a.model}"
+
+    def _entries(self) -> list[ModelEntry]:
+        try:
+            return picker_entries(self.config, self.local_models or [])
+        except Exception as e:  # a broken catalog must not break the picker
+            self.conv.add_notice(f"model list incomplete: {e}", "warning")
+            return [
+                ModelEntry(m.spec, source="local", note=m.server) for m in self.local_models or []
+            ]
+
+    async def _find_local(self) -> list[LocalModel]:
+        try:
+            self.local_models = await self.discover_local()
+        except Exception:  # discovery is best effort
+            self.local_models = []
+        return self.local_models
+
+    async def cmd_model(self, arg: str) -> None:
+        if arg:
+            await self.switch_model(arg)
+            return
+        picker = ModelPickerScreen(self._entries(), current=self.current_spec())
+        self.push_screen(picker, callback=self._picked_model)
+        self._discover_into(picker)
+
+    @work(group="discover", exclusive=True)
+    async def _discover_into(self, picker: ModelPickerScreen) -> None:
+        local = await self._find_local()
+        entries = [e for e in self._entries() if e.source == "local"]
+        looked = f"{len(local)} local model(s) found" if local else "no local server answered"
+        if picker.is_attached:
+            picker.add_local(entries, looked)
+
+    def _picked_model(self, spec: str | None) -> None:
+        if spec:
+            self.run_worker(self.switch_model(spec), group="switch", exclusive=True)
+
+    async def switch_model(self, spec: str) -> None:
+        if self.agent is None:
+            await self._start_agent(spec)
+            if self.agent is not None:
+                self.conv.add_notice(f"model: {self.current_spec()}")
+            return
+        try:
+            if self.busy:
+                resolved = self.agent.set_model(spec)
+            else:  # building a provider may import its SDK: keep the screen live meanwhile
+                resolved = await asyncio.to_thread(self.agent.set_model, spec)
+        except LarikError as e:
+            self.conv.add_notice(f"cannot switch to {spec}: {e}", "error")
+            return
+        shown = getattr(resolved, "spec", "") or self.current_spec()
+        self.conv.add_notice(f"model: {shown} (the conversation goes on)")
+        self._refresh_status()
+
+    async def cmd_routing(self, arg: str) -> None:
+        if self.config is None:
+            self.conv.add_notice("routing needs a config", "error")
+            return
+        if self.local_models is None:
+            await self._find_local()
+        self.push_screen(RoutingScreen(self.config, self._entries()))
+
+    async def cmd_effort(self, arg: str) -> None:
+        agent = self._need_agent()
+        if agent is None:
+            return
+        level = arg.lower()
+        if not level:
+            self.conv.add_notice(
+                f"effort: {agent.effort or 'default'} (set with /effort low|medium|high|max|default)"
+            )
+            return
+        if level not in (*EFFORTS, "default"):
+            self.conv.add_notice(
+                f"unknown effort {arg!r}: use low, medium, high, max or default", "error"
+            )
+            return
+        agent.effort = "" if level == "default" else level
+        self.conv.add_notice(f"effort: {level} (from the next turn)")
+        self._refresh_status()
+
+    async def cmd_compact(self, arg: str) -> None:
+        if self._need_agent() is None or not self._idle("/compact"):
+            return
+        self.conv.add_notice("compacting the conversation…")
+        self.start_turn(None, compact=True)
+
+    async def cmd_clear(self, arg: str) -> None:
+        old = self._need_agent()
+        if old is None or not self._idle("/clear"):
+            return
+        await self._replace_agent(old, resume=None)
+
+    async def _replace_agent(self, old: AgentLike, *, resume: str | None) -> None:
+        try:
+            new = await self.factory(
+                approver=self.approve, model=self.current_spec(), resume=resume
+            )
+        except LarikError as e:
+            self.conv.add_notice(str(e), "error")
+            return
+        try:
+            await old.close()
+        except Exception:  # the old session is saved already
+            pass
+        await self.conv.clear()
+        await self._use_agent(new, keep_settings_from=old)
+        if resume is None:
+            self.conv.add_notice(f"new session {new.session_id}")
+
+    async def cmd_resume(self, arg: str) -> None:
+        old = self._need_agent()
+        if old is None or not self._idle("/resume"):
+            return
+        if arg:
+            await self._replace_agent(old, resume=arg)
+            return
+        try:
+            from ..agent.sessions import list_sessions
+
+            sessions = list_sessions(self.cwd)
+        except Exception as e:  # unreadable sessions: say so
+            self.conv.add_notice(f"cannot list sessions: {e}", "error")
+            return
+
+        def picked(session_id: str | None) -> None:
+            if session_id and self.agent is not None:
+                self.run_worker(self._replace_agent(self.agent, resume=session_id), group="agent")
+
+        self.push_screen(SessionPickerScreen(sessions, current=old.session_id), callback=picked)
+
+    async def cmd_cost(self, arg: str) -> None:
+        agent = self._need_agent()
+        if agent is None:
+            return
+        self.conv.add_notice(cost_markdown(agent), as_markdown=True)
+
+    async def cmd_permissions(self, arg: str) -> None:
+        agent = self._need_agent()
+        if agent is None:
+            return
+        mode = arg.lower()
+        if mode:
+            if mode not in MODES:
+                self.conv.add_notice(f"unknown mode {arg!r}: use ask, edits or yolo", "error")
+                return
+            agent.permission_mode = mode
+            self._refresh_status()
+        lines = [
+            f"permission mode: **{agent.permission_mode}** (set with `/permissions ask|edits|yolo`)"
+        ]
+        lines.append(
+            "- ask: confirm edits and commands · edits: edit freely, confirm commands · yolo: never ask"
+        )
+        perms = getattr(self.config, "permissions", None)
+        for kind in ("allow", "deny"):
+            rules = getattr(perms, kind, None) or []
+            if rules:
+                lines.append(f"- {kind}: " + ", ".join(f"`{r}`" for r in rules))
+        self.conv.add_notice("\n".join(lines), as_markdown=True)
+
+    async def cmd_help(self, arg: str) -> None:
+        self.conv.add_notice(commands.help_markdown(), as_markdown=True)
+
+    async def cmd_exit(self, arg: str) -> None:
+        await self.quit_app()
+
+    # -- prompt history -----------------------------------------------------------------------
+    def _load_history(self) -> list[str]:
+        if self.history_path is None:
+            return []
+        try:
+            lines = self.history_path.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return []
+        out = []
+        for line in lines[-HISTORY_KEEP:]:
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(item, str):
+                out.append(item)
+        return out
+
+    def _save_history(self, text: str) -> None:
+        if self.history_path is None:
+            return
+        try:
+            self.history_path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.history_path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(text, ensure_ascii=False) + "\n")
+        except OSError:
+            pass
+
+
+def cost_markdown(agent: AgentLike) -> str:
+    def money(v: float | None) -> str:
+        return f"${v:.4f}" if v is not None else "?"
+
+    rows = [
+        "| model | input | output | cache read | cache write | cost |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for model, u in agent.usage_by_model.items():
+        rows.append(
+            f"| {model} | {u.input} | {u.output} | {u.cache_read} | {u.cache_write} | "
+            f"{money(agent.cost_by_model.get(model))} |"
+        )
+    t = agent.total_usage
+    rows.append(
+        f"| **total** | {t.input} | {t.output} | {t.cache_read} | {t.cache_write} | "
+        f"**{money(agent.total_cost)}** |"
+    )
+    out = "\n".join(rows)
+    if agent.usage_by_role:
+        out += "\n\n| role | tokens |\n|---|---:|\n" + "\n".join(
+            f"| {role or 'main'} | {u.total} |" for role, u in agent.usage_by_role.items()
+        )
+    return out
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

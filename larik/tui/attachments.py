@@ -1,0 +1,115 @@
+"""``@path`` in a prompt: completing paths and attaching the files to the turn.
+
+``build_prompt(text, cwd)`` keeps the text as typed and adds one block per ``@path`` that names
+a file under the project: a text block with the file's content, or an image block for PNG, JPEG,
+GIF and WebP. Files that are missing, outside the project, binary or too big are not attached;
+the reason comes back in ``problems`` so the view can say so.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..llm.types import Block
+
+__all__ = ["Attached", "IMAGE_TYPES", "build_prompt", "complete_path", "mentions"]
+
+IMAGE_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+}
+MAX_TEXT = 256 * 1024
+MAX_IMAGE = 5 * 1024 * 1024
+_MENTION = re.compile(r"(?:(?<=\s)|^)@((?:\\ |[^\s])+)")
+
+
+@dataclass
+class Attached:
+    blocks: list[Block] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def prompt(self) -> str | list[Block]:
+        """A plain string when nothing was attached, else the blocks."""
+        if not self.files:
+            return self.blocks[0].text if self.blocks else ""
+        return self.blocks
+
+
+def mentions(text: str) -> list[str]:
+    """The ``@path`` tokens of a prompt, in order, without the ``@`` (``\\ `` is a space)."""
+    return [m.group(1).replace("\\ ", " ").rstrip(".,;:!?)") for m in _MENTION.finditer(text)]
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+def build_prompt(text: str, cwd: Path) -> Attached:
+    out = Attached(blocks=[Block.text_block(text)])
+    root = cwd.resolve()
+    for name in dict.fromkeys(mentions(text)):
+        path = (root / os.path.expanduser(name)).resolve()
+        if not path.is_file():
+            if (root / name).exists() or "/" in name or "." in name:
+                out.problems.append(f"@{name}: no such file")
+            continue
+        if not _inside(path, root):
+            out.problems.append(f"@{name}: outside the project, not attached")
+            continue
+        size = path.stat().st_size
+        media = IMAGE_TYPES.get(path.suffix.lower())
+        if media:
+            if size > MAX_IMAGE:
+                out.problems.append(f"@{name}: image larger than 5 MB, not attached")
+                continue
+            data = base64.b64encode(path.read_bytes()).decode("ascii")
+            out.blocks.append(Block.text_block(f"Image {name}:"))
+            out.blocks.append(Block.image(media, data))
+        else:
+            if size > MAX_TEXT:
+                out.problems.append(f"@{name}: larger than 256 KB, not attached")
+                continue
+            raw = path.read_bytes()
+            if b"\0" in raw[:8192]:
+                out.problems.append(f"@{name}: a binary file, not attached")
+                continue
+            content = raw.decode("utf-8", errors="replace")
+            out.blocks.append(Block.text_block(f'<file path="{name}">\n{content}\n</file>'))
+        out.files.append(name)
+    return out
+
+
+def complete_path(partial: str, cwd: Path, limit: int = 50) -> list[str]:
+    """Paths under ``cwd`` that complete ``partial`` (directories end with ``/``).
+
+    Hidden entries are listed only when ``partial``'s last part starts with a dot.
+    """
+    base, _, stem = partial.rpartition("/")
+    directory = (cwd / base) if base else cwd
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    out: list[str] = []
+    for name in names:
+        if not name.startswith(stem) or (name.startswith(".") and not stem.startswith(".")):
+            continue
+        full = f"{base}/{name}" if base else name
+        if (directory / name).is_dir():
+            full += "/"
+        out.append(full)
+        if len(out) >= limit:
+            break
+    return out

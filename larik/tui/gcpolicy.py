@@ -1,0 +1,36 @@
+"""Keep Python's full garbage collections out of a streaming reply.
+
+A full (generation 2) collection walks every tracked object; with a long reply rendered into
+lines that is tens of milliseconds, long enough to stall typing while text streams in. So while
+a reply streams, each newly frozen chunk's objects are moved out of the collector's sight
+(``gc.freeze``, after a cheap young collection), and when the turn ends, with the user reading,
+everything is unfrozen and collected once, so nothing is leaked for longer than a turn.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+
+__all__ = ["freeze_young", "collect_idle"]
+
+_MIN_INTERVAL = 0.5
+_last = 0.0
+
+
+def freeze_young() -> None:
+    """Collect young garbage, then freeze what is left (at most every half second)."""
+    global _last
+    now = time.monotonic()
+    if now - _last < _MIN_INTERVAL:
+        return
+    _last = now
+    gc.collect(1)
+    gc.freeze()
+
+
+def collect_idle() -> None:
+    """At an idle moment: unfreeze, collect everything, and freeze the survivors again."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()

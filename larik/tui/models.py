@@ -1,0 +1,131 @@
+"""What the ``/model`` picker and ``/routing`` list: models that can actually be used here.
+
+``picker_entries(config, local)`` gathers catalog models whose provider has a key, models added
+in the config, and models found on local servers, each with its context window and price.
+``fuzzy_filter`` ranks them against what the user types. Pure functions: the network part
+(finding local servers) is done by the caller, in a worker.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from .local_servers import LocalModel
+
+__all__ = [
+    "ModelEntry",
+    "format_price",
+    "format_window",
+    "fuzzy_filter",
+    "has_key",
+    "picker_entries",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelEntry:
+    spec: str
+    window: int | None = None
+    input_price: float | None = None
+    output_price: float | None = None
+    source: str = "catalog"  # catalog | config | local
+    note: str = ""
+
+
+def has_key(provider: str, config: Config | None) -> bool:
+    """Whether ``provider`` can be used: a local one, or one with its key set somewhere."""
+    from ..llm import registry
+
+    pc = config.providers.get(provider) if config is not None else None
+    if pc is not None:
+        if pc.api_key or (pc.api_key_env and os.environ.get(pc.api_key_env)):
+            return True
+        if pc.base_url and _loopback(pc.base_url):
+            return True
+    spec = registry.get(provider)
+    if spec is None:
+        return pc is not None and not (pc.api_key_env or pc.api_key)
+    if spec.local or not spec.credential_env_names:
+        return True
+    return any(os.environ.get(name) for name in spec.credential_env_names)
+
+
+def _loopback(url: str) -> bool:
+    return url.startswith(("http://127.0.0.1", "http://localhost", "http://[::1]"))
+
+
+def picker_entries(
+    config: Config | None, local: list[LocalModel] | None = None
+) -> list[ModelEntry]:
+    from ..llm import catalog
+
+    out: dict[str, ModelEntry] = {}
+    keyed: dict[str, bool] = {}
+    for info in catalog.entries(config):
+        if info.provider not in keyed:
+            keyed[info.provider] = has_key(info.provider, config)
+        if not keyed[info.provider] or (info.local and not _in_config(info.spec, config)):
+            continue  # local catalog entries show up only when a server lists them
+        source = "config" if _in_config(info.spec, config) else "catalog"
+        out[info.spec] = ModelEntry(
+            info.spec, info.context_window, info.input_price, info.output_price, source, info.note
+        )
+    for m in local or []:
+        if m.spec in out:
+            continue
+        info = catalog.lookup(m.model, m.provider, config)
+        window = info.context_window if info.known else None
+        out[m.spec] = ModelEntry(m.spec, window, 0.0, 0.0, "local", m.server)
+    return list(out.values())
+
+
+def _in_config(spec: str, config: Config | None) -> bool:
+    return config is not None and spec in config.models
+
+
+def _score(query: str, text: str) -> int | None:
+    """Subsequence match score (higher is better); None when ``query`` is not a subsequence."""
+    if not query:
+        return 0
+    t = text.lower()
+    q = query.lower()
+    if q in t:
+        return 1000 - t.index(q) - len(t) // 10
+    pos = -1
+    score = 0
+    for ch in q:
+        nxt = t.find(ch, pos + 1)
+        if nxt == -1:
+            return None
+        score -= nxt - pos - 1  # gaps cost
+        pos = nxt
+    return score - len(t) // 10
+
+
+def fuzzy_filter(query: str, entries: list[ModelEntry]) -> list[ModelEntry]:
+    scored = [
+        (s, i, e) for i, e in enumerate(entries) if (s := _score(query.strip(), e.spec)) is not None
+    ]
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    return [e for _, _, e in scored]
+
+
+def format_window(tokens: int | None) -> str:
+    if not tokens:
+        return "?"
+    if tokens >= 1_000_000:
+        return f"{tokens / 1_000_000:g}M"
+    return f"{tokens // 1000}k"
+
+
+def format_price(inp: float | None, out: float | None) -> str:
+    """``$3/$15`` per million tokens in/out; ``free`` for local; ``?`` when unknown."""
+    if inp is None or out is None:
+        return "price ?"
+    if inp == 0 and out == 0:
+        return "free"
+    return f"${inp:g}/${out:g}"

@@ -1,0 +1,51 @@
+"""What the TUI needs from the agent: the slice of ``larik.agent.Agent`` it uses.
+
+The app is built with an *agent factory* so tests can hand it an agent on the scripted
+provider, and so starting the app paints a frame before any vendor SDK is imported: the factory
+(which resolves the model and builds the provider) runs in a worker after the first frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..agent.events import AgentEvent, Approver
+from ..llm.types import Block, Message, Usage
+
+__all__ = ["AgentFactory", "AgentLike"]
+
+
+class AgentLike(Protocol):
+    model: str
+    role: str | None
+    provider_name: str
+    effort: Any
+    permission_mode: str
+    messages: list[Message]
+    usage_by_model: dict[str, Usage]
+    cost_by_model: dict[str, float | None]
+    usage_by_role: dict[str, Usage]
+    total_usage: Usage
+    total_cost: float | None
+    context_tokens: int
+    context_window: int
+    session_id: str
+    transcript_path: Path
+
+    def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[AgentEvent]: ...
+
+    def compact(self) -> AsyncIterator[AgentEvent]: ...
+
+    def set_model(self, spec: str) -> Any: ...
+
+    async def close(self) -> None: ...
+
+
+class AgentFactory(Protocol):
+    """Build an agent. ``model`` "" means the configured default; ``resume`` as Agent.create."""
+
+    async def __call__(
+        self, *, approver: Approver, model: str = "", resume: str | None = None
+    ) -> AgentLike: ...

@@ -1,0 +1,1 @@
+"""The TUI's screens: modals for permissions, models, routing, sessions; the no-model screen."""

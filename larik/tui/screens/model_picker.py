@@ -1,0 +1,106 @@
+"""The ``/model`` picker: a fuzzy filter over models usable here, with window and price.
+
+Catalog models whose provider has a key and models from the config are listed at once; models
+found on local servers are added when the app's discovery worker reports them
+(``add_local``). Enter picks, Esc cancels. Typing a full spec that is not listed and pressing
+Enter picks it as typed.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..models import ModelEntry, format_price, format_window, fuzzy_filter
+
+__all__ = ["ModelPickerScreen"]
+
+MAX_SHOWN = 200
+
+
+class ModelPickerScreen(ModalScreen[str | None]):
+    BINDINGS = [
+        Binding("escape", "cancel", "cancel", show=False),
+        Binding("down", "move(1)", show=False),
+        Binding("up", "move(-1)", show=False),
+    ]
+
+    def __init__(self, entries: list[ModelEntry], *, current: str = "", title: str = "") -> None:
+        super().__init__(classes="modal")
+        self.entries = list(entries)
+        self.current = current
+        self.title_text = title or "Switch model"
+        self.searching = True
+        self._shown: list[ModelEntry] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="model-picker", classes="dialog"):
+            yield Static(Text(self.title_text, style="bold"), id="picker-title")
+            yield Input(placeholder="type to filter, Enter to pick", id="model-filter")
+            yield OptionList(id="model-list")
+            yield Static("", id="picker-status", classes="dim")
+
+    def on_mount(self) -> None:
+        self._refill()
+        self.query_one("#model-filter", Input).focus()
+
+    def add_local(self, entries: list[ModelEntry], looked: str = "") -> None:
+        """Local-server models found by discovery (or nothing found); refreshes the list."""
+        known = {e.spec for e in self.entries}
+        self.entries.extend(e for e in entries if e.spec not in known)
+        self.searching = False
+        self._status = looked
+        self._refill()
+
+    def _refill(self) -> None:
+        query = self.query_one("#model-filter", Input).value
+        self._shown = fuzzy_filter(query, self.entries)[:MAX_SHOWN]
+        ol = self.query_one("#model-list", OptionList)
+        ol.clear_options()
+        width = max((len(e.spec) for e in self._shown), default=10)
+        for e in self._shown:
+            label = Text(e.spec.ljust(width), style="bold" if e.spec == self.current else "")
+            label.append(
+                f"  {format_window(e.window):>5}  {format_price(e.input_price, e.output_price):<14}",
+                style="dim",
+            )
+            tag = "local" if e.source == "local" else ("config" if e.source == "config" else "")
+            if tag:
+                label.append(f" {tag}", style="green" if tag == "local" else "cyan")
+            ol.add_option(Option(label))
+        ol.highlighted = 0 if self._shown else None
+        status = f"{len(self._shown)} of {len(self.entries)} models"
+        if self.searching:
+            status += " · looking for local servers…"
+        elif getattr(self, "_status", ""):
+            status += f" · {self._status}"
+        self.query_one("#picker-status", Static).update(status)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._refill()
+
+    def action_move(self, delta: int) -> None:
+        ol = self.query_one("#model-list", OptionList)
+        if self._shown:
+            ol.highlighted = ((ol.highlighted or 0) + delta) % len(self._shown)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        ol = self.query_one("#model-list", OptionList)
+        typed = event.value.strip()
+        if ol.highlighted is not None and self._shown:
+            self.dismiss(self._shown[ol.highlighted].spec)
+        elif "/" in typed:
+            self.dismiss(typed)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(self._shown[event.option_index].spec)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

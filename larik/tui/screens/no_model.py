@@ -1,0 +1,105 @@
+"""Shown when there is no model to talk to: no key set and no local server answering.
+
+It says exactly how to add one: the environment variable of each provider, a config example,
+and which local servers Larik looked for. ``r`` looks again, ``q`` quits. Never a traceback.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Static
+
+from ..local_servers import LOCAL_SERVERS
+from ..render import markdown
+
+__all__ = ["NoModelScreen", "no_model_text"]
+
+# Used when the provider registry is not available; the registry is the source of truth.
+_FALLBACK_KEYS = (
+    ("anthropic", "ANTHROPIC_API_KEY"),
+    ("openai", "OPENAI_API_KEY"),
+    ("gemini", "GEMINI_API_KEY or GOOGLE_API_KEY"),
+    ("openrouter", "OPENROUTER_API_KEY"),
+    ("groq", "GROQ_API_KEY"),
+    ("deepseek", "DEEPSEEK_API_KEY"),
+    ("nvidia-nim", "NVIDIA_API_KEY"),
+)
+
+
+def _key_rows() -> list[tuple[str, str]]:
+    try:
+        from ...llm import registry
+    except ImportError:
+        return list(_FALLBACK_KEYS)
+    rows = []
+    for name in registry.names():
+        spec = registry.get(name)
+        if spec is not None and spec.credential_env_names and not spec.local:
+            rows.append((name, " or ".join(spec.credential_env_names)))
+    return rows or list(_FALLBACK_KEYS)
+
+
+def _config_path() -> str:
+    try:
+        from ...config import user_config_path
+
+        return str(user_config_path())
+    except Exception:  # only used to word a hint
+        return "~/.config/larik/config.toml"
+
+
+def no_model_text(reason: str = "") -> str:
+    keys = "\n".join(
+        f"    export {env.split(' or ')[0]}=...   # {name}" for name, env in _key_rows()
+    )
+    servers = "\n".join(f"| {s.label} | `{s.base_url}` | not answering |" for s in LOCAL_SERVERS)
+    why = f"\n*{reason}*\n" if reason else ""
+    return f"""# No model yet
+{why}
+Larik needs a key for a hosted model, or a model server running on this machine.
+
+**1. Set a key** in your shell, then run `larik` again:
+
+{keys}
+
+**2. Or write it in the config** (`{_config_path()}`):
+
+    model = "anthropic/claude-sonnet-4-5"
+
+    [providers.anthropic]
+    api_key_env = "MY_ANTHROPIC_KEY"   # or api_key = "..." (the file is then kept private)
+
+**3. Or start a local server.** Larik looked for these on 127.0.0.1:
+
+| server | address | |
+|---|---|---|
+{servers}
+
+e.g. `ollama serve` and `ollama pull qwen3`, then press **r** here.
+
+Press **r** to look again, **q** to quit.
+"""
+
+
+class NoModelScreen(Screen[str]):
+    BINDINGS = [
+        Binding("r", "retry", "look again"),
+        Binding("q,escape", "quit_app", "quit"),
+    ]
+
+    def __init__(self, reason: str = "") -> None:
+        super().__init__(id="no-model")
+        self.reason = reason
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(markdown(no_model_text(self.reason)), id="no-model-text")
+
+    def action_retry(self) -> None:
+        self.dismiss("retry")
+
+    def action_quit_app(self) -> None:
+        self.dismiss("quit")

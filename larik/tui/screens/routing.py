@@ -1,0 +1,222 @@
+"""``/routing``: each role -> its model -> its fallbacks, with prices; change, preset, save.
+
+Enter on a role opens the model picker for it (or "(main model)" to unset it). ``p`` computes
+a suggested preset (``routing.suggest_routing``, with ``larik bench`` results when there are
+any) and shows why each role got its model; ``y`` applies it. Changes apply to this session at
+once; ``s`` also saves them to the user config. Esc closes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..models import ModelEntry, format_price
+from .model_picker import ModelPickerScreen
+
+__all__ = ["RoutingScreen", "UNSET"]
+
+UNSET = "(main model)"
+
+
+def _price(spec: str, config: Any) -> str:
+    from ...llm import catalog
+
+    provider, _, model = spec.partition("/")
+    if not model:
+        return ""
+    info = catalog.lookup(model, provider, config)
+    if info.local:
+        return "free"
+    return format_price(info.input_price, info.output_price)
+
+
+class RoutingScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape", "close", "close"),
+        Binding("p", "preset", "suggest a preset"),
+        Binding("y", "apply_preset", "apply preset", show=False),
+        Binding("s", "save", "save"),
+    ]
+
+    def __init__(
+        self,
+        config: Any,
+        entries: list[ModelEntry],
+        *,
+        save: Callable[..., Any] | None = None,
+        suggest: Callable[[], Any] | None = None,
+    ) -> None:
+        super().__init__(classes="modal")
+        from ... import routing
+
+        self.config = config
+        self.entries = entries
+        snap = config.routing()
+        self.main = snap.model
+        self.roles: dict[str, str] = dict(snap.roles)
+        self.fallbacks: dict[str, list[str]] = {k: list(v) for k, v in snap.fallbacks.items()}
+        self.role_names = list(routing.all_roles(config))
+        self.changed: set[str] = set()
+        self.suggestion: Any = None
+        self._save = save or routing.save_routing
+        self._suggest = suggest or self._default_suggest
+        self.saved_to = ""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="routing", classes="dialog"):
+            yield Static(
+                Text("Routing  ", style="bold").append(
+                    "Enter: change a role · p: suggest a preset · s: save · Esc: close", style="dim"
+                )
+            )
+            yield OptionList(id="role-list")
+            yield Static("", id="routing-preset")
+            yield Static("", id="routing-status", classes="dim")
+
+    def on_mount(self) -> None:
+        self._refresh_rows()
+        self.query_one("#role-list", OptionList).focus()
+
+    # -- rows --------------------------------------------------------------------------------
+    def row(self, role: str) -> Text:
+        spec = self.roles.get(role, "")
+        t = Text(f"{role:<9}", style="bold")
+        if spec:
+            t.append(f"{spec:<40}")
+            t.append(f" {_price(spec, self.config):<14}", style="dim")
+        else:
+            t.append(f"{UNSET:<40}", style="dim")
+            t.append(" " * 15)
+        fbs = self.fallbacks.get(role, [])
+        if fbs:
+            t.append(
+                " → " + ", ".join(f"{f} ({_price(f, self.config)})" for f in fbs), style="cyan"
+            )
+        if role in self.changed:
+            t.append("  *", style="yellow")
+        return t
+
+    def _refresh_rows(self) -> None:
+        ol = self.query_one("#role-list", OptionList)
+        keep = ol.highlighted
+        ol.clear_options()
+        for role in self.role_names:
+            ol.add_option(Option(self.row(role)))
+        ol.highlighted = keep if keep is not None else 0
+        status = f"main model: {self.main or '(first provider with a key)'}"
+        if self.changed:
+            status += " · unsaved changes (s to save)"
+        elif self.saved_to:
+            status += f" · saved to {self.saved_to}"
+        self.query_one("#routing-status", Static).update(status)
+
+    # -- changing a role ---------------------------------------------------------------------
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        role = self.role_names[event.option_index]
+        entries = [ModelEntry(UNSET, source="config"), *self.entries]
+        picker = ModelPickerScreen(
+            entries, current=self.roles.get(role, ""), title=f"Model for {role}"
+        )
+        self.app.push_screen(picker, callback=lambda spec: self.set_role(role, spec))
+
+    def set_role(self, role: str, spec: str | None) -> None:
+        if spec is None:
+            return
+        if spec == UNSET:
+            self.roles.pop(role, None)
+        else:
+            self.roles[role] = spec
+        self.changed.add(role)
+        self._apply_live()
+        self._refresh_rows()
+
+    def _apply_live(self) -> None:
+        self.config.set_routing(roles=self.roles, fallbacks=self.fallbacks)
+
+    # -- presets -----------------------------------------------------------------------------
+    def _default_suggest(self) -> Any:
+        from ... import routing
+
+        reachable = routing.reachable_local_providers(self.config)
+        return routing.suggest_routing(
+            config=self.config, evidence=routing.load_evidence(), reachable=reachable
+        )
+
+    def action_preset(self) -> None:
+        self.query_one("#routing-preset", Static).update(Text("working out a preset…", style="dim"))
+        self._compute_preset()
+
+    @work(thread=True, exclusive=True, group="preset")
+    def _compute_preset(self) -> None:
+        try:
+            suggestion = self._suggest()
+        except Exception as e:  # shown to the user, one line
+            self.app.call_from_thread(self._show_preset, None, f"no preset: {e}")
+            return
+        self.app.call_from_thread(self._show_preset, suggestion, "")
+
+    def _show_preset(self, suggestion: Any, error: str) -> None:
+        self.suggestion = suggestion
+        box = self.query_one("#routing-preset", Static)
+        if suggestion is None or not suggestion.roles:
+            box.update(Text(error or "no preset: no usable models found", style="red"))
+            return
+        t = Text("Suggested preset (y to apply):\n", style="bold")
+        for role, spec in suggestion.roles.items():
+            t.append(f"  {role:<9}{spec}", style="")
+            reason = suggestion.reasons.get(role, "")
+            if reason:
+                t.append(f"  {reason}", style="dim")
+            fbs = suggestion.fallbacks.get(role)
+            if fbs:
+                t.append("  → " + ", ".join(fbs), style="cyan")
+            t.append("\n")
+        box.update(t)
+
+    def action_apply_preset(self) -> None:
+        s = self.suggestion
+        if s is None:
+            return
+        for role, spec in s.roles.items():
+            self.roles[role] = spec
+            self.changed.add(role)
+            if role not in self.role_names:
+                self.role_names.append(role)
+        for role, fbs in s.fallbacks.items():
+            self.fallbacks[role] = list(fbs)
+            self.changed.add(role)
+        self.suggestion = None
+        self.query_one("#routing-preset", Static).update("")
+        self._apply_live()
+        self._refresh_rows()
+
+    # -- saving ------------------------------------------------------------------------------
+    def action_save(self) -> None:
+        if not self.changed:
+            self.notify("nothing to save")
+            return
+        roles = {r: self.roles.get(r) for r in self.changed}
+        fallbacks = {r: self.fallbacks.get(r) for r in self.changed}
+        try:
+            path = self._save(roles, fallbacks, config=self.config)
+        except Exception as e:  # a bad value or an unwritable file: one line
+            self.notify(f"not saved: {e}", severity="error")
+            return
+        self.saved_to = str(path)
+        self.changed.clear()
+        self._refresh_rows()
+        self.notify(f"routing saved to {path}")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

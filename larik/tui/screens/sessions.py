@@ -1,0 +1,48 @@
+"""The ``/resume`` picker: earlier sessions of this project, newest first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+__all__ = ["SessionPickerScreen"]
+
+
+class SessionPickerScreen(ModalScreen[str | None]):
+    BINDINGS = [Binding("escape", "cancel", "cancel", show=False)]
+
+    def __init__(self, sessions: list[Any], current: str = "") -> None:
+        super().__init__(classes="modal")
+        self.sessions = [s for s in sessions if s.id != current]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="session-picker", classes="dialog"):
+            yield Static(Text("Resume a session", style="bold"))
+            if not self.sessions:
+                yield Static("No earlier sessions in this project. Esc to close.")
+            ol = OptionList(id="session-list")
+            for s in self.sessions:
+                label = Text(str(s.id), style="bold")
+                started = str(getattr(s, "started", "") or "")[:16].replace("T", " ")
+                label.append(f"  {started}  {getattr(s, 'messages', 0)} msgs  ", style="dim")
+                first = " ".join(str(getattr(s, "first_prompt", "") or "").split())
+                label.append(first[:60])
+                ol.add_option(Option(label))
+            yield ol
+
+    def on_mount(self) -> None:
+        self.query_one("#session-list", OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(str(self.sessions[event.option_index].id))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

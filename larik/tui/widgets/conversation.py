@@ -1,0 +1,175 @@
+"""The conversation: user turns, streamed replies, thinking, tool cards and notices.
+
+``handle(event)`` takes the agent's events as they come. Text and thinking deltas only append
+to a buffer (``StreamingMarkdown`` paints at most 30 times a second), so handling an event is
+cheap whatever the stream's rate. ``show_history(messages)`` draws a resumed conversation.
+"""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+
+from ...agent.events import AgentEvent, AgentEventType
+from ...llm.types import Message, StopReason
+from .notice import Notice
+from .streaming_markdown import StreamingMarkdown
+from .thinking import ThinkingBlock
+from .tool_card import ToolCard
+from .user_turn import UserTurn
+
+__all__ = ["ConversationView"]
+
+E = AgentEventType
+_STOP_NOTES = {
+    StopReason.MAX_TOKENS: ("the reply hit the output token limit", "warning"),
+    StopReason.REFUSAL: ("the model refused", "warning"),
+    StopReason.ERROR: ("the turn ended with an error", "error"),
+}
+
+
+class ConversationView(VerticalScroll, can_focus=False):
+    DEFAULT_CSS = "ConversationView { height: 1fr; }"
+
+    def __init__(self) -> None:
+        super().__init__(id="conversation")
+        self._text: StreamingMarkdown | None = None
+        self._thinking: ThinkingBlock | None = None
+        self._tools: dict[str, ToolCard] = {}
+        self._streamed_text = False
+        self._streamed_thinking = False
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    # -- adding things ------------------------------------------------------------------------
+    def _add(self, widget: Widget) -> Widget:
+        self.mount(widget)
+        return widget
+
+    def add_user(self, text: str, files: list[str] | None = None) -> None:
+        self._end_segments()
+        self._add(UserTurn(text, files))
+        self.anchor()
+
+    def add_notice(self, text: str, level: str = "info", *, as_markdown: bool = False) -> Notice:
+        self._end_segments()
+        return self._add(Notice(text, level, as_markdown=as_markdown))  # type: ignore[return-value]
+
+    def add_tool(
+        self, name: str, tool_input: dict, summary: str = "", tool_id: str = ""
+    ) -> ToolCard:
+        self._end_segments()
+        card = ToolCard(name, tool_input, summary, tool_id)
+        if tool_id:
+            self._tools[tool_id] = card
+        self._add(card)
+        return card
+
+    def add_text(self, text: str) -> StreamingMarkdown:
+        self._end_segments()
+        return self._add(StreamingMarkdown(text, classes="assistant"))  # type: ignore[return-value]
+
+    async def clear(self) -> None:
+        self._end_segments()
+        self._tools.clear()
+        await self.remove_children()
+
+    # -- events ------------------------------------------------------------------------------
+    def handle(self, ev: AgentEvent) -> None:
+        t = ev.type
+        if t is E.TEXT_DELTA:
+            if self._text is None:
+                self._finish_thinking()
+                self._text = self._add(StreamingMarkdown(classes="assistant"))  # type: ignore[assignment]
+            self._streamed_text = True
+            self._text.write(ev.text)  # type: ignore[union-attr]
+        elif t is E.THINKING_DELTA:
+            if self._thinking is None:
+                self._text = None
+                self._thinking = self._add(ThinkingBlock())  # type: ignore[assignment]
+            self._streamed_thinking = True
+            self._thinking.write(ev.text)  # type: ignore[union-attr]
+        elif t is E.MESSAGE:
+            if ev.message is not None and ev.message.role == "assistant":
+                self._assistant_done(ev.message)
+        elif t is E.TOOL_START:
+            self.add_tool(ev.tool_name, ev.tool_input, ev.text, ev.tool_id)
+        elif t is E.TOOL_END:
+            card = self._tools.get(ev.tool_id) or self.add_tool(
+                ev.tool_name, ev.tool_input, "", ev.tool_id
+            )
+            duration = ev.duration or card.elapsed()
+            card.finish(ev.text, is_error=ev.is_error, duration=duration, data=ev.data)
+        elif t is E.NOTICE:
+            self.add_notice(ev.text, str(ev.level))
+        elif t is E.TURN_END:
+            self._end_segments()
+            note = _STOP_NOTES.get(ev.stop_reason) if ev.stop_reason else None
+            if note:
+                self.add_notice(*note)
+        elif t is E.ERROR:
+            self.add_notice(ev.text, "error")
+
+    def _assistant_done(self, message: Message) -> None:
+        """A model call finished: show what was not streamed, and start fresh segments."""
+        if not self._streamed_thinking:
+            for b in message.blocks:
+                if b.type == "thinking" and b.text and not b.redacted:
+                    self._add(ThinkingBlock(b.text, done=True))
+        if not self._streamed_text and message.text():
+            self.add_text(message.text())
+        self._end_segments()
+
+    def _finish_thinking(self) -> None:
+        if self._thinking is not None:
+            self._thinking.finish()
+            self._thinking = None
+
+    def _end_segments(self) -> None:
+        self._finish_thinking()
+        self._text = None
+        self._streamed_text = False
+        self._streamed_thinking = False
+
+    def interrupted(self) -> None:
+        """The turn was cancelled: stop spinners and say so."""
+        for card in self._tools.values():
+            card.mark_interrupted()
+        self.add_notice("interrupted", "warning")
+
+    async def flush(self) -> None:
+        """Paint every streamed block now."""
+        for w in self.query(StreamingMarkdown):
+            await w.flush()
+
+    # -- history -----------------------------------------------------------------------------
+    def show_history(self, messages: list[Message]) -> None:
+        """Draw a resumed conversation: prompts, replies, thinking (folded), tool cards."""
+        for m in messages:
+            if m.role == "user":
+                texts = [b.text for b in m.blocks if b.type == "text"]
+                for b in m.blocks:
+                    if b.type == "tool_result":
+                        card = self._tools.get(b.id)
+                        if card is not None:
+                            card.finish(b.content, is_error=b.is_error)
+                if texts:
+                    self.add_user(texts[0])
+                continue
+            for b in m.blocks:
+                if b.type == "thinking" and b.text and not b.redacted:
+                    self._end_segments()
+                    self._add(ThinkingBlock(b.text, done=True))
+                elif b.type == "text" and b.text:
+                    self.add_text(b.text)
+                elif b.type == "tool_use":
+                    try:
+                        args = b.input_dict()
+                    except ValueError:
+                        args = {}
+                    self.add_tool(b.name, args, "", b.id)
+            if m.interrupted:
+                self.add_notice("interrupted", "warning")
+        self._end_segments()
+        self.anchor()

@@ -1,0 +1,153 @@
+"""The prompt: multi-line, with history and completion.
+
+Enter sends; Shift+Enter or Ctrl+J starts a new line. Up on the first line and Down on the last
+walk the history. Typing ``/`` at the start lists the slash commands; ``@`` lists paths. Tab or
+Enter takes the highlighted completion, Esc closes the list.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import events
+from textual.message import Message
+from textual.widgets import TextArea
+
+from .. import commands
+from ..attachments import complete_path
+from .completion_menu import Completion, CompletionMenu
+
+__all__ = ["PromptInput"]
+
+
+class PromptInput(TextArea):
+    DEFAULT_CSS = """
+    PromptInput { height: auto; min-height: 3; max-height: 12; }
+    """
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(
+        self, *, cwd: Path, menu: CompletionMenu, history: list[str] | None = None
+    ) -> None:
+        super().__init__(
+            "",
+            id="prompt",
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            highlight_cursor_line=False,
+            placeholder="Ask, or / for commands, @ to attach a file, ! to run a command",
+        )
+        self.cwd = cwd
+        self.menu = menu
+        self.prompt_history: list[str] = list(history or [])
+        self._hist_pos: int | None = None
+        self._draft = ""
+
+    # -- keys ---------------------------------------------------------------------------------
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        handled = True
+        if key in ("shift+enter", "ctrl+j"):
+            self.insert("\n")
+        elif key == "enter":
+            if not self._accept_completion(submit_command=True):
+                self._submit()
+        elif key == "tab" and self.menu.is_open:
+            self._accept_completion(submit_command=False)
+        elif key == "escape" and self.menu.is_open:
+            self.menu.close()
+        elif key == "up" and self.menu.is_open:
+            self.menu.move(-1)
+        elif key == "down" and self.menu.is_open:
+            self.menu.move(1)
+        elif key == "up" and self.cursor_location[0] == 0:
+            self._history_step(-1)
+        elif key == "down" and self.cursor_location[0] == self.document.line_count - 1:
+            self._history_step(1)
+        else:
+            handled = False
+        if handled:
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)
+
+    def _submit(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        if not self.prompt_history or self.prompt_history[-1] != text:
+            self.prompt_history.append(text)
+        self._hist_pos = None
+        self._draft = ""
+        self.clear()
+        self.menu.close()
+        self.post_message(self.Submitted(text))
+
+    def _history_step(self, delta: int) -> None:
+        if not self.prompt_history:
+            return
+        if self._hist_pos is None:
+            if delta > 0:
+                return
+            self._draft = self.text
+            pos = len(self.prompt_history) - 1
+        else:
+            pos = self._hist_pos + delta
+        if pos >= len(self.prompt_history):
+            self._hist_pos = None
+            self._set_text(self._draft)
+            return
+        pos = max(0, pos)
+        self._hist_pos = pos
+        self._set_text(self.prompt_history[pos])
+
+    def _set_text(self, text: str) -> None:
+        self.load_text(text)
+        last = self.document.line_count - 1
+        self.move_cursor((last, len(self.document.get_line(last))))
+        self.menu.close()
+
+    # -- completion ---------------------------------------------------------------------------
+    def _on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.update_completions()
+
+    def update_completions(self) -> None:
+        row, col = self.cursor_location
+        line = self.document.get_line(row)[:col]
+        if row == 0 and self.document.line_count == 1 and line.startswith("/") and " " not in line:
+            items = [
+                Completion(f"/{c.name}", c.usage, c.summary) for c in commands.complete(line[1:])
+            ]
+            self.menu.open(items, 0, col) if items else self.menu.close()
+            return
+        start = max(line.rfind(" "), line.rfind("\t")) + 1
+        token = line[start:]
+        if token.startswith("@"):
+            paths = complete_path(token[1:], self.cwd)
+            items = [Completion("@" + p, p) for p in paths]
+            self.menu.open(items, start, col) if items else self.menu.close()
+            return
+        self.menu.close()
+
+    def _accept_completion(self, *, submit_command: bool) -> bool:
+        choice = self.menu.current()
+        if choice is None:
+            return False
+        row, _ = self.cursor_location
+        line = self.document.get_line(row)
+        typed = line[self.menu.start : self.menu.end]
+        self.menu.close()
+        is_command = choice.value.startswith("/") and self.menu.start == 0 and row == 0
+        if submit_command and is_command and typed == choice.value:
+            return False  # the command is complete already: Enter sends it
+        value = choice.value
+        if is_command or not value.endswith("/"):
+            value += " "
+        self.replace(value, (row, self.menu.start), (row, self.menu.end))
+        return True

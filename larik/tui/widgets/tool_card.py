@@ -1,0 +1,158 @@
+"""A tool call as a compact card: tool, key argument, status and duration on one line.
+
+Enter or a click expands it to the arguments and the result: edits as a coloured unified diff,
+``bash`` with its exit code, anything else as text (long results are cut to their first lines).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.events import Click
+from textual.widgets import Static
+
+from ..render import diff_text, pretty_args
+
+__all__ = ["ToolCard", "key_argument"]
+
+MAX_RESULT_LINES = 200
+_KEY_ARGS = ("command", "path", "file_path", "pattern", "query", "url", "description", "prompt")
+_ICONS = {"running": "⋯", "ok": "✓", "error": "✗", "denied": "⊘", "interrupted": "◼"}
+_COLOURS = {"running": "yellow", "ok": "green", "error": "red", "denied": "magenta"}
+
+
+def key_argument(tool_input: dict[str, Any], limit: int = 70) -> str:
+    """The one argument that says what a call does (its command, path or pattern), shortened."""
+    value: Any = None
+    for key in _KEY_ARGS:
+        if isinstance(tool_input.get(key), str) and tool_input[key]:
+            value = tool_input[key]
+            break
+    if value is None:
+        value = next((v for v in tool_input.values() if isinstance(v, str) and v), "")
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _Header(Static):
+    pass
+
+
+class ToolCard(Vertical, can_focus=True):
+    DEFAULT_CSS = """
+    ToolCard { height: auto; }
+    ToolCard > .tool-body { display: none; height: auto; }
+    ToolCard.-expanded > .tool-body { display: block; }
+    """
+    BINDINGS = [Binding("enter,space", "toggle", "expand", show=False)]
+
+    def __init__(
+        self,
+        name: str,
+        tool_input: dict[str, Any] | None = None,
+        summary: str = "",
+        tool_id: str = "",
+    ) -> None:
+        super().__init__(classes="tool-card -running")
+        self.tool_name = name
+        self.tool_id = tool_id
+        self.tool_input = tool_input or {}
+        self.summary = summary or key_argument(self.tool_input)
+        self.status = "running"
+        self.duration: float | None = None
+        self.result = ""
+        self.data: dict[str, Any] = {}
+        self._started = time.monotonic()
+        self._header = _Header(self._header_text())
+        self._body = Static("", classes="tool-body")
+
+    def compose(self) -> ComposeResult:
+        yield self._header
+        yield self._body
+
+    def _header_text(self) -> Text:
+        icon = _ICONS.get(self.status, "?")
+        t = Text()
+        t.append(f"{icon} ", style=_COLOURS.get(self.status, "dim"))
+        t.append(self.tool_name, style="bold")
+        if self.summary:
+            t.append(f"  {self.summary}")
+        extra: list[str] = []
+        if self.status in ("denied", "interrupted"):
+            extra.append(self.status)
+        exit_code = self.data.get("exit_code")
+        if exit_code is not None:
+            extra.append(f"exit {exit_code}")
+        if self.duration:
+            extra.append(f"{self.duration:.1f}s")
+        if extra:
+            t.append("  · " + " · ".join(extra), style="dim")
+        return t
+
+    def finish(
+        self,
+        result: str,
+        *,
+        is_error: bool = False,
+        duration: float | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        self.result = result
+        self.data = dict(data or {})
+        if self.data.get("denied"):
+            self.status = "denied"
+        elif self.data.get("interrupted"):
+            self.status = "interrupted"
+        else:
+            self.status = "error" if is_error else "ok"
+        self.duration = duration
+        self.set_class(False, "-running")
+        self.add_class(f"-{self.status}")
+        self._header.update(self._header_text())
+        if self.has_class("-expanded"):
+            self._body.update(self._body_renderable())
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self._started
+
+    def mark_interrupted(self) -> None:
+        if self.status == "running":
+            self.finish("", data={"interrupted": True}, duration=self.elapsed())
+
+    def _body_renderable(self) -> RenderableType:
+        parts: list[RenderableType] = []
+        if self.tool_input:
+            parts.append(pretty_args(self.tool_input))
+        diff = self.data.get("diff")
+        if isinstance(diff, str) and diff:
+            parts.append(diff_text(diff))
+        elif self.result:
+            lines = self.result.splitlines()
+            shown = "\n".join(lines[:MAX_RESULT_LINES])
+            style = "red" if self.status == "error" else ""
+            text = Text(shown, style=style)
+            if len(lines) > MAX_RESULT_LINES:
+                text.append(f"\n… {len(lines) - MAX_RESULT_LINES} more lines", style="dim")
+            parts.append(text)
+        elif self.status == "running":
+            parts.append(Text("running…", style="dim"))
+        return Group(*parts)
+
+    @property
+    def expanded(self) -> bool:
+        return self.has_class("-expanded")
+
+    def action_toggle(self) -> None:
+        if not self.expanded:
+            self._body.update(self._body_renderable())
+        self.toggle_class("-expanded")
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        self.action_toggle()

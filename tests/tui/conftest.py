@@ -1,0 +1,127 @@
+"""Helpers for the TUI tests: an app on the scripted provider, and waiting for it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from larik.llm.providers.scripted import ScriptedProvider
+from larik.tui.app import LarikApp
+from larik.tui.local_servers import LocalModel
+
+from .fake_agent import SESSIONS, FakeAgent
+
+SIZE = (100, 30)
+
+
+class Harness:
+    """Builds apps whose agent plays ``turns`` and records what it was asked."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.cwd = tmp_path / "project"
+        self.cwd.mkdir()
+        self.provider: ScriptedProvider | None = None
+        self.agents: list[FakeAgent] = []
+        self.factory_calls: list[dict[str, Any]] = []
+        self.local: list[LocalModel] = []
+        self.fail_with: Exception | None = None
+        self.on_factory: Callable[[], None] | None = None
+
+    def app(self, turns: list[dict[str, Any]], **kw: Any) -> LarikApp:
+        self.provider = ScriptedProvider(turns)
+        provider = self.provider
+        counter = [0]
+
+        async def factory(
+            *, approver: Any, model: str = "", resume: str | None = None
+        ) -> FakeAgent:
+            self.factory_calls.append({"model": model, "resume": resume})
+            if self.on_factory is not None:
+                self.on_factory()
+            if self.fail_with is not None:
+                raise self.fail_with
+            if resume and resume not in SESSIONS:
+                from larik.agent.transcript import TranscriptError
+
+                raise TranscriptError(f"no session {resume}")
+            counter[0] += 1
+            session = resume or f"session-{counter[0]}"
+            agent = FakeAgent(provider, approver, model or "scripted/model-a", session)
+            self.agents.append(agent)
+            return agent
+
+        async def discover() -> list[LocalModel]:
+            return list(self.local)
+
+        kw.setdefault("config", None)
+        return LarikApp(factory, cwd=self.cwd, discover_local=discover, **kw)
+
+    @property
+    def agent(self) -> FakeAgent:
+        return self.agents[-1]
+
+
+@pytest.fixture
+def harness(tmp_path: Path) -> Harness:
+    SESSIONS.clear()
+    return Harness(tmp_path)
+
+
+async def wait_for(pilot: Any, cond: Callable[[], Any], timeout: float = 10.0) -> None:
+    """Let the app run until ``cond()`` is true (fails the test after ``timeout`` seconds)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        if loop.time() > end:
+            raise AssertionError(f"timed out waiting for {getattr(cond, '__name__', cond)}")
+        await pilot.pause(0.02)
+
+
+async def ready(pilot: Any) -> None:
+    app = pilot.app
+    await wait_for(pilot, lambda: app.agent is not None)
+
+
+async def send(pilot: Any, text: str) -> None:
+    """Type ``text`` into the prompt and press Enter."""
+    app = pilot.app
+    app.prompt.focus()
+    app.prompt.load_text(text)
+    app.prompt.move_cursor(
+        (app.prompt.document.line_count - 1, len(text.splitlines()[-1]) if text else 0)
+    )
+    app.prompt.menu.close()
+    await pilot.press("enter")
+
+
+async def turn_done(pilot: Any) -> None:
+    app = pilot.app
+    await wait_for(pilot, lambda: not app.busy and (app._turn is None or not app._turn.is_running))
+    await app.conv.flush()
+    await pilot.pause()
+
+
+def screen_text(app: Any) -> str:
+    """What the terminal shows (modals over their background), as plain text."""
+    import io
+
+    from rich.console import Console
+
+    width, height = app.size
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    console.print(update)
+    return "\n".join(line.rstrip() for line in console.export_text(styles=False).splitlines())

@@ -1,0 +1,149 @@
+"""A small stand-in for ``larik.agent.Agent`` on the scripted provider, for the TUI's tests.
+
+It follows the contract the TUI relies on (docs/tui.md, larik/tui/protocol.py): events in
+order, the approver awaited before each tool call, replay rules applied to every request,
+cancellation leaving the conversation valid. Tools do nothing but report; ``edit_file`` returns
+a diff in ``data["diff"]``, ``bash`` an exit code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from larik.agent.events import AgentEvent, AgentEventType, Approver, PermissionRequest
+from larik.llm.providers.scripted import ScriptedProvider
+from larik.llm.replay import replayable_messages
+from larik.llm.types import Block, EventType, Message, Request, StopReason, Usage
+
+E = AgentEventType
+SESSIONS: dict[str, list[Message]] = {}
+
+
+class FakeAgent:
+    def __init__(
+        self, provider: ScriptedProvider, approver: Approver, spec: str, session: str
+    ) -> None:
+        self.provider = provider
+        self.approver = approver
+        self.provider_name, _, self.model = spec.partition("/")
+        self.role: str | None = None
+        self.effort = ""
+        self.permission_mode = "ask"
+        self.messages: list[Message] = list(SESSIONS.get(session, []))
+        self.usage_by_model: dict[str, Usage] = {}
+        self.cost_by_model: dict[str, float | None] = {}
+        self.usage_by_role: dict[str, Usage] = {}
+        self.total_usage = Usage()
+        self.total_cost: float | None = 0.0
+        self.context_tokens = 0
+        self.context_window = 200_000
+        self.session_id = session
+        self.transcript_path = Path("/nonexistent") / f"{session}.jsonl"
+        self.closed = False
+        self.switches: list[str] = []
+        SESSIONS[session] = self.messages
+
+    def set_model(self, spec: str) -> Any:
+        provider, _, model = spec.partition("/")
+        if not model:
+            from larik.llm.errors import ResolveError
+
+            raise ResolveError(f"unknown model {spec!r}")
+        self.provider_name, self.model = provider, model
+        self.switches.append(spec)
+        return type("Resolved", (), {"spec": spec})()
+
+    async def close(self) -> None:
+        self.closed = True
+
+    def compact(self) -> AsyncIterator[AgentEvent]:
+        return self._compact()
+
+    async def _compact(self) -> AsyncIterator[AgentEvent]:
+        yield AgentEvent(E.NOTICE, text=f"compacted {len(self.messages)} messages")
+        self.messages[:] = [Message.user("summary of the conversation")]
+        yield AgentEvent(E.TURN_END, stop_reason=StopReason.END_TURN)
+
+    async def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[AgentEvent]:
+        blocks = [Block.text_block(prompt)] if isinstance(prompt, str) else list(prompt)
+        user = Message(role="user", blocks=blocks)
+        self.messages.append(user)
+        yield AgentEvent(E.MESSAGE, message=user)
+        for _ in range(20):
+            req = Request(
+                model=self.model,
+                messages=replayable_messages(self.messages, self.provider_name, self.model),
+                effort=self.effort,  # type: ignore[arg-type]
+            )
+            text: list[str] = []
+            done = None
+            try:
+                async for ev in self.provider.stream(req):
+                    if ev.type is EventType.TEXT_DELTA:
+                        text.append(ev.text)
+                        yield AgentEvent(E.TEXT_DELTA, text=ev.text)
+                    elif ev.type is EventType.THINKING_DELTA:
+                        yield AgentEvent(E.THINKING_DELTA, text=ev.text)
+                    elif ev.type is EventType.DONE:
+                        done = ev
+            except asyncio.CancelledError:
+                partial = Message(
+                    role="assistant",
+                    blocks=[Block.text_block("".join(text))],
+                    model=self.model,
+                    interrupted=True,
+                )
+                self.messages.append(partial)
+                raise
+            assert done is not None and done.message is not None and done.usage is not None
+            msg = done.message
+            self.messages.append(msg)
+            self._count(done.usage)
+            yield AgentEvent(E.MESSAGE, message=msg)
+            yield AgentEvent(E.USAGE, usage=done.usage, model=self.model, cost=0.0)
+            if done.stop_reason is not StopReason.TOOL_USE:
+                yield AgentEvent(E.TURN_END, stop_reason=done.stop_reason, text=msg.text())
+                return
+            results = []
+            for tu in msg.tool_uses():
+                args = tu.input_dict()
+                summary = str(args.get("path") or args.get("command") or "")
+                yield AgentEvent(
+                    E.TOOL_START, tool_id=tu.id, tool_name=tu.name, tool_input=args, text=summary
+                )
+                diff = str(args.get("diff", ""))
+                approval = await self.approver(PermissionRequest(tu.name, args, summary, diff))
+                if approval.allow:
+                    content, is_error = f"{tu.name} ok", False
+                    data: dict[str, Any] = {"diff": diff} if diff else {}
+                    if tu.name == "bash":
+                        data["exit_code"] = 0
+                else:
+                    content = "denied by the user" + (
+                        f": {approval.reason}" if approval.reason else ""
+                    )
+                    is_error, data = True, {"denied": True}
+                yield AgentEvent(
+                    E.TOOL_END,
+                    tool_id=tu.id,
+                    tool_name=tu.name,
+                    text=content,
+                    is_error=is_error,
+                    duration=0.5,
+                    data=data,
+                )
+                results.append(Block.tool_result(tu.id, content, is_error))
+            um = Message(role="user", blocks=results)
+            self.messages.append(um)
+            yield AgentEvent(E.MESSAGE, message=um)
+
+    def _count(self, usage: Usage) -> None:
+        key = f"{self.provider_name}/{self.model}"
+        self.usage_by_model[key] = self.usage_by_model.get(key, Usage()) + usage
+        self.cost_by_model[key] = 0.0
+        self.usage_by_role["main"] = self.usage_by_role.get("main", Usage()) + usage
+        self.total_usage = self.total_usage + usage
+        self.context_tokens = usage.context + usage.output

@@ -1,0 +1,25 @@
+"""The conversation view on a streamed reply."""
+
+from __future__ import annotations
+
+from larik.tui.widgets.streaming_markdown import StreamingMarkdown
+from larik.tui.widgets.user_turn import UserTurn
+
+from .conftest import ready, screen_text, send, turn_done
+
+REPLY = "# Plan\n\nFirst **read** the file.\n\n```python\nprint('hi')\n```\n\nThen done.\n"
+
+
+async def test_a_streamed_reply_is_shown_as_markdown_under_the_prompt(harness):
+    app = harness.app([{"text": REPLY}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "make a plan")
+        await turn_done(pilot)
+        users = list(app.query(UserTurn))
+        assert [u.prompt for u in users] == ["make a plan"]
+        replies = list(app.query(StreamingMarkdown).filter(".assistant"))
+        assert len(replies) == 1 and replies[0].text == REPLY
+        shown = screen_text(app)
+        assert "Plan" in shown and "print('hi')" in shown and "Then done." in shown
+        assert "# Plan" not in shown  # rendered, not raw
