@@ -281,3 +281,24 @@ def test_set_routing_rejects_a_role_naming_a_role():
     with pytest.raises(ConfigError, match="names the role"):
         config.set_routing(roles={"worker": "explore"})
     assert config.roles == {}
+
+
+# ------------------------------------------------------------------------------------- docs
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
+
+
+def test_the_configuration_doc_names_every_key():
+    from larik.config import ModelOverride, PermissionsConfig, ProviderConfig
+
+    text = DOC.read_text()
+    for model in (Config, ProviderConfig, ModelOverride, PermissionsConfig):
+        for name in model.model_fields:
+            documented = f"`{name}`" in text or f"`[{name}" in text  # a key or a [table]
+            assert documented, f"{model.__name__}.{name} is not documented"
+
+
+def test_the_configuration_doc_example_is_a_valid_config():
+    text = DOC.read_text()
+    example = text.split("```toml\n", 1)[1].split("```", 1)[0]
+    Config.model_validate(tomllib.loads(example))
