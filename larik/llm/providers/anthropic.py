@@ -54,7 +54,8 @@ class AnthropicProvider:
     ``thinking``: None follows ``Request.effort``; False never sends thinking or effort (for
     models or proxies that reject them); True turns thinking on even for effort "".
     ``prompt_cache``: cache breakpoints on the last system block and the latest turn.
-    ``options``: ``timeout`` (read timeout in seconds); other keys are ignored.
+    ``options``: ``timeout`` (read timeout in seconds), ``api_key_env`` (the env var holding
+    the key, default ANTHROPIC_API_KEY); other keys are ignored.
     """
 
     def __init__(
@@ -75,14 +76,15 @@ class AnthropicProvider:
         self._api_key = api_key
         self._base_url = base_url
         self._headers = dict(headers or {})
+        self._env_key = str(options.get("api_key_env") or ENV_KEY)
         self._sdk: AsyncAnthropic | None = None
 
     def _client(self) -> AsyncAnthropic:
         if self._sdk is not None:
             return self._sdk
-        key = self._api_key or os.environ.get(ENV_KEY, "")
+        key = self._api_key or os.environ.get(self._env_key, "")
         if not key:
-            raise MissingKeyError(self.name, [ENV_KEY])
+            raise MissingKeyError(self.name, [self._env_key])
         import anthropic
         import httpx2
 
@@ -129,7 +131,7 @@ class AnthropicProvider:
                     elif kind == "message_stop":
                         final = ev.message
         except (anthropic.AnthropicError, httpx2.HTTPError, httpx2.StreamError) as exc:
-            raise map_error(exc, self.name, request.model, plan.on) from exc
+            raise map_error(exc, self.name, request.model, plan.on, self._env_key) from exc
         except (ValueError, RuntimeError) as exc:  # malformed event data / event order
             raise APIError(
                 0,
@@ -148,13 +150,15 @@ class AnthropicProvider:
         yield StreamEvent.done(message, to_usage(final.usage), to_stop_reason(final.stop_reason))
 
 
-def map_error(exc: BaseException, provider: str, model: str, thinking_on: bool) -> APIError:
+def map_error(
+    exc: BaseException, provider: str, model: str, thinking_on: bool, env_key: str = ENV_KEY
+) -> APIError:
     """The one place an SDK or transport error becomes a Larik error."""
     import anthropic
     import httpx2
 
     if isinstance(exc, anthropic.APIStatusError):
-        return _status_error(exc, provider, model, thinking_on)
+        return _status_error(exc, provider, model, thinking_on, env_key)
     if isinstance(exc, anthropic.APITimeoutError | httpx2.TimeoutException):
         return APIError(0, "the request timed out", retryable=True, provider=provider)
     if isinstance(exc, anthropic.APIConnectionError):
@@ -168,7 +172,7 @@ def map_error(exc: BaseException, provider: str, model: str, thinking_on: bool) 
     return APIError(0, f"SDK error ({type(exc).__name__})", retryable=False, provider=provider)
 
 
-def _status_error(exc: Any, provider: str, model: str, thinking_on: bool) -> APIError:
+def _status_error(exc: Any, provider: str, model: str, thinking_on: bool, env_key: str) -> APIError:
     status: int = exc.status_code
     kind = exc.type if isinstance(exc.type, str) else ""
     if status < 400:  # an `event: error` inside a 200 stream
@@ -178,11 +182,11 @@ def _status_error(exc: Any, provider: str, model: str, thinking_on: bool) -> API
     if status in (400, 413) and any(p in detail.lower() for p in _OVERFLOW):
         return ContextOverflow(text, status=status, provider=provider)
     if status == 401:
-        text += f" (set {ENV_KEY} to a valid key)"
+        text += f" (set {env_key} to a valid key)"
     elif status == 400 and thinking_on:
         text += (
             f" (thinking was on for {model}; to turn it off set thinking = false"
-            f' under [providers.{provider}] in the config, or use effort "")'
+            f' in [providers.{provider}.options] of the config, or use effort "")'
         )
     return APIError(status, text, retry_after=_retry_after(exc.response), provider=provider)
 

@@ -639,7 +639,11 @@ async def test_a_400_while_thinking_says_how_to_turn_thinking_off(loopback):
         await drain(provider(loopback, name="claude-proxy"), req("claude-sonnet-4-5", effort="low"))
     msg = str(ei.value)
     assert "bad thing" in msg and "claude-sonnet-4-5" in msg
-    assert "thinking = false" in msg and "[providers.claude-proxy]" in msg and 'effort ""' in msg
+    assert (
+        "thinking = false" in msg
+        and "[providers.claude-proxy.options]" in msg
+        and 'effort ""' in msg
+    )
 
 
 async def test_a_400_without_thinking_has_no_thinking_hint(loopback):
@@ -701,6 +705,24 @@ async def test_cancelling_the_consumer_task_closes_the_request(loopback):
 
 
 # -- keys, base URL, headers, lazy import ----------------------------------------------------------
+
+
+async def test_api_key_env_option_names_another_env_var(loopback, monkeypatch):
+    monkeypatch.setenv("PROXY_KEY", "proxy-key-1")
+    p = AnthropicProvider(name="proxy", base_url=loopback.url, api_key_env="PROXY_KEY")
+    loopback.add(_unauthorized())
+    with pytest.raises(APIError) as ei:
+        await drain(p, req())
+    assert "proxy-key-1" in loopback.requests[-1].headers["authorization"]
+    assert "PROXY_KEY" in str(ei.value) and "proxy-key-1" not in str(ei.value)
+    monkeypatch.delenv("PROXY_KEY")
+    with pytest.raises(MissingKeyError, match="PROXY_KEY"):
+        await drain(AnthropicProvider(name="proxy", api_key_env="PROXY_KEY"), req())
+
+
+def _unauthorized() -> Reply:
+    body = {"type": "error", "error": {"type": "authentication_error", "message": "bad key"}}
+    return Reply(status=401, body=json.dumps(body), content_type="application/json")
 
 
 async def test_missing_key_names_the_env_var():
