@@ -107,10 +107,12 @@ class OllamaProvider:
             raise ConfigError(f"{name}: options must be a table of Ollama runtime options")
         self.name = name
         self.num_ctx = num_ctx
-        self.context_cap = int(options.get("context_cap") or CONTEXT_CAP)
+        self.context_cap = int(
+            _positive(name, "context_cap", options.get("context_cap", CONTEXT_CAP))
+        )
         self.keep_alive = options.get("keep_alive")
         self.extra_options: dict[str, Any] = dict(extra)
-        self.timeout = float(options.get("timeout") or 600.0)
+        self.timeout = _positive(name, "timeout", options.get("timeout", 600.0))
         self._api_key = api_key
         self._headers = dict(headers or {})
         if base_url:
@@ -129,7 +131,7 @@ class OllamaProvider:
 
             headers = {"Content-Type": "application/json", **self._headers}
             key = self._api_key if self._api_key is not None else os.environ.get(ENV_KEY)
-            if key:
+            if key and not any(h.lower() == "authorization" for h in headers):
                 headers["Authorization"] = f"Bearer {key}"
             self._client = httpx2.AsyncClient(
                 base_url=self.base_url,
@@ -324,6 +326,8 @@ class OllamaProvider:
         names: dict[str, str] = {}  # tool call id -> tool name, for tool messages
         for message in request.messages:
             blocks = replayable_blocks(message, self.name, request.model)
+            if not blocks:
+                continue
             if message.role == "assistant":
                 out.append(_assistant(blocks, names))
             else:
@@ -445,16 +449,23 @@ def _think(effort: str, model: str, info: _ModelInfo | None) -> bool | str | Non
         return None
     level = _LEVELS.get(effort, "high")
     values = info.think_values if info is not None else None
-    if values is not None:
-        if effort in values and isinstance(effort, str):
-            return effort
-        if level in values:
-            return level
-        if True in values:
-            return True
+    if values is not None:  # the model's advertised controls (newer Ollama)
+        for choice in (effort, level, True):
+            if choice in values:
+                return choice
         return None
     # no level metadata: older Ollama takes levels only for gpt-oss, and `true` elsewhere
     return level if "gpt-oss" in model.lower() else True
+
+
+def _positive(name: str, key: str, value: Any) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = 0.0
+    if number <= 0:
+        raise ConfigError(f"{name}: {key} must be a positive number")
+    return number
 
 
 def _context_length(data: dict[str, Any]) -> int | None:

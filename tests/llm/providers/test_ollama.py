@@ -198,6 +198,20 @@ async def test_thinking_is_replayed_as_the_thinking_field_to_the_same_model_only
     assert other["messages"][1] == {"role": "assistant", "content": "Answer."}
 
 
+async def test_a_message_left_empty_by_the_replay_rule_is_not_sent(loopback):
+    loopback.add(ndjson(chunk("ok"), final()))
+    foreign = Message(
+        role="assistant",
+        model="claude-x",
+        blocks=[Block.thinking_block("private", signature="s", provider="anthropic")],
+    )
+    await run(make(loopback, num_ctx=8192), req([Message.user("a"), foreign, Message.user("b")]))
+    assert chat_bodies(loopback)[0]["messages"] == [
+        {"role": "user", "content": "a"},
+        {"role": "user", "content": "b"},
+    ]
+
+
 async def test_tool_calls_without_id_get_generated_unique_ids(loopback):
     calls = [
         {"function": {"name": "read_file", "arguments": {"path": "a.py"}}},
@@ -528,11 +542,20 @@ async def test_api_key_is_sent_as_bearer_and_none_is_sent_without_one(loopback, 
     assert auth == [None, "Bearer env-key-123", "Bearer given-key"]
 
 
+async def test_an_authorization_header_given_in_headers_is_kept(loopback):
+    loopback.add(ndjson(chunk("ok"), final()))
+    provider = make(loopback, num_ctx=8192, headers={"authorization": "Basic abc"})
+    await run(provider, req())
+    assert loopback.requests[0].headers["authorization"] == "Basic abc"
+
+
 def test_unknown_option_and_bad_num_ctx_are_config_errors():
     with pytest.raises(ConfigError, match="temprature"):
         OllamaProvider(temprature=0.2)
     with pytest.raises(ConfigError, match="num_ctx"):
         OllamaProvider(num_ctx=0)
+    with pytest.raises(ConfigError, match="timeout"):
+        OllamaProvider(timeout="soon")
 
 
 async def test_extra_options_and_keep_alive_are_sent(loopback):
