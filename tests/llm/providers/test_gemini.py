@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from larik.llm.errors import APIError, ContextOverflow, MissingKeyError
+from larik.llm.errors import APIError, ConfigError, ContextOverflow, MissingKeyError
 from larik.llm.providers.gemini import GeminiProvider
 from larik.llm.types import (
     Block,
@@ -526,6 +526,15 @@ async def test_gemini_api_key_wins_over_google_api_key(loopback, monkeypatch):
     loopback.add(sse(chunk([{"text": "ok"}], "STOP")))
     await run(GeminiProvider(base_url=loopback.url), req())
     assert loopback.requests[0].headers["x-goog-api-key"] == "gemini-env-key"
+
+
+@pytest.mark.parametrize(
+    "option", [{"thinking": "no"}, {"timeout": "soon"}, {"connect_timeout": 0}]
+)
+def test_bad_options_are_a_one_line_config_error(option):
+    with pytest.raises(ConfigError) as ei:
+        GeminiProvider(api_key="dummy-key", **option)
+    assert str(ei.value).startswith("gemini: ") and "\n" not in str(ei.value)
 
 
 def test_importing_the_adapter_imports_no_sdk():
