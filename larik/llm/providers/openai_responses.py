@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from ..errors import APIError, ContextOverflow, MissingKeyError
+from ..errors import APIError, ConfigError, ContextOverflow, MissingKeyError
 from ..types import Request, StreamEvent
 from .openai_responses_convert import (
     build_params,
@@ -42,6 +42,7 @@ ENV_KEY = "OPENAI_API_KEY"
 ENV_BASE_URL = "OPENAI_BASE_URL"
 CONNECT_TIMEOUT = 15.0
 READ_TIMEOUT = 600.0
+SUMMARIES = ("auto", "concise", "detailed", "", None)
 
 _OVERFLOW = re.compile(
     r"context[ _](window|length)|maximum context|too many tokens|prompt is too long", re.I
@@ -52,10 +53,11 @@ _CLIENT_CODE = re.compile(r"invalid|image|policy|residency|unsupported|empty|not
 class OpenAIResponsesProvider:
     """``OpenAIResponsesProvider(name="openai", api_key=None, base_url=None, headers=None)``.
 
-    ``api_key`` None reads OPENAI_API_KEY at first use; ``base_url`` None reads OPENAI_BASE_URL,
-    else the SDK's default. Options: ``reasoning_summary`` ("auto", "concise", "detailed", or
-    "" for none; default "auto"), ``timeout`` (read timeout in seconds, default 600).
-    Unknown options are kept in ``options`` and otherwise ignored.
+    ``api_key`` None reads OPENAI_API_KEY (or the ``api_key_env`` option's variable) at first
+    use; ``base_url`` None reads OPENAI_BASE_URL, else the SDK's default. Options:
+    ``reasoning_summary`` ("auto", "concise", "detailed", or "" for none; default "auto"),
+    ``timeout`` (read timeout in seconds, default 600), ``api_key_env``. Unknown options are
+    kept in ``options`` and otherwise ignored.
     """
 
     def __init__(
@@ -72,9 +74,17 @@ class OpenAIResponsesProvider:
         self._base_url = base_url
         self._headers = dict(headers or {})
         self.options = options
+        self._env_key = str(options.get("api_key_env") or ENV_KEY)
         summary = options.get("reasoning_summary", "auto")
+        if summary not in SUMMARIES:
+            raise ConfigError(
+                f'provider {name}: reasoning_summary must be auto, concise, detailed or ""'
+            )
         self._summary: str | None = summary or None
-        self._timeout = float(options.get("timeout", READ_TIMEOUT))
+        try:
+            self._timeout = float(options.get("timeout") or READ_TIMEOUT)
+        except (TypeError, ValueError):
+            raise ConfigError(f"provider {name}: timeout must be a number of seconds") from None
         self._client: Any = None
         # what models turned out not to take (learned from 400s, see _downgrade)
         self._plain: set[str] = set()
@@ -84,9 +94,9 @@ class OpenAIResponsesProvider:
     # -- client -----------------------------------------------------------------------------
     def _sdk_client(self) -> Any:
         if self._client is None:
-            key = self._api_key or os.environ.get(ENV_KEY)
+            key = self._api_key or os.environ.get(self._env_key)
             if not key:
-                raise MissingKeyError(self.name, [ENV_KEY])
+                raise MissingKeyError(self.name, [self._env_key])
             import httpx2
             import openai
 
@@ -152,9 +162,9 @@ class OpenAIResponsesProvider:
             except openai.BadRequestError as exc:
                 if final is None and self._downgrade(request.model, params, exc):
                     continue
-                raise map_error(exc, self.name) from exc
+                raise map_error(exc, self.name, self._env_key) from exc
             except (openai.OpenAIError, RuntimeError, AssertionError, LookupError) as exc:
-                raise map_error(exc, self.name) from exc
+                raise map_error(exc, self.name, self._env_key) from exc
             break
         if final is None:
             raise APIError(0, "the stream ended before the response completed", provider=self.name)
@@ -182,12 +192,12 @@ class OpenAIResponsesProvider:
 # -- errors ---------------------------------------------------------------------------------
 
 
-def map_error(exc: BaseException, provider: str) -> APIError:
+def map_error(exc: BaseException, provider: str, env_key: str = ENV_KEY) -> APIError:
     """Every SDK / transport failure as a one-line ``APIError`` (keys and prompts left out)."""
     import openai
 
     if isinstance(exc, openai.APIStatusError):
-        return _status_error(exc, provider)
+        return _status_error(exc, provider, env_key)
     if isinstance(exc, openai.APITimeoutError):
         return APIError(0, "request timed out", retryable=True, provider=provider)
     if isinstance(exc, openai.APIConnectionError):
@@ -200,7 +210,7 @@ def map_error(exc: BaseException, provider: str) -> APIError:
     return APIError(0, f"malformed response stream: {exc}", retryable=True, provider=provider)
 
 
-def _status_error(exc: Any, provider: str) -> APIError:
+def _status_error(exc: Any, provider: str, env_key: str) -> APIError:
     status: int = exc.status_code
     body = exc.body if isinstance(exc.body, dict) else {}
     code = body.get("code") or ""
@@ -213,7 +223,7 @@ def _status_error(exc: Any, provider: str) -> APIError:
     if status == 401:
         return APIError(
             401,
-            f"authentication failed ({code or kind or 'unauthorized'}): check {ENV_KEY}",
+            f"authentication failed ({code or kind or 'unauthorized'}): check {env_key}",
             retryable=False,
             provider=provider,
         )

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from larik.llm.errors import APIError, ContextOverflow, MissingKeyError
+from larik.llm.errors import APIError, ConfigError, ContextOverflow, MissingKeyError
 from larik.llm.providers.openai_responses import OpenAIResponsesProvider
 from larik.llm.types import (
     Block,
@@ -624,6 +624,26 @@ async def test_key_and_base_url_come_from_the_environment(loopback, monkeypatch)
     recorded = loopback.requests[-1]
     assert recorded.path == "/env/responses"
     assert recorded.headers["authorization"] == "Bearer env-key"
+
+
+async def test_api_key_env_option_names_another_variable(loopback, monkeypatch):
+    provider = OpenAIResponsesProvider(api_key_env="WORK_OPENAI_KEY", base_url=f"{loopback.url}/v1")
+    with pytest.raises(MissingKeyError) as ei:
+        await run(provider, req())
+    assert "WORK_OPENAI_KEY" in str(ei.value)
+    monkeypatch.setenv("WORK_OPENAI_KEY", "work-key")
+    loopback.add(error_reply(401, "Incorrect API key provided"))
+    with pytest.raises(APIError) as ei:
+        await run(provider, req())
+    assert "WORK_OPENAI_KEY" in str(ei.value)
+    assert loopback.requests[-1].headers["authorization"] == "Bearer work-key"
+
+
+@pytest.mark.parametrize("options", [{"reasoning_summary": "verbose"}, {"timeout": "soon"}])
+def test_bad_options_are_a_config_error(options):
+    with pytest.raises(ConfigError) as ei:
+        OpenAIResponsesProvider(api_key="dummy-key", **options)
+    assert "provider openai" in str(ei.value) and next(iter(options)) in str(ei.value)
 
 
 def test_importing_the_adapter_does_not_import_the_sdk():
