@@ -44,7 +44,7 @@ ENV_KEY = "OLLAMA_API_KEY"
 CONTEXT_CAP = 32768  # num_ctx sent when the model allows more and none is configured
 TOOL_IMAGES_NOTE = "Images returned by the tool calls above, in order:"
 _LEVELS = {"low": "low", "medium": "medium", "high": "high", "max": "high"}
-_OPTION_KEYS = frozenset({"keep_alive", "options", "timeout", "context_cap"})
+_OPTION_KEYS = frozenset({"keep_alive", "options", "timeout", "context_cap", "api_key_env"})
 _OVERFLOW = re.compile(
     r"exceed\w*[^.]{0,60}context|context[^.]{0,60}exceed|prompt is (too long|longer than)"
     r"|context_length_exceeded|exceed_context_size",
@@ -114,6 +114,7 @@ class OllamaProvider:
         self.extra_options: dict[str, Any] = dict(extra)
         self.timeout = _positive(name, "timeout", options.get("timeout", 600.0))
         self._api_key = api_key
+        self._key_env = str(options.get("api_key_env") or ENV_KEY)
         self._headers = dict(headers or {})
         if base_url:
             self.base_url = base_url.rstrip("/")
@@ -130,7 +131,7 @@ class OllamaProvider:
             import httpx2
 
             headers = {"Content-Type": "application/json", **self._headers}
-            key = self._api_key if self._api_key is not None else os.environ.get(ENV_KEY)
+            key = self._api_key if self._api_key is not None else os.environ.get(self._key_env)
             if key and not any(h.lower() == "authorization" for h in headers):
                 headers["Authorization"] = f"Bearer {key}"
             self._client = httpx2.AsyncClient(
@@ -345,7 +346,7 @@ class OllamaProvider:
         elif status == 404:
             message = f"{message} (is {_safe_url(self.base_url)} an Ollama server?)"
         elif status in (401, 403):
-            message = f"{message} (set {ENV_KEY} for a hosted or proxied Ollama)"
+            message = f"{message} (set {self._key_env} for a hosted or proxied Ollama)"
         return APIError(status, message, retry_after=retry_after, provider=self.name)
 
     def _transport_error(self, exc: Exception) -> APIError:

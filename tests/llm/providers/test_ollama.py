@@ -532,14 +532,28 @@ def test_base_url_defaults_to_ollama_host_or_localhost(monkeypatch):
 
 async def test_api_key_is_sent_as_bearer_and_none_is_sent_without_one(loopback, monkeypatch):
     monkeypatch.delenv("OLLAMA_API_KEY", raising=False)
-    for _ in range(3):
+    monkeypatch.setenv("MY_OLLAMA_KEY", "other-env-key")
+    for _ in range(4):
         loopback.add(ndjson(chunk("ok"), final()))
     await run(OllamaProvider(base_url=loopback.url, num_ctx=8192), req())
     monkeypatch.setenv("OLLAMA_API_KEY", "env-key-123")
     await run(OllamaProvider(base_url=loopback.url, num_ctx=8192), req())
     await run(make(loopback, num_ctx=8192, api_key="given-key"), req())
+    await run(
+        OllamaProvider(base_url=loopback.url, num_ctx=8192, api_key_env="MY_OLLAMA_KEY"), req()
+    )
     auth = [r.headers.get("authorization") for r in loopback.requests]
-    assert auth == [None, "Bearer env-key-123", "Bearer given-key"]
+    assert auth == [None, "Bearer env-key-123", "Bearer given-key", "Bearer other-env-key"]
+
+
+async def test_unauthorized_names_the_key_variable(loopback):
+    loopback.add(
+        Reply(status=401, body='{"error":"unauthorized"}', content_type="application/json")
+    )
+    with pytest.raises(APIError) as ei:
+        await run(make(loopback, num_ctx=8192), req())
+    assert ei.value.status == 401 and "OLLAMA_API_KEY" in str(ei.value)
+    assert "dummy-key" not in str(ei.value)
 
 
 async def test_an_authorization_header_given_in_headers_is_kept(loopback):
