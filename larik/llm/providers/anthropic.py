@@ -132,13 +132,8 @@ class AnthropicProvider:
                         final = ev.message
         except (anthropic.AnthropicError, httpx2.HTTPError, httpx2.StreamError) as exc:
             raise map_error(exc, self.name, request.model, plan.on, self._env_key) from exc
-        except (ValueError, RuntimeError) as exc:  # malformed event data / event order
-            raise APIError(
-                0,
-                f"malformed stream from the server ({type(exc).__name__})",
-                retryable=True,
-                provider=self.name,
-            ) from exc
+        except (ValueError, RuntimeError) as exc:  # malformed event data, events out of order
+            raise map_error(exc, self.name, request.model, plan.on, self._env_key) from exc
         if final is None:
             raise APIError(
                 0,
@@ -169,6 +164,9 @@ def map_error(
         return APIError(
             0, f"connection lost mid-stream ({name})", retryable=True, provider=provider
         )
+    if isinstance(exc, ValueError | RuntimeError):
+        name = type(exc).__name__
+        return APIError(0, f"malformed stream ({name})", retryable=True, provider=provider)
     return APIError(0, f"SDK error ({type(exc).__name__})", retryable=False, provider=provider)
 
 

@@ -677,6 +677,14 @@ async def test_connection_refused_is_a_retryable_transport_error():
     assert ei.value.status == 0 and ei.value.retryable
 
 
+async def test_malformed_event_data_is_a_retryable_api_error(loopback):
+    loopback.add(sse(message_start(), "event: content_block_start\r\ndata: {not json\r\n\r\n"))
+    with pytest.raises(APIError) as ei:
+        await drain(provider(loopback), req())
+    assert ei.value.status == 0 and ei.value.retryable
+    assert "malformed" in str(ei.value)
+
+
 async def test_a_stream_without_message_stop_fails(loopback):
     loopback.add(sse(message_start(), text_block(0, ["cut"])))
     with pytest.raises(APIError) as ei:
