@@ -35,7 +35,7 @@ def markdown(text: str) -> Markdown:
 
 def diff_text(diff: str) -> Text:
     """A unified diff coloured line by line: additions green, removals red, hunks cyan."""
-    out = Text(no_wrap=False, end="")
+    out = Text(no_wrap=False)
     for line in diff.splitlines(keepends=True):
         if line.startswith(("+++", "---")):
             style = "bold"

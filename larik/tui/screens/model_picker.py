@@ -37,6 +37,7 @@ class ModelPickerScreen(ModalScreen[str | None]):
         self.title_text = title or "Switch model"
         self.searching = True
         self._shown: list[ModelEntry] = []
+        self._status = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="model-picker", classes="dialog"):
@@ -55,7 +56,8 @@ class ModelPickerScreen(ModalScreen[str | None]):
         self.entries.extend(e for e in entries if e.spec not in known)
         self.searching = False
         self._status = looked
-        self._refill()
+        if self.is_mounted:
+            self._refill()
 
     def _refill(self) -> None:
         query = self.query_one("#model-filter", Input).value
@@ -77,7 +79,7 @@ class ModelPickerScreen(ModalScreen[str | None]):
         status = f"{len(self._shown)} of {len(self.entries)} models"
         if self.searching:
             status += " · looking for local servers…"
-        elif getattr(self, "_status", ""):
+        elif self._status:
             status += f" · {self._status}"
         self.query_one("#picker-status", Static).update(status)
 

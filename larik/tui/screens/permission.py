@@ -48,9 +48,9 @@ class PermissionScreen(ModalScreen[Approval]):
                 placeholder="reason for a denial (optional, sent to the model)", id="reason"
             )
             with Horizontal(classes="buttons"):
-                yield Button("Allow once [y]", id="allow", variant="success")
-                yield Button("Allow always this session [a]", id="always", variant="primary")
-                yield Button("Deny [n]", id="deny", variant="error")
+                yield Button("Allow once (y)", id="allow", variant="success")
+                yield Button("Allow always this session (a)", id="always", variant="primary")
+                yield Button("Deny (n)", id="deny", variant="error")
 
     def _details(self) -> RenderableType:
         parts: list[RenderableType] = []

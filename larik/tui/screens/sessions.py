@@ -38,7 +38,9 @@ class SessionPickerScreen(ModalScreen[str | None]):
             yield ol
 
     def on_mount(self) -> None:
-        self.query_one("#session-list", OptionList).focus()
+        ol = self.query_one("#session-list", OptionList)
+        ol.highlighted = 0 if self.sessions else None
+        ol.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

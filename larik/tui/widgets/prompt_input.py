@@ -144,8 +144,8 @@ class PromptInput(TextArea):
         typed = line[self.menu.start : self.menu.end]
         self.menu.close()
         is_command = choice.value.startswith("/") and self.menu.start == 0 and row == 0
-        if submit_command and is_command and typed == choice.value:
-            return False  # the command is complete already: Enter sends it
+        if submit_command and typed == choice.value:
+            return False  # already complete: Enter sends the prompt
         value = choice.value
         if is_command or not value.endswith("/"):
             value += " "

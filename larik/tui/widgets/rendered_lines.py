@@ -44,9 +44,8 @@ class RenderedLines(Widget):
         console = self.app.console
         options = console.options.update_width(width).update(highlight=False)
         for item in self._items[self._done :]:
-            lines = list(Segment.split_and_crop_lines(console.render(item, options), width))
-            while lines and not "".join(s.text for s in lines[-1]).strip():
-                lines.pop()
+            segments = console.render(item, options)
+            lines = list(Segment.split_and_crop_lines(segments, width, include_new_lines=False))
             if not lines:
                 continue
             if self._strips and self.gap:

@@ -37,7 +37,7 @@ class StreamingMarkdown(Vertical):
     DEFAULT_CSS = """
     StreamingMarkdown { height: auto; }
     StreamingMarkdown > Static { height: auto; }
-    StreamingMarkdown > RenderedLines.-nonempty { margin-bottom: 1; }
+    StreamingMarkdown > .live.-after-frozen { margin-top: 1; }
     """
 
     def __init__(self, text: str = "", *, classes: str | None = None) -> None:
@@ -58,7 +58,7 @@ class StreamingMarkdown(Vertical):
 
     def on_mount(self) -> None:
         if self._pending:
-            self._schedule()
+            self.call_after_refresh(self._paint)
 
     @property
     def text(self) -> str:
@@ -97,7 +97,7 @@ class StreamingMarkdown(Vertical):
                 done, self._tail = self._tail[:cut], self._tail[cut:]
                 self._frozen_text.append(done)
                 self._frozen.append(markdown(done))
-                self._frozen.add_class("-nonempty")
+                self._live.add_class("-after-frozen")
                 freeze_young()
             self._live.update(markdown(self._tail) if self._tail else "")
             self._live.display = bool(self._tail)

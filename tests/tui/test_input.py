@@ -1,0 +1,93 @@
+"""The prompt: newlines, history, completion, @path attachments, !commands."""
+
+from __future__ import annotations
+
+import base64
+
+from larik.tui.widgets.tool_card import ToolCard
+from larik.tui.widgets.user_turn import UserTurn
+
+from .conftest import ready, screen_text, send, turn_done, wait_for
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+
+
+async def test_ctrl_j_adds_a_line_and_enter_sends_the_whole_prompt(harness):
+    app = harness.app([{"text": "ok"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press(*"line one", "ctrl+j", *"line two", "enter")
+        await turn_done(pilot)
+        assert harness.provider.requests[0].messages[0].text() == "line one\nline two"
+
+
+async def test_shift_enter_adds_a_line(harness):
+    app = harness.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("a", "shift+enter", "b")
+        assert app.prompt.text == "a\nb" and not harness.provider.requests
+
+
+async def test_up_recalls_earlier_prompts_and_down_returns_to_the_draft(harness):
+    app = harness.app([{"text": "1"}, {"text": "2"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "first")
+        await turn_done(pilot)
+        await send(pilot, "second")
+        await turn_done(pilot)
+        await pilot.press(*"dra")
+        await pilot.press("up")
+        assert app.prompt.text == "second"
+        await pilot.press("up")
+        assert app.prompt.text == "first"
+        await pilot.press("down", "down")
+        assert app.prompt.text == "dra"
+
+
+async def test_typing_a_slash_lists_matching_commands_and_tab_completes(harness):
+    app = harness.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("/", "r")
+        assert app.menu.is_open
+        labels = [c.value for c in app.menu.items]
+        assert labels == ["/routing", "/resume"]
+        await pilot.press("down", "tab")
+        assert app.prompt.text == "/resume "
+        assert not app.menu.is_open
+
+
+async def test_at_path_completion_and_attachment_of_text_and_image_files(harness):
+    (harness.cwd / "notes.txt").write_text("remember the milk")
+    (harness.cwd / "shot.png").write_bytes(PNG)
+    app = harness.app([{"text": "seen"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press(*"read @no")
+        assert [c.value for c in app.menu.items] == ["@notes.txt"]
+        await pilot.press("tab", *"and @shot.png", "enter")
+        await turn_done(pilot)
+        blocks = harness.provider.requests[0].messages[0].blocks
+        assert blocks[0].text == "read @notes.txt and @shot.png"
+        assert "remember the milk" in blocks[1].text
+        assert blocks[-1].type == "image" and blocks[-1].media_type == "image/png"
+        assert app.query_one(UserTurn).prompt == "read @notes.txt and @shot.png"
+
+
+async def test_bang_runs_a_shell_command_and_shows_output_and_exit_code(harness):
+    app = harness.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "!echo hello-from-shell; exit 3")
+        await wait_for(
+            pilot, lambda: app.query(ToolCard) and app.query_one(ToolCard).status != "running"
+        )
+        card = app.query_one(ToolCard)
+        assert card.status == "error" and card.data["exit_code"] == 3
+        await wait_for(pilot, lambda: "hello-from-shell" in screen_text(app))
+        assert "exit 3" in screen_text(app)
+        assert not harness.provider.requests  # nothing was sent to the model

@@ -1,0 +1,60 @@
+"""/routing: change a role, apply a suggested preset (with bench evidence), save."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+from larik.config import Config, state_dir, user_config_path
+from larik.tui.local_servers import LocalModel
+from larik.tui.screens.model_picker import ModelPickerScreen
+from larik.tui.screens.routing import RoutingScreen
+
+from .conftest import ready, screen_text, send, wait_for
+
+
+async def test_changing_a_role_applies_now_and_s_saves_it_to_the_user_config(harness):
+    config = Config()
+    harness.local = [LocalModel("ollama", "qwen3-coder", "Ollama")]
+    app = harness.app([], config=config)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/routing")
+        await wait_for(pilot, lambda: isinstance(app.screen, RoutingScreen))
+        routing_screen = app.screen
+        assert routing_screen.role_names[1] == "worker"
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
+        await pilot.press(*"qwen3", "enter")
+        await wait_for(pilot, lambda: app.screen is routing_screen)
+        assert config.roles["worker"] == "ollama/qwen3-coder"  # live for this session
+        assert not user_config_path().exists()
+        await pilot.press("s")
+        await wait_for(pilot, lambda: user_config_path().exists())
+        saved = tomllib.loads(user_config_path().read_text())
+        assert saved["roles"] == {"worker": "ollama/qwen3-coder"}
+        await wait_for(pilot, lambda: "saved to" in screen_text(app))
+
+
+async def test_a_suggested_preset_shows_bench_evidence_and_y_applies_it(harness, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    results = state_dir() / "bench" / "results.jsonl"
+    results.parent.mkdir(parents=True, exist_ok=True)
+    rows = [{"model": "anthropic/claude-haiku-5-5", "passed": True, "cost": 0.01}] * 3
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    config = Config()
+    app = harness.app([], config=config)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/routing")
+        await wait_for(pilot, lambda: isinstance(app.screen, RoutingScreen))
+        screen = app.screen
+        await pilot.press("p")
+        await wait_for(pilot, lambda: screen.suggestion is not None, timeout=20)
+        await wait_for(pilot, lambda: "Suggested preset" in screen_text(app))
+        assert "bench 3/3 passed" in screen_text(app)
+        suggested = dict(screen.suggestion.roles)
+        await pilot.press("y")
+        await pilot.pause()
+        assert all(config.roles[r] == spec for r, spec in suggested.items())
+        assert screen.changed >= set(suggested)
