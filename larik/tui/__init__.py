@@ -5,7 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["run_tui"]
+__all__ = ["resume_hint", "run_tui"]
+
+
+def resume_hint(session_id: str) -> str:
+    """What quitting prints, so the user can come back to the session."""
+    return f"Session {session_id} saved. Resume it with: larik --resume {session_id}"
 
 
 def run_tui(
@@ -49,5 +54,5 @@ def run_tui(
     )
     code = app.run()
     if app.session_id:
-        print(f"Session {app.session_id} saved. Resume it with: larik --resume {app.session_id}")
+        print(resume_hint(app.session_id))
     return int(code or 0)

@@ -99,7 +99,8 @@ class StreamingMarkdown(Vertical):
                 self._frozen.append(markdown(done))
                 self._live.add_class("-after-frozen")
                 freeze_young()
-            self._live.update(markdown(self._tail) if self._tail else "")
-            self._live.display = bool(self._tail)
+            live = bool(self._tail.strip())
+            self._live.update(markdown(self._tail) if live else "")
+            self._live.display = live
             self._last_paint = time.monotonic()
             self.frames += 1

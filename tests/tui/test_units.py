@@ -1,0 +1,176 @@
+"""The TUI's pure parts: Markdown cut points, commands, attachments, model lists, status line."""
+
+from __future__ import annotations
+
+import pytest
+
+from larik.config import Config
+from larik.tui import commands, resume_hint
+from larik.tui.attachments import build_prompt, complete_path, mentions
+from larik.tui.local_servers import LocalModel
+from larik.tui.mdsplit import finished_prefix
+from larik.tui.models import (
+    ModelEntry,
+    format_price,
+    format_window,
+    fuzzy_filter,
+    has_key,
+    picker_entries,
+)
+from larik.tui.widgets.status_bar import status_text
+from larik.tui.widgets.tool_card import key_argument
+
+
+# -- where a growing Markdown text can be frozen -----------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "frozen"),
+    [
+        ("one paragraph still growing", ""),
+        ("para one\n\npara t", "para one\n\n"),
+        ("para one\n\n", ""),  # the next block has not begun
+        ("a\n\nb\n\nc", "a\n\nb\n\n"),
+        ("```py\nx = 1\n\ny = 2\n", ""),  # blank line inside an open fence
+        ("```py\nx = 1\n```\nafter", "```py\nx = 1\n```\n"),
+        ("~~~\ncode\n~~~\n", "~~~\ncode\n~~~\n"),
+        ("- item\n\n  continued", ""),  # indented: may belong to the item
+        ("````\n```\nstill code\n````\nx", "````\n```\nstill code\n````\n"),
+        ("text ```not a fence``` here\n\nnext", "text ```not a fence``` here\n\n"),
+    ],
+)
+def test_only_finished_blocks_are_frozen(text, frozen):
+    assert text[: finished_prefix(text)] == frozen
+
+
+def test_freezing_in_pieces_gives_the_same_blocks_as_freezing_at_once():
+    text = "# T\n\npara\n\n```\na\n\nb\n```\n\n- x\n- y\n\nend"
+    done, tail = [], ""
+    for ch in text:
+        tail += ch
+        cut = finished_prefix(tail)
+        done.append(tail[:cut])
+        tail = tail[cut:]
+    assert "".join(done) + tail == text
+    assert "```\na\n\nb\n```\n" in "".join(done)
+
+
+# -- slash commands ------------------------------------------------------------------------
+def test_a_command_line_parses_to_name_and_argument():
+    assert commands.parse("/model  openai/gpt-5 ") == ("model", "openai/gpt-5")
+    assert commands.parse("/HELP") == ("help", "")
+
+
+@pytest.mark.parametrize("text", ["hello", "/usr/bin/env is broken", "// comment", "/ x", "/"])
+def test_prompts_that_only_look_like_commands_are_not_commands(text):
+    assert commands.parse(text) is None
+
+
+def test_completion_matches_names_and_aliases_by_prefix():
+    assert [c.name for c in commands.complete("r")] == ["routing", "resume"]
+    assert [c.name for c in commands.complete("q")] == ["exit"]
+    assert commands.find("quit").name == "exit" and commands.find("nope") is None
+
+
+def test_help_lists_every_command():
+    text = commands.help_markdown()
+    assert all(f"/{c.name}" in text for c in commands.COMMANDS)
+
+
+def test_the_resume_hint_names_the_command():
+    assert (
+        resume_hint("20260101-abc")
+        == "Session 20260101-abc saved. Resume it with: larik --resume 20260101-abc"
+    )
+
+
+# -- @path ---------------------------------------------------------------------------------
+def test_mentions_are_at_word_starts_only():
+    assert mentions("see @a.py and me@mail.com, @dir/b.txt.") == ["a.py", "dir/b.txt"]
+
+
+def test_files_outside_the_project_or_missing_are_not_attached(tmp_path):
+    (tmp_path / "p").mkdir()
+    (tmp_path / "secret.txt").write_text("no")
+    out = build_prompt("@../secret.txt @missing.py @someone", tmp_path / "p")
+    assert out.files == [] and out.prompt() == "@../secret.txt @missing.py @someone"
+    assert out.problems == [
+        "@../secret.txt: outside the project, not attached",
+        "@missing.py: no such file",
+    ]
+
+
+def test_binary_files_are_not_attached(tmp_path):
+    (tmp_path / "x.bin").write_bytes(b"\0\1\2")
+    assert build_prompt("@x.bin", tmp_path).problems == ["@x.bin: a binary file, not attached"]
+
+
+def test_path_completion_lists_directories_with_a_slash_and_hides_dotfiles(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.py").write_text("")
+    (tmp_path / ".env").write_text("")
+    (tmp_path / "setup.py").write_text("")
+    assert complete_path("s", tmp_path) == ["setup.py", "src/"]
+    assert complete_path("src/", tmp_path) == ["src/main.py"]
+    assert complete_path(".e", tmp_path) == [".env"]
+
+
+# -- models --------------------------------------------------------------------------------
+def test_catalog_models_are_listed_only_when_their_provider_has_a_key(monkeypatch):
+    assert not [e for e in picker_entries(Config()) if e.spec.startswith("anthropic/")]
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    entries = picker_entries(Config())
+    assert any(e.spec.startswith("anthropic/") and e.input_price for e in entries)
+    assert has_key("anthropic", Config()) and not has_key("openai", Config())
+
+
+def test_local_models_are_listed_free():
+    entries = picker_entries(Config(), [LocalModel("ollama", "qwen3", "Ollama")])
+    assert (
+        ModelEntry("ollama/qwen3", entries[-1].window, 0.0, 0.0, "local", "Ollama") == entries[-1]
+    )
+    assert format_price(0.0, 0.0) == "free"
+
+
+def test_fuzzy_filter_prefers_substrings_then_subsequences():
+    entries = [
+        ModelEntry(s) for s in ("openai/gpt-5", "anthropic/claude-sonnet-4-5", "ollama/qwen3")
+    ]
+    assert [e.spec for e in fuzzy_filter("sonnet", entries)] == ["anthropic/claude-sonnet-4-5"]
+    assert [e.spec for e in fuzzy_filter("oq3", entries)] == ["ollama/qwen3"]
+    assert len(fuzzy_filter("", entries)) == 3
+
+
+def test_windows_and_prices_are_short():
+    assert (format_window(200_000), format_window(1_000_000), format_window(None)) == (
+        "200k",
+        "1M",
+        "?",
+    )
+    assert (format_price(3, 15), format_price(None, 1)) == ("$3/$15", "price ?")
+
+
+# -- status line and cards -----------------------------------------------------------------
+class _Agent:
+    model, provider_name, role, effort, permission_mode = (
+        "gpt-5",
+        "openai",
+        "worker",
+        "high",
+        "edits",
+    )
+    context_tokens, context_window, total_cost = 50_000, 200_000, 0.1234
+
+    class total_usage:
+        total = 12_345
+
+
+def test_the_status_line_shows_model_role_effort_context_tokens_cost_and_mode():
+    assert status_text(_Agent()).plain == (
+        "openai/gpt-5 (worker) · effort high · ctx 25% · 12.3k tok · $0.1234 · edits"
+    )
+
+
+def test_the_card_summary_is_the_calls_key_argument():
+    assert key_argument({"path": "a.py", "content": "x"}) == "a.py"
+    assert key_argument({"command": "pytest   -q\n-x"}) == "pytest -q -x"
+    assert key_argument({"n": 3, "other": "value"}) == "value"
+    assert len(key_argument({"command": "x" * 500})) == 70
