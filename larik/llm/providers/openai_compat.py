@@ -1,0 +1,455 @@
+"""The openai-compatible adapter: Chat Completions through the official ``openai`` SDK.
+
+One class serves every OpenAI-compatible endpoint: the hosted vendors and local servers in
+:mod:`.presets` (``OpenAICompatProvider(name="groq")``) and custom endpoints
+(``OpenAICompatProvider(name="my-vllm", base_url=..., api_key_env=...)``).
+
+Streaming: ``chat.completions.create(stream=True)``, each chunk fed to the SDK's own
+accumulator (``ChatCompletionStreamState``), which keeps vendor extras such as
+``reasoning_content``/``reasoning``; display deltas come from the chunk's delta. Reasoning
+arrives in those fields or as ``<think>…</think>`` at the start of the content (split as it
+streams). Tool calls are announced once their name is known and delivered complete in the done
+message; arguments that are not valid JSON are repaired with json-repair where possible, and a
+local model that wrote its call as text (Hermes, Mistral, bare JSON) has it recovered
+(:mod:`larik.llm.toolcalls`). Usage comes from ``stream_options.include_usage``.
+
+Errors are mapped in one place (:meth:`OpenAICompatProvider._errors`). ``context_window`` and
+``supports_tools`` (ModelProber) ask llama.cpp's ``/props``, vLLM's ``/v1/models`` or LM
+Studio's ``/api/v0/models/{id}``; a failed probe is None.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import os
+import re
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from ..errors import APIError, ConfigError, ContextOverflow, LarikError, MissingKeyError
+from ..toolcalls import new_call_id, recover_tool_calls, repair_arguments
+from ..types import Block, Request, StopReason, StreamEvent
+from .openai_compat_convert import (
+    ThinkSplitter,
+    assistant_message,
+    build_messages,
+    build_tools,
+    split_think,
+    stop_reason_from,
+    usage_from,
+)
+from .presets import CUSTOM, PRESETS, Preset, ReasoningHistory
+
+__all__ = ["OpenAICompatProvider"]
+
+CONNECT_TIMEOUT = 15.0
+READ_TIMEOUT = 600.0
+PROBE_TIMEOUT = 5.0
+NO_KEY = "no-key"  # sent to keyless local servers, which ignore it
+_MODES = ("field", "inline", "strip")
+_EFFORTS = ("reasoning_effort", "openrouter", "none")
+_OVERFLOW = re.compile(
+    r"context[_ ]length|context size|context window|maximum context|prompt is too long"
+    r"|too large for model|reduce the length of the messages|exceed_context_size",
+    re.IGNORECASE,
+)
+
+
+class OpenAICompatProvider:
+    """Chat Completions adapter. ``name`` picks a preset (or is a custom endpoint's name).
+
+    ``reasoning_history`` overrides the preset's mode; ``api_key_env`` names the key variable of
+    a custom endpoint (and makes the key required). Options: ``temperature``, ``top_p``,
+    ``seed``, ``extra_body`` (dict merged into the request body), ``timeout`` (read timeout,
+    seconds), ``effort`` (``reasoning_effort`` | ``openrouter`` | ``none``), ``stream_usage``
+    (bool). Other options are ignored.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str = "openai-compatible",
+        api_key: str | None = None,
+        base_url: str | None = None,
+        headers: dict[str, str] | None = None,
+        reasoning_history: ReasoningHistory | None = None,
+        api_key_env: str | None = None,
+        **options: Any,
+    ) -> None:
+        self.name = name
+        self.preset: Preset = PRESETS.get(name, CUSTOM)
+        url = base_url or self.preset.base_url
+        if not url:
+            raise ConfigError(f"{name}: a custom openai-compatible provider needs a base_url")
+        self.base_url = url.rstrip("/")
+        mode = reasoning_history or self.preset.reasoning_history
+        if mode not in _MODES:
+            raise ConfigError(f"{name}: reasoning_history must be one of {', '.join(_MODES)}")
+        self.reasoning_history: ReasoningHistory = mode
+        self.effort_style = options.pop("effort", self.preset.effort)
+        if self.effort_style not in _EFFORTS:
+            raise ConfigError(f"{name}: effort must be one of {', '.join(_EFFORTS)}")
+        self.stream_usage = bool(options.pop("stream_usage", self.preset.stream_usage))
+        self.options = options
+        self._api_key = api_key
+        self._env = (api_key_env,) if api_key_env else self.preset.env
+        self._key_required = bool(api_key_env) or self.preset.needs_key
+        self._headers = {**self.preset.headers, **(headers or {})}
+        self._client: Any = None
+        self._probes: dict[str, tuple[int | None, bool | None]] = {}
+
+    # -- client ---------------------------------------------------------------------------------
+    def _key(self, *, required: bool) -> str | None:
+        if self._api_key:
+            return self._api_key
+        for var in self._env:
+            value = os.environ.get(var)
+            if value:
+                return value
+        if required and self._key_required:
+            raise MissingKeyError(self.name, self._env)
+        return None
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            import httpx2
+            from openai import AsyncOpenAI
+
+            read = float(self.options.get("timeout") or READ_TIMEOUT)
+            client = AsyncOpenAI(
+                api_key=self._key(required=True) or NO_KEY,
+                base_url=self.base_url,
+                max_retries=0,
+                timeout=httpx2.Timeout(read, connect=CONNECT_TIMEOUT),
+                default_headers=self._headers or None,
+            )
+            # OpenAI's own account headers must not go to other vendors
+            client.organization = None
+            client.project = None
+            self._client = client
+        return self._client
+
+    def _params(self, request: Request) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": request.model,
+            "messages": build_messages(request, self.name, self.reasoning_history),
+            "stream": True,
+        }
+        if self.stream_usage:
+            params["stream_options"] = {"include_usage": True}
+        tools = build_tools(request)
+        if tools:
+            params["tools"] = tools
+        if request.max_tokens:
+            params["max_tokens"] = request.max_tokens
+        for key in ("temperature", "top_p", "seed"):
+            if self.options.get(key) is not None:
+                params[key] = self.options[key]
+        extra = dict(self.options.get("extra_body") or {})
+        effort = "high" if request.effort == "max" else request.effort
+        if effort and self.effort_style == "reasoning_effort":
+            params["reasoning_effort"] = effort
+        elif effort and self.effort_style == "openrouter":
+            extra["reasoning"] = {"effort": effort}
+        if extra:
+            params["extra_body"] = extra
+        return params
+
+    # -- streaming ------------------------------------------------------------------------------
+    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        from openai.lib.streaming.chat import ChatCompletionStreamState
+
+        client = self._get_client()
+        state: Any = ChatCompletionStreamState()
+        splitter = ThinkSplitter()
+        started: set[int] = set()
+        usage = None
+        chunks = 0
+        with self._errors():
+            sdk_stream = await client.chat.completions.create(**self._params(request))
+            async with sdk_stream:
+                async for chunk in sdk_stream:
+                    chunks += 1
+                    choice = chunk.choices[0] if chunk.choices else None
+                    delta = choice.delta if choice is not None else None
+                    if delta is not None:
+                        if delta.content is not None and not isinstance(delta.content, str):
+                            raise self._malformed("content is not a string")
+                        if delta.tool_calls:
+                            _number_calls(delta.tool_calls, started)
+                    self._accumulate(state, chunk)
+                    if chunk.usage is not None:
+                        usage = chunk.usage
+                    if delta is None or choice.index:
+                        continue
+                    extra = delta.model_extra
+                    if extra:
+                        reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+                        if reasoning and isinstance(reasoning, str):
+                            yield StreamEvent.thinking_delta(reasoning)
+                    if delta.content:
+                        thinking, text = splitter.feed(delta.content)
+                        if thinking:
+                            yield StreamEvent.thinking_delta(thinking)
+                        if text:
+                            yield StreamEvent.text_delta(text)
+                    if delta.refusal:
+                        yield StreamEvent.text_delta(delta.refusal)
+                    for call in delta.tool_calls or ():
+                        fn = call.function
+                        if call.index not in started and fn is not None and fn.name:
+                            started.add(call.index)
+                            yield StreamEvent.tool_use_start(fn.name, call.id or "")
+        thinking, text = splitter.finish()
+        if thinking:
+            yield StreamEvent.thinking_delta(thinking)
+        if text:
+            yield StreamEvent.text_delta(text)
+        if not chunks:
+            raise APIError(
+                0, "the server ended the stream without sending a reply", provider=self.name
+            )
+        yield self._done(request, state.current_completion_snapshot, usage)
+
+    def _accumulate(self, state: Any, chunk: Any) -> None:
+        """Feed the SDK accumulator; a chunk it cannot take is a server fault, not a crash."""
+        try:
+            state.handle_chunk(chunk)
+        except (
+            AssertionError, AttributeError, TypeError, RuntimeError, IndexError, KeyError, ValueError
+        ) as exc:  # fmt: skip
+            raise self._malformed(type(exc).__name__) from exc
+
+    def _malformed(self, why: str) -> APIError:
+        return APIError(
+            0,
+            f"malformed stream chunk from the server ({why})",
+            retryable=False,
+            provider=self.name,
+        )
+
+    def _done(self, request: Request, snapshot: Any, usage: Any) -> StreamEvent:
+        choice = next((c for c in snapshot.choices if c.index == 0), None)
+        message = choice.message if choice is not None else None
+        content = getattr(message, "content", None)
+        content = content if isinstance(content, str) else ""
+        thinking, text = split_think(content)
+        extra = getattr(message, "model_extra", None) or {}
+        reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+        if isinstance(reasoning, str) and reasoning:
+            thinking = reasoning + thinking
+        refusal = getattr(message, "refusal", None)
+        if refusal:
+            text += refusal
+        calls = _tool_calls(getattr(message, "tool_calls", None))
+        if not calls and request.tools and text:
+            text, calls = recover_tool_calls(text, [t.name for t in request.tools])
+        finish = choice.finish_reason if choice is not None else None
+        stop = StopReason.REFUSAL if refusal else stop_reason_from(finish, bool(calls))
+        return StreamEvent.done(
+            assistant_message(request.model, thinking, self.name, text, calls),
+            usage_from(usage),
+            stop,
+        )
+
+    # -- errors ---------------------------------------------------------------------------------
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Every SDK and transport failure, mapped to APIError / ContextOverflow in one place."""
+        import httpx2
+        import openai
+
+        try:
+            yield
+        except LarikError:
+            raise
+        except openai.APIStatusError as exc:
+            raise self._status_error(exc) from exc
+        except openai.APIConnectionError as exc:
+            what = "timed out" if isinstance(exc, openai.APITimeoutError) else "failed"
+            cause = exc.__cause__
+            detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
+            raise APIError(
+                0, f"connection {what}{detail}", retryable=True, provider=self.name
+            ) from exc
+        except openai.APIError as exc:  # an error object inside a 200 stream
+            raise self._in_stream_error(exc) from exc
+        except (httpx2.TransportError, OSError) as exc:
+            raise APIError(
+                0,
+                f"connection failed: {type(exc).__name__}: {exc}",
+                retryable=True,
+                provider=self.name,
+            ) from exc
+        except openai.OpenAIError as exc:
+            raise APIError(0, str(exc), retryable=False, provider=self.name) from exc
+
+    def _status_error(self, exc: Any) -> APIError:
+        status = exc.status_code
+        message, code = _describe(exc.body, exc.message)
+        retry_after = _retry_after(exc.response.headers)
+        if status == 401:
+            names = " or ".join(self._env) if self._env else "api_key in its config"
+            return APIError(status, f"invalid or missing API key: set {names}", provider=self.name)
+        if _OVERFLOW.search(f"{code} {message}"):
+            return ContextOverflow(message, status=status, provider=self.name)
+        return APIError(status, message, retry_after=retry_after, provider=self.name)
+
+    def _in_stream_error(self, exc: Any) -> APIError:
+        message, code = _describe(exc.body, exc.message)
+        if _OVERFLOW.search(f"{code} {message}"):
+            return ContextOverflow(message, provider=self.name)
+        status = int(code) if code.isdigit() and 100 <= int(code) < 600 else 0
+        retryable = status >= 500 or status in (408, 429)
+        return APIError(status, message, retryable=retryable, provider=self.name)
+
+    # -- ModelProber ----------------------------------------------------------------------------
+    async def context_window(self, model: str) -> int | None:
+        return (await self._probe(model))[0]
+
+    async def supports_tools(self, model: str) -> bool | None:
+        return (await self._probe(model))[1]
+
+    async def _probe(self, model: str) -> tuple[int | None, bool | None]:
+        if model in self._probes:
+            return self._probes[model]
+        kind = self.preset.prober
+        if kind == "none":
+            return None, None
+        import httpx2
+
+        key = self._key(required=False)
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        root = self.base_url.removesuffix("/v1")
+        order = ("llamacpp", "vllm", "lmstudio") if kind == "auto" else (kind,)
+        found: tuple[int | None, bool | None] = (None, None)
+        async with httpx2.AsyncClient(timeout=PROBE_TIMEOUT, headers=headers) as http:
+            for probe in order:
+                try:
+                    found = await _PROBES[probe](http, root, self.base_url, model)
+                except (httpx2.HTTPError, OSError, ValueError):
+                    continue
+                if found[0] is not None:
+                    break
+        if found[0] is not None:
+            self._probes[model] = found
+        return found
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _number_calls(calls: list[Any], started: set[int]) -> None:
+    """Give an ``index`` to tool-call deltas sent without one (some servers send each call
+    whole, unnumbered), so the SDK accumulator keeps them apart instead of failing."""
+    if all(call.index is not None for call in calls):
+        return
+    known = [call.index for call in calls if call.index is not None]
+    following = max([*started, *known], default=-1) + 1
+    for call in calls:
+        if call.index is None:
+            call.index = following
+            following += 1
+
+
+def _tool_calls(calls: Any) -> list[Block]:
+    out: list[Block] = []
+    for call in calls or ():
+        fn = getattr(call, "function", None)
+        if fn is None or not fn.name:
+            continue
+        out.append(
+            Block.tool_use(call.id or new_call_id(), fn.name, repair_arguments(fn.arguments or ""))
+        )
+    return out
+
+
+def _describe(body: Any, fallback: str) -> tuple[str, str]:
+    """``(message, code)`` from a vendor error body (the ``error`` object or the whole body)."""
+    if isinstance(body, Mapping) and isinstance(body.get("error"), Mapping):
+        body = body["error"]
+    if not isinstance(body, Mapping):
+        return fallback, ""
+    message = body.get("message")
+    message = message if isinstance(message, str) and message else fallback
+    code = body.get("code") if body.get("code") is not None else body.get("type")
+    code = "" if code is None else str(code)
+    meta = body.get("metadata")
+    raw = meta.get("raw") if isinstance(meta, Mapping) else None
+    if isinstance(raw, str) and raw:
+        message = f"{message}: {raw[:200]}"
+    kind = body.get("type")
+    if isinstance(kind, str) and kind and kind not in message:
+        message = f"{kind}: {message}"
+    return message, code
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return float(ms) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        when = email.utils.parsedate_to_datetime(value) if value else None
+        return max(when.timestamp() - time.time(), 0.0) if when else None
+
+
+async def _get_json(http: Any, url: str) -> Any:
+    response = await http.get(url)
+    response.raise_for_status()
+    return response.json()
+
+
+async def _probe_llamacpp(http: Any, root: str, base: str, model: str):
+    props = await _get_json(http, f"{root}/props")
+    if not isinstance(props, dict):
+        return None, None
+    settings = props.get("default_generation_settings")
+    n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+    n_ctx = n_ctx if isinstance(n_ctx, int) else props.get("n_ctx")
+    caps = props.get("chat_template_caps")
+    tools = caps.get("supports_tools") if isinstance(caps, dict) else None
+    if not isinstance(tools, bool):
+        template = props.get("chat_template")
+        tools = True if isinstance(template, str) and "tools" in template else None
+    return (n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None), tools
+
+
+async def _probe_vllm(http: Any, root: str, base: str, model: str):
+    listing = await _get_json(http, f"{base}/models")
+    data = listing.get("data") if isinstance(listing, dict) else None
+    entries = [m for m in data or () if isinstance(m, dict)]
+    entry = next((m for m in entries if m.get("id") == model), None)
+    if entry is None and len(entries) == 1:
+        entry = entries[0]
+    if entry is None:
+        return None, None
+    n_ctx = entry.get("max_model_len")
+    meta = entry.get("meta")
+    if not isinstance(n_ctx, int) and isinstance(meta, dict):  # llama.cpp's /v1/models
+        n_ctx = meta.get("n_ctx")
+    return (n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None), None
+
+
+async def _probe_lmstudio(http: Any, root: str, base: str, model: str):
+    info = await _get_json(http, f"{root}/api/v0/models/{model}")
+    if not isinstance(info, dict):
+        return None, None
+    n_ctx = info.get("loaded_context_length")
+    if not isinstance(n_ctx, int) or n_ctx <= 0:
+        n_ctx = info.get("max_context_length")
+    caps = info.get("capabilities")
+    tools = True if isinstance(caps, list) and "tool_use" in caps else None
+    return (n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None), tools
+
+
+_PROBES = {"llamacpp": _probe_llamacpp, "vllm": _probe_vllm, "lmstudio": _probe_lmstudio}
