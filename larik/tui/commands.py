@@ -21,13 +21,15 @@ class Command:
 
 COMMANDS: tuple[Command, ...] = (
     Command("model", "/model [SPEC]", "pick a model, or switch to SPEC (provider/model)"),
-    Command("routing", "/routing", "roles -> models -> fallbacks: change, apply a preset, save"),
-    Command("effort", "/effort [low|medium|high|max|default]", "reasoning effort for next turns"),
+    Command("routing", "/routing", "role -> model -> fallbacks: change, apply a preset, save"),
+    Command("effort", "/effort [LEVEL]", "reasoning effort: low, medium, high, max or default"),
     Command("compact", "/compact", "summarise the conversation to free context"),
     Command("clear", "/clear", "start a new session (the old one stays saved)", ("new",)),
     Command("resume", "/resume [ID]", "open an earlier session of this project"),
     Command("cost", "/cost", "tokens and cost so far, per model and per role"),
-    Command("permissions", "/permissions [ask|edits|yolo]", "show or set the permission mode"),
+    Command(
+        "permissions", "/permissions [MODE]", "show or set the permission mode: ask, edits, yolo"
+    ),
     Command("help", "/help", "this list, and the keys", ("?",)),
     Command("exit", "/exit", "quit (prints how to resume)", ("quit", "q")),
 )

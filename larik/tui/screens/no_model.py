@@ -51,6 +51,16 @@ def _config_path() -> str:
         return "~/.config/larik/config.toml"
 
 
+def _example_model() -> str:
+    try:
+        from ...llm.catalog import default_model
+
+        model = default_model("anthropic")
+        return f"anthropic/{model}" if model else "anthropic/claude-sonnet-4-5"
+    except Exception:  # only used to word a hint
+        return "anthropic/claude-sonnet-4-5"
+
+
 def no_model_text(reason: str = "") -> str:
     keys = "\n".join(
         f"    export {env.split(' or ')[0]}=...   # {name}" for name, env in _key_rows()
@@ -67,7 +77,7 @@ Larik needs a key for a hosted model, or a model server running on this machine.
 
 **2. Or write it in the config** (`{_config_path()}`):
 
-    model = "anthropic/claude-sonnet-4-5"
+    model = "{_example_model()}"
 
     [providers.anthropic]
     api_key_env = "MY_ANTHROPIC_KEY"   # or api_key = "..." (the file is then kept private)

@@ -88,15 +88,15 @@ class RoutingScreen(ModalScreen[None]):
         self.query_one("#role-list", OptionList).focus()
 
     # -- rows --------------------------------------------------------------------------------
-    def row(self, role: str) -> Text:
+    def row(self, role: str, width: int = 30) -> Text:
         spec = self.roles.get(role, "")
         t = Text(f"{role:<9}", style="bold")
         if spec:
-            t.append(f"{spec:<40}")
-            t.append(f" {_price(spec, self.config):<14}", style="dim")
+            t.append(f"{spec:<{width}}")
+            t.append(f" {_price(spec, self.config):<12}", style="dim")
         else:
-            t.append(f"{UNSET:<40}", style="dim")
-            t.append(" " * 15)
+            t.append(f"{UNSET:<{width}}", style="dim")
+            t.append(" " * 13)
         fbs = self.fallbacks.get(role, [])
         if fbs:
             t.append(
@@ -110,8 +110,9 @@ class RoutingScreen(ModalScreen[None]):
         ol = self.query_one("#role-list", OptionList)
         keep = ol.highlighted
         ol.clear_options()
+        width = max([len(UNSET), *(len(self.roles.get(r, "")) for r in self.role_names)])
         for role in self.role_names:
-            ol.add_option(Option(self.row(role)))
+            ol.add_option(Option(self.row(role, width)))
         ol.highlighted = keep if keep is not None else 0
         status = f"main model: {self.main or '(first provider with a key)'}"
         if self.changed:

@@ -37,8 +37,9 @@ class CompletionMenu(OptionList, can_focus=False):
     def open(self, items: list[Completion], start: int, end: int) -> None:
         self.items, self.start, self.end = items, start, end
         self.clear_options()
+        width = max((len(c.label) for c in items), default=0)
         for c in items:
-            label = Text(c.label, style="bold")
+            label = Text(c.label.ljust(width), style="bold")
             if c.hint:
                 label.append(f"  {c.hint}", style="dim")
             self.add_option(Option(label))

@@ -1,0 +1,118 @@
+"""Snapshots of the main screens, as the text a terminal of 100x30 shows.
+
+Each screen is compared with ``snapshots/NAME.txt`` (durations normalised to ``N.Ns``). Run
+with ``LARIK_UPDATE_SNAPSHOTS=1`` to write them after a deliberate change, and read the diff.
+pytest-textual-snapshot is not used: it pins syrupy 4.8, which pins pytest below 9.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from larik.config import Config
+from larik.llm.errors import MissingKeyError
+from larik.tui.local_servers import LocalModel
+from larik.tui.screens.model_picker import ModelPickerScreen
+from larik.tui.screens.no_model import NoModelScreen
+from larik.tui.screens.permission import PermissionScreen
+from larik.tui.screens.routing import RoutingScreen
+
+from .conftest import ready, screen_text, send, turn_done, wait_for
+
+SNAPSHOTS = Path(__file__).with_name("snapshots")
+SIZE = (100, 30)
+DIFF = "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n"
+TURNS = [
+    {
+        "thinking": "The test fails because add subtracts.",
+        "text": "The bug is in `add`:\n\n```python\ndef add(a, b):\n    return a - b\n```\n\nI will fix it.",
+        "tool_calls": [
+            {"name": "edit_file", "input": {"path": "calc.py", "diff": DIFF}, "id": "e1"}
+        ],
+        "usage": {"input": 5000, "output": 200},
+    },
+    {"text": "Fixed: **add** now adds.", "usage": {"input": 5400, "output": 20}},
+]
+
+
+def check(app, name: str) -> None:
+    text = re.sub(r"\d+\.\ds\b", "N.Ns", screen_text(app)) + "\n"
+    text = text.replace(os.environ["LARIK_HOME"], "$LARIK_HOME")
+    path = SNAPSHOTS / f"{name}.txt"
+    if os.environ.get("LARIK_UPDATE_SNAPSHOTS"):
+        path.write_text(text, encoding="utf-8")
+        return
+    if not path.exists():
+        pytest.fail(f"no snapshot {path.name}: run with LARIK_UPDATE_SNAPSHOTS=1 and review it")
+    assert text == path.read_text(encoding="utf-8")
+
+
+async def settle(pilot) -> None:
+    await pilot.pause(0.1)
+    await pilot.app.conv.flush()
+    await pilot.pause()
+
+
+async def test_snapshot_conversation(harness):
+    app = harness.app(TURNS)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "fix the failing test in calc.py")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await settle(pilot)
+        check(app, "permission")
+        await pilot.press("y")
+        await turn_done(pilot)
+        await settle(pilot)
+        check(app, "conversation")
+
+
+async def test_snapshot_slash_completion(harness):
+    app = harness.app([])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("/")
+        await settle(pilot)
+        check(app, "slash_completion")
+
+
+async def test_snapshot_model_picker(harness):
+    harness.local = [
+        LocalModel("ollama", "qwen3-coder:30b", "Ollama"),
+        LocalModel("vllm", "Qwen/Qwen3-8B", "vLLM"),
+    ]
+    app = harness.app([], config=Config())
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/model")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ModelPickerScreen) and not app.screen.searching
+        )
+        await settle(pilot)
+        check(app, "model_picker")
+
+
+async def test_snapshot_routing(harness):
+    config = Config(
+        roles={"worker": "ollama/qwen3-coder:30b"}, fallbacks={"worker": ["vllm/Qwen/Qwen3-8B"]}
+    )
+    app = harness.app([], config=config)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/routing")
+        await wait_for(pilot, lambda: isinstance(app.screen, RoutingScreen))
+        await settle(pilot)
+        check(app, "routing")
+
+
+async def test_snapshot_no_model(harness):
+    harness.fail_with = MissingKeyError("anthropic", ["ANTHROPIC_API_KEY"])
+    app = harness.app([])
+    async with app.run_test(size=(100, 50)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, NoModelScreen))
+        await settle(pilot)
+        check(app, "no_model")
