@@ -50,6 +50,7 @@ PROBE_TIMEOUT = 5.0
 NO_KEY = "no-key"  # sent to keyless local servers, which ignore it
 _MODES = ("field", "inline", "strip")
 _EFFORTS = ("reasoning_effort", "openrouter", "none")
+_OPTIONS = ("temperature", "top_p", "seed", "extra_body", "timeout")
 _OVERFLOW = re.compile(
     r"context[_ ]length|context size|context window|maximum context|prompt is too long"
     r"|too large for model|reduce the length of the messages|exceed_context_size",
@@ -64,7 +65,7 @@ class OpenAICompatProvider:
     a custom endpoint (and makes the key required). Options: ``temperature``, ``top_p``,
     ``seed``, ``extra_body`` (dict merged into the request body), ``timeout`` (read timeout,
     seconds), ``effort`` (``reasoning_effort`` | ``openrouter`` | ``none``), ``stream_usage``
-    (bool). Other options are ignored.
+    (bool). Any other option is a ConfigError naming it.
     """
 
     def __init__(
@@ -92,6 +93,10 @@ class OpenAICompatProvider:
         if self.effort_style not in _EFFORTS:
             raise ConfigError(f"{name}: effort must be one of {', '.join(_EFFORTS)}")
         self.stream_usage = bool(options.pop("stream_usage", self.preset.stream_usage))
+        unknown = sorted(set(options) - set(_OPTIONS))
+        if unknown:
+            known = ", ".join(("effort", "stream_usage", *_OPTIONS))
+            raise ConfigError(f"{name}: unknown option {unknown[0]!r} (known: {known})")
         self.options = options
         self._api_key = api_key
         self._env = (api_key_env,) if api_key_env else self.preset.env

@@ -9,8 +9,8 @@ which gets :data:`CUSTOM`'s defaults and must be given a ``base_url``.
 Fields, in the order the table uses them:
 
 * ``base_url`` — the API root the SDK appends ``/chat/completions`` to.
-* ``env`` — API key variables, first one set wins. Local servers need no key: their ``env`` is
-  optional (used only when set).
+* ``env`` — API key variables, first one set wins; empty for local servers, which need no key
+  (a server started with one takes ``api_key``/``api_key_env`` like a custom endpoint).
 * ``reasoning_history`` — how this provider's own reasoning is sent back on later turns:
   ``field`` (``reasoning_content`` on the assistant message), ``inline`` (``<think>…</think>``
   at the start of the content) or ``strip`` (dropped). Only ever for the same provider and model.
@@ -99,7 +99,6 @@ _ROWS = [
     Preset(
         "vllm",
         "http://127.0.0.1:8000/v1",
-        ("VLLM_API_KEY",),
         reasoning_history="field",
         local=True,
         prober="vllm",

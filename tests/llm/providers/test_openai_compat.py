@@ -218,6 +218,19 @@ def test_bad_reasoning_history_is_a_config_error():
         OpenAICompatProvider(name="llamacpp", reasoning_history="sometimes")  # type: ignore[arg-type]
 
 
+def test_unknown_option_is_a_config_error_naming_it():
+    with pytest.raises(ConfigError, match="num_ctx"):
+        OpenAICompatProvider(name="llamacpp", num_ctx=4096)
+
+
+async def test_sampling_options_and_extra_body_are_sent(loopback):
+    loopback.add(text_reply("ok"))
+    provider = make(loopback, temperature=0.2, seed=7, extra_body={"top_k": 20})
+    await drain(provider, req())
+    body = loopback.requests[-1].json()
+    assert (body["temperature"], body["seed"], body["top_k"]) == (0.2, 7, 20)
+
+
 async def test_hosted_preset_without_key_raises_missing_key_naming_env_var(loopback):
     provider = OpenAICompatProvider(name="groq", base_url=f"{loopback.url}/v1")
     with pytest.raises(MissingKeyError, match="GROQ_API_KEY"):
