@@ -12,9 +12,9 @@ factory is called with keywords only::
 
     factory(name=..., api_key=... | None, base_url=... | None, headers=... | None, **options)
 
-Built-ins: ``anthropic``, ``openai``, ``gemini``, ``ollama``, every openai-compatible preset
-(``openrouter``, ``groq``, ``deepseek``, ``nvidia-nim``, … and the local ``lmstudio``,
-``llamacpp``, ``vllm``) and ``scripted`` (``scripted/PATH.json`` plays a script file; one
+Built-ins: ``anthropic``, ``openai``, ``gemini``, ``ollama``, every openai-compatible preset in
+:mod:`larik.llm.providers.presets` (``openrouter``, ``groq``, ``deepseek``, ``nvidia-nim``, … and
+the local ``lmstudio``, ``llamacpp``, ``vllm``) and ``scripted`` (``scripted/PATH.json`` plays a script file; one
 instance per absolute path per process).
 """
 
@@ -36,8 +36,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ADAPTERS",
-    "PRESETS",
-    "Preset",
     "ProviderSpec",
     "RegistryError",
     "get",
@@ -84,33 +82,6 @@ class ProviderSpec:
     def needs_key(self) -> bool:
         return bool(self.credential_env_names)
 
-
-@dataclass(frozen=True, slots=True)
-class Preset:
-    """An openai-compatible endpoint known by name."""
-
-    base_url: str
-    env: tuple[str, ...]
-    reasoning_history: str = "field"
-    local: bool = False
-
-
-#: The openai-compatible presets (name -> endpoint, key variables, reasoning history mode).
-#: Reconciled with larik.llm.providers.presets when that module exists (see _presets()).
-PRESETS: dict[str, Preset] = {
-    "openrouter": Preset("https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY",)),
-    "groq": Preset("https://api.groq.com/openai/v1", ("GROQ_API_KEY",)),
-    "deepseek": Preset("https://api.deepseek.com/v1", ("DEEPSEEK_API_KEY",)),
-    "nvidia-nim": Preset("https://integrate.api.nvidia.com/v1", ("NVIDIA_API_KEY",)),
-    "together": Preset("https://api.together.xyz/v1", ("TOGETHER_API_KEY",)),
-    "fireworks": Preset("https://api.fireworks.ai/inference/v1", ("FIREWORKS_API_KEY",)),
-    "cerebras": Preset("https://api.cerebras.ai/v1", ("CEREBRAS_API_KEY",)),
-    "mistral": Preset("https://api.mistral.ai/v1", ("MISTRAL_API_KEY",), "strip"),
-    "xai": Preset("https://api.x.ai/v1", ("XAI_API_KEY",), "strip"),
-    "lmstudio": Preset("http://127.0.0.1:1234/v1", (), "inline", local=True),
-    "llamacpp": Preset("http://127.0.0.1:8080/v1", (), "field", local=True),
-    "vllm": Preset("http://127.0.0.1:8000/v1", (), "field", local=True),
-}
 
 _lock = threading.RLock()
 _registry: dict[str, ProviderSpec] = {}
@@ -211,29 +182,6 @@ def _scripted_factory(*, name: str = "scripted", path: str = "", **_: Any) -> Sc
 # ------------------------------------------------------------------------------- built-ins
 
 
-def _presets() -> dict[str, Preset]:
-    """The preset table: the adapter package's, when it has one, else ours."""
-    try:
-        from .providers import presets as mod  # type: ignore[attr-defined]
-    except ImportError:
-        return dict(PRESETS)
-    table: dict[str, Preset] = {}
-    for pname, p in getattr(mod, "PRESETS", {}).items():
-        get_ = (
-            (lambda k, d=None, p=p: p.get(k, d))
-            if isinstance(p, Mapping)
-            else (lambda k, d=None, p=p: getattr(p, k, d))
-        )
-        env = get_("env") or get_("env_vars") or get_("api_key_env") or ()
-        table[pname] = Preset(
-            base_url=str(get_("base_url", "")),
-            env=(env,) if isinstance(env, str) else tuple(env),
-            reasoning_history=str(get_("reasoning_history", "field") or "field"),
-            local=bool(get_("local", False)),
-        )
-    return table or dict(PRESETS)
-
-
 def _register_builtins() -> None:
     register("anthropic", ADAPTERS["anthropic"], ["ANTHROPIC_API_KEY"], type="anthropic")
     register("openai", ADAPTERS["openai"], ["OPENAI_API_KEY"], type="openai")
@@ -246,7 +194,9 @@ def _register_builtins() -> None:
         base_url="http://127.0.0.1:11434",
         local=True,
     )
-    for pname, preset in _presets().items():
+    from .providers.presets import PRESETS  # data only: imports no SDK
+
+    for pname, preset in PRESETS.items():
         if pname in _registry:
             continue
         register(

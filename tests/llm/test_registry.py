@@ -87,12 +87,16 @@ def test_built_in_providers_declare_their_credentials(name, env):
 
 
 def test_every_openai_compatible_preset_is_registered_with_the_compat_adapter():
-    for name, preset in registry._presets().items():
+    from larik.llm.providers.presets import PRESETS
+
+    for name, preset in PRESETS.items():
         spec = registry.get(name)
         assert spec is not None, name
         assert spec.type == "openai-compatible"
         assert spec.base_url == preset.base_url
         assert spec.local == preset.local
+        assert spec.credential_env_names == preset.env
+        assert spec.options["reasoning_history"] == preset.reasoning_history
 
 
 def test_nvidia_nim_uses_nvidias_hosted_endpoint():
