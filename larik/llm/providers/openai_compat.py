@@ -123,12 +123,17 @@ class OpenAICompatProvider:
             from openai import AsyncOpenAI
 
             read = float(self.options.get("timeout") or READ_TIMEOUT)
+            key = self._key(required=True) or NO_KEY
+            headers = dict(self._headers)
+            if not any(h.lower() == "authorization" for h in headers):
+                # explicit, so the SDK's OPENAI_CUSTOM_HEADERS cannot put another one in
+                headers["Authorization"] = f"Bearer {key}"
             client = AsyncOpenAI(
-                api_key=self._key(required=True) or NO_KEY,
+                api_key=key,
                 base_url=self.base_url,
                 max_retries=0,
                 timeout=httpx2.Timeout(read, connect=CONNECT_TIMEOUT),
-                default_headers=self._headers or None,
+                default_headers=headers,
             )
             # OpenAI's own account headers must not go to other vendors
             client.organization = None
@@ -180,6 +185,8 @@ class OpenAICompatProvider:
                     choice = chunk.choices[0] if chunk.choices else None
                     delta = choice.delta if choice is not None else None
                     if delta is not None:
+                        if choice.index is None:  # some servers leave it out
+                            choice.index = 0
                         if delta.content is not None and not isinstance(delta.content, str):
                             raise self._malformed("content is not a string")
                         if delta.tool_calls:
@@ -273,12 +280,14 @@ class OpenAICompatProvider:
         except openai.APIStatusError as exc:
             raise self._status_error(exc) from exc
         except openai.APIConnectionError as exc:
-            what = "timed out" if isinstance(exc, openai.APITimeoutError) else "failed"
             cause = exc.__cause__
-            detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
-            raise APIError(
-                0, f"connection {what}{detail}", retryable=True, provider=self.name
-            ) from exc
+            if isinstance(cause, httpx2.ConnectError):
+                message = f"cannot reach {self.base_url}: is the server running?"
+            else:
+                what = "timed out" if isinstance(exc, openai.APITimeoutError) else "failed"
+                detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
+                message = f"connection {what}{detail}"
+            raise APIError(0, message, retryable=True, provider=self.name) from exc
         except openai.APIError as exc:  # an error object inside a 200 stream
             raise self._in_stream_error(exc) from exc
         except (httpx2.TransportError, OSError) as exc:

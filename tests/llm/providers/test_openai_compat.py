@@ -268,6 +268,18 @@ async def test_preset_and_custom_headers_are_sent_but_openai_account_headers_are
     assert "openai-organization" not in headers and "openai-project" not in headers
 
 
+async def test_the_sdks_own_environment_is_not_used(loopback, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-secret-123456")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("OPENAI_CUSTOM_HEADERS", "Authorization: Bearer sk-openai-secret-123456")
+    loopback.add(text_reply("ok"), text_reply("ok"))
+    local = OpenAICompatProvider(name="llamacpp", base_url=f"{loopback.url}/v1")
+    await drain(local, req())
+    await drain(make(loopback, headers={"Authorization": "Token mine"}), req())
+    sent = [r.headers["authorization"] for r in loopback.requests]
+    assert sent == ["Bearer no-key", "Token mine"]
+
+
 # -- streaming rules --------------------------------------------------------------------------
 
 
@@ -529,6 +541,14 @@ async def test_prompt_too_long_is_context_overflow(loopback, error):
     with pytest.raises(ContextOverflow) as ei:
         await drain(make(loopback), req())
     assert not ei.value.retryable
+
+
+async def test_unreachable_server_is_a_retryable_error_naming_the_url():
+    provider = OpenAICompatProvider(name="llamacpp", base_url="http://127.0.0.1:9/v1")
+    with pytest.raises(APIError) as ei:
+        await drain(provider, req())
+    assert ei.value.status == 0 and ei.value.retryable
+    assert "cannot reach http://127.0.0.1:9/v1" in str(ei.value)
 
 
 async def test_empty_stream_is_an_api_error(loopback):
