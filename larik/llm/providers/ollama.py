@@ -7,11 +7,13 @@ Request mapping:
 
 * ``system`` joined into one ``system`` message; tool results become ``tool`` messages (with
   ``tool_name`` and ``tool_call_id``); tool-result images follow them in a ``user`` message
-  introduced by :data:`TOOL_IMAGES_NOTE`; user images go in the message's ``images`` list.
+  introduced by ``TOOL_IMAGES_NOTE`` (larik.llm.toolcalls); user images go in ``images``.
 * Thinking replayed (same provider and model only) as the assistant message's ``thinking``.
 * ``options.num_ctx`` is always sent when known, so a long conversation is never silently cut to
   Ollama's small default window: the configured ``num_ctx``, else ``min(model max, 32768)`` from
   ``/api/show``; ``truncate: false`` turns an over-long prompt into an error (ContextOverflow).
+* A tool call the model wrote as text (Hermes ``<tool_call>``, Mistral ``[TOOL_CALLS]``, a bare
+  JSON call) is recovered into a real call by ``larik.llm.toolcalls`` when no structured call came.
 * ``think`` from Effort: omitted for the default; a level ("low"/"medium"/"high") where the model
   advertises levels, else ``true``; omitted when the model says it cannot think.
 """
@@ -21,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from urllib.parse import urlsplit
 
 from ..errors import APIError, ConfigError, ContextOverflow, redact
 from ..replay import replayable_blocks
+from ..toolcalls import TOOL_IMAGES_NOTE, new_call_id, recover_tool_calls, repair_arguments
 from ..types import Block, Message, Request, StopReason, StreamEvent, Usage
 
 if TYPE_CHECKING:  # httpx2 is imported lazily, when the first request is made
@@ -42,7 +44,6 @@ DEFAULT_PORT = 11434
 ENV_HOST = "OLLAMA_HOST"
 ENV_KEY = "OLLAMA_API_KEY"
 CONTEXT_CAP = 32768  # num_ctx sent when the model allows more and none is configured
-TOOL_IMAGES_NOTE = "Images returned by the tool calls above, in order:"
 _LEVELS = {"low": "low", "medium": "medium", "high": "high", "max": "high"}
 _OPTION_KEYS = frozenset({"keep_alive", "options", "timeout", "context_cap", "api_key_env"})
 _OVERFLOW = re.compile(
@@ -219,6 +220,12 @@ class OllamaProvider:
             raise APIError(
                 0, "the stream ended before Ollama said done", retryable=True, provider=self.name
             )
+        if not calls and text and request.tools:  # a tool call written as text
+            rest, calls = recover_tool_calls("".join(text), [t.name for t in request.tools])
+            if calls:
+                text = [rest] if rest else []
+                for block in calls:
+                    yield StreamEvent.tool_use_start(block.name, block.id)
         yield self._done(request.model, final, thinking, text, calls)
 
     def _done(
@@ -434,11 +441,11 @@ def _arguments(block: Block) -> dict[str, Any]:
 def _tool_block(call: dict[str, Any]) -> Block:
     fn = call.get("function") or {}
     args = fn.get("arguments")
-    if isinstance(args, str):
-        raw = args
+    if isinstance(args, str):  # some servers send the arguments as text
+        raw = repair_arguments(args)
     else:
         raw = json.dumps(args if args is not None else {}, ensure_ascii=False)
-    call_id = call.get("id") or f"call_{uuid.uuid4().hex[:12]}"
+    call_id = call.get("id") or new_call_id()
     return Block(type="tool_use", id=call_id, name=fn.get("name") or "", input=raw)
 
 

@@ -262,6 +262,34 @@ async def test_tool_results_are_tool_messages_named_after_their_call(loopback):
     ]
 
 
+async def test_a_tool_call_written_as_text_is_recovered_into_a_real_call(loopback):
+    text = (
+        'Reading it.\n<tool_call>{"name": "read_file", "arguments": {"path": "a.py"}}</tool_call>'
+    )
+    loopback.add(ndjson(chunk(text), final("stop")))
+    events = await run(make(loopback, num_ctx=8192), req(tools=TOOLS))
+    done = events[-1]
+    (call,) = done.message.tool_uses()
+    assert (call.name, json.loads(call.input)) == ("read_file", {"path": "a.py"})
+    assert done.message.text() == "Reading it."
+    assert done.stop_reason is StopReason.TOOL_USE
+    assert [e.id for e in events if e.type is EventType.TOOL_USE_START] == [call.id]
+
+
+async def test_tool_call_text_is_left_alone_when_the_request_has_no_tools(loopback):
+    text = '<tool_call>{"name": "read_file", "arguments": {"path": "a.py"}}</tool_call>'
+    loopback.add(ndjson(chunk(text), final("stop")))
+    done = (await run(make(loopback, num_ctx=8192), req()))[-1]
+    assert done.message.text() == text and not done.message.tool_uses()
+
+
+async def test_tool_arguments_sent_as_text_are_repaired(loopback):
+    call = {"function": {"name": "read_file", "arguments": '{"path": "a.py",}'}}
+    loopback.add(ndjson(chunk(tool_calls=[call]), final()))
+    block = (await run(make(loopback, num_ctx=8192), req(tools=TOOLS)))[-1].message.tool_uses()[0]
+    assert json.loads(block.input) == {"path": "a.py"}
+
+
 async def test_user_images_go_in_the_messages_images_list(loopback):
     loopback.add(ndjson(chunk("a cat"), final()))
     message = Message(
