@@ -20,6 +20,7 @@ Request mapping:
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
@@ -139,6 +140,8 @@ class OllamaProvider:
                 base_url=self.base_url,
                 headers=headers,
                 timeout=httpx2.Timeout(self.timeout, connect=15.0),
+                # a local server is never reached through HTTP(S)_PROXY from the environment
+                trust_env=not _is_loopback(self.base_url),
             )
         return self._client
 
@@ -531,6 +534,16 @@ def _retry_after(value: str | None) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         return None
+
+
+def _is_loopback(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _safe_url(url: str) -> str:

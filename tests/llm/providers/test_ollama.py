@@ -606,6 +606,15 @@ async def test_extra_options_and_keep_alive_are_sent(loopback):
     assert chat_bodies(loopback)[0]["keep_alive"] == "30m"
 
 
+async def test_a_local_server_is_not_reached_through_an_environment_proxy(loopback, monkeypatch):
+    proxy = f"http://127.0.0.1:{closed_port()}"
+    for var in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(var, proxy)
+    loopback.add(ndjson(chunk("ok"), final()))
+    done = (await run(make(loopback, num_ctx=8192), req()))[-1]
+    assert done.message.text() == "ok"
+
+
 async def test_http_client_is_built_once_and_reused(loopback):
     provider = make(loopback, num_ctx=8192)
     loopback.add(ndjson(chunk("a"), final()), ndjson(chunk("b"), final()))
