@@ -23,17 +23,15 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
-import re
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..errors import APIError, ConfigError, ContextOverflow, redact
-from ..replay import replayable_blocks
-from ..toolcalls import TOOL_IMAGES_NOTE, new_call_id, recover_tool_calls, repair_arguments
+from ..toolcalls import TOOL_IMAGES_NOTE, recover_tool_calls
 from ..types import Block, Message, Request, StopReason, StreamEvent, Usage
+from . import ollama_convert as convert
 
 if TYPE_CHECKING:  # httpx2 is imported lazily, when the first request is made
     import httpx2
@@ -45,13 +43,7 @@ DEFAULT_PORT = 11434
 ENV_HOST = "OLLAMA_HOST"
 ENV_KEY = "OLLAMA_API_KEY"
 CONTEXT_CAP = 32768  # num_ctx sent when the model allows more and none is configured
-_LEVELS = {"low": "low", "medium": "medium", "high": "high", "max": "high"}
 _OPTION_KEYS = frozenset({"keep_alive", "options", "timeout", "context_cap", "api_key_env"})
-_OVERFLOW = re.compile(
-    r"exceed\w*[^.]{0,60}context|context[^.]{0,60}exceed|prompt is (too long|longer than)"
-    r"|context_length_exceeded|exceed_context_size",
-    re.IGNORECASE,
-)
 
 
 def parse_host(value: str) -> str:
@@ -75,15 +67,6 @@ def parse_host(value: str) -> str:
     if ":" in host:
         host = f"[{host}]"
     return f"{parts.scheme}://{host}:{port}{parts.path}"
-
-
-@dataclass(slots=True)
-class _ModelInfo:
-    """What ``/api/show`` says about a model (None: not reported)."""
-
-    context_length: int | None
-    capabilities: list[str] | None
-    think_values: list[Any] | None
 
 
 class OllamaProvider:
@@ -125,7 +108,7 @@ class OllamaProvider:
         else:
             self.base_url = parse_host(os.environ.get(ENV_HOST, ""))
         self._client: httpx2.AsyncClient | None = None
-        self._info: dict[str, _ModelInfo] = {}
+        self._info: dict[str, convert.ModelInfo] = {}
 
     # -- client ---------------------------------------------------------------------------
     def _http(self) -> httpx2.AsyncClient:
@@ -151,7 +134,7 @@ class OllamaProvider:
             self._client = None
 
     # -- ModelProber ----------------------------------------------------------------------
-    async def _model_info(self, model: str) -> _ModelInfo | None:
+    async def _model_info(self, model: str) -> convert.ModelInfo | None:
         """``POST /api/show``, cached per model once it succeeds. Any failure is None."""
         if model in self._info:
             return self._info[model]
@@ -166,7 +149,7 @@ class OllamaProvider:
             return None
         if not isinstance(data, dict):
             return None
-        info = _ModelInfo(_context_length(data), _capabilities(data), _think_values(data))
+        info = convert.model_info(data)
         self._info[model] = info
         return info
 
@@ -212,7 +195,7 @@ class OllamaProvider:
                                 text.append(piece)
                                 yield StreamEvent.text_delta(piece)
                             for call in msg.get("tool_calls") or ():
-                                block = _tool_block(call)
+                                block = convert.tool_block(call)
                                 calls.append(block)
                                 yield StreamEvent.tool_use_start(block.name, block.id)
                         if obj.get("done"):
@@ -283,8 +266,8 @@ class OllamaProvider:
                 0, "Ollama sent an unexpected JSON value", retryable=False, provider=self.name
             )
         if "error" in obj:
-            message = _error_text(obj["error"])
-            if _OVERFLOW.search(message):
+            message = convert.error_text(obj["error"])
+            if convert.is_overflow(message):
                 raise ContextOverflow(message, status=0, provider=self.name)
             raise APIError(0, f"error in stream: {message}", retryable=True, provider=self.name)
         return obj
@@ -293,26 +276,16 @@ class OllamaProvider:
     async def _body(self, request: Request) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": request.model,
-            "messages": self._messages(request),
+            "messages": convert.messages(request, self.name),
             "stream": True,
             "truncate": False,
         }
         if request.tools:
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": t.input_schema,
-                    },
-                }
-                for t in request.tools
-            ]
+            body["tools"] = convert.tools(request)
         info = None
         if self.num_ctx is None or request.effort:
             info = await self._model_info(request.model)
-        think = _think(request.effort, request.model, info)
+        think = convert.think(request.effort, request.model, info)
         if think is not None:
             body["think"] = think
         options: dict[str, Any] = dict(self.extra_options)
@@ -329,27 +302,11 @@ class OllamaProvider:
             body["keep_alive"] = self.keep_alive
         return body
 
-    def _messages(self, request: Request) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        system = request.system_text()
-        if system:
-            out.append({"role": "system", "content": system})
-        names: dict[str, str] = {}  # tool call id -> tool name, for tool messages
-        for message in request.messages:
-            blocks = replayable_blocks(message, self.name, request.model)
-            if not blocks:
-                continue
-            if message.role == "assistant":
-                out.append(_assistant(blocks, names))
-            else:
-                out.extend(_user(blocks, names))
-        return out
-
     # -- errors (every HTTP/transport failure is mapped here) -------------------------------
     def _status_error(self, status: int, raw: bytes, resp: httpx2.Response, model: str) -> APIError:
-        message = _body_error(raw) or resp.reason_phrase or "request failed"
+        message = convert.body_error(raw) or resp.reason_phrase or "request failed"
         retry_after = _retry_after(resp.headers.get("retry-after"))
-        if _OVERFLOW.search(message):
+        if convert.is_overflow(message):
             return ContextOverflow(message, status=status, provider=self.name)
         if status == 404 and "not found" in message.lower() and "model" in message.lower():
             message = f"model {model!r} not found — run `ollama pull {model}`"
@@ -376,97 +333,7 @@ class OllamaProvider:
         )
 
 
-# -- conversion helpers -------------------------------------------------------------------
-
-
-def _assistant(blocks: list[Block], names: dict[str, str]) -> dict[str, Any]:
-    text = [b.text for b in blocks if b.type == "text" and b.text]
-    thinking = [b.text for b in blocks if b.type == "thinking" and b.text and not b.redacted]
-    msg: dict[str, Any] = {"role": "assistant", "content": "\n\n".join(text)}
-    if thinking:
-        msg["thinking"] = "\n\n".join(thinking)
-    calls = []
-    for b in blocks:
-        if b.type == "tool_use":
-            names[b.id] = b.name
-            calls.append({"id": b.id, "function": {"name": b.name, "arguments": _arguments(b)}})
-    if calls:
-        msg["tool_calls"] = calls
-    return msg
-
-
-def _user(blocks: list[Block], names: dict[str, str]) -> list[dict[str, Any]]:
-    """Tool results first (one ``tool`` message each), then their images in a user message with
-    a note, then the user's own text and images."""
-    out: list[dict[str, Any]] = []
-    tool_images: list[str] = []
-    labels: list[str] = []
-    text: list[str] = []
-    images: list[str] = []
-    for b in blocks:
-        if b.type == "tool_result":
-            content = f"Error: {b.content}" if b.is_error else b.content
-            msg: dict[str, Any] = {"role": "tool", "content": content}
-            if b.id in names:
-                msg["tool_name"] = names[b.id]
-            if b.id:
-                msg["tool_call_id"] = b.id
-            out.append(msg)
-            if b.images:
-                tool_images.extend(img.data for img in b.images)
-                n = len(b.images)
-                labels.append(
-                    f"{names.get(b.id, 'tool')} ({b.id}): {n} image{'s' if n > 1 else ''}"
-                )
-        elif b.type == "text" and b.text:
-            text.append(b.text)
-        elif b.type == "image" and b.data:
-            images.append(b.data)
-    if tool_images:
-        note = f"{TOOL_IMAGES_NOTE} {'; '.join(labels)}."
-        out.append({"role": "user", "content": note, "images": tool_images})
-    if text or images:
-        msg = {"role": "user", "content": "\n\n".join(text)}
-        if images:
-            msg["images"] = images
-        out.append(msg)
-    return out
-
-
-def _arguments(block: Block) -> dict[str, Any]:
-    """Tool arguments as the JSON object Ollama wants; unparseable text becomes ``{}``."""
-    try:
-        return block.input_dict()
-    except ValueError:
-        return {}
-
-
-def _tool_block(call: dict[str, Any]) -> Block:
-    fn = call.get("function") or {}
-    args = fn.get("arguments")
-    if isinstance(args, str):  # some servers send the arguments as text
-        raw = repair_arguments(args)
-    else:
-        raw = json.dumps(args if args is not None else {}, ensure_ascii=False)
-    call_id = call.get("id") or new_call_id()
-    return Block(type="tool_use", id=call_id, name=fn.get("name") or "", input=raw)
-
-
-def _think(effort: str, model: str, info: _ModelInfo | None) -> bool | str | None:
-    """Effort -> ``think``. None means leave it out (the model's default)."""
-    if not effort:
-        return None
-    if info is not None and info.capabilities is not None and "thinking" not in info.capabilities:
-        return None
-    level = _LEVELS.get(effort, "high")
-    values = info.think_values if info is not None else None
-    if values is not None:  # the model's advertised controls (newer Ollama)
-        for choice in (effort, level, True):
-            if choice in values:
-                return choice
-        return None
-    # no level metadata: older Ollama takes levels only for gpt-oss, and `true` elsewhere
-    return level if "gpt-oss" in model.lower() else True
+# -- helpers ---------------------------------------------------------------------------------
 
 
 def _positive(name: str, key: str, value: Any) -> float:
@@ -477,54 +344,6 @@ def _positive(name: str, key: str, value: Any) -> float:
     if number <= 0:
         raise ConfigError(f"{name}: {key} must be a positive number")
     return number
-
-
-def _context_length(data: dict[str, Any]) -> int | None:
-    info = data.get("model_info")
-    if not isinstance(info, dict):
-        return None
-    for key, value in info.items():
-        if key.endswith(".context_length") and isinstance(value, int | float) and value > 0:
-            return int(value)
-    return None
-
-
-def _capabilities(data: dict[str, Any]) -> list[str] | None:
-    caps = data.get("capabilities")
-    return [str(c) for c in caps] if isinstance(caps, list) else None
-
-
-def _think_values(data: dict[str, Any]) -> list[Any] | None:
-    thinking = data.get("thinking")
-    if isinstance(thinking, dict) and isinstance(thinking.get("values"), list):
-        return thinking["values"]
-    return None
-
-
-def _error_text(err: Any) -> str:
-    """Ollama's ``error`` value as text; unwraps a nested JSON error (llama-server's)."""
-    if isinstance(err, dict):
-        return str(err.get("message") or err.get("error") or err)
-    text = str(err)
-    if text.startswith("{"):
-        try:
-            inner = json.loads(text)
-        except ValueError:
-            return text
-        if isinstance(inner, dict):
-            return _error_text(inner.get("error", inner))
-    return text
-
-
-def _body_error(raw: bytes) -> str:
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        text = raw.decode("utf-8", "replace").strip()
-        return text if text and len(text) < 200 and "<" not in text else ""
-    if isinstance(data, dict) and "error" in data:
-        return _error_text(data["error"])
-    return ""
 
 
 def _retry_after(value: str | None) -> float | None:
