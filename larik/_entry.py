@@ -5,8 +5,6 @@ no pydantic, no SDK, no Textual), so it costs little more than starting Python. 
 goes to the Typer app in :mod:`larik.cli`. Measured by benchmarks/startup.py.
 """
 
-from __future__ import annotations
-
 import sys
 
 VERSION_FLAGS = ("--version", "-V")
