@@ -23,3 +23,21 @@ async def test_a_streamed_reply_is_shown_as_markdown_under_the_prompt(harness):
         shown = screen_text(app)
         assert "Plan" in shown and "print('hi')" in shown and "Then done." in shown
         assert "# Plan" not in shown  # rendered, not raw
+
+
+async def test_old_items_fold_into_the_archive_and_stay_readable(harness):
+    from larik.tui.widgets.conversation import KEEP, SLACK
+
+    turns = [{"text": f"answer {i}"} for i in range(40)]
+    app = harness.app(turns)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        for i in range(40):
+            await send(pilot, f"question {i}")
+            await turn_done(pilot)
+        assert len(app.conv.items) <= KEEP + SLACK
+        archived = "\n".join(app.conv.archive.plain_lines())
+        assert "› question 0" in archived and "answer 0" in archived
+        app.conv.scroll_home(animate=False)
+        await pilot.pause()
+        assert "question 0" in screen_text(app)

@@ -7,12 +7,14 @@ cheap whatever the stream's rate. ``show_history(messages)`` draws a resumed con
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from ...agent.events import AgentEvent, AgentEventType
 from ...llm.types import Message, StopReason
 from .notice import Notice
+from .rendered_lines import RenderedLines
 from .streaming_markdown import StreamingMarkdown
 from .thinking import ThinkingBlock
 from .tool_card import ToolCard
@@ -28,16 +30,28 @@ _STOP_NOTES = {
 }
 
 
+KEEP = 40  # items that stay widgets (interactive); older ones are folded into the archive
+SLACK = 20  # fold in batches, so the widget tree changes rarely
+
+
 class ConversationView(VerticalScroll, can_focus=False):
+    """The conversation. The newest items are widgets; older ones are folded, in batches, into
+    one ``RenderedLines`` archive at the top, because Textual lays out every widget on each
+    layout pass: this keeps a frame's cost independent of the conversation's length too."""
+
     DEFAULT_CSS = "ConversationView { height: 1fr; }"
 
     def __init__(self) -> None:
         super().__init__(id="conversation")
+        self.archive = RenderedLines(classes="archive")
         self._text: StreamingMarkdown | None = None
         self._thinking: ThinkingBlock | None = None
         self._tools: dict[str, ToolCard] = {}
         self._streamed_text = False
         self._streamed_thinking = False
+
+    def compose(self) -> ComposeResult:
+        yield self.archive
 
     def on_mount(self) -> None:
         self.anchor()
@@ -45,7 +59,27 @@ class ConversationView(VerticalScroll, can_focus=False):
     # -- adding things ------------------------------------------------------------------------
     def _add(self, widget: Widget) -> Widget:
         self.mount(widget)
+        self._fold_old()
         return widget
+
+    def _fold_old(self) -> None:
+        items = [c for c in self.children if c is not self.archive]
+        if len(items) <= KEEP + SLACK:
+            return
+        batch: list[Widget] = []
+        for w in items[: len(items) - KEEP]:
+            if not w.is_mounted or not hasattr(w, "archived") or _live(w):
+                break
+            batch.append(w)
+        if not batch:
+            return
+        for w in batch:
+            self.archive.append(w.archived(), update=False)  # type: ignore[attr-defined]
+            if isinstance(w, ToolCard):
+                self._tools.pop(w.tool_id, None)
+        self.archive.add_class("-nonempty")
+        self.archive.set_tail(None)  # re-measure once
+        self.remove_children(batch)
 
     def add_user(self, text: str, files: list[str] | None = None) -> None:
         self._end_segments()
@@ -73,7 +107,9 @@ class ConversationView(VerticalScroll, can_focus=False):
     async def clear(self) -> None:
         self._end_segments()
         self._tools.clear()
-        await self.remove_children()
+        await self.remove_children([c for c in self.children if c is not self.archive])
+        self.archive.set_items([])
+        self.archive.remove_class("-nonempty")
 
     # -- events ------------------------------------------------------------------------------
     def handle(self, ev: AgentEvent) -> None:
@@ -110,6 +146,11 @@ class ConversationView(VerticalScroll, can_focus=False):
                 self.add_notice(*note)
         elif t is E.ERROR:
             self.add_notice(ev.text, "error")
+
+    @property
+    def items(self) -> list[Widget]:
+        """The conversation's widgets (not the archive)."""
+        return [c for c in self.children if c is not self.archive]
 
     def _assistant_done(self, message: Message) -> None:
         """A model call finished: show what was not streamed, and start fresh segments."""
@@ -173,3 +214,13 @@ class ConversationView(VerticalScroll, can_focus=False):
                 self.add_notice("interrupted", "warning")
         self._end_segments()
         self.anchor()
+        self.call_after_refresh(self._fold_old)
+
+
+def _live(w: Widget) -> bool:
+    """Still changing: a running tool card, or a reply with text not yet painted."""
+    if isinstance(w, ToolCard):
+        return w.status == "running"
+    if isinstance(w, StreamingMarkdown):
+        return bool(w._pending)
+    return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import RenderableType
+from rich.padding import Padding
 from rich.text import Text
 from textual.widgets import Static
 
@@ -25,3 +26,7 @@ class Notice(Static):
         else:
             body = Text(f"{_ICONS.get(level, '·')} {text}")
         super().__init__(body, classes=f"notice -{level}")
+        self.body = body
+
+    def archived(self) -> RenderableType:
+        return Padding(self.body, (0, 1), style=self.rich_style, expand=True)

@@ -1,8 +1,13 @@
-"""A widget that renders Rich renderables once into lines and only paints those lines after.
+"""A leaf widget that renders Rich renderables once into lines and then only paints lines.
 
-Appending a renderable renders just that renderable; its lines are kept until the width
-changes. Layout asks only for the line count, so a long reply costs nothing per frame once it
-has been rendered. Items are separated by ``gap`` blank lines, like blocks in a document.
+Content is an optional one-line-or-more ``header``, then ``items`` (stable: each is rendered
+once per width and kept), then an optional ``tail`` (the one part that changes, re-rendered on
+every ``set_tail``). ``collapsed`` shows the header alone. Items are separated by ``gap`` blank
+lines, like blocks in a document.
+
+Being a leaf (no child widgets) matters: Textual lays out every widget of the screen on each
+layout pass, so the conversation keeps to a few widgets per turn; and a change that keeps the
+height the same repaints without any layout at all.
 """
 
 from __future__ import annotations
@@ -19,50 +24,126 @@ __all__ = ["RenderedLines"]
 class RenderedLines(Widget):
     DEFAULT_CSS = "RenderedLines { height: auto; }"
 
-    def __init__(self, *, gap: int = 1, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        gap: int = 1,
+        header: RenderableType | None = None,
+        collapsed: bool = False,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(classes=classes)
         self.gap = gap
+        self._header = header
+        self._collapsed = collapsed
         self._items: list[RenderableType] = []
-        self._strips: list[Strip] = []
+        self._tail: RenderableType | None = None
         self._width = -1
+        self._header_strips: list[Strip] | None = None
+        self._strips: list[Strip] = []
         self._done = 0  # items already rendered into _strips at _width
+        self._tail_strips: list[Strip] | None = None
+        self._height = 0
 
+    # -- content --------------------------------------------------------------------------------
     @property
     def item_count(self) -> int:
         return len(self._items)
 
-    def append(self, renderable: RenderableType) -> None:
+    @property
+    def collapsed(self) -> bool:
+        return self._collapsed
+
+    @collapsed.setter
+    def collapsed(self, value: bool) -> None:
+        if value != self._collapsed:
+            self._collapsed = value
+            self._changed()
+
+    def set_header(self, header: RenderableType | None) -> None:
+        self._header = header
+        self._header_strips = None
+        self._changed()
+
+    def append(self, renderable: RenderableType, *, update: bool = True) -> None:
         self._items.append(renderable)
-        self.refresh(layout=True)
+        if update:
+            self._changed()
+
+    def set_items(self, items: list[RenderableType], *, update: bool = True) -> None:
+        self._items = list(items)
+        self._strips, self._done = [], 0
+        if update:
+            self._changed()
+
+    def set_tail(self, tail: RenderableType | None) -> None:
+        self._tail = tail
+        self._tail_strips = None
+        self._changed()
+
+    def _changed(self) -> None:
+        if not self.is_mounted:
+            return
+        width = self._content_width()
+        if width <= 0:
+            self.refresh(layout=True)
+            return
+        before = self._height
+        self._ensure(width)
+        self.refresh(layout=self._height != before)
+
+    # -- rendering ----------------------------------------------------------------------------
+    def _content_width(self) -> int:
+        return self.content_region.width or self.size.width
+
+    def _render(self, renderable: RenderableType, width: int) -> list[Strip]:
+        console = self.app.console
+        options = console.options.update_width(width).update(highlight=False)
+        segments = console.render(renderable, options)
+        lines = Segment.split_and_crop_lines(segments, width, include_new_lines=False)
+        return [Strip(line, width) for line in lines]
 
     def _ensure(self, width: int) -> None:
         width = max(1, width)
         if width != self._width:
             self._width, self._strips, self._done = width, [], 0
-        if self._done == len(self._items):
-            return
-        console = self.app.console
-        options = console.options.update_width(width).update(highlight=False)
-        for item in self._items[self._done :]:
-            segments = console.render(item, options)
-            lines = list(Segment.split_and_crop_lines(segments, width, include_new_lines=False))
-            if not lines:
-                continue
-            if self._strips and self.gap:
-                self._strips.extend(Strip.blank(width) for _ in range(self.gap))
-            self._strips.extend(Strip(line, width) for line in lines)
-        self._done = len(self._items)
+            self._header_strips = self._tail_strips = None
+        if self._header_strips is None:
+            self._header_strips = self._render(self._header, width) if self._header else []
+        if not self._collapsed:
+            for item in self._items[self._done :]:
+                lines = self._render(item, width)
+                if lines and self._strips and self.gap:
+                    self._strips.extend(Strip.blank(width) for _ in range(self.gap))
+                self._strips.extend(lines)
+            self._done = len(self._items)
+            if self._tail_strips is None:
+                self._tail_strips = self._render(self._tail, width) if self._tail else []
+        self._height = len(self._lines_view())
+
+    def _lines_view(self) -> list[Strip]:
+        head = self._header_strips or []
+        if self._collapsed:
+            return head
+        tail = self._tail_strips or []
+        gap = [Strip.blank(self._width)] * self.gap if self._strips and tail else []
+        return [*head, *self._strips, *gap, *tail]
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._ensure(width)
-        return len(self._strips)
+        return self._height
 
     def render_line(self, y: int) -> Strip:
-        width = self.content_region.width or self.size.width
+        width = self._content_width()
         self._ensure(width)
-        if 0 <= y < len(self._strips):
-            return self._strips[y].apply_style(self.rich_style)
+        lines = self._lines_view()
+        if 0 <= y < len(lines):
+            return lines[y].apply_style(self.rich_style)
         return Strip.blank(width, self.rich_style)
 
     def on_resize(self) -> None:
         self.refresh(layout=True)
+
+    def plain_lines(self) -> list[str]:
+        """The lines as text (for tests and copying)."""
+        return [s.text.rstrip() for s in self._lines_view()]

@@ -4,14 +4,13 @@
 a timer, so a fast stream costs one render per frame whatever its delta rate. Each frame:
 
 1. the pending fragments are joined onto the unfinished *tail*;
-2. ``finished_prefix`` finds the blocks of the tail that can no longer change; they are mounted
-   appended to a ``RenderedLines`` widget, rendered once into lines and never touched again;
-3. the live ``Static`` is updated with what is left of the tail.
+2. ``finished_prefix`` finds the blocks of the tail that can no longer change; they are
+   appended as an item, rendered once into lines and never touched again;
+3. the tail (what is left) is rendered again.
 
-Two widgets per reply whatever its length. (Textual's ``Markdown`` widget mounts a widget per
-block and re-measures them on every layout, which costs seconds for a long reply.)
-
-So the cost of a frame depends on the size of the growing block, not on the reply's length.
+So the cost of a frame depends on the size of the growing block, not on the reply's length,
+and the reply is a single widget. (Textual's ``Markdown`` widget mounts a widget per block and
+re-measures them on every layout, which costs seconds for a long reply.)
 """
 
 from __future__ import annotations
@@ -19,42 +18,36 @@ from __future__ import annotations
 import asyncio
 import time
 
-from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Static
+from rich.console import RenderableType
+from rich.padding import Padding
 
 from ..gcpolicy import freeze_young
 from ..mdsplit import finished_prefix
 from ..render import markdown
 from .rendered_lines import RenderedLines
 
-__all__ = ["StreamingMarkdown", "FPS"]
+__all__ = ["FPS", "StreamingMarkdown"]
 
 FPS = 30
 
 
-class StreamingMarkdown(Vertical):
-    DEFAULT_CSS = """
-    StreamingMarkdown { height: auto; }
-    StreamingMarkdown > Static { height: auto; }
-    StreamingMarkdown > .live.-after-frozen { margin-top: 1; }
-    """
-
-    def __init__(self, text: str = "", *, classes: str | None = None) -> None:
-        super().__init__(classes=classes)
+class StreamingMarkdown(RenderedLines):
+    def __init__(
+        self,
+        text: str = "",
+        *,
+        classes: str | None = None,
+        header: RenderableType | None = None,
+        collapsed: bool = False,
+    ) -> None:
+        super().__init__(classes=classes, header=header, collapsed=collapsed)
         self._pending: list[str] = [text] if text else []
-        self._tail = ""
+        self._tail_text = ""
         self._frozen_text: list[str] = []
-        self._frozen = RenderedLines(classes="frozen")
-        self._live = Static(classes="live")
         self._scheduled = False
         self._lock = asyncio.Lock()
         self._last_paint = 0.0
         self.frames = 0  # paints so far (for the benchmark and tests)
-
-    def compose(self) -> ComposeResult:
-        yield self._frozen
-        yield self._live
 
     def on_mount(self) -> None:
         if self._pending:
@@ -63,7 +56,16 @@ class StreamingMarkdown(Vertical):
     @property
     def text(self) -> str:
         """Everything written so far, painted or not."""
-        return "".join(self._frozen_text) + self._tail + "".join(self._pending)
+        return "".join(self._frozen_text) + self._tail_text + "".join(self._pending)
+
+    @property
+    def tail_text(self) -> str:
+        """The part still being re-rendered each frame (the growing block)."""
+        return self._tail_text
+
+    def archived(self) -> RenderableType:
+        """The whole reply, for the conversation's archive (rendered once more, then kept)."""
+        return Padding(markdown(self.text), (0, 1), style=self.rich_style, expand=True)
 
     def write(self, fragment: str) -> None:
         """Append a fragment; it is painted on the next frame. Never blocks."""
@@ -90,17 +92,15 @@ class StreamingMarkdown(Vertical):
         async with self._lock:
             if not self._pending or not self.is_mounted:
                 return
-            self._tail += "".join(self._pending)
+            self._tail_text += "".join(self._pending)
             self._pending.clear()
-            cut = finished_prefix(self._tail)
+            cut = finished_prefix(self._tail_text)
             if cut:
-                done, self._tail = self._tail[:cut], self._tail[cut:]
+                done, self._tail_text = self._tail_text[:cut], self._tail_text[cut:]
                 self._frozen_text.append(done)
-                self._frozen.append(markdown(done))
-                self._live.add_class("-after-frozen")
+                self.append(markdown(done), update=False)
                 freeze_young()
-            live = bool(self._tail.strip())
-            self._live.update(markdown(self._tail) if live else "")
-            self._live.display = live
+            tail = self._tail_text
+            self.set_tail(markdown(tail) if tail.strip() else None)
             self._last_paint = time.monotonic()
             self.frames += 1

@@ -10,14 +10,13 @@ import time
 from typing import Any
 
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.events import Click
-from textual.widgets import Static
 
 from ..render import diff_text, pretty_args
+from .rendered_lines import RenderedLines
 
 __all__ = ["ToolCard", "key_argument"]
 
@@ -40,16 +39,7 @@ def key_argument(tool_input: dict[str, Any], limit: int = 70) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-class _Header(Static):
-    pass
-
-
-class ToolCard(Vertical, can_focus=True):
-    DEFAULT_CSS = """
-    ToolCard { height: auto; }
-    ToolCard > .tool-body { display: none; height: auto; }
-    ToolCard.-expanded > .tool-body { display: block; }
-    """
+class ToolCard(RenderedLines, can_focus=True):
     BINDINGS = [Binding("enter,space", "toggle", "expand", show=False)]
 
     def __init__(
@@ -59,7 +49,6 @@ class ToolCard(Vertical, can_focus=True):
         summary: str = "",
         tool_id: str = "",
     ) -> None:
-        super().__init__(classes="tool-card -running")
         self.tool_name = name
         self.tool_id = tool_id
         self.tool_input = tool_input or {}
@@ -69,12 +58,9 @@ class ToolCard(Vertical, can_focus=True):
         self.result = ""
         self.data: dict[str, Any] = {}
         self._started = time.monotonic()
-        self._header = _Header(self._header_text())
-        self._body = Static("", classes="tool-body")
-
-    def compose(self) -> ComposeResult:
-        yield self._header
-        yield self._body
+        super().__init__(
+            gap=0, header=self._header_text(), collapsed=True, classes="tool-card -running"
+        )
 
     def _header_text(self) -> Text:
         icon = _ICONS.get(self.status, "?")
@@ -114,9 +100,8 @@ class ToolCard(Vertical, can_focus=True):
         self.duration = duration
         self.set_class(False, "-running")
         self.add_class(f"-{self.status}")
-        self._header.update(self._header_text())
-        if self.has_class("-expanded"):
-            self._body.update(self._body_renderable())
+        self.set_items([Padding(self._body_renderable(), (0, 0, 0, 2))], update=False)
+        self.set_header(self._header_text())
 
     def elapsed(self) -> float:
         return time.monotonic() - self._started
@@ -144,14 +129,21 @@ class ToolCard(Vertical, can_focus=True):
             parts.append(Text("running…", style="dim"))
         return Group(*parts)
 
+    def archived(self) -> RenderableType:
+        parts: list[RenderableType] = [self._header_text()]
+        if self.expanded:
+            parts.append(Padding(self._body_renderable(), (0, 0, 0, 2)))
+        return Padding(Group(*parts), (0, 1), style=self.rich_style, expand=True)
+
     @property
     def expanded(self) -> bool:
-        return self.has_class("-expanded")
+        return not self.collapsed
 
     def action_toggle(self) -> None:
-        if not self.expanded:
-            self._body.update(self._body_renderable())
-        self.toggle_class("-expanded")
+        if not self.item_count:
+            self.set_items([Padding(self._body_renderable(), (0, 0, 0, 2))], update=False)
+        self.collapsed = not self.collapsed
+        self.set_class(self.expanded, "-expanded")
 
     def on_click(self, event: Click) -> None:
         event.stop()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.console import RenderableType
+from rich.padding import Padding
 from rich.text import Text
 from textual.widgets import Static
 
@@ -18,3 +20,8 @@ class UserTurn(Static):
             body.append(f"\n  + @{name}", style="dim")
         super().__init__(body)
         self.prompt = text
+        self.body = body
+
+    def archived(self) -> RenderableType:
+        """What this turn looks like once folded into the conversation's archive."""
+        return Padding(self.body, (0, 1), style=self.rich_style, expand=True)
