@@ -34,10 +34,95 @@ def root(
     version: bool = typer.Option(
         False, "--version", help="Show the version and exit.", callback=_version, is_eager=True
     ),
+    print_prompt: str | None = typer.Option(
+        None,
+        "--print",
+        "-p",
+        help="Run one task without the TUI and print the result ('-' reads it from stdin).",
+    ),
+    model: str = typer.Option(
+        "", "--model", "-m", help="Model: provider/model, a model id or a role."
+    ),
+    effort: str | None = typer.Option(
+        None, "--effort", help="Reasoning effort: low, medium, high, max."
+    ),
+    permission_mode: str | None = typer.Option(
+        None, "--permission-mode", help="ask (default), edits or yolo."
+    ),
+    max_turns: int | None = typer.Option(None, "--max-turns", help="Most model calls in one turn."),
+    output_format: str = typer.Option(
+        "text", "--output-format", help="Print mode output: text, json or stream-json."
+    ),
+    cont: bool = typer.Option(
+        False, "--continue", "-c", help="Resume this project's latest session."
+    ),
+    resume: str | None = typer.Option(
+        None,
+        "--resume",
+        "-r",
+        help="Resume session ID (without an ID: list this project's sessions).",
+    ),
 ) -> None:
     """Run Larik in the current project."""
-    if ctx.invoked_subcommand is None:
-        print("larik: the interactive UI is not built yet; see `larik --help`.")
+    if ctx.invoked_subcommand is not None:
+        return
+    from pathlib import Path
+
+    cwd = Path.cwd()
+    if resume == "":
+        raise typer.Exit(_list_sessions(cwd))
+    session = resume if resume is not None else ("latest" if cont else None)
+    if print_prompt is not None:
+        from .printmode import PrintOptions, run_print
+
+        opts = PrintOptions(
+            prompt=print_prompt,
+            cwd=cwd,
+            model=model,
+            effort=effort,
+            permission_mode=permission_mode,
+            max_turns=max_turns,
+            output_format=output_format,
+            resume=session,
+        )
+        raise typer.Exit(run_print(opts))
+    raise typer.Exit(_interactive(cwd, model, effort, permission_mode, session))
+
+
+def _interactive(
+    cwd: object, model: str, effort: str | None, permission_mode: str | None, session: str | None
+) -> int:
+    from .config import load_config
+    from .llm.errors import ConfigError
+    from .tui import run_tui
+
+    try:
+        config = load_config(cwd)  # type: ignore[arg-type]
+    except ConfigError as e:
+        print(f"larik: {e}", file=sys.stderr)
+        return 2
+    return run_tui(
+        cwd=cwd,  # type: ignore[arg-type]
+        config=config,
+        model=model,
+        effort=effort,
+        permission_mode=permission_mode,
+        resume=session,
+    )
+
+
+def _list_sessions(cwd: object) -> int:
+    from .agent.sessions import list_sessions
+
+    sessions = list_sessions(cwd)  # type: ignore[arg-type]
+    if not sessions:
+        print("No sessions in this project yet.")
+        return 0
+    print(f"{'ID':<24} {'STARTED':<26} {'MSGS':>5}  FIRST PROMPT")
+    for s in sessions:
+        print(f"{s.id:<24} {s.started:<26} {s.messages:>5}  {s.first_prompt[:60]}")
+    print("Resume one with: larik --resume ID   (or larik --continue for the latest)")
+    return 0
 
 
 def _register_subcommands() -> None:
@@ -55,12 +140,24 @@ def _register_subcommands() -> None:
 _register_subcommands()
 
 
+def optional_resume(argv: list[str]) -> list[str]:
+    """``--resume`` takes an optional ID: given none (last, or followed by another option),
+    it becomes ``--resume=`` so the root callback lists the sessions."""
+    out = list(argv)
+    for i, arg in enumerate(out):
+        if arg == "--":
+            break
+        if arg in ("--resume", "-r") and (i + 1 == len(out) or out[i + 1].startswith("-")):
+            out[i] = "--resume="
+    return out
+
+
 def main() -> None:
     argv = sys.argv[1:]
     if argv == ["--version"] or argv == ["-V"]:
         print(f"larik {__version__}")
         return
-    app()
+    app(args=optional_resume(argv), prog_name="larik")
 
 
 if __name__ == "__main__":

@@ -63,6 +63,7 @@ class AgentEvent:
     role: str = ""
     cost: float | None = None
     stop_reason: StopReason | None = None
+    subagent: str = ""  # set on USAGE/NOTICE forwarded from a subagent: its role
 
 
 @dataclass(slots=True)
@@ -73,6 +74,7 @@ class PermissionRequest:
     tool_input: dict[str, Any]
     summary: str
     diff: str = ""
+    always: str = ""  # what "allow always" would cover, e.g. "bash commands: pytest …"
 
 
 @dataclass(slots=True)

@@ -1,0 +1,692 @@
+"""The agent loop: one user turn = stream a reply, run its tool calls, repeat until the model is done.
+
+::
+
+    agent = await Agent.create(cwd=Path.cwd(), config=load_config())
+    async for ev in agent.run_turn("fix the failing test"):
+        ...                                # AgentEvents: deltas, tools, notices, usage, turn end
+
+Every final message is appended to the session transcript as it happens. How a turn ends is an
+exception inside the loop (``_TurnOver``); a provider failure ends it with an ERROR event.
+Cancelling the task that iterates ``run_turn`` is an interrupt: ``_settle`` then leaves the
+conversation valid for every provider — the partial reply kept (marked interrupted), every tool
+call given a result (synthesised "interrupted" errors for those that did not finish), running
+commands killed. A reply cut at the output limit ends the turn with ``max_tokens`` and a warning
+(its tool calls, if any, still get results). Hitting ``max_turns`` ends the turn with stop reason
+``tool_use`` and ``data["max_turns"]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..llm.errors import APIError, ContextOverflow, LarikError
+from ..llm.provider import ModelProber
+from ..llm.replay import replayable_messages
+from ..llm.types import Block, Effort, EventType, Message, Request, StopReason, Usage
+from . import compaction, prompt
+from .events import AgentEvent, AgentEventType, Approver, NoticeLevel
+from .permissions import PermissionPolicy, check_mode
+from .runner import INTERRUPTED, ToolRunner
+from .sessions import find_session, latest_session, project_dir, rebuild
+from .tools import ALL_TOOLS, READ_ONLY_TOOLS, ToolContext, ToolError, tool_specs
+from .transcript import Transcript, TranscriptError, new_session_id
+from .usage import Accounting
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..routing import Resolved
+
+__all__ = ["Agent"]
+
+E = AgentEventType
+Resolver = Callable[[str], "Resolved"]
+
+
+class _TurnOver(Exception):
+    def __init__(self, stop: StopReason, text: str = "", data: dict[str, Any] | None = None):
+        self.stop, self.text, self.data = stop, text, data or {}
+
+
+@dataclass
+class _Partial:
+    """A reply being streamed: what an interrupt must keep."""
+
+    model: str
+    text: str = ""
+
+
+@dataclass
+class _Running:
+    """Tool calls being run: what an interrupt must answer."""
+
+    calls: list[Block]
+    results: dict[str, Block]
+    task: asyncio.Task[None]
+
+
+@dataclass
+class _Reply:
+    message: Message = field(default_factory=lambda: Message(role="assistant"))
+    stop: StopReason = StopReason.END_TURN
+
+
+class Agent:
+    """Use :meth:`create`. Attributes in AGENT_API.md; ``messages`` is the conversation as it is
+    sent (after compaction, the compacted form), before replay filtering and merging."""
+
+    def __init__(
+        self,
+        *,
+        root: Path,
+        config: Config,
+        resolver: Resolver,
+        resolved: Resolved,
+        policy: PermissionPolicy,
+        effort: Effort,
+        max_turns: int,
+        tools: tuple[str, ...],
+        role_label: str | None = None,
+        session_id: str = "",
+        transcript_path: Path | None = None,
+        transcript: Transcript | None = None,
+        processes: set[int] | None = None,
+    ) -> None:
+        self.root = root
+        self.config = config
+        self.effort: Effort = effort
+        self.max_turns = max_turns
+        self.messages: list[Message] = []
+        self.session_id = session_id or new_session_id()
+        self.transcript_path = transcript_path or Path(os.devnull)
+        self._persist = transcript_path is not None
+        self._transcript = transcript
+        self._resolver = resolver
+        self._resolved = resolved
+        self._policy = policy
+        self._tools = tools
+        self._acct = Accounting()
+        self._is_sub = role_label is not None
+        self._system = [prompt.prefix(role_label, list(tools)), prompt.session_context(root)]
+        self._specs = tool_specs(tools)
+        self._ctx = ToolContext(root=root, processes=processes if processes is not None else set())
+        if "task" in tools:
+            self._ctx.spawn = self._spawn
+        self._runner = ToolRunner(tools, policy, self._ctx)
+        self._notices: list[AgentEvent] = []
+        self._partial: _Partial | None = None
+        self._running: _Running | None = None
+        self._turn: AsyncGenerator[AgentEvent, None] | None = None
+        self._tools_ok = True
+        self._probe_pending = True
+        self.context_tokens = 0
+        self.context_window = 0
+        self._use_model(resolved)
+
+    # -- construction -----------------------------------------------------------------------
+    @classmethod
+    async def create(
+        cls,
+        *,
+        cwd: Path,
+        config: Config,
+        model: str = "",
+        effort: Effort | None = None,
+        permission_mode: str | None = None,
+        approver: Approver | None = None,
+        resume: str | None = None,
+        resolver: Resolver | None = None,
+        max_turns: int | None = None,
+    ) -> Agent:
+        root = Path(cwd).resolve()
+        if resolver is None:
+            from ..routing import resolve
+
+            def resolver(spec: str) -> Resolved:
+                return resolve(spec, config)
+
+        mode = check_mode(permission_mode or config.permissions.mode)
+        policy = PermissionPolicy(
+            root, mode, config.permissions.allow, config.permissions.deny, approver
+        )
+        transcript, rebuilt, path = None, None, None
+        if resume is not None:
+            path = _session_path(root, resume)
+            transcript, loaded = Transcript.reopen(path)
+            rebuilt = rebuild(loaded.header, loaded.records)
+        resolved = resolver(model or (rebuilt.model if rebuilt else ""))
+        session_id = transcript.session_id if transcript else new_session_id()
+        if path is None:
+            path = project_dir(root) / f"{session_id}.jsonl"
+        agent = cls(
+            root=root,
+            config=config,
+            resolver=resolver,
+            resolved=resolved,
+            policy=policy,
+            effort=effort if effort is not None else config.effort,
+            max_turns=max_turns or config.max_turns,
+            tools=ALL_TOOLS,
+            session_id=session_id,
+            transcript_path=path,
+            transcript=transcript,
+        )
+        if rebuilt is not None:
+            agent._restore(rebuilt, loaded.records)
+        return agent
+
+    def _restore(self, rebuilt: Any, records: list[dict[str, Any]]) -> None:
+        self.messages = rebuilt.messages
+        for rec in records:
+            if rec.get("kind") == "usage":
+                usage = Usage.model_validate(rec.get("usage") or {})
+                self._acct.add(
+                    str(rec.get("model", "")), str(rec.get("role", "")), usage, rec.get("cost")
+                )
+        if rebuilt.model and rebuilt.model != self._resolved.spec:
+            self._record_switch(rebuilt.model)
+        self._answer_dangling_calls()
+        self.context_tokens = compaction.estimate_tokens(self.messages)
+
+    # -- public state -------------------------------------------------------------------------
+    @property
+    def model(self) -> str:
+        return self._resolved.model
+
+    @property
+    def role(self) -> str | None:
+        return self._resolved.role
+
+    @property
+    def provider_name(self) -> str:
+        return self._resolved.provider_name
+
+    @property
+    def spec(self) -> str:
+        return self._resolved.spec
+
+    @property
+    def permission_mode(self) -> str:
+        return self._policy.mode
+
+    @permission_mode.setter
+    def permission_mode(self, mode: str) -> None:
+        self._policy.mode = check_mode(mode)
+
+    @property
+    def usage_by_model(self) -> dict[str, Usage]:
+        return self._acct.by_model
+
+    @property
+    def cost_by_model(self) -> dict[str, float | None]:
+        return self._acct.cost_by_model
+
+    @property
+    def usage_by_role(self) -> dict[str, Usage]:
+        return self._acct.by_role
+
+    @property
+    def total_usage(self) -> Usage:
+        return self._acct.total
+
+    @property
+    def total_cost(self) -> float | None:
+        return self._acct.total_cost
+
+    @property
+    def system(self) -> list[str]:
+        return list(self._system)
+
+    def set_model(self, spec: str) -> Resolved:
+        """The next request goes to ``spec``; recorded as a model_switch."""
+        resolved = self._resolver(spec)
+        old = self._resolved.spec
+        self._resolved = resolved
+        self._use_model(resolved)
+        if resolved.spec != old:
+            self._record_switch(old)
+        return resolved
+
+    def _use_model(self, resolved: Resolved) -> None:
+        info = _model_info(resolved, self.config)
+        self.context_window = info.context_window
+        self._catalog_window = info.context_window if info.known else 0
+        self._tools_ok = bool(info.tools) or not info.known
+        self._probe_pending = True
+        if info.known and not info.tools:
+            msg = f"{resolved.spec} does not support tools: it can chat but not read, edit or run code"
+            self._notices.append(AgentEvent(E.NOTICE, text=msg, level=NoticeLevel.WARNING))
+
+    def _record_switch(self, old: str) -> None:
+        r = self._resolved
+        self._record({"kind": "model_switch", "from": old, "to": r.spec, "role": r.role})
+
+    # -- the loop -----------------------------------------------------------------------------
+    def run_turn(self, prompt_: str | list[Block]) -> AsyncIterator[AgentEvent]:
+        """One user turn. Iterate it to the end; cancel the iterating task to interrupt."""
+        prev = self._turn
+        gen = self._run_turn(prompt_, prev)
+        self._turn = gen
+        return gen
+
+    async def _run_turn(
+        self, prompt_: str | list[Block], prev: AsyncGenerator[AgentEvent, None] | None
+    ) -> AsyncGenerator[AgentEvent, None]:
+        if prev is not None and prev.ag_running:
+            raise RuntimeError("a turn is already running")
+        if prev is not None:
+            await prev.aclose()  # abandoned mid-way: its cleanup settles the conversation
+        try:
+            self._settle()
+            async for ev in self._probe():
+                yield ev
+            for ev in self._take_notices():
+                yield ev
+            blocks = [Block.text_block(prompt_)] if isinstance(prompt_, str) else list(prompt_)
+            user = Message(role="user", blocks=blocks)
+            self._append(user)
+            yield AgentEvent(E.MESSAGE, message=user)
+            try:
+                calls = 0
+                while True:
+                    calls += 1
+                    async for ev in self._step(last=calls >= self.max_turns):
+                        yield ev
+            except _TurnOver as over:
+                yield AgentEvent(E.TURN_END, text=over.text, stop_reason=over.stop, data=over.data)
+            except LarikError as e:
+                self._settle()
+                yield AgentEvent(E.ERROR, text=str(e))
+        except BaseException:
+            self._settle()
+            raise
+
+    async def _step(self, last: bool) -> AsyncIterator[AgentEvent]:
+        """One model call and its tool calls. Raises _TurnOver when the turn is over."""
+        async for ev in self._maybe_compact():
+            yield ev
+        reply = _Reply()
+        async for ev in self._call_model(reply):
+            yield ev
+        msg, stop = reply.message, reply.stop
+        if msg.blocks:
+            self._append(msg)
+            yield AgentEvent(E.MESSAGE, message=msg)
+        if stop is StopReason.MAX_TOKENS:
+            yield self._notice(
+                "the reply was cut off at the model's output limit; ask it to continue "
+                "(or to work in smaller steps)",
+                warn=True,
+            )
+        uses = msg.tool_uses()
+        if uses:
+            async for ev in self._run_tools(uses):
+                yield ev
+            if stop is StopReason.MAX_TOKENS:
+                raise _TurnOver(stop, msg.text())
+            if last:
+                yield self._notice(
+                    f"stopped after {self.max_turns} model calls (the max-turns limit)", warn=True
+                )
+                raise _TurnOver(StopReason.TOOL_USE, msg.text(), {"max_turns": self.max_turns})
+            return
+        if stop is StopReason.PAUSE_TURN and not last:
+            return
+        if stop is StopReason.TOOL_USE:
+            stop = StopReason.END_TURN  # "tool_use" with no tool calls: nothing left to do
+        raise _TurnOver(stop, msg.text())
+
+    # -- model calls ------------------------------------------------------------------------
+    def _request(self) -> Request:
+        provider = self._resolved.provider
+        msgs = _merge_adjacent(replayable_messages(self.messages, provider.name, self.model))
+        return Request(
+            model=self.model,
+            system=self._system,
+            messages=msgs,
+            tools=self._specs if self._tools_ok else [],
+            effort=self.effort,
+        )
+
+    async def _call_model(self, reply: _Reply) -> AsyncIterator[AgentEvent]:
+        """Stream one reply into ``reply``; on ContextOverflow compact and retry once."""
+        try:
+            async for ev in self._stream(reply):
+                yield ev
+            return
+        except ContextOverflow:
+            self._partial = None
+        compacted = False
+        async for ev in self._compact("overflow"):
+            compacted = compacted or bool(ev.data.get("compacted"))
+            yield ev
+        if not compacted:
+            raise ContextOverflow(f"the conversation does not fit {self.model}'s context window")
+        try:
+            async for ev in self._stream(reply):
+                yield ev
+        except ContextOverflow:
+            raise ContextOverflow(
+                f"the conversation does not fit {self.model}'s context window even after "
+                "compacting; start a new session or switch to a model with a larger window"
+            ) from None
+
+    async def _stream(self, reply: _Reply) -> AsyncIterator[AgentEvent]:
+        request = self._request()
+        self._partial = partial = _Partial(self.model)
+        done = None
+        async with aclosing(self._resolved.provider.stream(request)) as events:
+            async for sev in events:
+                if sev.type is EventType.TEXT_DELTA:
+                    partial.text += sev.text
+                    yield AgentEvent(E.TEXT_DELTA, text=sev.text)
+                elif sev.type is EventType.THINKING_DELTA:
+                    yield AgentEvent(E.THINKING_DELTA, text=sev.text)
+                elif sev.type is EventType.NOTICE:
+                    yield self._notice(sev.text, warn=True)
+                elif sev.type is EventType.DONE:
+                    done = sev
+        if done is None or done.message is None:
+            raise APIError(
+                0, "the reply ended without a final message", provider=self.provider_name
+            )
+        self._partial = None
+        reply.message = done.message
+        reply.stop = done.stop_reason or StopReason.END_TURN
+        usage = done.usage or Usage()
+        answered = done.message.model or self.model
+        provider = self.provider_name if answered == self.model else None
+        self.context_tokens = usage.context + usage.output
+        yield self._account(usage, answered, provider, self.role or "main")
+
+    def _account(
+        self, usage: Usage, model: str, provider: str | None, role: str, subagent: str = ""
+    ) -> AgentEvent:
+        cost = _cost(usage, model, provider, self.config)
+        self._acct.add(model, role, usage, cost)
+        rec: dict[str, Any] = {"kind": "usage", "model": model, "provider": provider, "role": role}
+        rec.update(usage=usage.model_dump(), cost=cost)
+        if subagent:
+            rec["subagent"] = subagent
+        self._record(rec)
+        return AgentEvent(
+            E.USAGE, usage=usage, model=model, role=role, cost=cost, subagent=subagent
+        )
+
+    async def _probe(self) -> AsyncIterator[AgentEvent]:
+        """Ask a local server what it actually loaded; warn when it is less than expected."""
+        if not self._probe_pending:
+            return
+        self._probe_pending = False
+        provider, r = self._resolved.provider, self._resolved
+        if not isinstance(provider, ModelProber):
+            return
+        try:
+            window = await provider.context_window(self.model)
+            tools = await provider.supports_tools(self.model)
+        except (LarikError, OSError):
+            return
+        if window:
+            if self._catalog_window and window < self._catalog_window:
+                yield self._notice(
+                    f"{r.spec} is loaded with a {window:,}-token context window, smaller than "
+                    f"the model's {self._catalog_window:,}: long sessions will be compacted "
+                    "early (raise the server's context length)",
+                    warn=True,
+                )
+            self.context_window = window
+        if tools is False:
+            self._tools_ok = False
+            yield self._notice(
+                f"{r.spec} does not support tools: it can chat but not read, edit or run code",
+                warn=True,
+            )
+
+    # -- tools --------------------------------------------------------------------------------
+    async def _run_tools(self, calls: list[Block]) -> AsyncIterator[AgentEvent]:
+        queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
+        results: dict[str, Block] = {}
+        self._ctx.emit = queue.put_nowait
+        task = asyncio.create_task(self._runner.run_all(calls, queue.put_nowait, results))
+        task.add_done_callback(lambda _: queue.put_nowait(None))
+        self._running = _Running(calls, results, task)
+        while (ev := await queue.get()) is not None:
+            yield ev
+        self._running = None
+        task.result()
+        msg = Message(role="user", blocks=[results[c.id] for c in calls])
+        self._append(msg)
+        yield AgentEvent(E.MESSAGE, message=msg)
+
+    async def _spawn(self, role: str, prompt_: str) -> str:
+        """The task tool: run a subagent on ``role`` and return its final answer."""
+        try:
+            resolved = self._resolver(role)
+        except LarikError as e:
+            raise ToolError(f"cannot start the {role} subagent: {e}") from None
+        tools = READ_ONLY_TOOLS if role == "explore" else tuple(t for t in ALL_TOOLS if t != "task")
+        sub = Agent(
+            root=self.root,
+            config=self.config,
+            resolver=self._resolver,
+            resolved=resolved,
+            policy=self._policy,
+            effort=self.effort,
+            max_turns=self.max_turns,
+            tools=tools,
+            role_label=role,
+            processes=self._ctx.processes,
+        )
+        emit = self._ctx.emit
+        answer, error, over = "", "", None
+        async for ev in sub.run_turn(prompt_):
+            if ev.type is E.USAGE and ev.usage is not None:
+                provider = resolved.provider_name if ev.model == resolved.model else None
+                ev = self._account(ev.usage, ev.model, provider, ev.role, subagent=role)
+            elif ev.type is E.NOTICE:
+                ev.subagent = role
+                self._record(
+                    {"kind": "notice", "text": ev.text, "level": ev.level, "subagent": role}
+                )
+            elif ev.type is E.TURN_END:
+                answer, over = ev.text, ev
+                continue
+            elif ev.type is E.ERROR:
+                error = ev.text
+                continue
+            else:
+                continue
+            if emit is not None:
+                emit(ev)
+        if error:
+            raise ToolError(f"the {role} subagent failed: {error}")
+        if over is not None and over.data.get("max_turns"):
+            answer += f"\n[the {role} subagent stopped at the max-turns limit before finishing]"
+        return answer.strip() or f"(the {role} subagent finished without an answer)"
+
+    # -- compaction ---------------------------------------------------------------------------
+    async def _maybe_compact(self) -> AsyncIterator[AgentEvent]:
+        threshold = float(getattr(self.config, "compact_threshold", 0.8))
+        if self.context_window and self.context_tokens > threshold * self.context_window:
+            try:
+                async for ev in self._compact("threshold"):
+                    yield ev
+            except LarikError as e:
+                yield self._notice(f"compaction failed ({e}); carrying on uncompacted", warn=True)
+
+    async def compact(self) -> AsyncIterator[AgentEvent]:
+        """Compact now (``/compact``)."""
+        self._settle()
+        try:
+            async for ev in self._compact("manual"):
+                yield ev
+        except LarikError as e:
+            yield AgentEvent(E.ERROR, text=f"compaction failed: {e}")
+
+    async def _compact(self, reason: str) -> AsyncIterator[AgentEvent]:
+        cut = compaction.choose_cut(self.messages, self.context_window)
+        if cut == 0:
+            yield self._notice("nothing to compact yet")
+            return
+        old, kept = self.messages[:cut], self.messages[cut:]
+        resolved = self._resolver("compact")
+        window = _model_info(resolved, self.config).context_window
+        request = compaction.summary_request(resolved.model, old, window)
+        yield self._notice(
+            f"compacting {len(old)} earlier messages with {resolved.spec} ({reason})"
+        )
+        done = None
+        async with aclosing(resolved.provider.stream(request)) as events:
+            async for sev in events:
+                if sev.type is EventType.NOTICE:
+                    yield self._notice(sev.text, warn=True)
+                elif sev.type is EventType.DONE:
+                    done = sev
+        if done is None or done.message is None or not done.message.text().strip():
+            raise APIError(
+                0, "the compact model returned no summary", provider=resolved.provider_name
+            )
+        answered = done.message.model or resolved.model
+        provider = resolved.provider_name if answered == resolved.model else None
+        yield self._account(done.usage or Usage(), answered, provider, "compact")
+        summary = compaction.summary_message(done.message.text())
+        self.messages = [summary, *kept]
+        self._record(
+            {
+                "kind": "compaction",
+                "message": summary.model_dump(mode="json"),
+                "kept": len(kept),
+                "replaced": len(old),
+                "reason": reason,
+                "model": resolved.spec,
+            }
+        )
+        self.context_tokens = (
+            compaction.estimate_tokens(self.messages)
+            + sum(len(s) for s in self._system) // compaction.CHARS_PER_TOKEN
+        )
+        ev = self._notice(f"compacted {len(old)} earlier messages into a summary")
+        ev.data["compacted"] = True
+        yield ev
+
+    # -- keeping the conversation valid -----------------------------------------------------
+    def _settle(self) -> None:
+        """After an interrupt or failure: keep partial text, answer every tool call, kill
+        running commands. Idempotent; synchronous so it can run while a generator closes."""
+        partial, self._partial = self._partial, None
+        if partial is not None and partial.text:
+            msg = Message(
+                role="assistant",
+                blocks=[Block.text_block(partial.text)],
+                model=partial.model,
+                interrupted=True,
+            )
+            self._append(msg)
+        running, self._running = self._running, None
+        if running is not None:
+            self.kill_processes()
+            running.task.cancel()
+            blocks = [
+                running.results.get(c.id) or Block.tool_result(c.id, INTERRUPTED, is_error=True)
+                for c in running.calls
+            ]
+            self._append(Message(role="user", blocks=blocks, interrupted=True))
+
+    def kill_processes(self) -> None:
+        for pgid in list(self._ctx.processes):
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self._ctx.processes.discard(pgid)
+
+    def _answer_dangling_calls(self) -> None:
+        """A session that crashed between a tool call and its result: answer the call."""
+        if not self.messages or self.messages[-1].role != "assistant":
+            return
+        uses = self.messages[-1].tool_uses()
+        if uses:
+            note = "the session ended before this tool call finished"
+            blocks = [Block.tool_result(u.id, note, is_error=True) for u in uses]
+            self._append(Message(role="user", blocks=blocks, interrupted=True))
+
+    # -- transcript -----------------------------------------------------------------------
+    def _ensure_transcript(self) -> Transcript | None:
+        if self._transcript is None and self._persist:
+            self._transcript = Transcript.create(
+                self.transcript_path, cwd=self.root, session_id=self.session_id, model=self.spec
+            )
+        return self._transcript
+
+    def _append(self, msg: Message) -> None:
+        self.messages.append(msg)
+        t = self._ensure_transcript()
+        if t is not None:
+            t.append_message(msg)
+
+    def _record(self, record: dict[str, Any]) -> None:
+        if self._transcript is None and record.get("kind") == "model_switch":
+            return  # before the first message the header records the model
+        t = self._ensure_transcript()
+        if t is not None:
+            t.append(record)
+
+    def _notice(self, text: str, warn: bool = False) -> AgentEvent:
+        level = NoticeLevel.WARNING if warn else NoticeLevel.INFO
+        self._record({"kind": "notice", "text": text, "level": level.value})
+        return AgentEvent(E.NOTICE, text=text, level=level)
+
+    def _take_notices(self) -> list[AgentEvent]:
+        """Notices raised outside a turn (model switches): recorded when they are shown."""
+        out, self._notices = self._notices, []
+        for ev in out:
+            self._record({"kind": "notice", "text": ev.text, "level": ev.level.value})
+        return out
+
+    async def close(self) -> None:
+        if self._turn is not None and not self._turn.ag_running:
+            await self._turn.aclose()
+        self._settle()
+        if self._transcript is not None:
+            self._transcript.close()
+
+
+def _session_path(root: Path, resume: str) -> Path:
+    if resume == "latest":
+        info = latest_session(root)
+        if info is None:
+            raise TranscriptError("no earlier session in this project to continue")
+        return info.path
+    return find_session(root, resume)
+
+
+def _merge_adjacent(messages: list[Message]) -> list[Message]:
+    """Providers want alternating roles: after an interrupt two user messages can meet."""
+    out: list[Message] = []
+    for m in messages:
+        if not m.blocks:
+            continue
+        if out and out[-1].role == m.role:
+            out[-1] = out[-1].model_copy(update={"blocks": [*out[-1].blocks, *m.blocks]})
+        else:
+            out.append(m)
+    return out
+
+
+def _model_info(resolved: Resolved, config: Config) -> Any:
+    from ..llm.catalog import lookup
+
+    return lookup(resolved.model, resolved.provider_name, config)
+
+
+def _cost(usage: Usage, model: str, provider: str | None, config: Config) -> float | None:
+    from ..llm.catalog import cost
+
+    return cost(usage, model, provider, config)

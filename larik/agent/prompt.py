@@ -1,0 +1,112 @@
+"""The system prompt, in two layers.
+
+``prefix(role, tools)`` is the stable part: who the agent is, its tools and its rules. It depends
+only on the role and the tool set, so it is identical for every request of a session and
+providers can cache it. ``session_context(root)`` is gathered once per session: working
+directory, platform, date, a git summary and the project's AGENTS.md (CLAUDE.md if there is
+none). A request sends ``system=[prefix, context]``.
+"""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+from datetime import date
+from pathlib import Path
+
+__all__ = ["INSTRUCTION_FILES", "prefix", "session_context"]
+
+INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
+MAX_INSTRUCTIONS = 20_000
+MAX_STATUS_LINES = 20
+
+_MAIN = """You are Larik, a coding agent working in the user's project from their terminal.
+You read, search, edit and run code with your tools, and you finish the task you are given."""
+
+_SUBAGENT = """You are a Larik subagent with the role {role}. Another agent gave you one \
+self-contained job; you cannot ask it questions. Do the job, then reply with a complete, \
+self-contained final answer: it is all the other agent will see."""
+
+_EXPLORE = """You may only read and search (no edits, no commands). Report what you found with \
+file paths and line numbers."""
+
+_RULES = """Rules:
+- Read a file before you edit it; change files with edit_file (exact text, unique match) or \
+write_file (whole file). Keep changes minimal and in the project's style.
+- Paths are relative to the project root. Stay inside the project unless asked otherwise.
+- Use glob and grep to find things rather than guessing paths.
+- Run the project's tests or the code you changed with bash when you can, and fix what fails.
+- A tool result starting with "permission denied" means the user or their settings refused that \
+call: do not retry it the same way; change approach or explain what you need.
+- Independent read-only calls (read_file, glob, grep) may be made together in one reply.
+- Be concise. When you are done, say briefly what you changed and how you checked it."""
+
+
+def prefix(role: str | None, tools: list[str]) -> str:
+    head = _MAIN if role in (None, "", "main") else _SUBAGENT.format(role=role)
+    parts = [head]
+    if role == "explore":
+        parts.append(_EXPLORE)
+    if tools:
+        parts.append("Your tools: " + ", ".join(tools) + ".")
+        parts.append(_RULES)
+    else:
+        parts.append("You have no tools in this session: answer from the conversation alone.")
+    return "\n\n".join(parts)
+
+
+def session_context(root: Path, today: date | None = None) -> str:
+    lines = [
+        "Session context:",
+        f"- Working directory (project root): {root}",
+        f"- Platform: {platform.system()} {platform.release()}",
+        f"- Date: {(today or date.today()).isoformat()}",
+    ]
+    lines += _git_summary(root)
+    text = "\n".join(lines)
+    instructions = project_instructions(root)
+    if instructions:
+        name, body = instructions
+        text += f"\n\nProject instructions from {name}:\n\n{body}"
+    return text
+
+
+def project_instructions(root: Path) -> tuple[str, str] | None:
+    for name in INSTRUCTION_FILES:
+        p = root / name
+        if p.is_file():
+            body = p.read_text(encoding="utf-8", errors="replace").strip()
+            if len(body) > MAX_INSTRUCTIONS:
+                body = (
+                    body[:MAX_INSTRUCTIONS] + f"\n[… {name} cut at {MAX_INSTRUCTIONS} characters]"
+                )
+            return name, body
+    return None
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        proc = subprocess.run(
+            ["git", *args], cwd=root, capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def _git_summary(root: Path) -> list[str]:
+    branch = _git(root, "rev-parse", "--abbrev-ref", "HEAD")
+    if branch is None:
+        if _git(root, "rev-parse", "--is-inside-work-tree") is None:
+            return ["- Git: not a git repository"]
+        branch = "(no commits yet)"
+    status = (_git(root, "status", "--short") or "").splitlines()
+    out = [f"- Git branch: {branch.strip()}"]
+    if not status:
+        out.append("- Git status: clean")
+    else:
+        out.append(f"- Git status: {len(status)} changed or untracked file(s):")
+        out += [f"    {s}" for s in status[:MAX_STATUS_LINES]]
+        if len(status) > MAX_STATUS_LINES:
+            out.append(f"    … and {len(status) - MAX_STATUS_LINES} more")
+    return out

@@ -1,0 +1,142 @@
+"""Runs the tool calls of one assistant message and turns every outcome into a tool result.
+
+A call never crashes the loop: an unknown tool, arguments that are not JSON or fail validation, a
+denied permission, a tool that raises — each becomes an error result with a clear message.
+Consecutive read-only calls (and explore subagents) run concurrently; others run one at a time,
+in order. Results are stored in ``results`` as each call finishes, so an interrupt keeps them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..llm.types import Block
+from .events import AgentEvent, AgentEventType
+from .permissions import PermissionPolicy
+from .tools import Tool, ToolArgs, ToolContext, ToolError, ToolResult, get_tool
+
+__all__ = ["INTERRUPTED", "ToolRunner"]
+
+INTERRUPTED = "interrupted by the user before this tool call finished"
+Emit = Callable[[AgentEvent], None]
+
+
+class _Prepared:
+    __slots__ = ("args", "call", "error", "raw", "tool")
+
+    def __init__(self, call: Block) -> None:
+        self.call = call
+        self.tool: Tool | None = None
+        self.args: ToolArgs | None = None
+        self.raw: dict[str, Any] = {}
+        self.error = ""
+
+    @property
+    def read_only(self) -> bool:
+        return self.tool is not None and self.args is not None and self.tool.read_only(self.args)
+
+    def summary(self) -> str:
+        if self.tool is not None and self.args is not None:
+            return self.tool.summary(self.args)
+        text = " ".join(self.call.input.split())
+        return text[:100] + ("…" if len(text) > 100 else "")
+
+
+class ToolRunner:
+    def __init__(self, tools: tuple[str, ...], policy: PermissionPolicy, ctx: ToolContext) -> None:
+        self.tools = tools
+        self.policy = policy
+        self.ctx = ctx
+
+    def prepare(self, call: Block) -> _Prepared:
+        p = _Prepared(call)
+        tool = get_tool(call.name) if call.name in self.tools else None
+        if tool is None:
+            p.error = f"unknown tool {call.name!r}; the tools are: {', '.join(self.tools)}"
+            return p
+        p.tool = tool
+        try:
+            p.raw = call.input_dict()
+        except ValueError as e:
+            p.error = f"the arguments of {call.name} are not a valid JSON object ({e})"
+            return p
+        try:
+            p.args = tool.args.model_validate(p.raw)
+        except ValidationError as e:
+            p.error = f"invalid arguments for {call.name}: " + _validation_text(e)
+        return p
+
+    async def run_all(self, calls: list[Block], emit: Emit, results: dict[str, Block]) -> None:
+        prepared = [self.prepare(c) for c in calls]
+        i = 0
+        while i < len(prepared):
+            group = [prepared[i]]
+            if prepared[i].read_only:
+                while i + len(group) < len(prepared) and prepared[i + len(group)].read_only:
+                    group.append(prepared[i + len(group)])
+            await asyncio.gather(*(self._one(p, emit, results) for p in group))
+            i += len(group)
+
+    async def _one(self, p: _Prepared, emit: Emit, results: dict[str, Block]) -> None:
+        call = p.call
+        emit(
+            AgentEvent(
+                AgentEventType.TOOL_START,
+                tool_id=call.id,
+                tool_name=call.name,
+                tool_input=p.raw,
+                text=p.summary(),
+            )
+        )
+        start = time.monotonic()
+        result = await self._execute(p)
+        results[call.id] = Block.tool_result(
+            call.id, result.content, result.is_error, result.images
+        )
+        emit(
+            AgentEvent(
+                AgentEventType.TOOL_END,
+                tool_id=call.id,
+                tool_name=call.name,
+                tool_input=p.raw,
+                text=result.content,
+                is_error=result.is_error,
+                duration=time.monotonic() - start,
+                data=result.data,
+            )
+        )
+
+    async def _execute(self, p: _Prepared) -> ToolResult:
+        if p.error or p.tool is None or p.args is None:
+            return ToolResult(p.error, is_error=True)
+        try:
+            denied = await self.policy.check(p.tool, p.args, p.raw, self.ctx)
+            if denied:
+                return ToolResult(denied, is_error=True, data={"denied": True})
+            return await p.tool.run(p.args, self.ctx)
+        except ToolError as e:
+            return ToolResult(f"{p.tool.name}: {e}", is_error=True)
+        except Exception as e:  # a tool bug or an OS error: the model sees it, the loop goes on
+            detail = " ".join(str(e).split())[:500]
+            return ToolResult(f"{p.tool.name} failed: {type(e).__name__}: {detail}", is_error=True)
+
+
+def _validation_text(e: ValidationError) -> str:
+    parts = []
+    for err in e.errors()[:5]:
+        loc = ".".join(str(x) for x in err["loc"]) or "arguments"
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unexpected argument"
+        parts.append(f"{loc}: {msg}")
+    return "; ".join(parts)
+
+
+def dumps_input(raw: dict[str, Any]) -> str:
+    return json.dumps(raw, ensure_ascii=False)

@@ -1,0 +1,167 @@
+"""The tools the model can call. One small module per tool, each with::
+
+    NAME, DESCRIPTION, KIND ("read" | "write" | "exec" | "task")
+    class Args(ToolArgs)                       # pydantic arguments; the JSON schema sent to the model
+    def target(args) -> str                    # what permission rules match: a path, command or role
+    def summary(args) -> str                   # one line for the front end
+    async def run(args, ctx) -> ToolResult     # may raise ToolError (a clear message for the model)
+    async def preview(args, ctx) -> str        # optional: the diff shown when asking for approval
+
+``KIND`` drives the permission modes; read tools (and explore subagents) may run concurrently.
+File tools have ``PATH_TARGET = True``: their target is a path, confined to the project root.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from ...llm.types import Block, ToolSpec
+from ..events import AgentEvent
+from ..paths import resolve_path
+
+__all__ = [
+    "ALL_TOOLS",
+    "READ_ONLY_TOOLS",
+    "Tool",
+    "ToolArgs",
+    "ToolContext",
+    "ToolError",
+    "ToolResult",
+    "get_tool",
+    "tool_specs",
+]
+
+ALL_TOOLS = ("read_file", "write_file", "edit_file", "glob", "grep", "bash", "task")
+READ_ONLY_TOOLS = ("read_file", "glob", "grep")
+Kind = Literal["read", "write", "exec", "task"]
+
+
+class ToolError(Exception):
+    """A failure the model should see as an error result, e.g. "old_string not found"."""
+
+
+@dataclass(slots=True)
+class ToolResult:
+    content: str
+    is_error: bool = False
+    images: list[Block] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)  # for front ends: diff, exit_code, …
+
+
+class ToolArgs(BaseModel):
+    """Base of every tool's arguments: unknown keys are errors; an explicit null means "default"."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nulls_are_defaults(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if v is not None}
+        return data
+
+
+Spawn = Callable[[str, str], Awaitable[str]]
+
+
+@dataclass
+class ToolContext:
+    """What a tool may use. ``processes`` holds the process-group ids of running commands so an
+    interrupt can kill them; ``spawn(role, prompt)`` runs a subagent and returns its answer."""
+
+    root: Path
+    processes: set[int] = field(default_factory=set)
+    spawn: Spawn | None = None
+    emit: Callable[[AgentEvent], None] | None = None
+
+    def path(self, raw: str) -> Path:
+        return resolve_path(self.root, raw).path
+
+    def show(self, path: Path) -> str:
+        """A path as the model should see it: relative to the root when inside it."""
+        try:
+            return path.relative_to(self.root.resolve()).as_posix() or "."
+        except ValueError:
+            return path.as_posix()
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    kind: Kind
+    args: type[ToolArgs]
+    module: ModuleType
+    path_target: bool
+
+    async def run(self, args: ToolArgs, ctx: ToolContext) -> ToolResult:
+        return await self.module.run(args, ctx)
+
+    def target(self, args: ToolArgs) -> str:
+        return str(self.module.target(args))
+
+    def summary(self, args: ToolArgs) -> str:
+        return str(self.module.summary(args))
+
+    async def preview(self, args: ToolArgs, ctx: ToolContext) -> str:
+        fn = getattr(self.module, "preview", None)
+        return await fn(args, ctx) if fn else ""
+
+    def read_only(self, args: ToolArgs) -> bool:
+        fn = getattr(self.module, "read_only", None)
+        return bool(fn(args)) if fn else self.kind == "read"
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(
+            name=self.name,
+            description=self.description,
+            input_schema=_clean_schema(self.args.model_json_schema()),
+        )
+
+
+_cache: dict[str, Tool] = {}
+
+
+def get_tool(name: str) -> Tool | None:
+    if name not in ALL_TOOLS:
+        return None
+    if name not in _cache:
+        mod = importlib.import_module(f"{__name__}.{name}")
+        _cache[name] = Tool(
+            name=mod.NAME,
+            description=mod.DESCRIPTION,
+            kind=mod.KIND,
+            args=mod.Args,
+            module=mod,
+            path_target=getattr(mod, "PATH_TARGET", False),
+        )
+    return _cache[name]
+
+
+def tool_specs(names: tuple[str, ...] | list[str]) -> list[ToolSpec]:
+    out = []
+    for n in names:
+        tool = get_tool(n)
+        if tool is not None:
+            out.append(tool.spec())
+    return out
+
+
+def _clean_schema(schema: Any, in_properties: bool = False) -> Any:
+    """Drop pydantic's ``title`` keys: they cost tokens and some APIs reject them."""
+    if isinstance(schema, dict):
+        return {
+            k: _clean_schema(v, k == "properties" and not in_properties)
+            for k, v in schema.items()
+            if in_properties or k != "title"
+        }
+    if isinstance(schema, list):
+        return [_clean_schema(v) for v in schema]
+    return schema

@@ -1,0 +1,77 @@
+"""edit_file(path, old_string, new_string, replace_all?): replace exact text; a diff comes back.
+
+``old_string`` must occur exactly once unless ``replace_all`` is set; otherwise the edit is
+refused with the count, so the model can add context. Line endings are kept as they were.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from . import ToolArgs, ToolContext, ToolError, ToolResult
+from ._files import read_text, unified_diff
+
+NAME = "edit_file"
+KIND = "write"
+PATH_TARGET = True
+DESCRIPTION = (
+    "Replace `old_string` with `new_string` in a file. `old_string` must match the file "
+    "exactly (whitespace included) and occur exactly once, unless `replace_all` is true. "
+    "Include enough surrounding lines to make it unique. Returns a unified diff."
+)
+
+
+class Args(ToolArgs):
+    path: str = Field(description="File path, relative to the project root or absolute.")
+    old_string: str = Field(description="The exact text to replace.")
+    new_string: str = Field(description="The text to put in its place.")
+    replace_all: bool = Field(False, description="Replace every occurrence.")
+
+
+def target(args: Args) -> str:
+    return args.path
+
+
+def summary(args: Args) -> str:
+    return args.path + (" (all occurrences)" if args.replace_all else "")
+
+
+def _apply(args: Args, ctx: ToolContext) -> tuple[str, str, int]:
+    path = ctx.path(args.path)
+    shown = ctx.show(path)
+    if not args.old_string:
+        raise ToolError("old_string is empty; use write_file to create or replace a whole file")
+    if args.old_string == args.new_string:
+        raise ToolError("old_string and new_string are the same; nothing would change")
+    old = read_text(path, shown)
+    old_s, new_s = args.old_string, args.new_string
+    count = old.count(old_s)
+    if count == 0 and "\r\n" in old and "\r\n" not in old_s:
+        old_s, new_s = old_s.replace("\n", "\r\n"), new_s.replace("\n", "\r\n")
+        count = old.count(old_s)
+    if count == 0:
+        raise ToolError(
+            f"old_string was not found in {shown}; read the file and copy the text exactly "
+            "(whitespace and indentation included)"
+        )
+    if count > 1 and not args.replace_all:
+        raise ToolError(
+            f"old_string occurs {count} times in {shown}; add surrounding lines to make it "
+            "unique, or set replace_all to replace every occurrence"
+        )
+    return old, old.replace(old_s, new_s), count
+
+
+async def preview(args: Args, ctx: ToolContext) -> str:
+    old, new, _ = _apply(args, ctx)
+    return unified_diff(old, new, ctx.show(ctx.path(args.path)))
+
+
+async def run(args: Args, ctx: ToolContext) -> ToolResult:
+    path = ctx.path(args.path)
+    shown = ctx.show(path)
+    old, new, count = _apply(args, ctx)
+    path.write_bytes(new.encode("utf-8"))
+    diff = unified_diff(old, new, shown)
+    what = f"{count} replacements" if count > 1 else "1 replacement"
+    return ToolResult(f"edited {shown}: {what}\n{diff}", data={"diff": diff})

@@ -1,0 +1,55 @@
+"""write_file(path, content): create or replace a file; the change comes back as a diff."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from . import ToolArgs, ToolContext, ToolError, ToolResult
+from ._files import unified_diff
+
+NAME = "write_file"
+KIND = "write"
+PATH_TARGET = True
+DESCRIPTION = (
+    "Create a file, or replace a file's whole content. Parent directories are created. "
+    "To change part of an existing file, use edit_file instead."
+)
+
+
+class Args(ToolArgs):
+    path: str = Field(description="File path, relative to the project root or absolute.")
+    content: str = Field(description="The complete new content of the file.")
+
+
+def target(args: Args) -> str:
+    return args.path
+
+
+def summary(args: Args) -> str:
+    return args.path
+
+
+def _old(args: Args, ctx: ToolContext) -> tuple[str, bool]:
+    path = ctx.path(args.path)
+    if path.is_dir():
+        raise ToolError(f"{ctx.show(path)} is a directory")
+    if not path.exists():
+        return "", True
+    return path.read_bytes().decode("utf-8", errors="replace"), False
+
+
+async def preview(args: Args, ctx: ToolContext) -> str:
+    old, created = _old(args, ctx)
+    return unified_diff(old, args.content, ctx.show(ctx.path(args.path)), created=created)
+
+
+async def run(args: Args, ctx: ToolContext) -> ToolResult:
+    path = ctx.path(args.path)
+    shown = ctx.show(path)
+    old, created = _old(args, ctx)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(args.content.encode("utf-8"))
+    diff = unified_diff(old, args.content, shown, created=created)
+    lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
+    verb = "created" if created else "wrote"
+    return ToolResult(f"{verb} {shown} ({lines} lines)", data={"diff": diff})

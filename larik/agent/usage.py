@@ -1,0 +1,38 @@
+"""Usage and cost, totalled per model that answered and per role."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..llm.types import Usage
+
+__all__ = ["Accounting"]
+
+
+@dataclass
+class Accounting:
+    by_model: dict[str, Usage] = field(default_factory=dict)
+    cost_by_model: dict[str, float | None] = field(default_factory=dict)
+    by_role: dict[str, Usage] = field(default_factory=dict)
+
+    def add(self, model: str, role: str, usage: Usage, cost: float | None) -> None:
+        self.by_model[model] = self.by_model.get(model, Usage()) + usage
+        self.by_role[role] = self.by_role.get(role, Usage()) + usage
+        if cost is not None or model not in self.cost_by_model:
+            prev = self.cost_by_model.get(model)
+            self.cost_by_model[model] = (
+                None if cost is None and prev is None else (prev or 0.0) + (cost or 0.0)
+            )
+
+    @property
+    def total(self) -> Usage:
+        out = Usage()
+        for u in self.by_model.values():
+            out = out + u
+        return out
+
+    @property
+    def total_cost(self) -> float | None:
+        """The sum of known costs; None when no model that answered has a known price."""
+        known = [c for c in self.cost_by_model.values() if c is not None]
+        return sum(known) if known else None

@@ -1,0 +1,126 @@
+"""Agents on the scripted provider, in a throwaway project."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from larik.agent import Agent
+from larik.agent.events import AgentEvent, AgentEventType, Approval, PermissionRequest
+from larik.config import Config
+from larik.llm.providers.scripted import ScriptedProvider
+from larik.routing import Resolved
+
+E = AgentEventType
+
+
+def resolved(provider: Any, model: str = "m", role: str | None = None) -> Resolved:
+    return Resolved(
+        provider=provider,
+        model=model,
+        provider_name=provider.name,
+        role=role,
+        spec=f"{provider.name}/{model}",
+    )
+
+
+class Roles:
+    """A resolver: spec or role name -> provider. "" is the main model."""
+
+    def __init__(self, main: Any, **by_name: Any) -> None:
+        self.main = main
+        self.by_name = by_name
+        self.asked: list[str] = []
+
+    def __call__(self, spec: str) -> Resolved:
+        self.asked.append(spec)
+        if spec in self.by_name:
+            p = self.by_name[spec]
+            role = spec if spec in ("smart", "worker", "explore", "compact") else None
+            return resolved(p, model=getattr(p, "model_id", spec), role=role)
+        if spec == "compact":  # unset role: the main model
+            return resolved(self.main, role="compact")
+        return resolved(self.main)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    return root
+
+
+@pytest.fixture
+def git_project(project: Path) -> Path:
+    subprocess.run(["git", "init", "-q", "-b", "main", str(project)], check=True)
+    return project
+
+
+def script(*turns: dict[str, Any]) -> ScriptedProvider:
+    return ScriptedProvider(list(turns))
+
+
+AgentMaker = Callable[..., Awaitable[Agent]]
+
+
+@pytest.fixture
+def make_agent(project: Path):
+    made: list[Agent] = []
+
+    async def make(
+        provider: Any = None,
+        *,
+        config: Config | None = None,
+        resolver: Any = None,
+        cwd: Path | None = None,
+        **kw: Any,
+    ) -> Agent:
+        resolver = resolver or Roles(provider)
+        kw.setdefault("permission_mode", "yolo")
+        agent = await Agent.create(
+            cwd=cwd or project, config=config or Config(), resolver=resolver, **kw
+        )
+        made.append(agent)
+        return agent
+
+    yield make
+    for a in made:
+        if a._transcript is not None:
+            a._transcript.close()
+
+
+async def run(agent: Agent, prompt: str = "go") -> list[AgentEvent]:
+    return [ev async for ev in agent.run_turn(prompt)]
+
+
+def of(events: list[AgentEvent], kind: AgentEventType) -> list[AgentEvent]:
+    return [e for e in events if e.type is kind]
+
+
+def approver(*answers: Approval):
+    """An Approver that gives ``answers`` in order and records what it was asked."""
+    asked: list[PermissionRequest] = []
+    queue = list(answers)
+
+    async def approve(req: PermissionRequest) -> Approval:
+        asked.append(req)
+        return queue.pop(0) if queue else Approval(allow=False)
+
+    approve.asked = asked  # type: ignore[attr-defined]
+    return approve
+
+
+def valid_conversation(messages) -> None:
+    """What every provider needs: every tool call answered in the next message, by id."""
+    for i, m in enumerate(messages):
+        ids = [b.id for b in m.tool_uses()]
+        if ids:
+            nxt = messages[i + 1] if i + 1 < len(messages) else None
+            assert nxt is not None and nxt.role == "user", f"message {i}: tool calls unanswered"
+            got = [b.id for b in nxt.blocks if b.type == "tool_result"]
+            assert got == ids, f"message {i}: results {got} for calls {ids}"
