@@ -1,0 +1,162 @@
+"""The TUI on the real Agent (larik.agent.Agent) with scripted providers: the whole path from
+a key press to the transcript. The resolver is injected, so no routing or keys are involved."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from larik.agent import Agent
+from larik.agent.transcript import load_transcript
+from larik.config import Config
+from larik.llm.providers.scripted import ScriptedProvider
+from larik.routing import Resolved
+from larik.tui.app import LarikApp
+from larik.tui.screens.permission import PermissionScreen
+from larik.tui.widgets.tool_card import ToolCard
+
+from .conftest import ready, screen_text, send, turn_done, wait_for
+
+
+class Real:
+    """Apps on the real Agent; every spec resolves to ``self.provider`` with that model id."""
+
+    def __init__(self, root: Path) -> None:
+        self.cwd = root / "project"
+        self.cwd.mkdir()
+        self.provider: ScriptedProvider | None = None
+        self.agents: list[Any] = []
+
+    def resolve(self, spec: str) -> Resolved:
+        assert self.provider is not None
+        model = spec.partition("/")[2] or "model-a"
+        return Resolved(self.provider, model, "scripted", None, f"scripted/{model}")
+
+    def app(self, turns: list[dict[str, Any]], **kw: Any) -> LarikApp:
+        self.provider = ScriptedProvider(turns)
+        config = Config()
+
+        async def factory(*, approver: Any, model: str = "", resume: str | None = None) -> Any:
+            agent = await Agent.create(
+                cwd=self.cwd,
+                config=config,
+                model=model,
+                approver=approver,
+                resume=resume,
+                resolver=self.resolve,
+            )
+            self.agents.append(agent)
+            return agent
+
+        async def no_local() -> list:
+            return []
+
+        return LarikApp(factory, cwd=self.cwd, config=config, discover_local=no_local, **kw)
+
+
+@pytest.fixture
+def real(tmp_path: Path) -> Real:
+    return Real(tmp_path)
+
+
+WRITE = {"name": "write_file", "input": {"path": "hello.txt", "content": "hi\n"}, "id": "w1"}
+
+
+async def test_a_reply_streams_and_the_session_is_saved_as_it_goes(real):
+    app = real.app([{"text": "Hello **there**.", "usage": {"input": 10, "output": 3}}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "hi")
+        await turn_done(pilot)
+        assert "Hello there." in screen_text(app)
+        path = real.agents[0].transcript_path
+        assert [m.text() for m in load_transcript(path).messages] == ["hi", "Hello **there**."]
+
+
+async def test_an_approved_write_creates_the_file_and_shows_its_diff(real):
+    app = real.app([{"tool_calls": [WRITE]}, {"text": "Wrote it."}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "write hello.txt")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: "+hi" in screen_text(app))
+        await pilot.press("y")
+        await turn_done(pilot)
+        assert (real.cwd / "hello.txt").read_text() == "hi\n"
+        card = app.query_one(ToolCard)
+        assert card.status == "ok" and "+hi" in card.data.get("diff", "")
+
+
+async def test_a_denied_write_leaves_the_file_alone_and_tells_the_model_why(real):
+    app = real.app([{"tool_calls": [WRITE]}, {"text": "Understood."}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "write hello.txt")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        app.screen.query_one("#reason").focus()
+        await pilot.press(*"not now", "enter")
+        await turn_done(pilot)
+        assert not (real.cwd / "hello.txt").exists()
+        assert app.query_one(ToolCard).status == "denied"
+        result = next(
+            b
+            for m in real.provider.requests[1].messages
+            for b in m.blocks
+            if b.type == "tool_result"
+        )
+        assert result.is_error and "not now" in result.content
+
+
+async def test_model_switch_sends_the_next_request_to_the_new_model_without_its_thinking(real):
+    app = real.app([{"thinking": "secret plan", "text": "one"}, {"text": "two"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "first")
+        await turn_done(pilot)
+        await send(pilot, "/model scripted/model-b")
+        await wait_for(pilot, lambda: real.agents[0].model == "model-b")
+        await send(pilot, "second")
+        await turn_done(pilot)
+        second = real.provider.requests[1]
+        assert second.model == "model-b"
+        assert not [b for m in second.messages for b in m.blocks if b.type == "thinking"]
+        assert "scripted/model-b" in screen_text(app)
+
+
+async def test_escape_interrupts_and_the_conversation_goes_on(real):
+    app = real.app([{"text": "word " * 400, "delay": 0.01}, {"text": "after"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "talk")
+        await wait_for(
+            pilot, lambda: len(real.provider.requests) == 1 and "word" in screen_text(app)
+        )
+        await pilot.press("escape")
+        await turn_done(pilot)
+        await send(pilot, "go on")
+        await turn_done(pilot)
+        assert "after" in screen_text(app)
+        texts = [m.text() for m in real.provider.requests[1].messages]
+        assert texts[0] == "talk" and texts[-1].endswith("go on")
+
+
+async def test_a_saved_session_resumes_with_its_conversation(real):
+    app = real.app([{"text": "first answer"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "first question")
+        await turn_done(pilot)
+        session = app.session_id
+        await send(pilot, "/exit")
+        await wait_for(pilot, lambda: not app.is_running)
+    again = real.app([{"text": "second answer"}], resume=session)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: "first answer" in screen_text(again))
+        await send(pilot, "second question")
+        await turn_done(pilot)
+        texts = [m.text() for m in real.provider.requests[0].messages]
+        assert texts == ["first question", "first answer", "second question"]
+        assert again.session_id == session
