@@ -39,7 +39,7 @@ from .screens.sessions import SessionPickerScreen
 from .widgets.completion_menu import CompletionMenu
 from .widgets.conversation import ConversationView
 from .widgets.prompt_input import PromptInput
-from .widgets.status_bar import StatusBar
+from .widgets.status_bar import StatusBar, agent_spec
 
 __all__ = ["LarikApp"]
 
@@ -361,12 +361,7 @@ class LarikApp(App[int]):
         return True
 
     def current_spec(self) -> str:
-        a = self.agent
-        if a is None:
-            return ""
-        if "/" in a.model or not a.provider_name:
-            return a.model
-        return f"{a.provider_name}/{a.model}"
+        return agent_spec(self.agent) if self.agent is not None else ""
 
     def _entries(self) -> list[ModelEntry]:
         try:

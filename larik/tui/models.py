@@ -74,6 +74,9 @@ def picker_entries(
         out[info.spec] = ModelEntry(
             info.spec, info.context_window, info.input_price, info.output_price, source, info.note
         )
+    for name in config.providers if config is not None else {}:
+        if not any(spec.startswith(f"{name}/") for spec in out) and has_key(name, config):
+            out[f"{name}/"] = ModelEntry(f"{name}/", source="config", note="type the model id")
     for m in local or []:
         if m.spec in out:
             continue

@@ -87,3 +87,20 @@ async def test_the_first_frame_is_painted_before_the_agent_is_built(harness):
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
     assert painted == [True]
+
+
+async def test_picking_a_provider_entry_lets_the_user_type_the_model_id(harness):
+    from larik.config import Config
+
+    config = Config(
+        providers={"mybox": {"type": "openai-compatible", "base_url": "http://127.0.0.1:9999/v1"}}
+    )
+    app = harness.app([], config=config)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/model")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
+        await pilot.press(*"mybox", "enter")
+        assert app.screen.query_one("#model-filter").value == "mybox/"
+        await pilot.press(*"llama-3", "enter")
+        await wait_for(pilot, lambda: harness.agent.switches == ["mybox/llama-3"])

@@ -174,3 +174,11 @@ def test_the_card_summary_is_the_calls_key_argument():
     assert key_argument({"command": "pytest   -q\n-x"}) == "pytest -q -x"
     assert key_argument({"n": 3, "other": "value"}) == "value"
     assert len(key_argument({"command": "x" * 500})) == 70
+
+
+def test_a_configured_provider_without_listed_models_is_offered_to_type_a_model():
+    config = Config(
+        providers={"mybox": {"type": "openai-compatible", "base_url": "http://127.0.0.1:9999/v1"}}
+    )
+    entries = picker_entries(config)
+    assert ModelEntry("mybox/", source="config", note="type the model id") in entries

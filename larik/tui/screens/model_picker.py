@@ -95,14 +95,23 @@ class ModelPickerScreen(ModalScreen[str | None]):
         event.stop()
         ol = self.query_one("#model-list", OptionList)
         typed = event.value.strip()
-        if ol.highlighted is not None and self._shown:
-            self.dismiss(self._shown[ol.highlighted].spec)
-        elif "/" in typed:
+        if ol.highlighted is not None and self._shown and self._shown[ol.highlighted].spec != typed:
+            self._pick(self._shown[ol.highlighted].spec)
+        elif "/" in typed and not typed.endswith("/"):
             self.dismiss(typed)
+
+    def _pick(self, spec: str) -> None:
+        """A provider without listed models ("name/") fills the filter to type the model id."""
+        if spec.endswith("/"):
+            box = self.query_one("#model-filter", Input)
+            box.value = spec
+            box.cursor_position = len(spec)
+            return
+        self.dismiss(spec)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss(self._shown[event.option_index].spec)
+        self._pick(self._shown[event.option_index].spec)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

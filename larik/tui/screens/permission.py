@@ -39,8 +39,9 @@ class PermissionScreen(ModalScreen[Approval]):
             title = Text("Allow ", style="bold")
             title.append(r.tool_name, style="bold yellow")
             title.append("?", style="bold")
-            if r.summary:
-                title.append(f"  {r.summary}")
+            summary = r.summary.removeprefix(f"{r.tool_name}: ")
+            if summary:
+                title.append(f"  {summary}")
             yield Static(title, id="permission-title")
             with VerticalScroll(id="permission-details"):
                 yield Static(self._details())
@@ -51,6 +52,9 @@ class PermissionScreen(ModalScreen[Approval]):
                 yield Button("Allow once (y)", id="allow", variant="success")
                 yield Button("Allow always this session (a)", id="always", variant="primary")
                 yield Button("Deny (n)", id="deny", variant="error")
+            always = getattr(r, "always", "")
+            if always:
+                yield Static(Text(f"allow always covers: {always}", style="dim"), id="always-scope")
 
     def _details(self) -> RenderableType:
         parts: list[RenderableType] = []

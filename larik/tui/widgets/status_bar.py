@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-__all__ = ["StatusBar", "status_text", "human_tokens"]
+__all__ = ["StatusBar", "agent_spec", "human_tokens", "status_text"]
 
 
 def human_tokens(n: int) -> str:
@@ -18,6 +18,16 @@ def human_tokens(n: int) -> str:
     return str(n)
 
 
+def agent_spec(agent: Any) -> str:
+    """``provider/model`` of the agent's current model."""
+    spec = getattr(agent, "spec", "")
+    if spec:
+        return str(spec)
+    model = getattr(agent, "model", "") or ""
+    provider = getattr(agent, "provider_name", "") or ""
+    return f"{provider}/{model}" if provider and model else model
+
+
 def status_text(agent: Any, *, busy: bool = False, note: str = "") -> Text:
     """The status line for ``agent`` (None before a model is ready)."""
     t = Text(no_wrap=True, overflow="ellipsis")
@@ -26,9 +36,7 @@ def status_text(agent: Any, *, busy: bool = False, note: str = "") -> Text:
     if agent is None:
         t.append(note or "no model yet", style="dim")
         return t
-    model = getattr(agent, "model", "") or "?"
-    provider = getattr(agent, "provider_name", "")
-    t.append(f"{provider}/{model}" if provider and "/" not in model else model, style="bold")
+    t.append(agent_spec(agent) or "?", style="bold")
     role = getattr(agent, "role", None)
     if role and role != "main":
         t.append(f" ({role})")
