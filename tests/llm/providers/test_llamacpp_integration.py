@@ -13,6 +13,7 @@ with a port the OS picks; it is the same recipe as docs/local-models.md.
 from __future__ import annotations
 
 import importlib.util
+import select
 import subprocess
 import sys
 import time
@@ -89,7 +90,8 @@ def _wait_ready(proc: subprocess.Popen[str]) -> str:
     import httpx2
 
     assert proc.stdout is not None
-    address = proc.stdout.readline().strip()
+    ready, _, _ = select.select([proc.stdout], [], [], START_TIMEOUT)
+    address = proc.stdout.readline().strip() if ready else ""
     if not address.startswith("http://127.0.0.1:"):
         pytest.fail(f"llama.cpp server did not start (exit code {proc.poll()}); see its log")
     deadline = time.monotonic() + START_TIMEOUT
