@@ -98,6 +98,7 @@ class Agent:
         transcript_path: Path | None = None,
         transcript: Transcript | None = None,
         processes: set[int] | None = None,
+        context: str | None = None,
     ) -> None:
         self.root = root
         self.config = config
@@ -114,7 +115,9 @@ class Agent:
         self._tools = tools
         self._acct = Accounting()
         self._is_sub = role_label is not None
-        self._system = [prompt.prefix(role_label, list(tools)), prompt.session_context(root)]
+        if context is None:
+            context = prompt.session_context(root)
+        self._system = [prompt.prefix(role_label, list(tools)), context]
         self._specs = tool_specs(tools)
         self._ctx = ToolContext(root=root, processes=processes if processes is not None else set())
         if "task" in tools:
@@ -483,6 +486,7 @@ class Agent:
             tools=tools,
             role_label=role,
             processes=self._ctx.processes,
+            context=self._system[1],
         )
         emit = self._ctx.emit
         answer, error, over = "", "", None
@@ -531,7 +535,10 @@ class Agent:
             yield AgentEvent(E.ERROR, text=f"compaction failed: {e}")
 
     async def _compact(self, reason: str) -> AsyncIterator[AgentEvent]:
-        cut = compaction.choose_cut(self.messages, self.context_window)
+        if reason == "manual":  # /compact: everything so far becomes the summary
+            cut = len(self.messages)
+        else:
+            cut = compaction.choose_cut(self.messages, self.context_window)
         if cut == 0:
             yield self._notice("nothing to compact yet")
             return

@@ -56,6 +56,7 @@ class Rule:
     tool: str
     pattern: str
     text: str
+    exact: bool = False  # "allow always" on a compound command: exactly that command
 
     @classmethod
     def parse(cls, text: str, where: str = "permissions") -> Rule:
@@ -72,6 +73,8 @@ class Rule:
     def matches(self, tool: str, targets: list[str]) -> bool:
         if not fnmatch.fnmatchcase(tool, self.tool):
             return False
+        if self.exact:
+            return self.pattern in targets
         pat = str(Path(self.pattern).expanduser()) if self.pattern.startswith("~") else self.pattern
         return any(fnmatch.fnmatchcase(t, pat) for t in targets)
 
@@ -124,7 +127,11 @@ class PermissionPolicy:
             )
         rules = self.allow + self.session_allow
         if tool.kind == "exec":
-            if parts and all(any(r.matches(name, [p]) for r in rules) for p in parts):
+            if any(r.exact and r.matches(name, [target]) for r in rules):
+                return Decision("allow")
+            if parts and all(
+                any(r.matches(name, [p]) for r in rules if not r.exact) for p in parts
+            ):
                 return Decision("allow")
         elif any(r.matches(name, targets) for r in rules):
             return Decision("allow")
@@ -147,7 +154,7 @@ class PermissionPolicy:
             first = parts[0].split()[0]
             return [Rule(tool.name, f"{first}*", f"bash: {first}*")], f"bash commands: {first} …"
         cmd = tool.target(args)
-        return [Rule(tool.name, cmd, f"bash: {cmd}")], "this exact command"
+        return [Rule(tool.name, cmd, f"bash: {cmd}", exact=True)], "this exact command"
 
     # -- asking -----------------------------------------------------------------------------
     async def check(

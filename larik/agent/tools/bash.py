@@ -95,24 +95,34 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     try:
         try:
             async with asyncio.timeout(args.timeout):
-                await proc.wait()
+                await _exited(proc)
         except TimeoutError:
             timed_out = True
             kill_group(pgid)
-            await proc.wait()
+            await _exited(proc)
         try:
             async with asyncio.timeout(GRACE):
                 await asyncio.shield(reader)
         except TimeoutError:
             stray = True  # a background child still holds the output open
             kill_group(pgid)
-            await reader
+            async with asyncio.timeout(GRACE):
+                await asyncio.shield(reader)
     finally:
         if proc.returncode is None or not reader.done():
-            kill_group(pgid)  # interrupted (cancelled): take the whole group down
+            kill_group(pgid)  # interrupted (cancelled), or a child escaped: take the group down
             reader.cancel()
         ctx.processes.discard(pgid)
     return _result(args, proc.returncode, tail, timed_out, stray)
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> None:
+    """Wait for the shell itself to exit. (``proc.wait()`` would also wait for every process
+    holding its output open, such as a background server the command started.)"""
+    delay = 0.002
+    while proc.returncode is None:
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.05)
 
 
 async def _read(proc: asyncio.subprocess.Process, tail: _Tail) -> None:

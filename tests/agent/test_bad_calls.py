@@ -1,0 +1,110 @@
+"""Bad tool calls become clear error results the model sees; the loop never crashes."""
+
+from __future__ import annotations
+
+from larik.agent.tools import get_tool
+
+from .conftest import E, of, run, script, valid_conversation
+
+
+async def first_result(make_agent, call):
+    p = script({"tool_calls": [call]}, {"text": "ok"})
+    agent = await make_agent(p)
+    events = await run(agent)
+    assert of(events, E.TURN_END)[0].text == "ok"
+    valid_conversation(agent.messages)
+    return agent.messages[2].blocks[0], events
+
+
+async def test_malformed_json_arguments_are_an_error_result(make_agent):
+    res, _ = await first_result(make_agent, {"name": "read_file", "input": '{"path": "calc.py"'})
+    assert res.is_error and "not a valid JSON object" in res.content
+
+
+async def test_arguments_that_fail_validation_name_the_field(make_agent):
+    res, _ = await first_result(make_agent, {"name": "edit_file", "input": {"path": "calc.py"}})
+    assert res.is_error and res.content.startswith("invalid arguments for edit_file:")
+    assert "old_string: Field required" in res.content
+
+
+async def test_an_unexpected_argument_is_named(make_agent):
+    res, _ = await first_result(
+        make_agent, {"name": "read_file", "input": {"path": "calc.py", "file": "x"}}
+    )
+    assert res.is_error and "file: unexpected argument" in res.content
+
+
+async def test_null_for_an_optional_argument_means_its_default(make_agent):
+    res, _ = await first_result(
+        make_agent, {"name": "read_file", "input": {"path": "calc.py", "offset": None}}
+    )
+    assert not res.is_error and "def add" in res.content
+
+
+async def test_an_unknown_tool_is_an_error_result_listing_the_tools(make_agent):
+    res, events = await first_result(make_agent, {"name": "browse_web", "input": {}})
+    assert (
+        res.is_error and "unknown tool 'browse_web'" in res.content and "read_file" in res.content
+    )
+    assert of(events, E.TOOL_END)[0].is_error
+
+
+async def test_a_tool_that_raises_becomes_an_error_result(make_agent, monkeypatch):
+    tool = get_tool("glob")
+
+    async def boom(args, ctx):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(tool.module, "run", boom)
+    res, _ = await first_result(make_agent, {"name": "glob", "input": {"pattern": "*"}})
+    assert res.is_error and res.content == "glob failed: RuntimeError: disk on fire"
+
+
+async def test_a_tool_error_is_prefixed_with_the_tool_name(make_agent):
+    res, events = await first_result(make_agent, {"name": "read_file", "input": {"path": "nope"}})
+    assert res.content == "read_file: no such file: nope"
+    end = of(events, E.TOOL_END)[0]
+    assert end.is_error and end.text == res.content and end.tool_name == "read_file"
+
+
+async def test_tool_end_carries_the_edit_diff(make_agent):
+    _, events = await first_result(
+        make_agent,
+        {"name": "edit_file", "input": {"path": "calc.py", "old_string": "-", "new_string": "+"}},
+    )
+    end = of(events, E.TOOL_END)[0]
+    assert not end.is_error and "+    return a + b" in end.data["diff"] and end.duration >= 0
+
+
+async def test_read_only_calls_run_concurrently_and_results_keep_call_order(
+    make_agent, monkeypatch
+):
+    import asyncio
+
+    tool = get_tool("grep")
+    both_running = asyncio.Event()
+    active = 0
+    real = tool.module.run
+
+    async def slow(args, ctx):
+        nonlocal active
+        active += 1
+        if active == 2:
+            both_running.set()
+        await asyncio.wait_for(both_running.wait(), 5)  # only returns if both run at once
+        return await real(args, ctx)
+
+    monkeypatch.setattr(tool.module, "run", slow)
+    p = script(
+        {
+            "tool_calls": [
+                {"name": "grep", "input": {"pattern": "add"}},
+                {"name": "grep", "input": {"pattern": "return"}},
+            ]
+        },
+        {"text": "ok"},
+    )
+    agent = await make_agent(p)
+    await run(agent)
+    first, second = agent.messages[2].blocks
+    assert "def add" in first.content and "return" in second.content

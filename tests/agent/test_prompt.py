@@ -1,0 +1,46 @@
+"""The system prompt: a stable prefix, then the session's context."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+from datetime import date
+
+from larik.agent import prompt
+
+
+def test_the_prefix_depends_only_on_role_and_tools(tmp_path):
+    a = prompt.prefix(None, ["read_file", "bash"])
+    assert a == prompt.prefix(None, ["read_file", "bash"])
+    assert "Larik" in a and "read_file, bash" in a and str(tmp_path) not in a
+    explore = prompt.prefix("explore", ["read_file"])
+    assert "role explore" in explore and "only read" in explore and explore != a
+
+
+def test_context_names_directory_platform_and_date(project):
+    ctx = prompt.session_context(project, today=date(2025, 3, 4))
+    assert f"Working directory (project root): {project}" in ctx
+    assert platform.system() in ctx and "Date: 2025-03-04" in ctx
+    assert "not a git repository" in ctx
+
+
+def test_context_summarises_git_branch_and_status(git_project):
+    (git_project / "new.py").write_text("")
+    subprocess.run(["git", "-C", str(git_project), "add", "calc.py"], check=True)
+    ctx = prompt.session_context(git_project)
+    assert "Git branch:" in ctx
+    assert "2 changed or untracked file(s)" in ctx and "?? new.py" in ctx and "A  calc.py" in ctx
+
+
+def test_agents_md_is_included_and_preferred_to_claude_md(project):
+    (project / "CLAUDE.md").write_text("Claude rules")
+    assert "Project instructions from CLAUDE.md:\n\nClaude rules" in prompt.session_context(project)
+    (project / "AGENTS.md").write_text("Use tabs.")
+    ctx = prompt.session_context(project)
+    assert "Project instructions from AGENTS.md:\n\nUse tabs." in ctx and "Claude rules" not in ctx
+
+
+def test_huge_instructions_are_cut(project):
+    (project / "AGENTS.md").write_text("x" * 50_000)
+    ctx = prompt.session_context(project)
+    assert len(ctx) < 25_000 and "AGENTS.md cut at" in ctx

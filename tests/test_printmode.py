@@ -1,0 +1,203 @@
+"""Print mode end to end: `larik -p` on a scripted model, editing files in a temp project."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from larik import cli
+from larik.agent.transcript import load_transcript
+from larik.printmode import PrintOptions, run_print
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    monkeypatch.chdir(root)
+    return root
+
+
+def write_script(path: Path, *turns: dict) -> str:
+    path.write_text(json.dumps({"turns": list(turns)}))
+    return f"scripted/{path}"
+
+
+FIX = (
+    {"text": "Reading.", "tool_calls": [{"name": "read_file", "input": {"path": "calc.py"}}]},
+    {
+        "tool_calls": [
+            {
+                "name": "edit_file",
+                "input": {"path": "calc.py", "old_string": "a - b", "new_string": "a + b"},
+            }
+        ]
+    },
+    {"text": "Fixed: add now adds.", "usage": {"input": 100, "output": 20}},
+)
+
+
+def larik(*argv: str, stdin: str = "") -> tuple[int, str, str]:
+    """Run the real CLI entry in-process; returns (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.argv, sys.stdin, sys.stdout, sys.stderr
+    sys.argv, sys.stdin, sys.stdout, sys.stderr = ["larik", *argv], io.StringIO(stdin), out, err
+    try:
+        cli.main()
+        code = 0
+    except SystemExit as e:
+        code = int(e.code or 0)
+    finally:
+        sys.argv, sys.stdin, sys.stdout, sys.stderr = old
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_print_mode_edits_a_file_and_prints_the_final_answer(project, tmp_path):
+    model = write_script(tmp_path / "fix.json", *FIX)
+    code, out, err = larik("-p", "fix add", "--model", model, "--permission-mode", "edits")
+    assert code == 0, err
+    assert out == "Fixed: add now adds.\n"
+    assert (project / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+
+
+def test_json_output_has_text_usage_cost_session_and_stop_reason(project, tmp_path):
+    model = write_script(tmp_path / "fix.json", *FIX)
+    code, out, _ = larik(
+        "-p", "fix add", "-m", model, "--permission-mode", "yolo", "--output-format", "json"
+    )
+    assert code == 0
+    result = json.loads(out)
+    assert result["type"] == "result" and result["ok"] is True
+    assert result["text"] == "Fixed: add now adds." and result["stop_reason"] == "end_turn"
+    assert result["session_id"] and result["usage"]["input"] >= 100
+    assert "cost" in result and result["usage_by_role"]["main"]["output"] >= 20
+    assert result["model"] == model
+
+
+def test_stream_json_prints_one_event_per_line_then_the_result(project, tmp_path):
+    model = write_script(tmp_path / "fix.json", *FIX)
+    code, out, _ = larik(
+        "-p", "fix add", "-m", model, "--permission-mode", "yolo", "--output-format", "stream-json"
+    )
+    assert code == 0
+    lines = [json.loads(line) for line in out.splitlines()]
+    kinds = [line["type"] for line in lines]
+    assert kinds[0] == "message" and kinds[-2:] == ["turn_end", "result"]
+    for kind in ("text_delta", "tool_start", "tool_end", "usage"):
+        assert kind in kinds
+    edit_end = [x for x in lines if x["type"] == "tool_end" and x["tool_name"] == "edit_file"][0]
+    assert "+    return a + b" in edit_end["data"]["diff"]
+
+
+def test_ask_mode_in_print_mode_denies_and_says_so_in_the_tool_result(project, tmp_path):
+    model = write_script(tmp_path / "fix.json", *FIX)
+    code, out, _ = larik("-p", "fix add", "-m", model, "--output-format", "stream-json")
+    assert code == 0  # the model finished its turn; the edit was refused
+    assert "a - b" in (project / "calc.py").read_text()
+    ends = [json.loads(x) for x in out.splitlines() if '"tool_end"' in x]
+    denied = [e for e in ends if e["tool_name"] == "edit_file"][0]
+    assert denied["is_error"] and "print mode" in denied["text"]
+
+
+def test_the_prompt_can_come_from_stdin(project, tmp_path):
+    from larik.agent.sessions import latest_session
+
+    model = write_script(tmp_path / "s.json", {"text": "got it"})
+    code, out, _ = larik("-p", "-", "-m", model, stdin="a long prompt\nfrom a pipe\n")
+    assert code == 0 and out == "got it\n"
+    assert latest_session(project).first_prompt == "a long prompt from a pipe"
+
+
+def test_a_provider_failure_exits_1_with_one_line(project, tmp_path):
+    model = write_script(tmp_path / "s.json", {"error": {"status": 400, "message": "bad thing"}})
+    code, out, err = larik("-p", "hi", "-m", model)
+    assert code == 1 and out == ""
+    assert err.strip().count("\n") == 0 and "bad thing" in err and "Traceback" not in err
+
+
+def test_the_max_turns_limit_exits_1_and_says_why(project, tmp_path):
+    call = {"tool_calls": [{"name": "glob", "input": {"pattern": "*"}}]}
+    model = write_script(tmp_path / "s.json", call, call, call)
+    code, out, err = larik("-p", "loop", "-m", model, "--max-turns", "2", "--output-format", "json")
+    assert code == 1 and json.loads(out)["stop_reason"] == "max_turns"
+
+
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["--output-format", "xml"], "unknown output format"),
+        (["--effort", "extreme"], "unknown effort"),
+        (["--permission-mode", "reckless"], "unknown permission mode"),
+        (["--max-turns", "0"], "--max-turns"),
+        (["--model", "scripted/does-not-exist.json"], "not found"),
+    ],
+)
+def test_bad_usage_exits_2_with_one_line(project, tmp_path, argv, needle):
+    model = write_script(tmp_path / "s.json", {"text": "x"})
+    args = ["-p", "hi", "-m", model, *argv] if "--model" not in argv else ["-p", "hi", *argv]
+    code, out, err = larik(*args)
+    assert code == 2 and out == ""
+    assert needle in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_an_empty_prompt_is_bad_usage(project):
+    code, _, err = larik("-p", "   ")
+    assert code == 2 and "no prompt" in err
+
+
+def test_a_bad_config_file_exits_2(project, tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text("model = [unclosed\n")
+    monkeypatch.setenv("LARIK_HOME", str(home))
+    code, _, err = larik("-p", "hi")
+    assert code == 2 and err.startswith("larik: ") and err.count("\n") == 1
+
+
+def test_continue_resumes_the_latest_session(project, tmp_path):
+    model = write_script(tmp_path / "s.json", {"text": "first answer"}, {"text": "second answer"})
+    code, out, _ = larik("-p", "one", "-m", model, "--output-format", "json")
+    first = json.loads(out)
+    code, out, _ = larik("-p", "two", "-m", model, "--continue", "--output-format", "json")
+    second = json.loads(out)
+    assert code == 0 and second["session_id"] == first["session_id"]
+    from larik.agent.sessions import find_session
+
+    msgs = load_transcript(find_session(project, first["session_id"])).messages
+    assert [m.text() for m in msgs] == ["one", "first answer", "two", "second answer"]
+
+
+def test_resume_with_an_id_and_listing_without_one(project, tmp_path):
+    model = write_script(tmp_path / "s.json", {"text": "a"}, {"text": "b"})
+    _, out, _ = larik("-p", "remember me", "-m", model, "--output-format", "json")
+    sid = json.loads(out)["session_id"]
+    code, listing, _ = larik("--resume")
+    assert code == 0 and sid in listing and "remember me" in listing
+    code, out, _ = larik("-p", "again", "-m", model, "--resume", sid, "--output-format", "json")
+    assert code == 0 and json.loads(out)["session_id"] == sid
+    code, _, err = larik("-p", "x", "-m", model, "--resume", "no-such-session")
+    assert code == 2 and "no session" in err
+
+
+def test_run_print_is_usable_as_a_library(project, tmp_path):
+    model = write_script(tmp_path / "s.json", {"text": "lib"})
+    out, err = io.StringIO(), io.StringIO()
+    code = run_print(PrintOptions(prompt="hi", cwd=project, model=model), stdout=out, stderr=err)
+    assert code == 0 and out.getvalue() == "lib\n"
+
+
+def test_no_traceback_from_the_real_command(project, tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "larik.cli", "-p", "hi", "--output-format", "bogus"],
+        capture_output=True,
+        text=True,
+        cwd=project,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("larik: unknown output format")
