@@ -289,6 +289,19 @@ def _has_key(name: str, config: Config) -> bool:
 # ------------------------------------------------------------------------------- building
 
 
+def _base_url(name: str, kind: str, config: Config) -> str:
+    """The provider's base URL: config, else (for Ollama) ``OLLAMA_HOST``, else the built-in."""
+    pc = config.providers.get(name)
+    if pc is not None and pc.base_url:
+        return pc.base_url
+    if kind == "ollama" and os.environ.get("OLLAMA_HOST", "").strip():
+        from .llm.providers.ollama import parse_host  # data helpers only: imports no httpx2
+
+        return parse_host(os.environ["OLLAMA_HOST"])
+    spec = registry.get(name)
+    return spec.base_url if spec else ""
+
+
 def build_provider(name: str, model: str, config: Config) -> Provider:
     """The bare adapter for provider ``name`` (no timeouts, retries or fallbacks)."""
     if name == "scripted":
@@ -304,7 +317,7 @@ def build_provider(name: str, model: str, config: Config) -> Provider:
         factory = spec.factory
     else:
         factory = registry.ADAPTERS[kind]
-    base_url = (pc.base_url if pc is not None else "") or (spec.base_url if spec else "")
+    base_url = _base_url(name, kind, config)
     if base_url:
         try:
             validate_base_url(base_url)
@@ -318,12 +331,11 @@ def build_provider(name: str, model: str, config: Config) -> Provider:
             raise ConfigError(
                 f"providers.{name}.reasoning_history: only openai-compatible providers take it"
             )
-    else:
-        if pc is not None and pc.reasoning_history:
-            options["reasoning_history"] = pc.reasoning_history
-        env = _env_names(name, config)
-        if env:
-            options["api_key_env"] = env[0]
+    elif pc is not None and pc.reasoning_history:
+        options["reasoning_history"] = pc.reasoning_history
+    env = _env_names(name, config)
+    if env:
+        options["api_key_env"] = env[0]  # so the adapter's 401 names the variable to set
     if pc is not None:
         options.update(pc.options)
     build = registry.load_factory(factory)
@@ -498,8 +510,9 @@ def reachable_local_providers(config: Config | None = None, timeout: float = 0.2
             continue
         pc = config.providers.get(name)
         spec = registry.get(name)
-        url = (pc.base_url if pc is not None else "") or (spec.base_url if spec else "")
-        if not url and (pc is not None and pc.type == "ollama"):
+        kind = (pc.type if pc is not None and pc.type else "") or (spec.type if spec else "")
+        url = _base_url(name, kind, config)
+        if not url and kind == "ollama":
             url = "http://127.0.0.1:11434"
         try:
             parts = urlsplit(url)

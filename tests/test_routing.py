@@ -520,3 +520,22 @@ def test_benched_models_are_candidates_when_their_provider_is_usable():
     ev = {"ollama/homebrew-coder:14b": Evidence(pass_rate=1.0, runs=3)}
     s = suggest_routing(config=cfg(), evidence=ev, reachable={"ollama"})
     assert s.roles["worker"] == "ollama/homebrew-coder:14b"
+
+
+def test_ollama_host_is_honoured_when_no_base_url_is_configured(monkeypatch):
+    from larik.config import Config
+    from larik.routing import build_provider
+
+    monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:11500")
+    p = build_provider("ollama", "qwen3", Config())
+    assert p.kw["base_url"] == "http://127.0.0.1:11500"
+
+
+def test_api_key_env_from_config_reaches_every_adapter_kind(monkeypatch):
+    from larik.config import Config, ProviderConfig
+    from larik.routing import build_provider
+
+    monkeypatch.setenv("MY_CLAUDE_KEY", "k")
+    cfg = Config(providers={"anthropic": ProviderConfig(api_key_env="MY_CLAUDE_KEY")})
+    p = build_provider("anthropic", "claude-sonnet-4-5", cfg)
+    assert p.kw["api_key_env"] == "MY_CLAUDE_KEY" and p.kw["api_key"] == "k"
