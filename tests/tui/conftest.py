@@ -125,3 +125,13 @@ def screen_text(app: Any) -> str:
     update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
     console.print(update)
     return "\n".join(line.rstrip() for line in console.export_text(styles=False).splitlines())
+
+
+@pytest.fixture(autouse=True)
+def _unfreeze_gc():
+    """The app freezes objects out of the collector's sight (larik/tui/gcpolicy.py); give them
+    back after each test so the rest of the suite runs with a normal collector."""
+    import gc
+
+    yield
+    gc.unfreeze()
