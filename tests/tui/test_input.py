@@ -91,3 +91,17 @@ async def test_bang_runs_a_shell_command_and_shows_output_and_exit_code(harness)
         await wait_for(pilot, lambda: "hello-from-shell" in screen_text(app))
         assert "exit 3" in screen_text(app)
         assert not harness.provider.requests  # nothing was sent to the model
+
+
+async def test_prompt_history_is_kept_between_runs(harness, tmp_path):
+    history = tmp_path / "state" / "prompt-history.jsonl"
+    app = harness.app([{"text": "ok"}], history_path=history)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "a prompt\nover two lines")
+        await turn_done(pilot)
+    again = harness.app([], history_path=history)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("up")
+        assert again.prompt.text == "a prompt\nover two lines"

@@ -62,9 +62,9 @@ def _example_model() -> str:
 
 
 def no_model_text(reason: str = "") -> str:
-    keys = "\n".join(
-        f"    export {env.split(' or ')[0]}=...   # {name}" for name, env in _key_rows()
-    )
+    rows = [(f"export {env.split(' or ')[0]}=...", name) for name, env in _key_rows()]
+    width = max(len(cmd) for cmd, _ in rows)
+    keys = "\n".join(f"    {cmd:<{width}}  # {name}" for cmd, name in rows)
     servers = "\n".join(f"| {s.label} | `{s.base_url}` | not answering |" for s in LOCAL_SERVERS)
     why = f"\n*{reason}*\n" if reason else ""
     return f"""# No model yet
