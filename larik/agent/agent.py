@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
@@ -34,9 +33,9 @@ from ..llm.types import Block, Effort, EventType, Message, Request, StopReason, 
 from . import compaction, prompt
 from .events import AgentEvent, AgentEventType, Approver, NoticeLevel
 from .permissions import PermissionPolicy, check_mode
-from .runner import INTERRUPTED, ToolRunner
-from .sessions import find_session, latest_session, project_dir, rebuild
-from .tools import ALL_TOOLS, READ_ONLY_TOOLS, ToolContext, ToolError, tool_specs
+from .runner import ToolRunner, answer_all
+from .sessions import Rebuilt, find_session, latest_session, project_dir, rebuild
+from .tools import ALL_TOOLS, ToolContext, tool_specs
 from .transcript import Transcript, TranscriptError, new_session_id
 from .usage import Accounting
 
@@ -68,7 +67,7 @@ class _Running:
     """Tool calls being run: what an interrupt must answer."""
 
     calls: list[Block]
-    results: dict[str, Block]
+    results: dict[int, Block]
     task: asyncio.Task[None]
 
 
@@ -97,7 +96,7 @@ class Agent:
         session_id: str = "",
         transcript_path: Path | None = None,
         transcript: Transcript | None = None,
-        processes: set[int] | None = None,
+        processes: dict[int, str] | None = None,
         context: str | None = None,
     ) -> None:
         self.root = root
@@ -119,7 +118,7 @@ class Agent:
             context = prompt.session_context(root)
         self._system = [prompt.prefix(role_label, list(tools)), context]
         self._specs = tool_specs(tools)
-        self._ctx = ToolContext(root=root, processes=processes if processes is not None else set())
+        self._ctx = ToolContext(root=root, processes=processes if processes is not None else {})
         if "task" in tools:
             self._ctx.spawn = self._spawn
         self._runner = ToolRunner(tools, policy, self._ctx)
@@ -129,8 +128,9 @@ class Agent:
         self._turn: AsyncGenerator[AgentEvent, None] | None = None
         self._tools_ok = True
         self._probe_pending = True
-        self.context_tokens = 0
+        self.context_tokens = 0  # tokens in use after the last reply (or an estimate)
         self.context_window = 0
+        self._counted = 0  # messages[:_counted] are included in context_tokens
         self._use_model(resolved)
 
     # -- construction -----------------------------------------------------------------------
@@ -164,10 +164,13 @@ class Agent:
             path = _session_path(root, resume)
             transcript, loaded = Transcript.reopen(path)
             rebuilt = rebuild(loaded.header, loaded.records)
-        resolved = resolver(model or (rebuilt.model if rebuilt else ""))
+        try:
+            resolved = resolver(model or (rebuilt.model if rebuilt else ""))
+        except BaseException:
+            if transcript is not None:
+                transcript.close()
+            raise
         session_id = transcript.session_id if transcript else new_session_id()
-        if path is None:
-            path = project_dir(root) / f"{session_id}.jsonl"
         agent = cls(
             root=root,
             config=config,
@@ -178,25 +181,22 @@ class Agent:
             max_turns=max_turns or config.max_turns,
             tools=ALL_TOOLS,
             session_id=session_id,
-            transcript_path=path,
+            transcript_path=path or project_dir(root) / f"{session_id}.jsonl",
             transcript=transcript,
         )
         if rebuilt is not None:
-            agent._restore(rebuilt, loaded.records)
+            agent._restore(rebuilt)
         return agent
 
-    def _restore(self, rebuilt: Any, records: list[dict[str, Any]]) -> None:
+    def _restore(self, rebuilt: Rebuilt) -> None:
         self.messages = rebuilt.messages
-        for rec in records:
-            if rec.get("kind") == "usage":
-                usage = Usage.model_validate(rec.get("usage") or {})
-                self._acct.add(
-                    str(rec.get("model", "")), str(rec.get("role", "")), usage, rec.get("cost")
-                )
+        for model, role, usage, cost in rebuilt.usage:
+            self._acct.add(model, role, usage, cost)
         if rebuilt.model and rebuilt.model != self._resolved.spec:
             self._record_switch(rebuilt.model)
         self._answer_dangling_calls()
         self.context_tokens = compaction.estimate_tokens(self.messages)
+        self._counted = len(self.messages)
 
     # -- public state -------------------------------------------------------------------------
     @property
@@ -322,18 +322,17 @@ class Agent:
         if msg.blocks:
             self._append(msg)
             yield AgentEvent(E.MESSAGE, message=msg)
+        self._counted = len(self.messages)
+        uses = msg.tool_uses()
         if stop is StopReason.MAX_TOKENS:
             yield self._notice(
-                "the reply was cut off at the model's output limit; ask it to continue "
-                "(or to work in smaller steps)",
+                "the reply was cut off at the model's output limit"
+                + ("; its tool calls go back to it" if uses else "; ask it to continue"),
                 warn=True,
             )
-        uses = msg.tool_uses()
         if uses:
             async for ev in self._run_tools(uses):
                 yield ev
-            if stop is StopReason.MAX_TOKENS:
-                raise _TurnOver(stop, msg.text())
             if last:
                 yield self._notice(
                     f"stopped after {self.max_turns} model calls (the max-turns limit)", warn=True
@@ -455,7 +454,7 @@ class Agent:
     # -- tools --------------------------------------------------------------------------------
     async def _run_tools(self, calls: list[Block]) -> AsyncIterator[AgentEvent]:
         queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
-        results: dict[str, Block] = {}
+        results: dict[int, Block] = {}
         self._ctx.emit = queue.put_nowait
         task = asyncio.create_task(self._runner.run_all(calls, queue.put_nowait, results))
         task.add_done_callback(lambda _: queue.put_nowait(None))
@@ -464,61 +463,21 @@ class Agent:
             yield ev
         self._running = None
         task.result()
-        msg = Message(role="user", blocks=[results[c.id] for c in calls])
+        msg = Message(role="user", blocks=answer_all(calls, results))
         self._append(msg)
         yield AgentEvent(E.MESSAGE, message=msg)
 
     async def _spawn(self, role: str, prompt_: str) -> str:
         """The task tool: run a subagent on ``role`` and return its final answer."""
-        try:
-            resolved = self._resolver(role)
-        except LarikError as e:
-            raise ToolError(f"cannot start the {role} subagent: {e}") from None
-        tools = READ_ONLY_TOOLS if role == "explore" else tuple(t for t in ALL_TOOLS if t != "task")
-        sub = Agent(
-            root=self.root,
-            config=self.config,
-            resolver=self._resolver,
-            resolved=resolved,
-            policy=self._policy,
-            effort=self.effort,
-            max_turns=self.max_turns,
-            tools=tools,
-            role_label=role,
-            processes=self._ctx.processes,
-            context=self._system[1],
-        )
-        emit = self._ctx.emit
-        answer, error, over = "", "", None
-        async for ev in sub.run_turn(prompt_):
-            if ev.type is E.USAGE and ev.usage is not None:
-                provider = resolved.provider_name if ev.model == resolved.model else None
-                ev = self._account(ev.usage, ev.model, provider, ev.role, subagent=role)
-            elif ev.type is E.NOTICE:
-                ev.subagent = role
-                self._record(
-                    {"kind": "notice", "text": ev.text, "level": ev.level, "subagent": role}
-                )
-            elif ev.type is E.TURN_END:
-                answer, over = ev.text, ev
-                continue
-            elif ev.type is E.ERROR:
-                error = ev.text
-                continue
-            else:
-                continue
-            if emit is not None:
-                emit(ev)
-        if error:
-            raise ToolError(f"the {role} subagent failed: {error}")
-        if over is not None and over.data.get("max_turns"):
-            answer += f"\n[the {role} subagent stopped at the max-turns limit before finishing]"
-        return answer.strip() or f"(the {role} subagent finished without an answer)"
+        from .subagent import run_subagent
+
+        return await run_subagent(self, role, prompt_)
 
     # -- compaction ---------------------------------------------------------------------------
     async def _maybe_compact(self) -> AsyncIterator[AgentEvent]:
-        threshold = float(getattr(self.config, "compact_threshold", 0.8))
-        if self.context_window and self.context_tokens > threshold * self.context_window:
+        threshold = self.config.compact_threshold
+        used = self.context_tokens + compaction.estimate_tokens(self.messages[self._counted :])
+        if self.context_window and used > threshold * self.context_window:
             try:
                 async for ev in self._compact("threshold"):
                     yield ev
@@ -575,10 +534,9 @@ class Agent:
                 "model": resolved.spec,
             }
         )
-        self.context_tokens = (
-            compaction.estimate_tokens(self.messages)
-            + sum(len(s) for s in self._system) // compaction.CHARS_PER_TOKEN
-        )
+        system = sum(len(s) for s in self._system) // compaction.CHARS_PER_TOKEN
+        self.context_tokens = compaction.estimate_tokens(self.messages) + system
+        self._counted = len(self.messages)
         ev = self._notice(f"compacted {len(old)} earlier messages into a summary")
         ev.data["compacted"] = True
         yield ev
@@ -600,19 +558,16 @@ class Agent:
         if running is not None:
             self.kill_processes()
             running.task.cancel()
-            blocks = [
-                running.results.get(c.id) or Block.tool_result(c.id, INTERRUPTED, is_error=True)
-                for c in running.calls
-            ]
+            blocks = answer_all(running.calls, running.results)
             self._append(Message(role="user", blocks=blocks, interrupted=True))
 
     def kill_processes(self) -> None:
-        for pgid in list(self._ctx.processes):
-            try:
-                os.killpg(pgid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            self._ctx.processes.discard(pgid)
+        """Kill every command still running (and its children)."""
+        from .tools.bash import kill_group
+
+        for pgid, token in list(self._ctx.processes.items()):
+            kill_group(pgid, token)
+            self._ctx.processes.pop(pgid, None)
 
     def _answer_dangling_calls(self) -> None:
         """A session that crashed between a tool call and its result: answer the call."""
@@ -621,8 +576,7 @@ class Agent:
         uses = self.messages[-1].tool_uses()
         if uses:
             note = "the session ended before this tool call finished"
-            blocks = [Block.tool_result(u.id, note, is_error=True) for u in uses]
-            self._append(Message(role="user", blocks=blocks, interrupted=True))
+            self._append(Message(role="user", blocks=answer_all(uses, {}, note), interrupted=True))
 
     # -- transcript -----------------------------------------------------------------------
     def _ensure_transcript(self) -> Transcript | None:

@@ -3,13 +3,13 @@
 A call never crashes the loop: an unknown tool, arguments that are not JSON or fail validation, a
 denied permission, a tool that raises — each becomes an error result with a clear message.
 Consecutive read-only calls (and explore subagents) run concurrently; others run one at a time,
-in order. Results are stored in ``results`` as each call finishes, so an interrupt keeps them.
+in order. Results are stored in ``results`` (by call position) as each call finishes, so an
+interrupt keeps them; ``answer_all`` fills in the rest.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -21,7 +21,7 @@ from .events import AgentEvent, AgentEventType
 from .permissions import PermissionPolicy
 from .tools import Tool, ToolArgs, ToolContext, ToolError, ToolResult, get_tool
 
-__all__ = ["INTERRUPTED", "ToolRunner"]
+__all__ = ["INTERRUPTED", "ToolRunner", "answer_all"]
 
 INTERRUPTED = "interrupted by the user before this tool call finished"
 Emit = Callable[[AgentEvent], None]
@@ -72,18 +72,20 @@ class ToolRunner:
             p.error = f"invalid arguments for {call.name}: " + _validation_text(e)
         return p
 
-    async def run_all(self, calls: list[Block], emit: Emit, results: dict[str, Block]) -> None:
+    async def run_all(self, calls: list[Block], emit: Emit, results: dict[int, Block]) -> None:
         prepared = [self.prepare(c) for c in calls]
         i = 0
         while i < len(prepared):
-            group = [prepared[i]]
+            n = 1
             if prepared[i].read_only:
-                while i + len(group) < len(prepared) and prepared[i + len(group)].read_only:
-                    group.append(prepared[i + len(group)])
-            await asyncio.gather(*(self._one(p, emit, results) for p in group))
-            i += len(group)
+                while i + n < len(prepared) and prepared[i + n].read_only:
+                    n += 1
+            await asyncio.gather(
+                *(self._one(prepared[j], j, emit, results) for j in range(i, i + n))
+            )
+            i += n
 
-    async def _one(self, p: _Prepared, emit: Emit, results: dict[str, Block]) -> None:
+    async def _one(self, p: _Prepared, pos: int, emit: Emit, results: dict[int, Block]) -> None:
         call = p.call
         emit(
             AgentEvent(
@@ -96,9 +98,7 @@ class ToolRunner:
         )
         start = time.monotonic()
         result = await self._execute(p)
-        results[call.id] = Block.tool_result(
-            call.id, result.content, result.is_error, result.images
-        )
+        results[pos] = Block.tool_result(call.id, result.content, result.is_error, result.images)
         emit(
             AgentEvent(
                 AgentEventType.TOOL_END,
@@ -138,5 +138,11 @@ def _validation_text(e: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def dumps_input(raw: dict[str, Any]) -> str:
-    return json.dumps(raw, ensure_ascii=False)
+def answer_all(
+    calls: list[Block], results: dict[int, Block], missing: str = INTERRUPTED
+) -> list[Block]:
+    """One result per call, in call order: the real one, or an error saying why there is none."""
+    return [
+        results.get(i) or Block.tool_result(c.id, missing, is_error=True)
+        for i, c in enumerate(calls)
+    ]

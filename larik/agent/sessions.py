@@ -19,11 +19,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..llm.types import Message
+from ..llm.types import Message, Usage
 from .transcript import TranscriptError
 
 __all__ = [
@@ -137,19 +137,29 @@ def _info(path: Path) -> SessionInfo | None:
 class Rebuilt:
     messages: list[Message]
     model: str  # the spec the session was last using ("" when never recorded)
+    usage: list[tuple[str, str, Usage, float | None]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
 
 
 def rebuild(header: dict[str, Any], records: list[dict[str, Any]]) -> Rebuilt:
-    messages: list[Message] = []
-    model = str(header.get("model", ""))
+    out = Rebuilt([], str(header.get("model", "")))
     for rec in records:
         kind = rec.get("kind")
-        if kind == "message":
-            messages.append(rec["message"])
-        elif kind == "compaction":
-            kept = int(rec.get("kept", 0))
-            summary = Message.model_validate(rec["message"])
-            messages = [summary] + (messages[len(messages) - kept :] if kept else [])
-        elif kind == "model_switch":
-            model = str(rec.get("to", model))
-    return Rebuilt(messages, model)
+        try:
+            if kind == "message":
+                out.messages.append(rec["message"])
+            elif kind == "compaction":
+                kept = int(rec.get("kept", 0))
+                summary = Message.model_validate(rec["message"])
+                tail = out.messages[len(out.messages) - kept :] if kept else []
+                out.messages = [summary, *tail]
+            elif kind == "model_switch":
+                out.model = str(rec.get("to", out.model))
+            elif kind == "usage":
+                usage = Usage.model_validate(rec.get("usage") or {})
+                cost = rec.get("cost")
+                cost = float(cost) if isinstance(cost, int | float) else None
+                out.usage.append((str(rec.get("model", "")), str(rec.get("role", "")), usage, cost))
+        except (KeyError, TypeError, ValueError) as e:  # pydantic's ValidationError is a ValueError
+            out.problems.append(f"a {kind} record was skipped: {type(e).__name__}")
+    return out

@@ -89,6 +89,21 @@ async def test_passing_the_threshold_compacts_with_the_compact_role(make_agent):
     assert len(rec) == 1 and rec[0]["reason"] == "threshold" and rec[0]["model"] == "cheap/summ"
 
 
+async def test_tool_results_since_the_last_reply_count_toward_the_threshold(make_agent, project):
+    (project / "big.txt").write_text(("word " * 20 + "\n") * 100)  # ~2,500 tokens once read
+    main = script(
+        {
+            "tool_calls": [{"name": "read_file", "input": {"path": "big.txt"}}],
+            "usage": {"input": 100, "output": 10},
+        },
+        {"text": "read it", "usage": {"input": 3000, "output": 5}},
+    )
+    compact = summariser()
+    agent = await make_agent(main, resolver=Roles(main, compact=compact), config=small_window(4000))
+    await run(agent)
+    assert len(compact.requests) == 1  # compacted before the second call, not after it
+
+
 async def test_a_context_overflow_compacts_and_retries_once(make_agent):
     main = script(
         {"text": "earlier answer"},

@@ -20,6 +20,19 @@ PNG = base64.b64decode(
 )
 
 
+async def gone(pid: int, wait: float = 5.0) -> bool:
+    """Whether process ``pid`` is dead (exited or a zombie) within ``wait`` seconds."""
+    for _ in range(int(wait / 0.02)):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except FileNotFoundError:
+            return True
+        if stat.rsplit(")", 1)[1].split()[0] == "Z":
+            return True
+        await asyncio.sleep(0.02)
+    return False
+
+
 def ctx(root: Path) -> ToolContext:
     return ToolContext(root=root)
 
@@ -218,16 +231,7 @@ async def test_bash_timeout_kills_the_whole_process_group(project):
     out = await call(project, "bash", command=cmd, timeout=0.5)
     assert out.is_error and "timed out after 0.5 s" in out.content and out.data["timed_out"]
     child = int((project / "child.pid").read_text())
-    for _ in range(100):
-        try:
-            os.kill(child, 0)
-        except ProcessLookupError:
-            break
-        if Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-            break
-        await asyncio.sleep(0.02)
-    else:
-        raise AssertionError("the background child survived the timeout")
+    assert await gone(child), "the background child survived the timeout"
 
 
 async def test_bash_does_not_hang_on_a_background_process_holding_the_output(project, monkeypatch):
@@ -252,11 +256,20 @@ async def test_bash_cancelled_kills_its_process_group(project):
     with pytest.raises(asyncio.CancelledError):
         await task
     assert not context.processes
-    pgid = int((project / "sh.pid").read_text())
-    with pytest.raises(ProcessLookupError):
-        for _ in range(100):
-            os.killpg(pgid, 0)
-            await asyncio.sleep(0.02)
+    shell = int((project / "sh.pid").read_text())
+    assert await gone(shell)
+
+
+def test_a_process_group_id_reused_by_another_process_is_not_killed():
+    proc = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        bash_tool.kill_group(proc.pid, "not-its-start-time")
+        assert proc.poll() is None
+        bash_tool.kill_group(proc.pid, bash_tool.start_token(proc.pid))
+        assert proc.wait(5) == -9
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 # -- task (without a spawner) -------------------------------------------------------------------

@@ -73,11 +73,12 @@ Spawn = Callable[[str, str], Awaitable[str]]
 
 @dataclass
 class ToolContext:
-    """What a tool may use. ``processes`` holds the process-group ids of running commands so an
-    interrupt can kill them; ``spawn(role, prompt)`` runs a subagent and returns its answer."""
+    """What a tool may use. ``processes`` maps the process-group ids of running commands to
+    their start tokens, so an interrupt can kill them; ``spawn(role, prompt)`` runs a subagent
+    and returns its answer."""
 
     root: Path
-    processes: set[int] = field(default_factory=set)
+    processes: dict[int, str] = field(default_factory=dict)
     spawn: Spawn | None = None
     emit: Callable[[AgentEvent], None] | None = None
 

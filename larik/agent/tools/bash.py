@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from pathlib import Path
 
 from pydantic import Field
 
@@ -67,7 +68,26 @@ class _Tail:
         return s
 
 
-def kill_group(pgid: int) -> None:
+def start_token(pid: int) -> str:
+    """When process ``pid`` started (Linux: /proc), to tell it from a later process that reuses
+    the pid; "" where that cannot be known."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def kill_group(pgid: int, token: str = "") -> None:
+    """SIGKILL process group ``pgid`` — unless its id now belongs to a different process.
+
+    A group id stays reserved while any member lives, so the only reuse risk is a *new* process
+    given the leader's pid after the whole group died; ``token`` (the leader's start time)
+    tells it apart."""
+    if token:
+        now = start_token(pgid)
+        if now and now != token:
+            return
     try:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -88,7 +108,8 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
         env=env,
     )
     pgid = proc.pid  # a new session: its leader's pid is the group id
-    ctx.processes.add(pgid)
+    token = start_token(pgid)
+    ctx.processes[pgid] = token
     tail = _Tail(MAX_OUTPUT)
     reader = asyncio.create_task(_read(proc, tail))
     timed_out = stray = False
@@ -98,21 +119,22 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
                 await _exited(proc)
         except TimeoutError:
             timed_out = True
-            kill_group(pgid)
+            kill_group(pgid, token)
             await _exited(proc)
         try:
             async with asyncio.timeout(GRACE):
                 await asyncio.shield(reader)
         except TimeoutError:
             stray = True  # a background child still holds the output open
-            kill_group(pgid)
+            kill_group(pgid, token)
             async with asyncio.timeout(GRACE):
                 await asyncio.shield(reader)
     finally:
-        if proc.returncode is None or not reader.done():
-            kill_group(pgid)  # interrupted (cancelled), or a child escaped: take the group down
+        if proc.returncode is None:
+            kill_group(pgid, token)  # interrupted (cancelled): take the whole group down
+        if not reader.done():
             reader.cancel()
-        ctx.processes.discard(pgid)
+        ctx.processes.pop(pgid, None)
     return _result(args, proc.returncode, tail, timed_out, stray)
 
 
