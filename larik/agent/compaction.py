@@ -8,8 +8,6 @@ model can summarise it, with or without tool support), long tool results and inp
 
 from __future__ import annotations
 
-import json
-
 from ..llm.types import Message, Request
 
 __all__ = [
@@ -117,6 +115,3 @@ def summary_request(model: str, messages: list[Message], window: int) -> Request
 def summary_message(summary: str) -> Message:
     return Message.user(f"{SUMMARY_HEADER}\n\n{summary.strip()}")
 
-
-def describe(kept: int, replaced: int) -> str:
-    return json.dumps({"kept": kept, "replaced": replaced})
