@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
+from rich.json import JSON
 from rich.markdown import Heading, Markdown
-from rich.syntax import Syntax
 from rich.text import Text
 
 __all__ = ["markdown", "diff_text", "pretty_args", "CODE_THEME"]
@@ -52,10 +52,10 @@ def diff_text(diff: str) -> Text:
     return out
 
 
-def pretty_args(args: dict[str, Any]) -> Syntax | Text:
-    """Tool arguments as highlighted JSON (long string values kept whole)."""
+def pretty_args(args: dict[str, Any]) -> JSON | Text:
+    """Tool arguments as highlighted JSON (long string values kept whole), no background."""
     try:
         dumped = json.dumps(args, indent=2, ensure_ascii=False)
     except (TypeError, ValueError):
         return Text(repr(args))
-    return Syntax(dumped, "json", theme=CODE_THEME, word_wrap=True, background_color="default")
+    return JSON(dumped, indent=2, ensure_ascii=False)

@@ -1,7 +1,8 @@
 """Snapshots of the main screens, as the text a terminal of 100x30 shows.
 
 Each screen is compared with ``snapshots/NAME.txt`` (durations normalised to ``N.Ns``). Run
-with ``LARIK_UPDATE_SNAPSHOTS=1`` to write them after a deliberate change, and read the diff.
+with ``LARIK_UPDATE_SNAPSHOTS=1`` to write them after a deliberate change, and read the diff;
+that also writes ``NAME.svg``, the screen as a picture, which is not compared.
 pytest-textual-snapshot is not used: it pins syrupy 4.8, which pins pytest below 9.
 """
 
@@ -45,6 +46,8 @@ def check(app, name: str) -> None:
     path = SNAPSHOTS / f"{name}.txt"
     if os.environ.get("LARIK_UPDATE_SNAPSHOTS"):
         path.write_text(text, encoding="utf-8")
+        # the picture, for people reviewing a change (not compared: styling details vary)
+        path.with_suffix(".svg").write_text(app.export_screenshot(title=name), encoding="utf-8")
         return
     if not path.exists():
         pytest.fail(f"no snapshot {path.name}: run with LARIK_UPDATE_SNAPSHOTS=1 and review it")

@@ -77,6 +77,8 @@ class ModelPickerScreen(ModalScreen[str | None]):
             ol.add_option(Option(label))
         ol.highlighted = 0 if self._shown else None
         status = f"{len(self._shown)} of {len(self.entries)} models"
+        if not self.entries and not self.searching:
+            status = "no models with a key here: type provider/model and Enter (keys: /help)"
         if self.searching:
             status += " · looking for local servers…"
         elif self._status:
