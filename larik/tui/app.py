@@ -18,10 +18,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from ..agent.events import AgentEventType, Approval, PermissionRequest
@@ -49,6 +50,7 @@ MODES = ("ask", "edits", "yolo")
 SHELL_TIMEOUT = 300.0
 QUIT_WINDOW = 2.0
 HISTORY_KEEP = 500
+IDLE_COLLECT_AFTER = 5.0  # seconds without a turn or a key press before a full collection
 _STATUS_EVENTS = frozenset({E.USAGE, E.MESSAGE, E.TURN_END, E.NOTICE, E.ERROR})
 
 Discover = Callable[[], Awaitable[list[LocalModel]]]
@@ -90,6 +92,8 @@ class LarikApp(App[int]):
         self._turn: Worker[None] | None = None
         self._shell: Worker[None] | None = None
         self._last_ctrl_c = 0.0
+        self._last_key = 0.0
+        self._gc_timer: Timer | None = None
         self.menu = CompletionMenu()
         self.prompt = PromptInput(cwd=self.cwd, menu=self.menu, history=self._load_history())
         self.status = StatusBar(id="status")
@@ -252,7 +256,25 @@ class LarikApp(App[int]):
         finally:
             self.busy = False
             self._refresh_status()
-            gcpolicy.collect_idle()
+            self._schedule_idle_collect()
+
+    def _schedule_idle_collect(self) -> None:
+        """A full collection a few seconds after a turn, unless typing or a turn came first."""
+        if self._gc_timer is not None:
+            self._gc_timer.stop()
+        self._gc_timer = self.set_timer(IDLE_COLLECT_AFTER, self._idle_collect)
+
+    def _idle_collect(self) -> None:
+        self._gc_timer = None
+        if self.busy or time.monotonic() - self._last_key < IDLE_COLLECT_AFTER:
+            self._schedule_idle_collect()
+            return
+        gcpolicy.collect_idle()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key):
+            self._last_key = time.monotonic()
+        await super().on_event(event)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is self._turn and event.state in (WorkerState.CANCELLED, WorkerState.ERROR):

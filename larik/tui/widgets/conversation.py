@@ -138,7 +138,8 @@ class ConversationView(VerticalScroll, can_focus=False):
             duration = ev.duration or card.elapsed()
             card.finish(ev.text, is_error=ev.is_error, duration=duration, data=ev.data)
         elif t is E.NOTICE:
-            self.add_notice(ev.text, str(ev.level))
+            who = getattr(ev, "subagent", "")
+            self.add_notice(f"{who}: {ev.text}" if who else ev.text, str(ev.level))
         elif t is E.TURN_END:
             self._end_segments()
             note = _STOP_NOTES.get(ev.stop_reason) if ev.stop_reason else None
