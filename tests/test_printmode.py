@@ -201,3 +201,39 @@ def test_no_traceback_from_the_real_command(project, tmp_path):
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("larik: unknown output format")
+
+
+def test_ctrl_c_exits_130_and_leaves_the_session_resumable(project, tmp_path):
+    import os
+    import signal
+
+    from larik.agent.sessions import latest_session
+
+    model = write_script(tmp_path / "slow.json", {"text": "word " * 400, "delay": 0.05})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "larik.cli",
+            "-p",
+            "talk",
+            "-m",
+            model,
+            "--output-format",
+            "stream-json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=project,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if '"text_delta"' in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
+    msgs = load_transcript(latest_session(project).path).messages
+    assert msgs[-1].role == "assistant" and msgs[-1].interrupted and msgs[-1].text()

@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..llm.errors import APIError, ContextOverflow, LarikError
+from ..llm.errors import APIError, ConfigError, ContextOverflow, LarikError
 from ..llm.provider import ModelProber
 from ..llm.replay import replayable_messages
-from ..llm.types import Block, Effort, EventType, Message, Request, StopReason, Usage
+from ..llm.types import EFFORTS, Block, Effort, EventType, Message, Request, StopReason, Usage
 from . import compaction, prompt
 from .events import AgentEvent, AgentEventType, Approver, NoticeLevel
 from .permissions import PermissionPolicy, check_mode
@@ -101,7 +101,7 @@ class Agent:
     ) -> None:
         self.root = root
         self.config = config
-        self.effort: Effort = effort
+        self._effort: Effort = _check_effort(effort)
         self.max_turns = max_turns
         self.messages: list[Message] = []
         self.session_id = session_id or new_session_id()
@@ -214,6 +214,14 @@ class Agent:
     @property
     def spec(self) -> str:
         return self._resolved.spec
+
+    @property
+    def effort(self) -> Effort:
+        return self._effort
+
+    @effort.setter
+    def effort(self, value: Effort) -> None:
+        self._effort = _check_effort(value)
 
     @property
     def permission_mode(self) -> str:
@@ -626,6 +634,12 @@ def _session_path(root: Path, resume: str) -> Path:
             raise TranscriptError("no earlier session in this project to continue")
         return info.path
     return find_session(root, resume)
+
+
+def _check_effort(value: str) -> Effort:
+    if value not in EFFORTS:
+        raise ConfigError(f"unknown effort {value!r}: use low, medium, high or max")
+    return value  # type: ignore[return-value]
 
 
 def _merge_adjacent(messages: list[Message]) -> list[Message]:

@@ -228,6 +228,15 @@ async def test_effort_is_sent_and_can_change_between_turns(make_agent):
     assert [r.effort for r in p.requests] == ["high", "low"]
 
 
+async def test_an_unknown_effort_is_refused(make_agent):
+    from larik.llm.errors import ConfigError
+
+    agent = await make_agent(script())
+    with pytest.raises(ConfigError, match="unknown effort"):
+        agent.effort = "extreme"
+    assert agent.effort == ""
+
+
 async def test_set_model_sends_the_next_turn_to_it_without_foreign_thinking(make_agent):
     a = script({"thinking": "secret reasoning", "text": "from a"})
     b = script({"text": "from b"})
