@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..llm.errors import APIError, ConfigError, ContextOverflow, LarikError
-from ..llm.provider import ModelProber
 from ..llm.replay import replayable_messages
 from ..llm.types import EFFORTS, Block, Effort, EventType, Message, Request, StopReason, Usage
 from . import compaction, prompt
 from .events import AgentEvent, AgentEventType, Approver, NoticeLevel
 from .permissions import PermissionPolicy, check_mode
+from .probe import capabilities, model_info, probe
 from .runner import ToolRunner, answer_all
 from .sessions import Rebuilt, find_session, latest_session, project_dir, rebuild
 from .tools import ALL_TOOLS, ToolContext, tool_specs
@@ -126,7 +126,6 @@ class Agent:
         self._partial: _Partial | None = None
         self._running: _Running | None = None
         self._turn: AsyncGenerator[AgentEvent, None] | None = None
-        self._tools_ok = True
         self._probe_pending = True
         self.context_tokens = 0  # tokens in use after the last reply (or an estimate)
         self.context_window = 0
@@ -266,14 +265,12 @@ class Agent:
         return resolved
 
     def _use_model(self, resolved: Resolved) -> None:
-        info = _model_info(resolved, self.config)
-        self.context_window = info.context_window
-        self._catalog_window = info.context_window if info.known else 0
-        self._tools_ok = bool(info.tools) or not info.known
+        self._caps = capabilities(resolved, self.config)
+        self.context_window = self._caps.window
         self._probe_pending = True
-        if info.known and not info.tools:
-            msg = f"{resolved.spec} does not support tools: it can chat but not read, edit or run code"
-            self._notices.append(AgentEvent(E.NOTICE, text=msg, level=NoticeLevel.WARNING))
+        for text in self._caps.warnings:
+            self._notices.append(AgentEvent(E.NOTICE, text=text, level=NoticeLevel.WARNING))
+        self._caps.warnings = []
 
     def _record_switch(self, old: str) -> None:
         r = self._resolved
@@ -361,7 +358,7 @@ class Agent:
             model=self.model,
             system=self._system,
             messages=msgs,
-            tools=self._specs if self._tools_ok else [],
+            tools=self._specs if self._caps.tools else [],
             effort=self.effort,
         )
 
@@ -431,33 +428,15 @@ class Agent:
         )
 
     async def _probe(self) -> AsyncIterator[AgentEvent]:
-        """Ask a local server what it actually loaded; warn when it is less than expected."""
+        """Once per model: ask a local server what it actually loaded."""
         if not self._probe_pending:
             return
         self._probe_pending = False
-        provider, r = self._resolved.provider, self._resolved
-        if not isinstance(provider, ModelProber):
-            return
-        try:
-            window = await provider.context_window(self.model)
-            tools = await provider.supports_tools(self.model)
-        except (LarikError, OSError):
-            return
-        if window:
-            if self._catalog_window and window < self._catalog_window:
-                yield self._notice(
-                    f"{r.spec} is loaded with a {window:,}-token context window, smaller than "
-                    f"the model's {self._catalog_window:,}: long sessions will be compacted "
-                    "early (raise the server's context length)",
-                    warn=True,
-                )
-            self.context_window = window
-        if tools is False:
-            self._tools_ok = False
-            yield self._notice(
-                f"{r.spec} does not support tools: it can chat but not read, edit or run code",
-                warn=True,
-            )
+        caps = await probe(self._resolved, self._caps)
+        self._caps = caps
+        self.context_window = caps.window
+        for text in caps.warnings:
+            yield self._notice(text, warn=True)
 
     # -- tools --------------------------------------------------------------------------------
     async def _run_tools(self, calls: list[Block]) -> AsyncIterator[AgentEvent]:
@@ -511,7 +490,7 @@ class Agent:
             return
         old, kept = self.messages[:cut], self.messages[cut:]
         resolved = self._resolver("compact")
-        window = _model_info(resolved, self.config).context_window
+        window = model_info(resolved, self.config).context_window
         request = compaction.summary_request(resolved.model, old, window)
         yield self._notice(
             f"compacting {len(old)} earlier messages with {resolved.spec} ({reason})"
@@ -653,12 +632,6 @@ def _merge_adjacent(messages: list[Message]) -> list[Message]:
         else:
             out.append(m)
     return out
-
-
-def _model_info(resolved: Resolved, config: Config) -> Any:
-    from ..llm.catalog import lookup
-
-    return lookup(resolved.model, resolved.provider_name, config)
 
 
 def _cost(usage: Usage, model: str, provider: str | None, config: Config) -> float | None:

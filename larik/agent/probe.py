@@ -1,0 +1,76 @@
+"""What a model can actually do here: the catalog's word, corrected by the server for local models.
+
+``capabilities`` looks the model up in the catalog (window, tools). ``probe`` asks a provider
+that implements ``ModelProber`` (local servers) what it really loaded, and returns warnings when
+that is less than expected: a smaller context window than the catalog's (compaction then
+follows the loaded window), or no tool support (tools are then not sent).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..llm.errors import LarikError
+from ..llm.provider import ModelProber
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..routing import Resolved
+
+__all__ = ["Capabilities", "capabilities", "no_tools_warning", "probe"]
+
+
+@dataclass
+class Capabilities:
+    window: int
+    catalog_window: int  # 0 when the catalog does not know the model
+    tools: bool
+    warnings: list[str] = field(default_factory=list)
+
+
+def no_tools_warning(spec: str) -> str:
+    return f"{spec} does not support tools: it can chat but not read, edit or run code"
+
+
+def model_info(resolved: Resolved, config: Config) -> Any:
+    from ..llm.catalog import lookup
+
+    return lookup(resolved.model, resolved.provider_name, config)
+
+
+def capabilities(resolved: Resolved, config: Config) -> Capabilities:
+    info = model_info(resolved, config)
+    caps = Capabilities(
+        window=info.context_window,
+        catalog_window=info.context_window if info.known else 0,
+        tools=bool(info.tools) or not info.known,
+    )
+    if not caps.tools:
+        caps.warnings.append(no_tools_warning(resolved.spec))
+    return caps
+
+
+async def probe(resolved: Resolved, caps: Capabilities) -> Capabilities:
+    """``caps`` corrected by what the server reports; unchanged when it cannot say."""
+    provider = resolved.provider
+    if not isinstance(provider, ModelProber):
+        return caps
+    try:
+        window = await provider.context_window(resolved.model)
+        tools = await provider.supports_tools(resolved.model)
+    except (LarikError, OSError):
+        return caps
+    out = Capabilities(caps.window, caps.catalog_window, caps.tools)
+    if window:
+        if caps.catalog_window and window < caps.catalog_window:
+            out.warnings.append(
+                f"{resolved.spec} is loaded with a {window:,}-token context window, smaller "
+                f"than the model's {caps.catalog_window:,}: long sessions will be compacted "
+                "early (raise the server's context length)"
+            )
+        out.window = window
+    if tools is False and caps.tools:
+        out.tools = False
+        out.warnings.append(no_tools_warning(resolved.spec))
+    return out
