@@ -108,3 +108,16 @@ async def test_read_only_calls_run_concurrently_and_results_keep_call_order(
     await run(agent)
     first, second = agent.messages[2].blocks
     assert "def add" in first.content and "return" in second.content
+
+
+async def test_a_hanging_command_times_out_into_an_error_result(make_agent):
+    res, _ = await first_result(
+        make_agent, {"name": "bash", "input": {"command": "sleep 30", "timeout": 0.3}}
+    )
+    assert res.is_error and "timed out after 0.3 s" in res.content and "[exit code" in res.content
+
+
+async def test_a_huge_file_comes_back_one_page_at_a_time(make_agent, project):
+    (project / "huge.log").write_text("".join(f"entry {i}\n" for i in range(200_000)))
+    res, _ = await first_result(make_agent, {"name": "read_file", "input": {"path": "huge.log"}})
+    assert not res.is_error and "of 200000" in res.content and len(res.content) < 60_000
