@@ -114,4 +114,3 @@ def summary_request(model: str, messages: list[Message], window: int) -> Request
 
 def summary_message(summary: str) -> Message:
     return Message.user(f"{SUMMARY_HEADER}\n\n{summary.strip()}")
-
