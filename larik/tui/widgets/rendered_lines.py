@@ -119,15 +119,37 @@ class RenderedLines(Widget):
             self._done = len(self._items)
             if self._tail_strips is None:
                 self._tail_strips = self._render(self._tail, width) if self._tail else []
-        self._height = len(self._lines_view())
+        self._height = self._count()
 
-    def _lines_view(self) -> list[Strip]:
-        head = self._header_strips or []
+    def _gap_lines(self) -> int:
+        return self.gap if self._strips and self._tail_strips else 0
+
+    def _count(self) -> int:
+        head = len(self._header_strips or [])
         if self._collapsed:
             return head
+        return head + len(self._strips) + self._gap_lines() + len(self._tail_strips or [])
+
+    def _line(self, y: int) -> Strip | None:
+        """Line ``y`` without building the whole list: O(1) whatever the length."""
+        head = self._header_strips or []
+        if y < len(head):
+            return head[y]
+        if self._collapsed:
+            return None
+        y -= len(head)
+        if y < len(self._strips):
+            return self._strips[y]
+        y -= len(self._strips)
+        gap = self._gap_lines()
+        if y < gap:
+            return Strip.blank(self._width)
+        y -= gap
         tail = self._tail_strips or []
-        gap = [Strip.blank(self._width)] * self.gap if self._strips and tail else []
-        return [*head, *self._strips, *gap, *tail]
+        return tail[y] if y < len(tail) else None
+
+    def _lines_view(self) -> list[Strip]:
+        return [line for y in range(self._count()) if (line := self._line(y)) is not None]
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._ensure(width)
@@ -136,9 +158,9 @@ class RenderedLines(Widget):
     def render_line(self, y: int) -> Strip:
         width = self._content_width()
         self._ensure(width)
-        lines = self._lines_view()
-        if 0 <= y < len(lines):
-            return lines[y].apply_style(self.rich_style)
+        line = self._line(y) if y >= 0 else None
+        if line is not None:
+            return line.apply_style(self.rich_style)
         return Strip.blank(width, self.rich_style)
 
     def on_resize(self) -> None:
