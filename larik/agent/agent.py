@@ -13,7 +13,7 @@ conversation valid for every provider — the partial reply kept (marked interru
 call given a result (synthesised "interrupted" errors for those that did not finish), running
 commands killed. A reply cut at the output limit ends the turn with ``max_tokens`` and a warning
 (its tool calls, if any, still get results). Hitting ``max_turns`` ends the turn with stop reason
-``tool_use`` and ``data["max_turns"]``.
+``max_turns`` and ``data["max_turns"]``.
 """
 
 from __future__ import annotations
@@ -146,7 +146,10 @@ class Agent:
         resume: str | None = None,
         resolver: Resolver | None = None,
         max_turns: int | None = None,
+        transcript_dir: Path | None = None,
     ) -> Agent:
+        """``transcript_dir`` overrides where a new session's transcript goes (bench keeps its
+        runs apart from the user's sessions)."""
         root = Path(cwd).resolve()
         if resolver is None:
             from ..routing import resolve
@@ -180,7 +183,7 @@ class Agent:
             max_turns=max_turns or config.max_turns,
             tools=ALL_TOOLS,
             session_id=session_id,
-            transcript_path=path or project_dir(root) / f"{session_id}.jsonl",
+            transcript_path=path or (transcript_dir or project_dir(root)) / f"{session_id}.jsonl",
             transcript=transcript,
         )
         if rebuilt is not None:
@@ -342,7 +345,7 @@ class Agent:
                 yield self._notice(
                     f"stopped after {self.max_turns} model calls (the max-turns limit)", warn=True
                 )
-                raise _TurnOver(StopReason.TOOL_USE, msg.text(), {"max_turns": self.max_turns})
+                raise _TurnOver(StopReason.MAX_TURNS, msg.text(), {"max_turns": self.max_turns})
             return
         if stop is StopReason.PAUSE_TURN and not last:
             return

@@ -214,6 +214,7 @@ class StopReason(StrEnum):
     PAUSE_TURN = "pause_turn"
     ERROR = "error"
     INTERRUPTED = "interrupted"
+    MAX_TURNS = "max_turns"  # the agent's turn limit, never a provider's
 
 
 class EventType(StrEnum):

@@ -69,7 +69,7 @@ async def test_max_turns_stops_the_turn_with_a_warning(make_agent):
     agent = await make_agent(p, max_turns=2)
     events = await run(agent)
     end = of(events, E.TURN_END)[0]
-    assert end.data == {"max_turns": 2} and end.stop_reason is StopReason.TOOL_USE
+    assert end.data == {"max_turns": 2} and end.stop_reason is StopReason.MAX_TURNS
     assert len(p.requests) == 2 and p.remaining == 1
     assert any("max-turns" in n.text for n in of(events, E.NOTICE))
     valid_conversation(agent.messages)
