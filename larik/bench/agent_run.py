@@ -1,0 +1,61 @@
+"""The agent side of a bench run: a plain Agent in yolo mode on one model, in the task's
+throwaway directory, with the task's turn limit. Its transcript is kept under the bench folder of
+the state directory (one file per run), so a failure can be read afterwards."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ..config import Config
+from ..llm.errors import APIError, LarikError
+from ..llm.types import StopReason
+from .runner import AgentOutcome, RunAgent
+from .tasks import Task
+
+__all__ = ["make_agent_runner"]
+
+
+def make_agent_runner(
+    config: Config,
+    transcripts: Path,
+    resolver_for: Callable[[str], Callable[[str], object]] | None = None,
+) -> RunAgent:
+    """``resolver_for(spec)`` may give each run its own resolver (tests use scripted providers);
+    by default the agent resolves through routing with ``config``."""
+
+    async def run(task: Task, workdir: Path, spec: str, outcome: AgentOutcome) -> None:
+        from ..agent.agent import Agent
+        from ..agent.events import AgentEventType as T
+
+        transcripts.mkdir(parents=True, exist_ok=True)
+        try:
+            agent = await Agent.create(
+                cwd=workdir,
+                config=config,
+                model=spec,
+                permission_mode="yolo",
+                max_turns=task.spec.max_turns,
+                resolver=resolver_for(spec) if resolver_for else None,  # type: ignore[arg-type]
+                transcript_dir=transcripts,
+            )
+        except LarikError as e:
+            outcome.error = str(e)
+            return
+        try:
+            async for ev in agent.run_turn(task.spec.prompt):
+                if ev.type is T.USAGE and ev.usage is not None:
+                    outcome.turns += 0 if ev.subagent else 1
+                    outcome.usage = outcome.usage + ev.usage
+                    if ev.cost is not None:
+                        outcome.cost = (outcome.cost or 0.0) + ev.cost
+                elif ev.type is T.ERROR:
+                    outcome.error = ev.text
+                elif ev.type is T.TURN_END and ev.stop_reason is StopReason.MAX_TURNS:
+                    outcome.turn_limit = True
+        except APIError as e:
+            outcome.error = str(e)
+        finally:
+            await agent.close()
+
+    return run

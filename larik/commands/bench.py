@@ -1,0 +1,191 @@
+"""``larik bench``: judge models by outcome on self-checking coding tasks (docs/bench.md).
+
+Imports nothing heavy at module level: ``larik --help`` loads this module.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command("bench", help="Run coding tasks on models and grade them by their tests.")(bench)
+
+
+def bench(
+    model: list[str] = typer.Option(
+        [], "--model", "-m", help="Model spec to bench (repeat for several)."
+    ),
+    task: list[str] = typer.Option([], "--task", "-t", help="Task name or tag (repeatable)."),
+    repeat: int = typer.Option(1, "--repeat", "-k", min=1, help="Runs per (model, task)."),
+    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Runs at once (0: automatic)."),
+    json_out: Path | None = typer.Option(None, "--json", help="Also write the results here."),
+    list_tasks: bool = typer.Option(False, "--list", help="List the tasks and exit."),
+    validate: bool = typer.Option(
+        False, "--validate", help="Prove every task: repo fails, solution passes."
+    ),
+    report: bool = typer.Option(False, "--report", help="Show past results side by side."),
+) -> None:
+    from ..llm.errors import LarikError
+
+    try:
+        code = _bench(model, task, repeat, jobs, json_out, list_tasks, validate, report)
+    except LarikError as e:
+        print(f"larik bench: {e}", file=sys.stderr)
+        raise typer.Exit(2) from None
+    raise typer.Exit(code)
+
+
+def _bench(
+    models: list[str],
+    wanted: list[str],
+    repeat: int,
+    jobs: int,
+    json_out: Path | None,
+    list_tasks: bool,
+    validate: bool,
+    report: bool,
+) -> int:
+    from rich.console import Console
+
+    from ..bench.tasks import load_tasks, select_tasks
+
+    console = Console(highlight=False)
+    tasks = select_tasks(load_tasks(), wanted)
+    if list_tasks:
+        return _list(console, tasks)
+    if validate:
+        return _validate(console, tasks)
+    if report:
+        return _report(console)
+    if not models:
+        print("larik bench: give at least one model with -m (see --help)", file=sys.stderr)
+        return 2
+    return _run(console, models, tasks, repeat, jobs, json_out)
+
+
+def _list(console, tasks) -> int:
+    from rich.table import Table
+
+    table = Table(title=f"{len(tasks)} bench tasks", title_justify="left")
+    for col in ("task", "difficulty", "tags", "summary"):
+        table.add_column(col)
+    for t in tasks:
+        table.add_row(t.name, t.spec.difficulty, ", ".join(t.spec.tags), t.spec.summary)
+    console.print(table)
+    return 0
+
+
+def _validate(console, tasks) -> int:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..bench.tasks import validate_task
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        found = list(pool.map(validate_task, tasks))
+    bad = 0
+    for t, problems in zip(tasks, found, strict=True):
+        if problems:
+            bad += 1
+            for p in problems:
+                console.print(f"[red]✗[/] {p}")
+        else:
+            console.print(f"[green]✓[/] {t.name}: repo fails its check, solution passes")
+    console.print(f"{len(tasks) - bad} of {len(tasks)} tasks valid")
+    return 1 if bad else 0
+
+
+def _report(console) -> int:
+    from ..bench.report import load_results, render_report
+    from ..config import state_dir
+
+    path = state_dir() / "bench" / "results.jsonl"
+    results, problems = load_results(path)
+    for p in problems:
+        print(f"larik bench: {p}", file=sys.stderr)
+    if not results:
+        console.print(f"no bench results yet ({path}); run `larik bench -m MODEL`")
+        return 0
+    console.print(render_report(results))
+    return 0
+
+
+def _run(console, models, tasks, repeat, jobs, json_out) -> int:
+    import asyncio
+    import json
+    import uuid
+    from datetime import UTC, datetime
+
+    from rich.live import Live
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from ..bench.agent_run import make_agent_runner
+    from ..bench.report import append_results, render_summary, summarize
+    from ..bench.runner import default_jobs, run_bench
+    from ..config import load_config, state_dir
+    from ..routing import resolve
+
+    config = load_config()
+    specs = [resolve(m, config).spec for m in models]  # fail fast: unknown model, missing key
+    bench_id = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
+    folder = state_dir() / "bench"
+    history = folder / "results.jsonl"
+    run_agent = make_agent_runner(config, folder / "runs" / bench_id)
+    total = len(specs) * len(tasks) * repeat
+    jobs = jobs or default_jobs()
+    finished = []
+
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[status]}"),
+        console=console,
+        transient=False,
+    )
+    overall = progress.add_task(
+        f"bench {bench_id} · {len(specs)} model(s) × {len(tasks)} task(s) × {repeat}",
+        total=total,
+        status="",
+    )
+    per_model = {
+        s: progress.add_task(f"  {s}", total=len(tasks) * repeat, status="") for s in specs
+    }
+    passes = dict.fromkeys(specs, 0)
+
+    def on_result(r) -> None:
+        finished.append(r)
+        append_results(history, [r])  # kept even if the bench is stopped
+        passes[r.model] += r.passed
+        mark = "✓" if r.passed else f"✗ {r.task}: {r.reason}"
+        progress.update(per_model[r.model], advance=1, status=f"{passes[r.model]} passed · {mark}")
+        progress.update(overall, advance=1)
+
+    interrupted = False
+    with Live(progress, console=console, refresh_per_second=8, transient=False):
+        try:
+            asyncio.run(
+                run_bench(
+                    specs,
+                    tasks,
+                    run_agent,
+                    repeat=repeat,
+                    jobs=jobs,
+                    bench_id=bench_id,
+                    on_result=on_result,
+                )
+            )
+        except KeyboardInterrupt:
+            interrupted = True
+    if finished:
+        console.print(render_summary(summarize(finished)))
+    if json_out is not None:
+        json_out.write_text(json.dumps([r.to_json() for r in finished], indent=2) + "\n")
+    console.print(f"results: {history}   transcripts: {folder / 'runs' / bench_id}")
+    if interrupted:
+        console.print(f"stopped: kept {len(finished)} of {total} runs")
+        return 130
+    return 0

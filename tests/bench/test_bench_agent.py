@@ -1,0 +1,165 @@
+"""larik bench end to end on the scripted provider, through the real agent (yolo, tools)."""
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from larik.bench.agent_run import make_agent_runner
+from larik.bench.runner import CHECK_FAILED, PROVIDER_ERROR, TIMEOUT, TURN_LIMIT, run_bench
+from larik.bench.tasks import load_tasks
+from larik.cli import app
+from larik.config import Config
+from larik.llm.providers.scripted import ScriptedProvider
+from larik.routing import Resolved
+
+TASKS = {t.name: t for t in load_tasks()}
+
+
+def _solution_turns(task) -> list[dict]:
+    calls = [
+        {
+            "name": "write_file",
+            "input": {"path": str(p.relative_to(task.solution)), "content": p.read_text()},
+        }
+        for p in sorted(task.solution.rglob("*"))
+        if p.is_file()
+    ]
+    return [{"text": "Applying the fix.", "tool_calls": calls}, {"text": "Done."}]
+
+
+def scripted(scripts: dict[str, list[dict]]):
+    """One fresh ScriptedProvider per run, chosen by the model spec."""
+
+    def resolver_for(spec):
+        provider = ScriptedProvider(scripts[spec], name="scripted")
+
+        def resolve(s):
+            return Resolved(
+                provider=provider,
+                model=spec,
+                provider_name="scripted",
+                role=None,
+                spec=f"scripted/{spec}",
+            )
+
+        return resolve
+
+    return resolver_for
+
+
+def runner(tmp_path: Path, scripts):
+    return make_agent_runner(Config(), tmp_path / "runs", scripted(scripts))
+
+
+async def test_applying_the_reference_change_passes(tmp_path):
+    task = TASKS["rename-across-files"]
+    res = await run_bench(["solver"], [task], runner(tmp_path, {"solver": _solution_turns(task)}))
+    assert res[0].passed and res[0].reason == "" and res[0].turns == 2
+    assert res[0].input_tokens > 0 and list((tmp_path / "runs").glob("*.jsonl"))
+
+
+async def test_doing_nothing_fails(tmp_path):
+    task = TASKS["implement-stub"]
+    res = await run_bench(["idle"], [task], runner(tmp_path, {"idle": [{"text": "Looks fine."}]}))
+    assert not res[0].passed and res[0].reason == CHECK_FAILED
+
+
+async def test_passing_by_editing_or_deleting_the_tests_still_fails(tmp_path):
+    task = TASKS["fix-failing-test"]
+    cheat_edit = [
+        {
+            "tool_calls": [
+                {
+                    "name": "write_file",
+                    "input": {
+                        "path": "tests/test_stats.py",
+                        "content": "def test_ok():\n    assert True\n",
+                    },
+                }
+            ]
+        },
+        {"text": "Tests pass now."},
+    ]
+    cheat_delete = [
+        {
+            "tool_calls": [
+                {
+                    "name": "bash",
+                    "input": {"command": "rm -rf tests && echo 'import pytest' > conftest.py"},
+                }
+            ]
+        },
+        {"text": "No failing tests left."},
+    ]
+    res = await run_bench(
+        ["edit", "delete"], [task], runner(tmp_path, {"edit": cheat_edit, "delete": cheat_delete})
+    )
+    assert [(r.model, r.passed, r.reason) for r in res] == [
+        ("edit", False, CHECK_FAILED),
+        ("delete", False, CHECK_FAILED),
+    ]
+
+
+async def test_provider_error_and_time_out_are_recorded_with_their_reason(tmp_path, monkeypatch):
+    task = TASKS["fix-failing-test"]
+    monkeypatch.setattr(task.spec, "time_limit", 1.0)
+    scripts = {
+        "broken": [{"error": {"status": 401, "message": "invalid key"}}],
+        "slow": [{"text": "x" * 400, "delay": 0.05}],
+    }
+    res = await run_bench(["broken", "slow"], [task], runner(tmp_path, scripts))
+    assert res[0].reason == PROVIDER_ERROR and "401" in res[0].detail
+    assert res[1].reason == TIMEOUT
+
+
+async def test_turn_limit_is_recorded(tmp_path, monkeypatch):
+    task = TASKS["fix-failing-test"]
+    monkeypatch.setattr(task.spec, "max_turns", 2)
+    loop = [{"tool_calls": [{"name": "read_file", "input": {"path": "stats.py"}}]}] * 3
+    res = await run_bench(["looper"], [task], runner(tmp_path, {"looper": loop}))
+    assert res[0].reason == TURN_LIMIT and res[0].turns == 2
+
+
+async def test_two_models_several_tasks_jobs_four_equals_jobs_one(tmp_path):
+    tasks = [TASKS[n] for n in ("fix-failing-test", "implement-stub", "rename-across-files")]
+    # the solver writes every task's solution files: unrelated files do not hurt a task
+    turns = [
+        {"tool_calls": [c for t in tasks for c in _solution_turns(t)[0]["tool_calls"]]},
+        {"text": "done"},
+    ]
+    scripts = {"solver": turns, "idle": [{"text": "nothing to do"}]}
+    one = await run_bench(["solver", "idle"], tasks, runner(tmp_path / "a", scripts), jobs=1)
+    four = await run_bench(["solver", "idle"], tasks, runner(tmp_path / "b", scripts), jobs=4)
+    key = [(r.model, r.task, r.passed, r.reason) for r in one]
+    assert key == [(r.model, r.task, r.passed, r.reason) for r in four]
+    assert [r.passed for r in one] == [True, True, True, False, False, False]
+
+
+def test_cli_list_and_validate():
+    r = CliRunner().invoke(app, ["bench", "--list"])
+    assert r.exit_code == 0 and "fix-failing-test" in r.output
+    r = CliRunner().invoke(app, ["bench", "--validate", "--task", "seed"])
+    assert r.exit_code == 0 and "3 of 3 tasks valid" in r.output
+
+
+def test_cli_runs_a_scripted_model_and_keeps_history(tmp_path):
+    task = TASKS["rename-across-files"]
+    script = tmp_path / "solve.json"
+    script.write_text(json.dumps({"turns": _solution_turns(task)}))
+    out = tmp_path / "out.json"
+    r = CliRunner().invoke(
+        app, ["bench", "-m", f"scripted/{script}", "--task", task.name, "--json", str(out)]
+    )
+    assert r.exit_code == 0, r.output
+    data = json.loads(out.read_text())
+    assert data[0]["passed"] is True and data[0]["task"] == task.name
+    r = CliRunner().invoke(app, ["bench", "--report"])
+    assert r.exit_code == 0 and "100%" in r.output
+
+
+def test_cli_unknown_model_or_task_is_one_line_exit_2():
+    r = CliRunner().invoke(app, ["bench", "-m", "nosuchprovider/x"])
+    assert r.exit_code == 2
+    r = CliRunner().invoke(app, ["bench", "--task", "no-such-task", "--list"])
+    assert r.exit_code == 2
