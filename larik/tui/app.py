@@ -25,6 +25,7 @@ from textual.containers import Vertical
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
+from .. import __version__
 from ..agent.events import AgentEventType, Approval, PermissionRequest
 from ..llm.errors import LarikError, MissingKeyError
 from . import commands, gcpolicy
@@ -155,6 +156,11 @@ class LarikApp(App[int]):
             self.conv.show_history(agent.messages)
             self.conv.add_notice(
                 f"resumed session {agent.session_id} ({len(agent.messages)} messages)"
+            )
+        elif keep_settings_from is None and not self.conv.items:
+            self.conv.add_notice(
+                f"larik {__version__} · {self.cwd.name or self.cwd} · {self.current_spec()} · "
+                "/help for commands"
             )
         self._refresh_status()
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from larik import __version__
 from larik.config import Config
 from larik.llm.errors import MissingKeyError
 from larik.tui.local_servers import LocalModel
@@ -43,6 +44,7 @@ TURNS = [
 def check(app, name: str) -> None:
     text = re.sub(r"\d+\.\ds\b", "N.Ns", screen_text(app)) + "\n"
     text = text.replace(os.environ["LARIK_HOME"], "$LARIK_HOME")
+    text = text.replace(f"larik {__version__} ", "larik VERSION ")
     path = SNAPSHOTS / f"{name}.txt"
     if os.environ.get("LARIK_UPDATE_SNAPSHOTS"):
         path.write_text(text, encoding="utf-8")
