@@ -133,8 +133,9 @@ def render_summary(summaries: list[ModelSummary]) -> Any:
     from rich.table import Table
 
     table = Table(title="larik bench", title_justify="left")
-    for col in ("model", "pass rate", "cost / pass", "total cost", "median wall", "tokens"):
-        table.add_column(col, justify="left" if col == "model" else "right")
+    table.add_column("model", overflow="fold")
+    for col in ("pass rate", "$ / pass", "total $", "median wall", "tokens"):
+        table.add_column(col, justify="right", no_wrap=True)
     ranked = sorted(summaries, key=lambda s: (-s.pass_rate, s.cost_per_pass or float("inf")))
     for s in ranked:
         table.add_row(
@@ -149,8 +150,10 @@ def render_summary(summaries: list[ModelSummary]) -> Any:
     fails = [f for s in ranked for f in s.failures]
     if fails:
         ft = Table(title="failures", title_justify="left")
-        for col in ("model", "task", "run", "reason", "detail"):
-            ft.add_column(col)
+        ft.add_column("model", overflow="fold")
+        for col in ("task", "run", "reason"):
+            ft.add_column(col, no_wrap=True)
+        ft.add_column("detail", overflow="fold")
         for f in fails:
             ft.add_row(f.model, f.task, str(f.repeat), f.reason, f.detail[:80])
         parts.append(ft)
@@ -162,8 +165,9 @@ def render_report(results: list[RunResult]) -> Any:
     from rich.table import Table
 
     table = Table(title="larik bench --report", title_justify="left")
-    for col in ("model", "runs", "pass rate", "cost / pass", "median wall", "last run"):
-        table.add_column(col, justify="left" if col in ("model", "last run") else "right")
+    table.add_column("model", overflow="fold")
+    for col in ("runs", "pass rate", "$ / pass", "median wall", "last run"):
+        table.add_column(col, justify="left" if col == "last run" else "right", no_wrap=True)
     for s in sorted(summarize(results), key=lambda s: (-s.pass_rate, s.model)):
         table.add_row(
             s.model,

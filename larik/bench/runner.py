@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -151,8 +152,15 @@ def _fill_usage(result: RunResult, outcome: AgentOutcome) -> None:
     result.cost = outcome.cost
 
 
+_SUMMARY = re.compile(r"\b\d+ (failed|passed|errors?|skipped)\b")
+
+
 def _last_line(text: str) -> str:
-    lines = [x for x in text.strip().splitlines() if x.strip()]
+    """pytest's closing summary ("2 failed, 1 passed in 0.1s"), else the last line."""
+    lines = [x.strip("= ") for x in text.strip().splitlines() if x.strip()]
+    for line in reversed(lines):
+        if _SUMMARY.search(line):
+            return line[:200]
     return lines[-1][:200] if lines else ""
 
 

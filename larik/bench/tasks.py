@@ -180,6 +180,7 @@ def run_check(task: Task, workdir: Path, timeout: float = 120.0) -> CheckResult:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHON"))}
         env["PYTHONPATH"] = str(workdir)
         env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # plain pytest: no plugins from the venv
         cmd = [
             sys.executable,
             "-m",

@@ -17,12 +17,20 @@ def register(app: typer.Typer) -> None:
 
 def bench(
     model: list[str] = typer.Option(
-        [], "--model", "-m", help="Model spec to bench (repeat for several)."
+        [], "--model", "-m", metavar="SPEC", help="Model spec to bench (repeat for several)."
     ),
-    task: list[str] = typer.Option([], "--task", "-t", help="Task name or tag (repeatable)."),
-    repeat: int = typer.Option(1, "--repeat", "-k", min=1, help="Runs per (model, task)."),
-    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Runs at once (0: automatic)."),
-    json_out: Path | None = typer.Option(None, "--json", help="Also write the results here."),
+    task: list[str] = typer.Option(
+        [], "--task", "-t", metavar="NAME|TAG", help="Task name or tag (repeatable)."
+    ),
+    repeat: int = typer.Option(
+        1, "--repeat", "-k", min=1, metavar="K", help="Runs per (model, task)."
+    ),
+    jobs: int = typer.Option(
+        0, "--jobs", "-j", min=0, metavar="N", help="Runs at once (0: automatic)."
+    ),
+    json_out: Path | None = typer.Option(
+        None, "--json", metavar="FILE", help="Also write the results here."
+    ),
     list_tasks: bool = typer.Option(False, "--list", help="List the tasks and exit."),
     validate: bool = typer.Option(
         False, "--validate", help="Prove every task: repo fails, solution passes."
