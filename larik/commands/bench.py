@@ -188,6 +188,7 @@ def _run(console, models, tasks, repeat, jobs, json_out) -> int:
             )
         except KeyboardInterrupt:
             interrupted = True
+    console.print()
     if finished:
         console.print(render_summary(summarize(finished)))
     if json_out is not None:
