@@ -17,7 +17,10 @@ status, the vendor's error *type* and a short vendor message passed through ``re
 
 from __future__ import annotations
 
+import email.utils
 import re
+import time
+from typing import Any
 
 __all__ = [
     "APIError",
@@ -29,6 +32,7 @@ __all__ = [
     "StreamTimeout",
     "classify_status",
     "redact",
+    "retry_after_seconds",
 ]
 
 
@@ -102,6 +106,30 @@ class StreamTimeout(APIError):
 def classify_status(status: int) -> bool:
     """Whether an HTTP status is worth retrying: 408, 409, 425, 429, 5xx and transport errors (0)."""
     return status == 0 or status in (408, 409, 425, 429) or status >= 500
+
+
+def retry_after_seconds(headers: Any) -> float | None:
+    """Seconds a server asked us to wait: ``retry-after-ms``, else ``retry-after`` as seconds or
+    as an HTTP date. ``headers`` is any mapping with ``.get`` (None: no headers)."""
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError, IndexError):
+        return None
 
 
 _SECRET_PATTERNS = [

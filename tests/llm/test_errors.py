@@ -57,3 +57,17 @@ def test_redact_removes_credentials(secret):
 
 def test_missing_key_names_the_env_var():
     assert "set GROQ_API_KEY" in str(MissingKeyError("groq", ["GROQ_API_KEY"]))
+
+
+def test_retry_after_reads_ms_seconds_and_http_dates():
+    import email.utils
+    import time
+
+    from larik.llm.errors import retry_after_seconds
+
+    assert retry_after_seconds({"retry-after-ms": "1500"}) == 1.5
+    assert retry_after_seconds({"retry-after": "7"}) == 7.0
+    later = email.utils.formatdate(time.time() + 30, usegmt=True)
+    assert 25 <= retry_after_seconds({"retry-after": later}) <= 31
+    assert retry_after_seconds({"retry-after": "soon"}) is None
+    assert retry_after_seconds({}) is None and retry_after_seconds(None) is None

@@ -12,13 +12,11 @@ docs/providers/anthropic.md.
 
 from __future__ import annotations
 
-import email.utils
 import os
-import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from ..errors import APIError, ContextOverflow, MissingKeyError
+from ..errors import APIError, ContextOverflow, MissingKeyError, retry_after_seconds
 from ..types import EventType, Request, StreamEvent
 from .anthropic_convert import build_params, to_message, to_stop_reason, to_usage
 
@@ -190,24 +188,4 @@ def _status_error(exc: Any, provider: str, model: str, thinking_on: bool, env_ke
 
 
 def _retry_after(response: Any) -> float | None:
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return float(ms) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
+    return retry_after_seconds(getattr(response, "headers", None))

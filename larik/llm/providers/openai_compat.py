@@ -20,15 +20,20 @@ Studio's ``/api/v0/models/{id}``; a failed probe is None.
 
 from __future__ import annotations
 
-import email.utils
 import os
 import re
-import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from ..errors import APIError, ConfigError, ContextOverflow, LarikError, MissingKeyError
+from ..errors import (
+    APIError,
+    ConfigError,
+    ContextOverflow,
+    LarikError,
+    MissingKeyError,
+    retry_after_seconds,
+)
 from ..toolcalls import new_call_id, recover_tool_calls, repair_arguments
 from ..types import Block, Request, StopReason, StreamEvent
 from .openai_compat_convert import (
@@ -401,20 +406,7 @@ def _describe(body: Any, fallback: str) -> tuple[str, str]:
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return float(ms) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        when = email.utils.parsedate_to_datetime(value) if value else None
-        return max(when.timestamp() - time.time(), 0.0) if when else None
+    return retry_after_seconds(headers)
 
 
 async def _get_json(http: Any, url: str) -> Any:

@@ -21,12 +21,10 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from collections.abc import AsyncIterator
-from email.utils import parsedate_to_datetime
 from typing import Any
 
-from ..errors import APIError, ConfigError, ContextOverflow, MissingKeyError
+from ..errors import APIError, ConfigError, ContextOverflow, MissingKeyError, retry_after_seconds
 from ..types import Request, StreamEvent
 from .openai_responses_convert import (
     build_params,
@@ -260,20 +258,4 @@ def _is_overflow(code: str, message: str) -> bool:
 
 
 def _retry_after(headers: Any) -> float | None:
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return float(ms) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        return max(parsedate_to_datetime(value).timestamp() - time.time(), 0.0)
-    except (TypeError, ValueError):
-        return None
+    return retry_after_seconds(headers)
