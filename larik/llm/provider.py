@@ -18,7 +18,7 @@ from typing import Protocol, runtime_checkable
 
 from .types import Request, StreamEvent
 
-__all__ = ["ModelProber", "Provider"]
+__all__ = ["ModelProber", "Provider", "Wrapper"]
 
 
 @runtime_checkable
@@ -33,3 +33,20 @@ class ModelProber(Protocol):
     async def context_window(self, model: str) -> int | None: ...
 
     async def supports_tools(self, model: str) -> bool | None: ...
+
+
+class Wrapper:
+    """Base for decorators around one provider (retry, timeouts): forwards ``ModelProber`` calls
+    to the wrapped provider, so probing a local server works through any stack of them."""
+
+    inner: Provider
+
+    async def context_window(self, model: str) -> int | None:
+        if isinstance(self.inner, ModelProber):
+            return await self.inner.context_window(model)
+        return None
+
+    async def supports_tools(self, model: str) -> bool | None:
+        if isinstance(self.inner, ModelProber):
+            return await self.inner.supports_tools(model)
+        return None

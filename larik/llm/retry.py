@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 
 from .errors import APIError, ContextOverflow
-from .provider import ModelProber, Provider
+from .provider import Provider, Wrapper
 from .types import Request, StreamEvent
 
 __all__ = ["RetryingProvider", "backoff_delay", "with_retry"]
@@ -27,7 +27,7 @@ def backoff_delay(attempt: int, base: float, cap: float, rng: random.Random | No
     return r * min(cap, base * (2**attempt))
 
 
-class RetryingProvider:
+class RetryingProvider(Wrapper):
     def __init__(
         self,
         inner: Provider,
@@ -70,16 +70,6 @@ class RetryingProvider:
                 if self._on_retry:
                     self._on_retry(err, delay)
                 await self._sleep(delay)
-
-    async def context_window(self, model: str) -> int | None:
-        if isinstance(self.inner, ModelProber):
-            return await self.inner.context_window(model)
-        return None
-
-    async def supports_tools(self, model: str) -> bool | None:
-        if isinstance(self.inner, ModelProber):
-            return await self.inner.supports_tools(model)
-        return None
 
 
 def with_retry(provider: Provider, **kwargs: object) -> RetryingProvider:

@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from .errors import StreamTimeout
-from .provider import ModelProber, Provider
+from .provider import Provider, Wrapper
 from .types import Request, StreamEvent
 
 __all__ = ["TimeoutProvider", "with_timeouts"]
@@ -18,7 +18,7 @@ FIRST_CHUNK_TIMEOUT = 300.0
 IDLE_TIMEOUT = 180.0
 
 
-class TimeoutProvider:
+class TimeoutProvider(Wrapper):
     def __init__(
         self,
         inner: Provider,
@@ -49,16 +49,6 @@ class TimeoutProvider:
                 limit, what = self.idle, "data"
         finally:
             await events.aclose()  # type: ignore[attr-defined]
-
-    async def context_window(self, model: str) -> int | None:
-        if isinstance(self.inner, ModelProber):
-            return await self.inner.context_window(model)
-        return None
-
-    async def supports_tools(self, model: str) -> bool | None:
-        if isinstance(self.inner, ModelProber):
-            return await self.inner.supports_tools(model)
-        return None
 
 
 def with_timeouts(provider: Provider, **kwargs: float) -> TimeoutProvider:

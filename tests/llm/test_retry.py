@@ -64,3 +64,10 @@ def test_backoff_grows_exponentially_with_jitter_and_a_cap():
     delays = [backoff_delay(i, 1.0, 8.0, rng) for i in range(10)]
     assert all(0 <= d <= min(8.0, 2**i) for i, d in enumerate(delays))
     assert len(set(delays)) > 1
+
+
+async def test_decorators_forward_model_probing_to_the_wrapped_provider():
+    from larik.llm.timeout import with_timeouts
+
+    p = with_retry(with_timeouts(FakeProvider("local", [], window=8192)))
+    assert await p.context_window("m") == 8192 and await p.supports_tools("m") is True
