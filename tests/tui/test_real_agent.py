@@ -15,6 +15,7 @@ from larik.llm.providers.scripted import ScriptedProvider
 from larik.routing import Resolved
 from larik.tui.app import LarikApp
 from larik.tui.screens.permission import PermissionScreen
+from larik.tui.screens.sessions import SessionPickerScreen
 from larik.tui.widgets.tool_card import ToolCard
 
 from .conftest import ready, screen_text, send, turn_done, wait_for
@@ -160,3 +161,33 @@ async def test_a_saved_session_resumes_with_its_conversation(real):
         texts = [m.text() for m in real.provider.requests[0].messages]
         assert texts == ["first question", "first answer", "second question"]
         assert again.session_id == session
+
+
+async def test_compact_clear_and_resume_commands_work_on_the_real_agent(real):
+    turns = [
+        {"text": "answer one"},
+        {"text": "answer two"},
+        {"text": "Summary: we said hello twice."},
+        {"text": "fresh answer"},
+    ]
+    app = real.app(turns)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        for prompt in ("hello", "hello again"):
+            await send(pilot, prompt)
+            await turn_done(pilot)
+        first = app.session_id
+        await send(pilot, "/compact")
+        await turn_done(pilot)
+        await wait_for(pilot, lambda: "compacted" in screen_text(app))
+        await send(pilot, "/clear")
+        await wait_for(pilot, lambda: app.session_id != first)
+        await send(pilot, "new topic")
+        await turn_done(pilot)
+        assert [m.text() for m in real.provider.requests[-1].messages] == ["new topic"]
+        await send(pilot, "/resume")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.session_id == first)
+        await wait_for(pilot, lambda: "Summary: we said hello twice." in screen_text(app))
+        assert "Earlier conversation, compacted" in screen_text(app)

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
+from ...agent.compaction import SUMMARY_HEADER
 from ...agent.events import AgentEvent, AgentEventType
 from ...llm.types import Message, StopReason
 from .notice import Notice
@@ -196,7 +197,12 @@ class ConversationView(VerticalScroll, can_focus=False):
                         card = self._tools.get(b.id)
                         if card is not None:
                             card.finish(b.content, is_error=b.is_error)
-                if texts:
+                if texts and texts[0].startswith(SUMMARY_HEADER):
+                    summary = texts[0][len(SUMMARY_HEADER) :].strip()
+                    self.add_notice(
+                        f"*Earlier conversation, compacted:*\n\n{summary}", as_markdown=True
+                    )
+                elif texts:
                     self.add_user(texts[0])
                 continue
             for b in m.blocks:
