@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from textual import events, work
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -30,14 +30,13 @@ from ..agent.events import AgentEventType, Approval, PermissionRequest
 from ..llm.errors import LarikError, MissingKeyError
 from . import commands, gcpolicy
 from .attachments import build_prompt
+from .commands import SlashCommands
 from .local_servers import LocalModel, discover
 from .models import ModelEntry, picker_entries
 from .protocol import AgentFactory, AgentLike
 from .screens.model_picker import ModelPickerScreen
 from .screens.no_model import NoModelScreen
 from .screens.permission import PermissionScreen
-from .screens.routing import RoutingScreen
-from .screens.sessions import SessionPickerScreen
 from .widgets.completion_menu import CompletionMenu
 from .widgets.conversation import ConversationView
 from .widgets.prompt_input import PromptInput
@@ -46,8 +45,6 @@ from .widgets.status_bar import StatusBar, agent_spec
 __all__ = ["LarikApp"]
 
 E = AgentEventType
-EFFORTS = ("low", "medium", "high", "max")
-MODES = ("ask", "edits", "yolo")
 SHELL_TIMEOUT = 300.0
 QUIT_WINDOW = 2.0
 HISTORY_KEEP = 500
@@ -57,7 +54,7 @@ _STATUS_EVENTS = frozenset({E.USAGE, E.MESSAGE, E.TURN_END, E.NOTICE, E.ERROR})
 Discover = Callable[[], Awaitable[list[LocalModel]]]
 
 
-class LarikApp(App[int]):
+class LarikApp(SlashCommands, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "larik"
     ENABLE_COMMAND_PALETTE = False
@@ -368,15 +365,6 @@ class LarikApp(App[int]):
         card.action_toggle()
 
     # -- slash commands -----------------------------------------------------------------------
-    async def run_command(self, name: str, arg: str) -> None:
-        cmd = commands.find(name)
-        if cmd is None:
-            self.conv.add_notice(f"unknown command /{name}", "error")
-            self.conv.add_notice(commands.help_markdown(), as_markdown=True)
-            return
-        handler = getattr(self, f"cmd_{cmd.name}")
-        await handler(arg)
-
     def _need_agent(self) -> AgentLike | None:
         if self.agent is None:
             self.conv.add_notice("no model yet: pick one with /model", "warning")
@@ -407,157 +395,6 @@ class LarikApp(App[int]):
             self.local_models = []
         return self.local_models
 
-    async def cmd_model(self, arg: str) -> None:
-        if arg:
-            await self.switch_model(arg)
-            return
-        picker = ModelPickerScreen(self._entries(), current=self.current_spec())
-        self.push_screen(picker, callback=self._picked_model)
-        self._discover_into(picker)
-
-    @work(group="discover", exclusive=True)
-    async def _discover_into(self, picker: ModelPickerScreen) -> None:
-        local = await self._find_local()
-        entries = [e for e in self._entries() if e.source == "local"]
-        looked = f"{len(local)} local model(s) found" if local else "no local server answered"
-        if picker.is_attached:
-            picker.add_local(entries, looked)
-
-    def _picked_model(self, spec: str | None) -> None:
-        if spec:
-            self.run_worker(self.switch_model(spec), group="switch", exclusive=True)
-
-    async def switch_model(self, spec: str) -> None:
-        if self.agent is None:
-            await self._start_agent(spec)
-            if self.agent is not None:
-                self.conv.add_notice(f"model: {self.current_spec()}")
-            return
-        try:
-            if self.busy:
-                resolved = self.agent.set_model(spec)
-            else:  # building a provider may import its SDK: keep the screen live meanwhile
-                resolved = await asyncio.to_thread(self.agent.set_model, spec)
-        except LarikError as e:
-            self.conv.add_notice(f"cannot switch to {spec}: {e}", "error")
-            return
-        shown = getattr(resolved, "spec", "") or self.current_spec()
-        self.conv.add_notice(f"model: {shown} (the conversation goes on)")
-        self._refresh_status()
-
-    async def cmd_routing(self, arg: str) -> None:
-        if self.config is None:
-            self.conv.add_notice("routing needs a config", "error")
-            return
-        if self.local_models is None:
-            await self._find_local()
-        self.push_screen(RoutingScreen(self.config, self._entries()))
-
-    async def cmd_effort(self, arg: str) -> None:
-        agent = self._need_agent()
-        if agent is None:
-            return
-        level = arg.lower()
-        if not level:
-            self.conv.add_notice(
-                f"effort: {agent.effort or 'default'} (set with /effort low|medium|high|max|default)"
-            )
-            return
-        if level not in (*EFFORTS, "default"):
-            self.conv.add_notice(
-                f"unknown effort {arg!r}: use low, medium, high, max or default", "error"
-            )
-            return
-        agent.effort = "" if level == "default" else level
-        self.conv.add_notice(f"effort: {level} (from the next turn)")
-        self._refresh_status()
-
-    async def cmd_compact(self, arg: str) -> None:
-        if self._need_agent() is None or not self._idle("/compact"):
-            return
-        self.conv.add_notice("compacting the conversation…")
-        self.start_turn(None, compact=True)
-
-    async def cmd_clear(self, arg: str) -> None:
-        old = self._need_agent()
-        if old is None or not self._idle("/clear"):
-            return
-        await self._replace_agent(old, resume=None)
-
-    async def _replace_agent(self, old: AgentLike, *, resume: str | None) -> None:
-        try:
-            new = await self.factory(
-                approver=self.approve, model=self.current_spec(), resume=resume
-            )
-        except LarikError as e:
-            self.conv.add_notice(str(e), "error")
-            return
-        try:
-            await old.close()
-        except Exception:  # the old session is saved already
-            pass
-        await self.conv.clear()
-        await self._use_agent(new, keep_settings_from=old)
-        if resume is None:
-            self.conv.add_notice(f"new session {new.session_id}")
-
-    async def cmd_resume(self, arg: str) -> None:
-        old = self._need_agent()
-        if old is None or not self._idle("/resume"):
-            return
-        if arg:
-            await self._replace_agent(old, resume=arg)
-            return
-        try:
-            from ..agent.sessions import list_sessions
-
-            sessions = list_sessions(self.cwd)
-        except Exception as e:  # unreadable sessions: say so
-            self.conv.add_notice(f"cannot list sessions: {e}", "error")
-            return
-
-        def picked(session_id: str | None) -> None:
-            if session_id and self.agent is not None:
-                self.run_worker(self._replace_agent(self.agent, resume=session_id), group="agent")
-
-        self.push_screen(SessionPickerScreen(sessions, current=old.session_id), callback=picked)
-
-    async def cmd_cost(self, arg: str) -> None:
-        agent = self._need_agent()
-        if agent is None:
-            return
-        self.conv.add_notice(cost_markdown(agent), as_markdown=True)
-
-    async def cmd_permissions(self, arg: str) -> None:
-        agent = self._need_agent()
-        if agent is None:
-            return
-        mode = arg.lower()
-        if mode:
-            if mode not in MODES:
-                self.conv.add_notice(f"unknown mode {arg!r}: use ask, edits or yolo", "error")
-                return
-            agent.permission_mode = mode
-            self._refresh_status()
-        lines = [
-            f"permission mode: **{agent.permission_mode}** (set with `/permissions ask|edits|yolo`)"
-        ]
-        lines.append(
-            "- ask: confirm edits and commands · edits: edit freely, confirm commands · yolo: never ask"
-        )
-        perms = getattr(self.config, "permissions", None)
-        for kind in ("allow", "deny"):
-            rules = getattr(perms, kind, None) or []
-            if rules:
-                lines.append(f"- {kind}: " + ", ".join(f"`{r}`" for r in rules))
-        self.conv.add_notice("\n".join(lines), as_markdown=True)
-
-    async def cmd_help(self, arg: str) -> None:
-        self.conv.add_notice(commands.help_markdown(), as_markdown=True)
-
-    async def cmd_exit(self, arg: str) -> None:
-        await self.quit_app()
-
     # -- prompt history -----------------------------------------------------------------------
     def _load_history(self) -> list[str]:
         if self.history_path is None:
@@ -585,32 +422,6 @@ class LarikApp(App[int]):
                 f.write(json.dumps(text, ensure_ascii=False) + "\n")
         except OSError:
             pass
-
-
-def cost_markdown(agent: AgentLike) -> str:
-    def money(v: float | None) -> str:
-        return f"${v:.4f}" if v is not None else "?"
-
-    rows = [
-        "| model | input | output | cache read | cache write | cost |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for model, u in agent.usage_by_model.items():
-        rows.append(
-            f"| {model} | {u.input} | {u.output} | {u.cache_read} | {u.cache_write} | "
-            f"{money(agent.cost_by_model.get(model))} |"
-        )
-    t = agent.total_usage
-    rows.append(
-        f"| **total** | {t.input} | {t.output} | {t.cache_read} | {t.cache_write} | "
-        f"**{money(agent.total_cost)}** |"
-    )
-    out = "\n".join(rows)
-    if agent.usage_by_role:
-        out += "\n\n| role | tokens |\n|---|---:|\n" + "\n".join(
-            f"| {role or 'main'} | {u.total} |" for role, u in agent.usage_by_role.items()
-        )
-    return out
 
 
 def _kill_group(proc: asyncio.subprocess.Process) -> None:

@@ -1,14 +1,39 @@
-"""Slash commands: the table the completion menu, ``/help`` and the dispatcher share.
+"""Slash commands: the table (completion menu, ``/help``, parsing) and their handlers.
 
-The handlers are methods of the app named ``cmd_<name>`` taking the argument text; this module
-only knows names, usages and one-line summaries, and how to parse what the user typed.
+``COMMANDS`` lists names, usages and one-line summaries. The handlers are the methods
+``cmd_<name>(arg)`` of ``SlashCommands``, a mixin of the app: they use the app's agent,
+conversation view, config and screens.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["COMMANDS", "Command", "complete", "find", "help_markdown", "parse"]
+from textual import work
+
+from ..llm.errors import LarikError
+from .screens.model_picker import ModelPickerScreen
+from .screens.routing import RoutingScreen
+from .screens.sessions import SessionPickerScreen
+
+if TYPE_CHECKING:
+    from .protocol import AgentLike
+
+__all__ = [
+    "COMMANDS",
+    "Command",
+    "SlashCommands",
+    "complete",
+    "cost_markdown",
+    "find",
+    "help_markdown",
+    "parse",
+]
+
+EFFORTS = ("low", "medium", "high", "max")
+MODES = ("ask", "edits", "yolo")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,3 +104,216 @@ def help_markdown() -> str:
     rows = "\n".join(f"| `{c.usage}` | {c.summary} |" for c in COMMANDS)
     keys = "\n".join(f"| {k} | {v} |" for k, v in KEYS)
     return f"| command | does |\n|---|---|\n{rows}\n\n| key | does |\n|---|---|\n{keys}\n"
+
+
+class SlashCommands:
+    """The handlers, mixed into the app (which provides ``agent``, ``conv``, ``config``, …)."""
+
+    agent: Any
+    conv: Any
+    config: Any
+    cwd: Any
+    busy: bool
+    local_models: Any
+    factory: Any
+    approve: Any
+
+    if TYPE_CHECKING:
+
+        def _need_agent(self) -> AgentLike | None: ...
+        def _idle(self, what: str) -> bool: ...
+        def current_spec(self) -> str: ...
+        def _entries(self) -> list[Any]: ...
+        async def _find_local(self) -> list[Any]: ...
+        async def _start_agent(self, model: str = "", resume: str | None = None) -> None: ...
+        async def _use_agent(self, agent: Any, *, keep_settings_from: Any = None) -> None: ...
+        def _refresh_status(self) -> None: ...
+        def start_turn(self, prompt: Any, *, compact: bool = False) -> None: ...
+        async def quit_app(self) -> None: ...
+        def push_screen(self, *args: Any, **kwargs: Any) -> Any: ...
+        def run_worker(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    async def run_command(self, name: str, arg: str) -> None:
+        cmd = find(name)
+        if cmd is None:
+            self.conv.add_notice(f"unknown command /{name}", "error")
+            self.conv.add_notice(help_markdown(), as_markdown=True)
+            return
+        await getattr(self, f"cmd_{cmd.name}")(arg)
+
+    async def cmd_model(self, arg: str) -> None:
+        if arg:
+            await self.switch_model(arg)
+            return
+        picker = ModelPickerScreen(self._entries(), current=self.current_spec())
+        self.push_screen(picker, callback=self._picked_model)
+        self._discover_into(picker)
+
+    @work(group="discover", exclusive=True)
+    async def _discover_into(self, picker: ModelPickerScreen) -> None:
+        local = await self._find_local()
+        entries = [e for e in self._entries() if e.source == "local"]
+        looked = f"{len(local)} local model(s) found" if local else "no local server answered"
+        if picker.is_attached:
+            picker.add_local(entries, looked)
+
+    def _picked_model(self, spec: str | None) -> None:
+        if spec:
+            self.run_worker(self.switch_model(spec), group="switch", exclusive=True)
+
+    async def switch_model(self, spec: str) -> None:
+        if self.agent is None:
+            await self._start_agent(spec)
+            if self.agent is not None:
+                self.conv.add_notice(f"model: {self.current_spec()}")
+            return
+        try:
+            if self.busy:
+                resolved = self.agent.set_model(spec)
+            else:  # building a provider may import its SDK: keep the screen live meanwhile
+                resolved = await asyncio.to_thread(self.agent.set_model, spec)
+        except LarikError as e:
+            self.conv.add_notice(f"cannot switch to {spec}: {e}", "error")
+            return
+        shown = getattr(resolved, "spec", "") or self.current_spec()
+        self.conv.add_notice(f"model: {shown} (the conversation goes on)")
+        self._refresh_status()
+
+    async def cmd_routing(self, arg: str) -> None:
+        if self.config is None:
+            self.conv.add_notice("routing needs a config", "error")
+            return
+        if self.local_models is None:
+            await self._find_local()
+        self.push_screen(RoutingScreen(self.config, self._entries()))
+
+    async def cmd_effort(self, arg: str) -> None:
+        agent = self._need_agent()
+        if agent is None:
+            return
+        level = arg.lower()
+        if not level:
+            self.conv.add_notice(
+                f"effort: {agent.effort or 'default'} (set with /effort low|medium|high|max|default)"
+            )
+            return
+        if level not in (*EFFORTS, "default"):
+            self.conv.add_notice(
+                f"unknown effort {arg!r}: use low, medium, high, max or default", "error"
+            )
+            return
+        agent.effort = "" if level == "default" else level
+        self.conv.add_notice(f"effort: {level} (from the next turn)")
+        self._refresh_status()
+
+    async def cmd_compact(self, arg: str) -> None:
+        if self._need_agent() is None or not self._idle("/compact"):
+            return
+        self.conv.add_notice("compacting the conversation…")
+        self.start_turn(None, compact=True)
+
+    async def cmd_clear(self, arg: str) -> None:
+        old = self._need_agent()
+        if old is None or not self._idle("/clear"):
+            return
+        await self._replace_agent(old, resume=None)
+
+    async def _replace_agent(self, old: AgentLike, *, resume: str | None) -> None:
+        try:
+            new = await self.factory(
+                approver=self.approve, model=self.current_spec(), resume=resume
+            )
+        except LarikError as e:
+            self.conv.add_notice(str(e), "error")
+            return
+        try:
+            await old.close()
+        except Exception:  # the old session is saved already
+            pass
+        await self.conv.clear()
+        await self._use_agent(new, keep_settings_from=old)
+        if resume is None:
+            self.conv.add_notice(f"new session {new.session_id}")
+
+    async def cmd_resume(self, arg: str) -> None:
+        old = self._need_agent()
+        if old is None or not self._idle("/resume"):
+            return
+        if arg:
+            await self._replace_agent(old, resume=arg)
+            return
+        try:
+            from ..agent.sessions import list_sessions
+
+            sessions = list_sessions(self.cwd)
+        except Exception as e:  # unreadable sessions: say so
+            self.conv.add_notice(f"cannot list sessions: {e}", "error")
+            return
+
+        def picked(session_id: str | None) -> None:
+            if session_id and self.agent is not None:
+                self.run_worker(self._replace_agent(self.agent, resume=session_id), group="agent")
+
+        self.push_screen(SessionPickerScreen(sessions, current=old.session_id), callback=picked)
+
+    async def cmd_cost(self, arg: str) -> None:
+        agent = self._need_agent()
+        if agent is None:
+            return
+        self.conv.add_notice(cost_markdown(agent), as_markdown=True)
+
+    async def cmd_permissions(self, arg: str) -> None:
+        agent = self._need_agent()
+        if agent is None:
+            return
+        mode = arg.lower()
+        if mode:
+            if mode not in MODES:
+                self.conv.add_notice(f"unknown mode {arg!r}: use ask, edits or yolo", "error")
+                return
+            agent.permission_mode = mode
+            self._refresh_status()
+        lines = [
+            f"permission mode: **{agent.permission_mode}** (set with `/permissions ask|edits|yolo`)"
+        ]
+        lines.append(
+            "- ask: confirm edits and commands · edits: edit freely, confirm commands · yolo: never ask"
+        )
+        perms = getattr(self.config, "permissions", None)
+        for kind in ("allow", "deny"):
+            rules = getattr(perms, kind, None) or []
+            if rules:
+                lines.append(f"- {kind}: " + ", ".join(f"`{r}`" for r in rules))
+        self.conv.add_notice("\n".join(lines), as_markdown=True)
+
+    async def cmd_help(self, arg: str) -> None:
+        self.conv.add_notice(help_markdown(), as_markdown=True)
+
+    async def cmd_exit(self, arg: str) -> None:
+        await self.quit_app()
+
+
+def cost_markdown(agent: AgentLike) -> str:
+    def money(v: float | None) -> str:
+        return f"${v:.4f}" if v is not None else "?"
+
+    rows = [
+        "| model | input | output | cache read | cache write | cost |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for model, u in agent.usage_by_model.items():
+        rows.append(
+            f"| {model} | {u.input} | {u.output} | {u.cache_read} | {u.cache_write} | "
+            f"{money(agent.cost_by_model.get(model))} |"
+        )
+    t = agent.total_usage
+    rows.append(
+        f"| **total** | {t.input} | {t.output} | {t.cache_read} | {t.cache_write} | "
+        f"**{money(agent.total_cost)}** |"
+    )
+    out = "\n".join(rows)
+    if agent.usage_by_role:
+        out += "\n\n| role | tokens |\n|---|---:|\n" + "\n".join(
+            f"| {role or 'main'} | {u.total} |" for role, u in agent.usage_by_role.items()
+        )
+    return out
