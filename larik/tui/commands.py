@@ -139,7 +139,12 @@ class SlashCommands:
             self.conv.add_notice(f"unknown command /{name}", "error")
             self.conv.add_notice(help_markdown(), as_markdown=True)
             return
-        await getattr(self, f"cmd_{cmd.name}")(arg)
+        try:
+            await getattr(self, f"cmd_{cmd.name}")(arg)
+        except LarikError as e:
+            self.conv.add_notice(f"/{cmd.name}: {e}", "error")
+        except Exception as e:  # a bug must not take the session down: one line, no traceback
+            self.conv.add_notice(f"/{cmd.name} failed: {type(e).__name__}: {e}", "error")
 
     async def cmd_model(self, arg: str) -> None:
         if arg:
@@ -159,7 +164,9 @@ class SlashCommands:
 
     def _picked_model(self, spec: str | None) -> None:
         if spec:
-            self.run_worker(self.switch_model(spec), group="switch", exclusive=True)
+            self.run_worker(
+                self.switch_model(spec), group="switch", exclusive=True, exit_on_error=False
+            )
 
     async def switch_model(self, spec: str) -> None:
         if self.agent is None:
@@ -174,6 +181,9 @@ class SlashCommands:
                 resolved = await asyncio.to_thread(self.agent.set_model, spec)
         except LarikError as e:
             self.conv.add_notice(f"cannot switch to {spec}: {e}", "error")
+            return
+        except Exception as e:  # one line, never a traceback
+            self.conv.add_notice(f"cannot switch to {spec}: {type(e).__name__}: {e}", "error")
             return
         shown = getattr(resolved, "spec", "") or self.current_spec()
         self.conv.add_notice(f"model: {shown} (the conversation goes on)")

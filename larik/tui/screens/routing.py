@@ -34,7 +34,10 @@ def _price(spec: str, config: Any) -> str:
     provider, _, model = spec.partition("/")
     if not model:
         return ""
-    info = catalog.lookup(model, provider, config)
+    try:
+        info = catalog.lookup(model, provider, config)
+    except Exception:  # a price is a hint: never let it break the screen
+        return "price ?"
     if info.local:
         return "free"
     return format_price(info.input_price, info.output_price)
