@@ -236,6 +236,9 @@ class SlashCommands:
         except LarikError as e:
             self.conv.add_notice(str(e), "error")
             return
+        except Exception as e:  # one line, never a traceback; the old session goes on
+            self.conv.add_notice(f"could not open the session: {type(e).__name__}: {e}", "error")
+            return
         try:
             await old.close()
         except Exception:  # the old session is saved already
@@ -262,7 +265,11 @@ class SlashCommands:
 
         def picked(session_id: str | None) -> None:
             if session_id and self.agent is not None:
-                self.run_worker(self._replace_agent(self.agent, resume=session_id), group="agent")
+                self.run_worker(
+                    self._replace_agent(self.agent, resume=session_id),
+                    group="agent",
+                    exit_on_error=False,
+                )
 
         self.push_screen(SessionPickerScreen(sessions, current=old.session_id), callback=picked)
 
