@@ -403,6 +403,13 @@ class LarikApp(SlashCommands, App[int]):
             lines = self.history_path.read_text(encoding="utf-8").splitlines()
         except OSError:
             return []
+        if len(lines) > 2 * HISTORY_KEEP:  # keep the file from growing without end
+            try:
+                self.history_path.write_text(
+                    "\n".join(lines[-HISTORY_KEEP:]) + "\n", encoding="utf-8"
+                )
+            except OSError:
+                pass
         out = []
         for line in lines[-HISTORY_KEEP:]:
             try:

@@ -27,6 +27,8 @@ class PermissionScreen(ModalScreen[Approval]):
         Binding("a", "allow_always", "allow always"),
         Binding("n", "deny", "deny"),
         Binding("escape", "deny", "deny", show=False),
+        Binding("pageup", "scroll_details(-1)", show=False),
+        Binding("pagedown", "scroll_details(1)", show=False),
     ]
 
     def __init__(self, request: PermissionRequest) -> None:
@@ -79,6 +81,13 @@ class PermissionScreen(ModalScreen[Approval]):
         {"allow": self.action_allow, "always": self.action_allow_always}.get(
             event.button.id or "", self.action_deny
         )()
+
+    def action_scroll_details(self, direction: int) -> None:
+        details = self.query_one("#permission-details", VerticalScroll)
+        if direction < 0:
+            details.scroll_page_up(animate=False)
+        else:
+            details.scroll_page_down(animate=False)
 
     def action_allow(self) -> None:
         self.dismiss(Approval(allow=True))

@@ -130,7 +130,7 @@ class PromptInput(TextArea):
         token = line[start:]
         if token.startswith("@"):
             paths = complete_path(token[1:], self.cwd)
-            items = [Completion("@" + p, p) for p in paths]
+            items = [Completion("@" + p.replace(" ", "\\ "), p) for p in paths]
             self.menu.open(items, start, col) if items else self.menu.close()
             return
         self.menu.close()
