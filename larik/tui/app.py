@@ -15,6 +15,7 @@ import os
 import signal
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from textual.worker import Worker, WorkerState
 from .. import __version__
 from ..agent.events import AgentEventType, Approval, PermissionRequest
 from ..llm.errors import LarikError, MissingKeyError
-from . import commands, gcpolicy
+from . import commands, gcpolicy, warmup
 from .attachments import build_prompt
 from .commands import SlashCommands
 from .local_servers import LocalModel, discover
@@ -149,6 +150,7 @@ class LarikApp(SlashCommands, App[int]):
             agent.permission_mode = keep_settings_from.permission_mode
         self.agent = agent
         self.session_id = agent.session_id
+        self.warm_up_sdk()
         if agent.messages:
             self.conv.show_history(agent.messages)
             self.conv.add_notice(
@@ -160,6 +162,19 @@ class LarikApp(SlashCommands, App[int]):
                 "/help for commands"
             )
         self._refresh_status()
+
+    def warm_up_sdk(self) -> None:
+        """Import the current model's SDK in a thread now, not on the first request."""
+        if self.agent is None:
+            return
+        try:
+            modules = warmup.sdk_modules(self.agent.provider_name, self.config)
+        except Exception:  # only an optimisation
+            return
+        if modules:
+            self.run_worker(
+                partial(warmup.warm, modules), thread=True, group="warmup", exit_on_error=False
+            )
 
     async def _no_model(self, reason: str) -> None:
         self.status.show(None, note="looking for local model servers…")

@@ -182,3 +182,13 @@ def test_a_configured_provider_without_listed_models_is_offered_to_type_a_model(
     )
     entries = picker_entries(config)
     assert ModelEntry("mybox/", source="config", note="type the model id") in entries
+
+
+def test_the_sdk_to_warm_up_follows_the_providers_adapter():
+    from larik.tui.warmup import sdk_modules
+
+    assert sdk_modules("anthropic") == ("httpx2", "anthropic")
+    assert sdk_modules("groq") == ("httpx2", "openai")  # an openai-compatible preset
+    assert sdk_modules("scripted") == ()
+    custom = Config(providers={"box": {"type": "gemini", "base_url": "http://127.0.0.1:1/"}})
+    assert sdk_modules("box", custom) == ("httpx2", "google.genai")

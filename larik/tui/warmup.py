@@ -1,0 +1,45 @@
+"""Import the current model's SDK in a background thread, before the first request needs it.
+
+Adapters import their SDK when they first stream (``anthropic`` alone takes most of a second
+to import), which would freeze the screen just after the first prompt is sent. Once the agent
+is ready (after the first frame), the app imports that SDK in a worker thread instead; the
+event loop keeps running meanwhile, and the adapter's own import is then instant.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["sdk_modules", "warm"]
+
+_BY_TYPE: dict[str, tuple[str, ...]] = {
+    "anthropic": ("httpx2", "anthropic"),
+    "openai": ("httpx2", "openai"),
+    "openai-compatible": ("httpx2", "openai"),
+    "gemini": ("httpx2", "google.genai"),
+    "ollama": ("httpx2",),
+}
+
+
+def sdk_modules(provider_name: str, config: Any = None) -> tuple[str, ...]:
+    """The modules the adapter of ``provider_name`` imports when it first streams."""
+    from ..llm import registry
+
+    ptype = ""
+    pc = getattr(config, "providers", {}).get(provider_name) if config is not None else None
+    if pc is not None and pc.type:
+        ptype = pc.type
+    else:
+        spec = registry.get(provider_name)
+        ptype = spec.type if spec is not None else provider_name
+    return _BY_TYPE.get(ptype, ())
+
+
+def warm(modules: tuple[str, ...]) -> None:
+    """Import ``modules`` (run in a thread); a failure is left for the real import to report."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception:  # the adapter reports it, with context, when it needs the module
+            return
