@@ -312,6 +312,12 @@ class LarikApp(SlashCommands, App[int]):
             self.prompt.focus()
 
     async def action_ctrl_c(self) -> None:
+        selected = self.screen.get_selected_text()
+        if selected:  # text selected with the mouse: Ctrl+C copies it
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            self.notify("copied")
+            return
         now = time.monotonic()
         if now - self._last_ctrl_c < QUIT_WINDOW:
             await self.quit_app()

@@ -59,3 +59,24 @@ async def test_thinking_shows_while_it_streams_and_folds_when_the_answer_starts(
         await pilot.click(ThinkingBlock)
         await pilot.pause()
         assert not block.collapsed and "step step" in screen_text(app)
+
+
+async def test_selected_reply_text_is_copied_by_ctrl_c_without_quitting(harness):
+    from textual.geometry import Offset
+    from textual.selection import Selection
+
+    app = harness.app([{"text": "Copy this line.\n\nAnd not this one."}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "hi")
+        await turn_done(pilot)
+        reply = app.query(StreamingMarkdown).filter(".assistant").first()
+        app.screen.selections = {reply: Selection(Offset(0, 0), Offset(15, 0))}
+        await pilot.pause()
+        assert "Copy this line." in screen_text(app)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.clipboard == "Copy this line."
+        await pilot.press("ctrl+c")  # a first press after the copy: not a quit yet
+        await pilot.pause()
+        assert app.is_running

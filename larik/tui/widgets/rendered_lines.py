@@ -15,6 +15,7 @@ from __future__ import annotations
 from rich.console import RenderableType
 from rich.segment import Segment
 from textual.geometry import Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -159,9 +160,27 @@ class RenderedLines(Widget):
         width = self._content_width()
         self._ensure(width)
         line = self._line(y) if y >= 0 else None
-        if line is not None:
-            return line.apply_style(self.rich_style)
-        return Strip.blank(width, self.rich_style)
+        if line is None:
+            return Strip.blank(width, self.rich_style)
+        line = line.apply_style(self.rich_style)
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(y)) is not None:
+            line = self._highlight(line, *span)
+        return line.apply_offsets(0, y)
+
+    # -- selecting text with the mouse (and copying it) ---------------------------------------
+    def _highlight(self, line: Strip, start: int, end: int) -> Strip:
+        end = line.cell_length if end == -1 else end
+        style = self.screen.get_component_rich_style("screen--selection")
+        left, mid, right = line.divide([start, end, line.cell_length])
+        mid = Strip([Segment(t, (s + style) if s else style, c) for t, s, c in mid._segments])
+        return Strip.join([left, mid, right])
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return selection.extract("\n".join(self.plain_lines())), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
     def on_resize(self) -> None:
         self.refresh(layout=True)
