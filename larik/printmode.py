@@ -7,14 +7,17 @@ call, so in ``ask`` mode anything that would need a prompt is denied and the mod
 
 Exit codes: 0 the model finished its turn; 1 it could not (a model or tool failure, the
 max-turns limit, a reply cut off or refused); 2 bad usage or config (one line on stderr);
-130 interrupted (Ctrl+C), with the session left resumable.
+130 interrupted (Ctrl+C), with the session left resumable; 141 the reader of stdout went away
+(``larik -p … | head``): Larik stops quietly, the session saved, as a shell reports SIGPIPE.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
+from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -28,6 +31,7 @@ __all__ = ["OUTPUT_FORMATS", "PrintOptions", "event_json", "run_print"]
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 E = AgentEventType
 _OK = (StopReason.END_TURN, StopReason.STOP_SEQUENCE)
+EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 
 
 class UsageError(LarikError):
@@ -70,6 +74,10 @@ def run_print(
     except KeyboardInterrupt:
         print("larik: interrupted; the session was saved (larik --continue resumes it)", file=err)
         return 130
+    except BrokenPipeError:
+        if out is sys.stdout:  # nothing more can reach the reader; keep exit's flush quiet too
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PIPE_CLOSED
 
 
 def _check(opts: PrintOptions, stdin: IO[str]) -> str:
@@ -108,8 +116,11 @@ async def _run(opts: PrintOptions, prompt: str, out: IO[str], err: IO[str]) -> i
         raise UsageError(str(e)) from None
     outcome = _Outcome()
     try:
-        async for ev in agent.run_turn(prompt):
-            _on_event(ev, opts.output_format, outcome, out, err)
+        async with aclosing(agent.run_turn(prompt)) as events:
+            async for ev in events:
+                _on_event(ev, opts.output_format, outcome, out, err)
+    except BrokenPipeError:
+        raise  # the reader went away: stop (the turn is closed and saved), say nothing
     except LarikError as e:
         outcome.error, outcome.stop = str(e), "error"
     except Exception as e:  # a bug: one line, not a traceback

@@ -237,3 +237,37 @@ def test_ctrl_c_exits_130_and_leaves_the_session_resumable(project, tmp_path):
     assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
     msgs = load_transcript(latest_session(project).path).messages
     assert msgs[-1].role == "assistant" and msgs[-1].interrupted and msgs[-1].text()
+
+
+def test_a_closed_stdout_stops_quietly_with_141_and_keeps_the_session(project, tmp_path):
+    """`larik -p … | head -1`: no traceback, no 'Exception ignored', the session saved."""
+    from larik.agent.sessions import latest_session
+
+    model = write_script(tmp_path / "long.json", {"text": "word " * 400, "delay": 0.01})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "larik.cli", "-p", "talk", "-m", model],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=project,
+    )
+    proc.stdout.close()  # the reader is gone before the first byte is written
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 141
+    assert err == b""
+    assert load_transcript(latest_session(project).path).messages[0].text() == "talk"
+
+
+def test_a_reader_leaving_mid_stream_json_stops_quietly(project, tmp_path):
+    model = write_script(tmp_path / "long.json", {"text": "word " * 400, "delay": 0.01})
+    argv = ["-p", "talk", "-m", model, "--output-format", "stream-json"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "larik.cli", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=project,
+    )
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 141 and err == b""
