@@ -9,8 +9,8 @@
    ``rest`` (so ``openrouter/anthropic/claude-sonnet-4.5`` works); an unknown ``head`` is an error
    listing the known providers and the closest match (unless the whole spec is a catalog id);
 4. a role name (smart, worker, explore, compact, opus, sonnet, haiku or one from ``[roles]``) ->
-   the role's spec. Unset built-in roles resolve to the main model; opus/sonnet/haiku default to
-   the current Claude models. A role must name a provider/model, never another role;
+   the role's spec. Unset built-in roles resolve to the main model (``main=`` when given: the
+   model in use); opus/sonnet/haiku default to the current Claude models. A role must name a provider/model, never another role;
 5. a bare model id -> the catalog's provider, else by naming convention (claude-* -> anthropic,
    gemini-* -> gemini, gpt-*, o1*/o3*/o4*, *codex* -> openai, deepseek-* -> deepseek).
 
@@ -414,12 +414,18 @@ def plan(spec: str = "", config: Config | None = None) -> RoutePlan:
     return out
 
 
-def resolve(spec: str = "", config: Config | None = None) -> Resolved:
-    """A ready Provider (timeouts -> retry -> fallback) and the model id for ``spec``."""
+def resolve(spec: str = "", config: Config | None = None, *, main: str = "") -> Resolved:
+    """A ready Provider (timeouts -> retry -> fallback) and the model id for ``spec``.
+
+    ``main``: the model in use when it is not the configured one (``larik -m``, ``/model``, a
+    bench run). Unset roles stand for the main model, so ``compact``, ``worker``… then go to it
+    rather than to the config's ``model`` (or the first provider with a key)."""
     from .llm.fallback import Candidate, with_fallback
 
     config = config if config is not None else load_config()
     snap = config.routing()
+    if main.strip():
+        snap = replace(snap, model=main.strip())
     t = _target(spec, config, snap)
     primary = build_provider(t.provider_name, t.model, config)
 

@@ -264,6 +264,17 @@ def test_an_unset_built_in_role_is_the_main_model(role):
     assert (r.role, r.spec) == (role, "ollama/devstral")
 
 
+@pytest.mark.parametrize("role", routing.ROLES)
+def test_an_unset_role_follows_the_model_in_use_when_one_is_given(role):
+    r = resolve(role, cfg(model="ollama/devstral"), main="llamacpp/local")
+    assert (r.role, r.spec) == (role, "llamacpp/local")
+
+
+def test_a_set_role_keeps_its_model_whatever_the_model_in_use():
+    r = resolve("compact", cfg(roles={"compact": "ollama/qwen3:8b"}), main="llamacpp/local")
+    assert r.spec == "ollama/qwen3:8b"
+
+
 @pytest.mark.parametrize("role", ["opus", "sonnet", "haiku"])
 def test_claude_roles_default_to_current_claude_models(monkeypatch, role):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant")

@@ -151,11 +151,12 @@ class Agent:
         """``transcript_dir`` overrides where a new session's transcript goes (bench keeps its
         runs apart from the user's sessions)."""
         root = Path(cwd).resolve()
+        in_use: list[Agent] = []  # unset roles (compact, worker…) follow the model in use
         if resolver is None:
             from ..routing import resolve
 
             def resolver(spec: str) -> Resolved:
-                return resolve(spec, config)
+                return resolve(spec, config, main=in_use[0].spec if in_use else "")
 
         mode = check_mode(permission_mode or config.permissions.mode)
         policy = PermissionPolicy(
@@ -186,6 +187,7 @@ class Agent:
             transcript_path=path or (transcript_dir or project_dir(root)) / f"{session_id}.jsonl",
             transcript=transcript,
         )
+        in_use.append(agent)
         if rebuilt is not None:
             agent._restore(rebuilt)
         return agent

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from larik.agent import compaction
+from larik.agent import Agent, compaction
 from larik.agent.events import NoticeLevel
 from larik.agent.transcript import load_transcript
 from larik.config import Config, ModelOverride
@@ -218,3 +218,19 @@ async def test_a_catalog_model_without_tools_is_warned_about(make_agent):
     events = await run(agent)
     assert any("does not support tools" in n.text for n in of(events, E.NOTICE))
     assert p.requests[0].tools == []
+
+
+async def test_compaction_uses_the_model_in_use_when_the_compact_role_is_unset(project, tmp_path):
+    """`larik -m MODEL` with no config and no key: /compact goes to MODEL, not to a default."""
+    import json
+
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"turns": [{"text": "a"}, {"text": "the summary"}]}))
+    agent = await Agent.create(cwd=project, config=Config(), model=f"scripted/{path}")
+    try:
+        await run(agent, "one")
+        events = [ev async for ev in agent.compact()]
+    finally:
+        await agent.close()
+    assert not of(events, E.ERROR)
+    assert agent.messages[0].text().endswith("the summary")
