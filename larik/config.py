@@ -20,6 +20,7 @@ threads or tasks: a reader sees the old roles or the new ones, never a mix.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import tempfile
@@ -356,7 +357,25 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}{where}: invalid TOML: {reason}") from None
 
 
+def _check_unknown_keys(data: Mapping[str, Any], path: Path) -> None:
+    """Unknown top-level tables are kept for other parts of Larik, but a plain value there
+    (``modle = "…"``) or a table named almost like one of ours (``[permission]``) is a typo."""
+    fields = Config.model_fields
+    tables = [k for k, f in fields.items() if f.default_factory is not None]
+    for key, value in data.items():
+        if key in fields:
+            continue
+        if isinstance(value, Mapping):
+            near = difflib.get_close_matches(key, tables, n=1, cutoff=0.8)
+        else:
+            near = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6) or [""]
+        if near:
+            hint = f" (did you mean {near[0]!r}?)" if near[0] else ""
+            raise ConfigError(f"{path}: {key}: unknown key{hint}")
+
+
 def _validate(data: dict[str, Any], path: Path) -> Config:
+    _check_unknown_keys(data, path)
     try:
         return Config.model_validate(data)
     except ValidationError as e:

@@ -302,3 +302,17 @@ def test_the_configuration_doc_example_is_a_valid_config():
     text = DOC.read_text()
     example = text.split("```toml\n", 1)[1].split("```", 1)[0]
     Config.model_validate(tomllib.loads(example))
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ('modle = "anthropic/claude-sonnet-4-5"\n', "modle: unknown key (did you mean 'model'?)"),
+        ("max_turn = 5\n", "max_turn: unknown key (did you mean 'max_turns'?)"),
+        ('[permission]\nmode = "yolo"\n', "permission: unknown key (did you mean 'permissions'?)"),
+        ("zzz = 1\n", "zzz: unknown key"),
+    ],
+)
+def test_an_unknown_top_level_key_or_a_misspelt_table_names_the_key(tmp_path, text, needle):
+    path = write_user(text)
+    assert _one_line_error(tmp_path) == f"{path}: {needle}"
