@@ -9,7 +9,7 @@ Rules (each has a test in tests/llm/test_fallback.py):
 * A failed candidate goes into a process-wide cooldown table keyed by ``provider/model``:
   1 minute after a rate limit or server error, 10 minutes otherwise. While cooling down it is
   skipped without a notice. The last candidate is always tried.
-* No switch once anything has been yielded: the error propagates.
+* No switch once a reply event (anything but a notice) has been yielded: the error propagates.
 * The final message is stamped with the model that answered.
 * ``ModelProber`` calls are delegated to the candidate serving the model.
 """
@@ -116,7 +116,7 @@ class FallbackProvider:
                     async for ev in events:
                         if ev.type is EventType.DONE and ev.message is not None:
                             ev.message.model = cand.model
-                        yielded = True
+                        yielded = yielded or ev.type is not EventType.NOTICE
                         yield ev
                 return
             except APIError as err:

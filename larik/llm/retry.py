@@ -1,8 +1,10 @@
 """Retry decorator: resend a request that failed with a retryable error before anything streamed.
 
 Exponential backoff with full jitter, capped; a server's ``Retry-After`` is honoured (up to
-``max_retry_after``). Once an event has been yielded the error propagates unchanged: the consumer
-already showed part of a reply, and a replay would duplicate it.
+``max_retry_after``). Before each wait a ``notice`` event says what failed and when the next try
+is, so a stalled or rate-limited server is not silence. Once a reply event (anything but a
+notice) has been yielded the error propagates unchanged: the consumer already showed part of a
+reply, and a replay would duplicate it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from contextlib import aclosing
 
 from .errors import APIError, ContextOverflow
 from .provider import Provider, Wrapper
-from .types import Request, StreamEvent
+from .types import EventType, Request, StreamEvent
 
 __all__ = ["RetryingProvider", "backoff_delay", "with_retry"]
 
@@ -55,7 +57,7 @@ class RetryingProvider(Wrapper):
             try:
                 async with aclosing(self.inner.stream(request)) as events:
                     async for ev in events:
-                        yielded = True
+                        yielded = yielded or ev.type is not EventType.NOTICE
                         yield ev
                 return
             except ContextOverflow:
@@ -69,6 +71,9 @@ class RetryingProvider(Wrapper):
                     delay = min(max(delay, err.retry_after), self.max_retry_after)
                 if self._on_retry:
                     self._on_retry(err, delay)
+                yield StreamEvent.notice(
+                    f"{err}; retry {attempt} of {self.attempts - 1} in {delay:.1f}s"
+                )
                 await self._sleep(delay)
 
 

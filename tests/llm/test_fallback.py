@@ -88,6 +88,21 @@ async def test_no_switch_once_something_was_yielded():
     assert b.requests == []
 
 
+async def test_retry_notices_from_a_candidate_do_not_stop_the_switch():
+    from larik.llm.retry import with_retry
+
+    async def no_sleep(_: float) -> None:
+        return None
+
+    a = with_retry(FakeProvider("groq", [APIError(503, "down")] * 2), attempts=2, sleep=no_sleep)
+    b = FakeProvider("ollama", ["local answer"])
+    fb = with_fallback([(a, "primary-model"), (b, "qwen3")], CooldownTable(Clock()))
+    events = await collect(fb, REQ)
+    assert events[-1].message.text() == "local answer"
+    notices = [e.text for e in events if e.type is EventType.NOTICE]
+    assert "retry 1 of 1" in notices[0] and "switched to ollama/qwen3" in notices[1]
+
+
 async def test_cooling_candidate_is_skipped_without_a_notice():
     clock = Clock()
     table = CooldownTable(clock)

@@ -4,7 +4,7 @@ import pytest
 
 from larik.llm.errors import APIError, ContextOverflow
 from larik.llm.retry import backoff_delay, with_retry
-from larik.llm.types import EventType, Request
+from larik.llm.types import EventType, Request, StreamEvent
 from tests.llm.helpers import FakeProvider, collect
 
 REQ = Request(model="m")
@@ -55,6 +55,30 @@ async def test_no_retry_once_something_was_yielded():
     with pytest.raises(APIError):
         await collect(with_retry(p, sleep=Sleeps()), REQ)
     assert len(p.requests) == 1
+
+
+async def test_each_retry_is_announced_with_the_error_and_the_wait():
+    p = FakeProvider("x", [APIError(503, "busy", provider="x"), APIError(429, "slow"), "ok"])
+    events = await collect(with_retry(p, attempts=4, sleep=Sleeps(), base_delay=0.01), REQ)
+    notices = [e.text for e in events if e.type is EventType.NOTICE]
+    assert len(notices) == 2
+    assert "busy" in notices[0] and "retry 1 of 3 in" in notices[0]
+    assert "slow" in notices[1] and "retry 2 of 3 in" in notices[1]
+
+
+async def test_a_notice_from_the_inner_provider_does_not_stop_retries():
+    class NoticeThenFail(FakeProvider):
+        async def stream(self, request):
+            if self.outcomes and isinstance(self.outcomes[0], APIError):
+                self.outcomes.pop(0)
+                yield StreamEvent.notice("recovered a tool call")
+                raise APIError(503, "busy")
+            async for ev in super().stream(request):
+                yield ev
+
+    p = NoticeThenFail("x", [APIError(503, "busy"), "ok"])
+    events = await collect(with_retry(p, sleep=Sleeps()), REQ)
+    assert events[-1].message.text() == "ok"
 
 
 def test_backoff_grows_exponentially_with_jitter_and_a_cap():
