@@ -156,6 +156,15 @@ class PermissionPolicy:
         cmd = tool.target(args)
         return [Rule(tool.name, cmd, f"bash: {cmd}", exact=True)], "this exact command"
 
+    def _example_rule(self, tool: Tool, args: ToolArgs) -> str:
+        """A permissions.allow rule that would let this very call through."""
+        if tool.path_target:
+            rp = resolve_path(self.root, tool.target(args))
+            return f"{tool.name}: {rp.rel if rp.inside else rp.path.as_posix()}"
+        parts = command_parts(tool.target(args)) or []
+        words = parts[0].split() if len(parts) == 1 else []
+        return f"{tool.name}: {words[0]}*" if words else f"{tool.name}: pytest*"
+
     # -- asking -----------------------------------------------------------------------------
     async def check(
         self, tool: Tool, args: ToolArgs, tool_input: dict[str, Any], ctx: ToolContext
@@ -173,7 +182,7 @@ class PermissionPolicy:
                 f"permission denied: {tool.name} needs approval in {self.mode!r} permission "
                 f"mode and there is no one to ask (print mode). To allow {what}, rerun with "
                 f"--permission-mode {fix}, or add a permissions.allow rule such as "
-                f'"bash: pytest*".'
+                f"{self._example_rule(tool, args)!r}."
             )
         rules, label = self.always_rules(tool, args)
         req = PermissionRequest(

@@ -53,6 +53,26 @@ async def test_edits_mode_allows_writes_and_asks_for_bash(make_agent):
     assert [q.tool_name for q in ok.asked] == ["bash"]
 
 
+@pytest.mark.parametrize(
+    ("call", "rule"),
+    [
+        (WRITE, "write_file: new.txt"),
+        (
+            ("edit_file", {"path": "calc.py", "old_string": "-", "new_string": "+"}),
+            "edit_file: calc.py",
+        ),
+        (BASH, "bash: echo*"),
+    ],
+)
+async def test_the_print_mode_denial_suggests_a_rule_that_allows_that_call(make_agent, call, rule):
+    res, _ = await results(make_agent, call, permission_mode="ask", approver=None)
+    assert res[0].is_error and f"rule such as {rule!r}" in res[0].content
+    res, _ = await results(
+        make_agent, call, config=cfg(allow=[rule]), permission_mode="ask", approver=None
+    )
+    assert not res[0].is_error, res[0].content
+
+
 async def test_yolo_mode_never_asks(make_agent):
     nobody = approver()
     res, _ = await results(make_agent, WRITE, BASH, permission_mode="yolo", approver=nobody)
