@@ -141,7 +141,7 @@ def _run(console, models, tasks, repeat, jobs, json_out) -> int:
     bench_id = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
     folder = state_dir() / "bench"
     history = folder / "results.jsonl"
-    run_agent = make_agent_runner(config, folder / "runs" / bench_id)
+    run_agent = make_agent_runner(config, folder / "runs" / bench_id, _fresh_scripts(config))
     total = len(specs) * len(tasks) * repeat
     jobs = jobs or default_jobs()
     finished = []
@@ -198,3 +198,26 @@ def _run(console, models, tasks, repeat, jobs, json_out) -> int:
         console.print(f"stopped: kept {len(finished)} of {total} runs")
         return 130
     return 0
+
+
+def _fresh_scripts(config):
+    """A resolver per run: a ``scripted/`` model plays its script from the first turn in every
+    run (routing keeps one player per script, which runs in turn or at once would share)."""
+    from ..llm.providers.scripted import ScriptedProvider
+    from ..routing import resolve
+
+    def resolver_for(spec: str):
+        if not spec.startswith("scripted/"):
+            return None
+        main = resolve(spec, config)
+        player = ScriptedProvider.from_file(main.model)
+
+        def resolver(s: str):
+            r = resolve(s, config, main=spec)
+            if r.provider_name == "scripted" and r.model == main.model:
+                r.provider = player
+            return r
+
+        return resolver
+
+    return resolver_for

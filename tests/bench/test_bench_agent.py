@@ -163,3 +163,15 @@ def test_cli_unknown_model_or_task_is_one_line_exit_2():
     assert r.exit_code == 2
     r = CliRunner().invoke(app, ["bench", "--task", "no-such-task", "--list"])
     assert r.exit_code == 2
+
+
+def test_cli_every_run_of_a_scripted_model_plays_its_script_from_the_start(tmp_path):
+    task = TASKS["rename-across-files"]
+    script = tmp_path / "solve.json"
+    script.write_text(json.dumps({"turns": _solution_turns(task)}))
+    out = tmp_path / "out.json"
+    argv = ["bench", "-m", f"scripted/{script}", "--task", task.name, "--repeat", "3"]
+    r = CliRunner().invoke(app, [*argv, "--jobs", "2", "--json", str(out)])
+    assert r.exit_code == 0, r.output
+    assert [run["passed"] for run in json.loads(out.read_text())] == [True, True, True]
+
