@@ -135,7 +135,7 @@ def render_summary(summaries: list[ModelSummary]) -> Any:
     table = Table(title="larik bench", title_justify="left")
     table.add_column("model", overflow="fold")
     for col in ("pass rate", "$ / pass", "total $", "median wall", "tokens"):
-        table.add_column(col, justify="right", no_wrap=True)
+        table.add_column(col, justify="right")  # wraps, so the model name keeps room
     ranked = sorted(summaries, key=lambda s: (-s.pass_rate, s.cost_per_pass or float("inf")))
     for s in ranked:
         table.add_row(
@@ -151,8 +151,9 @@ def render_summary(summaries: list[ModelSummary]) -> Any:
     if fails:
         ft = Table(title="failures", title_justify="left")
         ft.add_column("model", overflow="fold")
-        for col in ("task", "run", "reason"):
-            ft.add_column(col, no_wrap=True)
+        ft.add_column("task", no_wrap=True)
+        for col in ("run", "reason"):
+            ft.add_column(col)
         ft.add_column("detail", overflow="fold")
         for f in fails:
             ft.add_row(f.model, f.task, str(f.repeat), f.reason, f.detail[:80])
@@ -166,8 +167,8 @@ def render_report(results: list[RunResult]) -> Any:
 
     table = Table(title="larik bench --report", title_justify="left")
     table.add_column("model", overflow="fold")
-    for col in ("runs", "pass rate", "$ / pass", "median wall", "last run"):
-        table.add_column(col, justify="left" if col == "last run" else "right", no_wrap=True)
+    for col in ("runs", "pass rate", "$ / pass", "median wall", "last run"):  # these wrap, so
+        table.add_column(col, justify="left" if col == "last run" else "right")  # model keeps room
     for s in sorted(summarize(results), key=lambda s: (-s.pass_rate, s.model)):
         table.add_row(
             s.model,
@@ -175,6 +176,6 @@ def render_report(results: list[RunResult]) -> Any:
             _rate(s),
             _money(s.cost_per_pass),
             f"{s.median_wall:.1f}s",
-            s.last_run,
+            s.last_run[:10],  # the day
         )
     return table

@@ -79,7 +79,9 @@ def _list(console, tasks) -> int:
     from rich.table import Table
 
     table = Table(title=f"{len(tasks)} bench tasks", title_justify="left")
-    for col in ("task", "difficulty", "tags", "summary"):
+    longest = max((len(t.name) for t in tasks), default=4)
+    table.add_column("task", no_wrap=True, min_width=longest)  # the name --task takes: whole
+    for col in ("difficulty", "tags", "summary"):
         table.add_column(col)
     for t in tasks:
         table.add_row(t.name, t.spec.difficulty, ", ".join(t.spec.tags), t.spec.summary)

@@ -175,3 +175,23 @@ def test_cli_every_run_of_a_scripted_model_plays_its_script_from_the_start(tmp_p
     assert r.exit_code == 0, r.output
     assert [run["passed"] for run in json.loads(out.read_text())] == [True, True, True]
 
+
+def test_cli_list_shows_every_task_name_whole_in_80_columns():
+    r = CliRunner().invoke(app, ["bench", "--list"], env={"COLUMNS": "80"})
+    assert r.exit_code == 0
+    for name in TASKS:
+        assert name in r.output
+
+
+def test_cli_report_shows_the_model_names_in_80_columns(tmp_path):
+    task = TASKS["rename-across-files"]
+    script = tmp_path / "a-rather-long-script-name.json"
+    script.write_text(json.dumps({"turns": _solution_turns(task)}))
+    r = CliRunner().invoke(app, ["bench", "-m", f"scripted/{script}", "--task", task.name])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(app, ["bench", "--report"], env={"COLUMNS": "80"})
+    assert r.exit_code == 0
+    assert max(len(line) for line in r.output.splitlines()) <= 80
+    assert "scripted//tmp" in r.output  # the name starts whole, the rest folds
+    for header in ("runs", "pass rate", "median wall", "last run"):
+        assert header in r.output
