@@ -57,6 +57,24 @@ def test_models_shows_a_reachable_local_server(loopback):
     assert all(m["available"] for m in data["models"])
 
 
+def test_models_lists_what_a_running_local_server_serves_when_the_catalog_has_none(loopback):
+    from tests.loopback import Reply
+
+    body = '{"object": "list", "data": [{"id": "qwen2.5-coder-7b.gguf", "object": "model"}]}'
+    loopback.route("/v1/models", Reply(body=body, content_type="application/json"))
+    write_user(f'[providers.llamacpp]\nbase_url = "{loopback.url}/v1"\n')
+    result = run("models", "--provider", "llamacpp")
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.stdout.splitlines() if line.startswith("llamacpp/"))
+    assert row.startswith("llamacpp/qwen2.5-coder-7b.gguf ") and "✓ server up" in row
+
+
+def test_models_for_an_unknown_provider_is_an_error_naming_the_known_ones():
+    result = run("models", "--provider", "nosuch")
+    assert result.exit_code == 2 and "unknown provider 'nosuch'" in result.stderr
+    assert "llamacpp" in result.stderr
+
+
 def test_routing_shows_each_role_model_and_fallbacks():
     write_user(
         'model = "ollama/devstral"\n[roles]\nworker = "ollama/qwen3-coder"\n'

@@ -31,6 +31,10 @@ def models(
     except ConfigError as e:
         print(f"larik: {e}", file=sys.stderr)
         raise typer.Exit(2) from None
+    known = _provider_names() if provider and not rows else []
+    if known and provider not in known:
+        print(f"larik: unknown provider {provider!r}; known: {', '.join(known)}", file=sys.stderr)
+        raise typer.Exit(2)
     if json_out:
         print(json.dumps({"prices_as_of": as_of, "models": rows}, indent=2))
         return
@@ -73,7 +77,71 @@ def _rows(only_provider: str, only_available: bool) -> tuple[list[dict[str, Any]
                 "note": info.note,
             }
         )
+    listed = {r["provider"] for r in rows}
+    for name, model in _served(config, up - listed):
+        if only_provider and name != only_provider:
+            continue
+        info = catalog.lookup(model, name, config)
+        rows.append(
+            {
+                "spec": f"{name}/{model}",
+                "provider": name,
+                "model": model,
+                "available": True,
+                "access": "server up",
+                "local": True,
+                "context_window": info.context_window if info.known else None,
+                "max_output": info.max_output if info.known else None,
+                "input_price": 0.0,
+                "output_price": 0.0,
+                "cache_read_price": None,
+                "cache_write_price": None,
+                "tools": info.tools if info.known else None,
+                "vision": bool(info.vision) if info.known else False,
+                "note": "served here; not in the catalog",
+            }
+        )
     return rows, catalog.prices_as_of()
+
+
+def _provider_names() -> list[str]:
+    from .. import routing
+    from ..config import load_config
+
+    return routing._provider_names(load_config())
+
+
+def _served(config: Any, providers: set[str]) -> list[tuple[str, str]]:
+    """(provider, model) for each model that a running OpenAI-compatible local server lists on
+    ``GET {base_url}/models`` (llama.cpp, vLLM, LM Studio, a loopback provider of your own) and
+    the catalog has no row for. Loopback only, no proxy, a short timeout."""
+    import urllib.request
+
+    from .. import routing
+    from ..llm import registry
+
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    out: list[tuple[str, str]] = []
+    for name in sorted(providers):
+        pc = config.providers.get(name)
+        spec = registry.get(name)
+        kind = (pc.type if pc is not None and pc.type else "") or (spec.type if spec else "")
+        url = routing._base_url(name, kind, config).rstrip("/")
+        if kind != "openai-compatible" or not url.startswith(_LOOPBACK):
+            continue
+        try:
+            with opener.open(url + "/models", timeout=0.5) as resp:
+                data = json.loads(resp.read())
+        except (OSError, ValueError):
+            continue
+        items = data.get("data") if isinstance(data, dict) else None
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"]:
+                out.append((name, item["id"]))
+    return out
+
+
+_LOOPBACK = ("http://127.0.0.1:", "http://localhost:", "http://[::1]:", "https://127.0.0.1:")
 
 
 def _access(provider: str, local: bool, up: set[str], config: Any) -> tuple[bool, str]:
@@ -93,7 +161,9 @@ def _money(v: float | None) -> str:
     return "-" if v is None else f"{v:g}"
 
 
-def _tokens(n: int) -> str:
+def _tokens(n: int | None) -> str:
+    if n is None:
+        return "?"
     if n >= 1_000_000:
         return f"{n / 1_000_000:.2f}".rstrip("0").rstrip(".") + "M"
     return f"{round(n / 1000)}k"
@@ -103,7 +173,8 @@ def _print_table(rows: list[dict[str, Any]], as_of: str) -> None:
     header = ("MODEL", "ACCESS", "WINDOW", "MAX OUT", "IN", "OUT", "CACHE R", "CACHE W", "CAN")
     table = [header]
     for r in rows:
-        can = ("tools" if r["tools"] else "no tools") + (" vision" if r["vision"] else "")
+        can = {True: "tools", False: "no tools", None: "?"}[r["tools"]]
+        can += " vision" if r["vision"] else ""
         table.append(
             (
                 r["spec"],
