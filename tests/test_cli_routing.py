@@ -98,6 +98,20 @@ def test_routing_reports_an_unresolvable_role_on_its_row():
     assert "ANTHROPIC_API_KEY" in rows["opus"]["error"]
 
 
+def test_routing_without_a_main_model_says_its_error_once():
+    out = run("routing").stdout.splitlines()
+    assert out[0].startswith("(main)") and "no API key found" in out[0]
+    worker = next(line for line in out if line.startswith("worker"))
+    assert worker.endswith("→  (main)")
+    assert sum("no API key found" in line for line in out) == 1
+
+
+def test_routing_without_a_main_model_points_at_a_running_local_server(loopback):
+    write_user(f'[providers.llamacpp]\nbase_url = "{loopback.url}/v1"\n')
+    out = run("routing").stdout
+    assert "A local server answers on this machine: larik -m llamacpp/MODEL" in out
+
+
 def test_routing_suggest_shows_bench_evidence(loopback):
     from larik.config import state_dir
 

@@ -89,8 +89,12 @@ def _suggest() -> dict[str, Any]:
 
 def _print(rows: list[dict[str, Any]], suggestion: dict[str, Any] | None) -> None:
     width = max(len(r["role"]) for r in rows)
+    main_error = rows[0]["error"] if rows and rows[0]["model"] is None else None
     for r in rows:
         head = f"{r['role'].ljust(width)}  →  "
+        if r["model"] is None and r is not rows[0] and r["error"] == main_error:
+            print(f"{head}(main)")  # an unset role is the main model: its error is said once
+            continue
         if r["model"] is None:
             print(f"{head}✗ {r['error']}")
             continue
@@ -104,6 +108,8 @@ def _print(rows: list[dict[str, Any]], suggestion: dict[str, Any] | None) -> Non
         for f in r["fallbacks"]:
             if f["skipped"]:
                 print(f"{' ' * width}     skipped fallback {f['model']}: {f['skipped']}")
+    if main_error:
+        _local_hint()
     if suggestion is None:
         return
     print("\nSuggested:")
@@ -121,3 +127,17 @@ def _print(rows: list[dict[str, Any]], suggestion: dict[str, Any] | None) -> Non
         print("\nBench evidence:")
         for r in benched:
             print(f"  {r['model']}: {r['why']}")
+
+
+def _local_hint() -> None:
+    """With no main model, a local server that answers here is the obvious way out: say so."""
+    from .. import routing
+    from ..config import load_config
+
+    up = sorted(routing.reachable_local_providers(load_config()))
+    if up:
+        specs = ", ".join(f"{name}/MODEL" for name in up)
+        print(
+            f"\nA local server answers on this machine: larik -m {specs} "
+            "(`larik models --available` lists its models), or set model = … in the config."
+        )
