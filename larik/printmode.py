@@ -31,6 +31,7 @@ __all__ = ["OUTPUT_FORMATS", "PrintOptions", "event_json", "run_print"]
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 E = AgentEventType
 _OK = (StopReason.END_TURN, StopReason.STOP_SEQUENCE)
+INTERRUPTED = "larik: interrupted; the session was saved (larik --continue resumes it)"
 EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 
 
@@ -72,7 +73,7 @@ def run_print(
         print(f"larik: {e}", file=err)
         return 2
     except KeyboardInterrupt:
-        print("larik: interrupted; the session was saved (larik --continue resumes it)", file=err)
+        print(INTERRUPTED, file=err)
         return 130
     except BrokenPipeError:
         if out is sys.stdout:  # nothing more can reach the reader; keep exit's flush quiet too
@@ -121,6 +122,8 @@ async def _run(opts: PrintOptions, prompt: str, out: IO[str], err: IO[str]) -> i
                 _on_event(ev, opts.output_format, outcome, out, err)
     except BrokenPipeError:
         raise  # the reader went away: stop (the turn is closed and saved), say nothing
+    except asyncio.CancelledError:  # Ctrl+C: asyncio.run cancels this task
+        outcome.stop = "interrupted"
     except LarikError as e:
         outcome.error, outcome.stop = str(e), "error"
     except Exception as e:  # a bug: one line, not a traceback
@@ -128,6 +131,12 @@ async def _run(opts: PrintOptions, prompt: str, out: IO[str], err: IO[str]) -> i
     finally:
         await agent.close()
     ok = not outcome.error and outcome.stop in _OK
+    if outcome.stop == "interrupted":
+        print(INTERRUPTED, file=err)
+        if opts.output_format != "text":
+            out.write(json.dumps(_result(agent, outcome, ok), ensure_ascii=False) + "\n")
+        out.flush()
+        return 130
     if opts.output_format == "text":
         if outcome.text:
             out.write(outcome.text.rstrip("\n") + "\n")

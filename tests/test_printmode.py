@@ -203,7 +203,7 @@ def test_no_traceback_from_the_real_command(project, tmp_path):
     assert proc.stderr.startswith("larik: unknown output format")
 
 
-def test_ctrl_c_exits_130_and_leaves_the_session_resumable(project, tmp_path):
+def test_ctrl_c_exits_130_with_a_final_result_and_a_resumable_session(project, tmp_path):
     import os
     import signal
 
@@ -233,8 +233,11 @@ def test_ctrl_c_exits_130_and_leaves_the_session_resumable(project, tmp_path):
         if '"text_delta"' in line:
             break
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=20)
+    out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
+    result = json.loads(out.splitlines()[-1])
+    assert result["type"] == "result" and result["stop_reason"] == "interrupted"
+    assert result["ok"] is False and result["session_id"]
     msgs = load_transcript(latest_session(project).path).messages
     assert msgs[-1].role == "assistant" and msgs[-1].interrupted and msgs[-1].text()
 
