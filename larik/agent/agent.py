@@ -32,7 +32,7 @@ from ..llm.types import EFFORTS, Block, Effort, EventType, Message, Request, Sto
 from . import compaction, prompt
 from .events import AgentEvent, AgentEventType, Approver, NoticeLevel
 from .permissions import PermissionPolicy, check_mode
-from .probe import capabilities, model_info, probe
+from .probe import capabilities, probe
 from .runner import ToolRunner, answer_all
 from .sessions import Rebuilt, find_session, latest_session, project_dir, rebuild
 from .tools import ALL_TOOLS, ToolContext, tool_specs
@@ -495,7 +495,8 @@ class Agent:
             return
         old, kept = self.messages[:cut], self.messages[cut:]
         resolved = self._resolver("compact")
-        window = model_info(resolved, self.config).context_window
+        # the window the compact model's server loaded, when it can say (a local model)
+        window = (await probe(resolved, capabilities(resolved, self.config))).window
         request = compaction.summary_request(resolved.model, old, window)
         yield self._notice(
             f"compacting {len(old)} earlier messages with {resolved.spec} ({reason})"

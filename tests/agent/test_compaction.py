@@ -234,3 +234,33 @@ async def test_compaction_uses_the_model_in_use_when_the_compact_role_is_unset(p
         await agent.close()
     assert not of(events, E.ERROR)
     assert agent.messages[0].text().endswith("the summary")
+
+
+async def test_the_summary_request_fits_the_window_the_compact_models_server_loaded(make_agent):
+    """A local compact model loaded with 4k tokens gets a 4k-sized request, not a catalog-sized
+    one (which the server refuses: 'exceeds the available context size')."""
+
+    class Local:
+        name = "llamacpp"
+
+        def __init__(self):
+            self.inner = summariser("short")
+            self.requests = self.inner.requests
+
+        def stream(self, request):
+            return self.inner.stream(request)
+
+        async def context_window(self, model):
+            return 4096
+
+        async def supports_tools(self, model):
+            return False
+
+    main = script(*({"text": "x" * 20_000} for _ in range(3)))
+    compact = Local()
+    agent = await make_agent(main, resolver=Roles(main, compact=compact))
+    for prompt in ("one", "two", "three"):
+        await run(agent, prompt)
+    events = [ev async for ev in agent.compact()]
+    assert not of(events, E.ERROR)
+    assert len(compact.requests[0].messages[0].text()) < 4096 * compaction.CHARS_PER_TOKEN
