@@ -497,17 +497,23 @@ class Agent:
         resolved = self._resolver("compact")
         # the window the compact model's server loaded, when it can say (a local model)
         window = (await probe(resolved, capabilities(resolved, self.config))).window
-        request = compaction.summary_request(resolved.model, old, window)
         yield self._notice(
             f"compacting {len(old)} earlier messages with {resolved.spec} ({reason})"
         )
         done = None
-        async with aclosing(resolved.provider.stream(request)) as events:
-            async for sev in events:
-                if sev.type is EventType.NOTICE:
-                    yield self._notice(sev.text, warn=True)
-                elif sev.type is EventType.DONE:
-                    done = sev
+        for shrink in (1, 2, 4):  # text can take more tokens than estimated: ask with less
+            request = compaction.summary_request(resolved.model, old, window // shrink)
+            try:
+                async with aclosing(resolved.provider.stream(request)) as events:
+                    async for sev in events:
+                        if sev.type is EventType.NOTICE:
+                            yield self._notice(sev.text, warn=True)
+                        elif sev.type is EventType.DONE:
+                            done = sev
+                break
+            except ContextOverflow:
+                if shrink == 4:
+                    raise
         if done is None or done.message is None or not done.message.text().strip():
             raise APIError(
                 0, "the compact model returned no summary", provider=resolved.provider_name

@@ -106,7 +106,7 @@ def render(messages: list[Message], max_chars: int) -> str:
 
 
 def summary_request(model: str, messages: list[Message], window: int) -> Request:
-    budget = max(int(window * 0.6) * CHARS_PER_TOKEN, 8_000)
+    budget = max(int(window * 0.6) * CHARS_PER_TOKEN, 2_000)
     body = render(messages, budget)
     prompt = f"{INSTRUCTIONS}\n\n<conversation>\n{body}\n</conversation>"
     return Request(model=model, system=[COMPACT_SYSTEM], messages=[Message.user(prompt)])

@@ -264,3 +264,20 @@ async def test_the_summary_request_fits_the_window_the_compact_models_server_loa
     events = [ev async for ev in agent.compact()]
     assert not of(events, E.ERROR)
     assert len(compact.requests[0].messages[0].text()) < 4096 * compaction.CHARS_PER_TOKEN
+
+
+async def test_a_summary_request_that_overflows_is_retried_smaller(make_agent):
+    main = script(*({"text": "x" * 20_000} for _ in range(3)))
+    compact = script(
+        {"error": {"status": "overflow", "message": "exceeds the available context size"}},
+        {"text": "short summary"},
+    )
+    config = Config(models={"scripted/compact": ModelOverride(context_window=20_000)})
+    agent = await make_agent(main, resolver=Roles(main, compact=compact), config=config)
+    for prompt in ("one", "two", "three"):
+        await run(agent, prompt)
+    events = [ev async for ev in agent.compact()]
+    assert not of(events, E.ERROR)
+    assert agent.messages[0].text().endswith("short summary")
+    first, second = (r.messages[0].text() for r in compact.requests)
+    assert len(second) < len(first)
