@@ -94,6 +94,14 @@ def _interactive(
 ) -> int:
     from .config import load_config
     from .llm.errors import ConfigError
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print(
+            "larik: the TUI needs a terminal (stdin and stdout); "
+            'for scripts and pipes use print mode: larik -p "PROMPT" (or -p - to read stdin)',
+            file=sys.stderr,
+        )
+        return 2
     from .tui import run_tui
 
     try:

@@ -274,3 +274,17 @@ def test_a_reader_leaving_mid_stream_json_stops_quietly(project, tmp_path):
     proc.stdout.close()
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 141 and err == b""
+
+
+def test_the_tui_without_a_terminal_is_one_line_pointing_at_print_mode(project):
+    proc = subprocess.run(
+        [sys.executable, "-m", "larik.cli"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=30,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("larik: the TUI needs a terminal") and "larik -p" in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1
