@@ -72,7 +72,7 @@ class RetryingProvider(Wrapper):
                 if self._on_retry:
                     self._on_retry(err, delay)
                 yield StreamEvent.notice(
-                    f"{err}; retry {attempt} of {self.attempts - 1} in {delay:.1f}s"
+                    f"{err} — retry {attempt} of {self.attempts - 1} in {delay:.1f}s"
                 )
                 await self._sleep(delay)
 
