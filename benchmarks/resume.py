@@ -232,14 +232,15 @@ async def run(project: Path, resume: str | None, mode: str, cap: float) -> dict[
 
         prof = cProfile.Profile()
         prof.enable()
+    limit = cap or 900.0
     start = time.perf_counter()
     app = App(lambda **kw: factory(**kw), cwd=project, config=config, resume=resume)
     async with app.run_test(size=SIZE):
-        while "ready" not in marks and time.perf_counter() < start + 120:
+        while "ready" not in marks and time.perf_counter() < start + limit:
             await asyncio.sleep(0.001)
         key_at = time.perf_counter()
         app._driver.send_message(events.Key("x", "x"))
-        while not key_handled and time.perf_counter() < start + 120:
+        while not key_handled and time.perf_counter() < start + limit:
             await asyncio.sleep(0.001)
         while not any(f > marks["ready"] for f in app.frames):
             await asyncio.sleep(0.001)

@@ -103,7 +103,11 @@ class Probe:
         self.handled_chars = 0  # characters handed to the view so far
         self.painted_chars = 0  # characters in the view's last paint
         self.frames: list[tuple[float, int, float]] = []  # (time, painted chars, cost s)
+        self.frame_gc: list[float] = []  # collector time inside each frame's cost (s)
         self.cost_since_frame = 0.0
+        self.gc_since_frame = 0.0
+        self.gc_times: list[tuple[float, float, int]] = []  # (end, seconds, generation)
+        self._gc_start = 0.0
         self.in_update = False
         self.key_sent: list[float] = []
         self.key_handled: list[float] = []
@@ -112,8 +116,22 @@ class Probe:
 
 
 def install_frame_hooks(probe: Probe) -> None:
-    """Time each screen update (layout, compositing, escape sequences) and note the frames."""
+    """Time each screen update (layout, compositing, escape sequences) and note the frames;
+    note the garbage collector's passes too (a full one can land inside a frame)."""
+    import gc
+
     from textual.screen import Screen
+
+    def on_gc(phase: str, info: dict[str, Any]) -> None:
+        now = time.perf_counter()
+        if phase == "start":
+            probe._gc_start = now
+        elif probe._gc_start:
+            took = now - probe._gc_start
+            probe.gc_times.append((now, took, info["generation"]))
+            probe.gc_since_frame += took
+
+    gc.callbacks.append(on_gc)
 
     real = Screen._on_timer_update
 
@@ -128,7 +146,8 @@ def install_frame_hooks(probe: Probe) -> None:
             if probe.frames and probe.frames[-1][0] >= t:  # a frame was shown in this update
                 when, painted, _ = probe.frames[-1]
                 probe.frames[-1] = (when, painted, probe.cost_since_frame + cost)
-                probe.cost_since_frame = 0.0
+                probe.frame_gc.append(probe.gc_since_frame)
+                probe.cost_since_frame = probe.gc_since_frame = 0.0
             else:
                 probe.cost_since_frame += cost
 
@@ -146,7 +165,10 @@ class MeasuredApp:
         if renderable is not None:
             if isinstance(renderable, CompositorUpdate):
                 renderable.render_segments(self.console)  # type: ignore[attr-defined]
-            self.probe.frames.append((time.perf_counter(), self.probe.painted_chars, 0.0))
+            probe = self.probe
+            if probe.frames and len(probe.frame_gc) < len(probe.frames):
+                probe.frame_gc.append(0.0)  # the previous frame was shown outside an update
+            probe.frames.append((time.perf_counter(), probe.painted_chars, 0.0))
         super()._display(screen, renderable)  # type: ignore[misc]
 
 
@@ -383,18 +405,22 @@ def summarize(probe: Probe, end: float, cpu: float) -> dict[str, Any]:
     first_q, last_q = quarters[0], quarters[3]
     # frame cost per 1,000 newly shown characters, first half of the reply against the second
     # (frames that showed at least 1,000 new characters; the first paint, which also loads
-    # the syntax highlighter, left out)
+    # the syntax highlighter, left out), without the collector's passes that fell in a frame
     per_kchar_first: list[float] = []
     per_kchar_last: list[float] = []
     before = 0
     first_paint = True
-    for _, p, c in stream_frames:
+    gcs = probe.frame_gc + [0.0] * (len(frames) - len(probe.frame_gc))
+    for (t, p, c), g in zip(frames, gcs, strict=True):
+        if t < probe.started:
+            continue
         if p > before and c > 0:
             if not first_paint and p - before >= 1000:
-                per = c * 1000 / (p - before)
+                per = (c - g) * 1000 / (p - before)
                 (per_kchar_first if p <= total // 2 else per_kchar_last).append(per)
             first_paint = False
         before = max(before, p)
+    run_gc = [(took, gen) for when, took, gen in probe.gc_times if probe.started <= when <= end]
     key_lat = [h - s for s, h in zip(probe.key_sent, probe.key_handled, strict=False)]
     key_screen = []
     for s, h in zip(probe.key_sent, probe.key_handled, strict=False):
@@ -418,8 +444,11 @@ def summarize(probe: Probe, end: float, cpu: float) -> dict[str, Any]:
         "frame_cost_last": _pct(last_q, 0.5),
         "frame_cost_max": max((c for _, _, c in stream_frames), default=float("nan")),
         "frame_cost_quarters": [_pct(q, 0.5) for q in quarters],
-        "kchar_cost_first": _pct(per_kchar_first, 0.5),
-        "kchar_cost_last": _pct(per_kchar_last, 0.5),
+        "kchar_cost_first": per_kchar_first,
+        "kchar_cost_last": per_kchar_last,
+        "gc_full": sum(1 for _, gen in run_gc if gen == 2),
+        "gc_seconds": sum(took for took, _ in run_gc),
+        "gc_max": max((took for took, _ in run_gc), default=0.0),
         "keys_sent": len(probe.key_sent),
         "keys_handled": len(probe.key_handled),
         "key_p50": _pct(key_lat, 0.5),
@@ -608,12 +637,17 @@ def report(plan: dict[str, list[tuple]], found: dict[str, dict[str, list[dict]]]
             "grows more slowly, which flatters them: their cost per delta grows with it)."
         )
         rs = found["flood"]["larik"]
-        q1, q4 = med(rs, "kchar_cost_first"), med(rs, "kchar_cost_last")
+        q1 = stat([x for r in rs for x in r["kchar_cost_first"]]).median
+        q4 = stat([x for r in rs for x in r["kchar_cost_last"]]).median
         print(
             f"\nlarik in the flood: {med(rs, 'frames'):.0f} frames, each showing all that came "
             f"since the last one; the longest took {med(rs, 'frame_cost_max') * 1e3:.0f} ms.\n"
-            f"Frame cost per 1,000 new characters: first half of the reply {q1 * 1e3:.1f} ms, "
-            f"second half {q4 * 1e3:.1f} ms ({q4 / q1:.2f}×)."
+            f"Frame cost per 1,000 new characters (the collector's passes left out; median over "
+            f"the frames of every\nround): first half of the reply {q1 * 1e3:.1f} ms, second "
+            f"half {q4 * 1e3:.1f} ms ({q4 / q1:.2f}×).\n"
+            f"Garbage collection during the flood: {med(rs, 'gc_full'):.0f} full passes, "
+            f"{med(rs, 'gc_seconds') * 1e3:.0f} ms in all, the longest "
+            f"{med(rs, 'gc_max') * 1e3:.0f} ms (medians over the rounds)."
         )
     if "fast" in found:
         rs = found["fast"]["larik"]
