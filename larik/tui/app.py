@@ -52,7 +52,7 @@ HISTORY_KEEP = 500
 IDLE_COLLECT_AFTER = 5.0  # seconds without a turn or a key press before a full collection
 _STATUS_EVENTS = frozenset({E.USAGE, E.MESSAGE, E.TURN_END, E.NOTICE, E.ERROR})
 
-Discover = Callable[[], Awaitable[list[LocalModel]]]
+Discover = Callable[[Any], Awaitable[list[LocalModel]]]  # (config) -> models found
 
 
 class LarikApp(SlashCommands, App[int]):
@@ -188,7 +188,7 @@ class LarikApp(SlashCommands, App[int]):
             )
             return
         self.status.show(None, note="no model")
-        self.push_screen(NoModelScreen(reason), callback=self._no_model_answer)
+        self.push_screen(NoModelScreen(reason, self.config), callback=self._no_model_answer)
 
     def _no_model_answer(self, answer: str | None) -> None:
         if answer == "retry":
@@ -411,7 +411,7 @@ class LarikApp(SlashCommands, App[int]):
 
     async def _find_local(self) -> list[LocalModel]:
         try:
-            self.local_models = await self.discover_local()
+            self.local_models = await self.discover_local(self.config)
         except Exception:  # discovery is best effort
             self.local_models = []
         return self.local_models

@@ -1,8 +1,12 @@
-"""Find models served on this machine: Ollama, LM Studio, llama.cpp and vLLM.
+"""Find models served on this machine, under the provider name a request for them goes to.
 
-Only 127.0.0.1, on each server's default port, with a short timeout, all at once; a server
-that does not answer is simply absent. Used by the ``/model`` picker and the no-model screen,
-always from a worker, never from a widget.
+``servers(config)`` lists the local providers (the Ollama, LM Studio, llama.cpp and vLLM
+presets, and every configured provider whose ``base_url`` is loopback) with the address
+routing would send their requests to: the config's ``base_url``, ``OLLAMA_HOST`` for Ollama,
+else the preset's default port. ``discover`` asks each of those addresses for its model list
+(loopback only, a short timeout, all at once); a server that does not answer is simply absent,
+and a model is only ever listed under a provider whose requests reach the server that lists it.
+Used by the ``/model`` picker and the no-model screen, always from a worker, never a widget.
 """
 
 from __future__ import annotations
@@ -10,8 +14,14 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
 
-__all__ = ["LOCAL_SERVERS", "LocalModel", "LocalServer", "discover"]
+__all__ = ["LocalModel", "LocalServer", "discover", "servers"]
+
+_LABELS = {"ollama": "Ollama", "lmstudio": "LM Studio", "llamacpp": "llama.cpp", "vllm": "vLLM"}
+_LIST_PATHS = {"ollama": "/api/tags", "openai-compatible": "/models", "openai": "/models"}
+_OLLAMA_DEFAULT = "http://127.0.0.1:11434"
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,19 +29,17 @@ class LocalServer:
     provider: str  # the provider name models are switched to with ("ollama/qwen3")
     label: str
     base_url: str
-    path: str  # where the model list is
+    path: str  # where the model list is, under base_url
 
     @property
     def url(self) -> str:
-        return self.base_url + self.path
+        return self.base_url.rstrip("/") + self.path
 
-
-LOCAL_SERVERS: tuple[LocalServer, ...] = (
-    LocalServer("ollama", "Ollama", "http://127.0.0.1:11434", "/api/tags"),
-    LocalServer("lmstudio", "LM Studio", "http://127.0.0.1:1234", "/v1/models"),
-    LocalServer("llamacpp", "llama.cpp", "http://127.0.0.1:8080", "/v1/models"),
-    LocalServer("vllm", "vLLM", "http://127.0.0.1:8000", "/v1/models"),
-)
+    @property
+    def address(self) -> str:
+        """``127.0.0.1:8080``: host and port, for messages."""
+        parts = urlsplit(self.base_url)
+        return parts.netloc or self.base_url
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +51,49 @@ class LocalModel:
     @property
     def spec(self) -> str:
         return f"{self.provider}/{self.model}"
+
+
+def _loopback(url: str) -> bool:
+    from ..config import is_loopback_host
+
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # a malformed port raises here
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and is_loopback_host(parts.hostname or "")
+
+
+def servers(config: Any = None) -> tuple[LocalServer, ...]:
+    """Each local provider and the address its requests go to (as ``larik.routing`` resolves
+    it), one provider per address: a configured name is preferred to a built-in preset."""
+    from .. import routing
+    from ..config import Config
+    from ..llm import catalog, registry
+    from ..llm.errors import LarikError
+
+    cfg = config if config is not None else Config()
+    names = routing._provider_names(cfg)
+    names.sort(key=lambda n: n not in cfg.providers)  # stable: configured names first
+    out: dict[str, LocalServer] = {}
+    for name in names:
+        try:
+            if not catalog.is_local_provider(name, cfg):
+                continue
+            pc = cfg.providers.get(name)
+            spec = registry.get(name)
+            kind = (pc.type if pc is not None and pc.type else "") or (spec.type if spec else "")
+            url = routing._base_url(name, kind, cfg) or (
+                _OLLAMA_DEFAULT if kind == "ollama" else ""
+            )
+        except (LarikError, ValueError):  # a bad OLLAMA_HOST or base_url: not probed
+            continue
+        path = _LIST_PATHS.get(kind)
+        if path is None or not _loopback(url):
+            continue
+        server = LocalServer(name, _LABELS.get(name, name), url.rstrip("/"), path)
+        out.setdefault(server.url, server)
+    return tuple(out.values())
 
 
 def _parse(server: LocalServer, body: bytes) -> list[LocalModel]:
@@ -58,14 +109,14 @@ def _parse(server: LocalServer, body: bytes) -> list[LocalModel]:
         if not isinstance(item, dict):
             continue
         name = item.get("name") or item.get("model") or item.get("id")
-        if isinstance(name, str) and name:
-            out.append(LocalModel(server.provider, name, server.label))
+        if isinstance(name, str) and name.strip():
+            out.append(LocalModel(server.provider, name.strip(), server.label))
     return out
 
 
-async def _probe(client: object, server: LocalServer) -> list[LocalModel]:
+async def _probe(client: Any, server: LocalServer) -> list[LocalModel]:
     try:
-        resp = await client.get(server.url)  # type: ignore[attr-defined]
+        resp = await client.get(server.url)
     except Exception:  # any transport failure means "not running"
         return []
     if resp.status_code != 200:
@@ -74,14 +125,27 @@ async def _probe(client: object, server: LocalServer) -> list[LocalModel]:
 
 
 async def discover(
-    servers: tuple[LocalServer, ...] = LOCAL_SERVERS, timeout: float = 0.5
+    config: Any = None,
+    *,
+    probe: tuple[LocalServer, ...] | None = None,
+    timeout: float = 0.5,
 ) -> list[LocalModel]:
-    """Models of every server that answers within ``timeout`` seconds (loopback only)."""
+    """Models of every local server that answers within ``timeout`` seconds (loopback only):
+    the servers of ``config`` (see ``servers``), or the ones in ``probe``."""
     import httpx2
 
-    for s in servers:
-        if not s.base_url.startswith(("http://127.0.0.1:", "http://[::1]:", "http://localhost:")):
+    targets = servers(config) if probe is None else probe
+    for s in targets:
+        if not _loopback(s.base_url):
             raise ValueError(f"{s.label}: local server discovery is for loopback only")
+    if not targets:
+        return []
     async with httpx2.AsyncClient(timeout=timeout, trust_env=False) as client:
-        found = await asyncio.gather(*(_probe(client, s) for s in servers))
-    return [m for group in found for m in group]
+        found = await asyncio.gather(*(_probe(client, s) for s in targets))
+    seen: set[str] = set()
+    out: list[LocalModel] = []
+    for m in (m for group in found for m in group):
+        if m.spec not in seen:
+            seen.add(m.spec)
+            out.append(m)
+    return out

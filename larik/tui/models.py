@@ -1,7 +1,9 @@
 """What the ``/model`` picker and ``/routing`` list: models that can actually be used here.
 
 ``picker_entries(config, local)`` gathers catalog models whose provider has a key, models added
-in the config, and models found on local servers, each with its context window and price.
+in the config, and models found on local servers, each with its context window and price. A
+configured remote provider with no model listed is offered as ``name/`` (the user types the
+model id); a local one is not: its server was asked, and only what it lists is offered.
 ``fuzzy_filter`` ranks them against what the user types. Pure functions: the network part
 (finding local servers) is done by the caller, in a worker.
 """
@@ -74,15 +76,18 @@ def picker_entries(
         out[info.spec] = ModelEntry(
             info.spec, info.context_window, info.input_price, info.output_price, source, info.note
         )
-    for name in config.providers if config is not None else {}:
-        if not any(spec.startswith(f"{name}/") for spec in out) and has_key(name, config):
-            out[f"{name}/"] = ModelEntry(f"{name}/", source="config", note="type the model id")
     for m in local or []:
-        if m.spec in out:
+        if m.spec in out or not m.model.strip():
             continue
         info = catalog.lookup(m.model, m.provider, config)
         window = info.context_window if info.known else None
         out[m.spec] = ModelEntry(m.spec, window, 0.0, 0.0, "local", m.server)
+    for name in config.providers if config is not None else {}:
+        if any(spec.startswith(f"{name}/") for spec in out) or not has_key(name, config):
+            continue
+        if catalog.is_local_provider(name, config):
+            continue  # its server was asked for its models: none answered, nothing to offer
+        out[f"{name}/"] = ModelEntry(f"{name}/", source="config", note="type the model id")
     return list(out.values())
 
 

@@ -54,7 +54,7 @@ class Harness:
             self.agents.append(agent)
             return agent
 
-        async def discover() -> list[LocalModel]:
+        async def discover(config: Any = None) -> list[LocalModel]:
             return list(self.local)
 
         kw.setdefault("config", None)

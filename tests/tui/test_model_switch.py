@@ -93,7 +93,13 @@ async def test_picking_a_provider_entry_lets_the_user_type_the_model_id(harness)
     from larik.config import Config
 
     config = Config(
-        providers={"mybox": {"type": "openai-compatible", "base_url": "http://127.0.0.1:9999/v1"}}
+        providers={
+            "mybox": {
+                "type": "openai-compatible",
+                "base_url": "https://llm.example.com/v1",
+                "api_key": "k",
+            }
+        }
     )
     app = harness.app([], config=config)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -51,7 +51,7 @@ class Real:
             self.agents.append(agent)
             return agent
 
-        async def no_local() -> list:
+        async def no_local(config: Any = None) -> list:
             return []
 
         return LarikApp(factory, cwd=self.cwd, config=config, discover_local=no_local, **kw)

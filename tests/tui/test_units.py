@@ -176,12 +176,22 @@ def test_the_card_summary_is_the_calls_key_argument():
     assert len(key_argument({"command": "x" * 500})) == 70
 
 
-def test_a_configured_provider_without_listed_models_is_offered_to_type_a_model():
-    config = Config(
-        providers={"mybox": {"type": "openai-compatible", "base_url": "http://127.0.0.1:9999/v1"}}
-    )
-    entries = picker_entries(config)
+REMOTE_BOX = {
+    "mybox": {"type": "openai-compatible", "base_url": "https://llm.example.com/v1", "api_key": "k"}
+}
+
+
+def test_a_configured_remote_provider_without_listed_models_is_offered_to_type_a_model():
+    entries = picker_entries(Config(providers=REMOTE_BOX))
     assert ModelEntry("mybox/", source="config", note="type the model id") in entries
+
+
+def test_a_local_provider_is_offered_only_with_the_models_its_server_lists():
+    config = Config(providers={"llamacpp": {"base_url": "http://127.0.0.1:8081/v1"}, **REMOTE_BOX})
+    assert not [e for e in picker_entries(config) if e.spec.startswith("llamacpp/")]
+    found = [LocalModel("llamacpp", "smol.gguf", "llama.cpp"), LocalModel("llamacpp", "", "x")]
+    specs = [e.spec for e in picker_entries(config, found)]
+    assert [s for s in specs if s.startswith("llamacpp/")] == ["llamacpp/smol.gguf"]
 
 
 def test_the_sdk_to_warm_up_follows_the_providers_adapter():

@@ -51,7 +51,9 @@ class ModelPickerScreen(ModalScreen[str | None]):
         self.query_one("#model-filter", Input).focus()
 
     def add_local(self, entries: list[ModelEntry], looked: str = "") -> None:
-        """Local-server models found by discovery (or nothing found); refreshes the list."""
+        """What discovery found on local servers now (it replaces what an earlier search
+        found); refreshes the list."""
+        self.entries = [e for e in self.entries if e.source != "local"]
         known = {e.spec for e in self.entries}
         self.entries.extend(e for e in entries if e.spec not in known)
         self.searching = False
@@ -64,13 +66,17 @@ class ModelPickerScreen(ModalScreen[str | None]):
         self._shown = fuzzy_filter(query, self.entries)[:MAX_SHOWN]
         ol = self.query_one("#model-list", OptionList)
         ol.clear_options()
-        width = max((len(e.spec) for e in self._shown), default=10)
+        width = max((len(_shown_spec(e)) for e in self._shown), default=10)
         for e in self._shown:
-            label = Text(e.spec.ljust(width), style="bold" if e.spec == self.current else "")
-            label.append(
-                f"  {format_window(e.window):>5}  {format_price(e.input_price, e.output_price):<14}",
-                style="dim",
+            label = Text(
+                _shown_spec(e).ljust(width), style="bold" if e.spec == self.current else ""
             )
+            if e.spec.endswith("/"):  # a provider whose models are not listed: type one
+                label.append(f"  {e.note or 'type the model id'}", style="dim")
+            else:
+                window = format_window(e.window)
+                price = format_price(e.input_price, e.output_price)
+                label.append(f"  {window:>5}  {price:<14}", style="dim")
             tag = "local" if e.source == "local" else ("config" if e.source == "config" else "")
             if tag:
                 label.append(f" {tag}", style="green" if tag == "local" else "cyan")
@@ -117,3 +123,8 @@ class ModelPickerScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def _shown_spec(e: ModelEntry) -> str:
+    """``name/…`` for a provider entry (no model id yet), else the spec."""
+    return e.spec + "…" if e.spec.endswith("/") else e.spec

@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ..local_servers import LOCAL_SERVERS
+from ..local_servers import LocalServer, servers
 from ..render import markdown
 
 __all__ = ["NoModelScreen", "no_model_text"]
@@ -61,11 +61,22 @@ def _example_model() -> str:
         return "anthropic/claude-sonnet-4-5"
 
 
-def no_model_text(reason: str = "") -> str:
+def _servers(config: object = None) -> tuple[LocalServer, ...]:
+    try:
+        return servers(config)
+    except Exception:  # only used to word a hint
+        return ()
+
+
+def no_model_text(reason: str = "", looked: tuple[LocalServer, ...] | None = None) -> str:
+    """``looked``: the local servers that were asked (by default, those of the default config)."""
     rows = [(f"export {env.split(' or ')[0]}=...", name) for name, env in _key_rows()]
     width = max(len(cmd) for cmd, _ in rows)
     keys = "\n".join(f"    {cmd:<{width}}  # {name}" for cmd, name in rows)
-    servers = "\n".join(f"| {s.label} | `{s.base_url}` | not answering |" for s in LOCAL_SERVERS)
+    looked = _servers() if looked is None else looked
+    servers = "\n".join(
+        f"| {s.label} | `{s.address}` | `{s.provider}/MODEL` | not answering |" for s in looked
+    )
     why = f"\n*{reason}*\n" if reason else ""
     return f"""# No model yet
 {why}
@@ -82,10 +93,10 @@ Larik needs a key for a hosted model, or a model server running on this machine.
     [providers.anthropic]
     api_key_env = "MY_ANTHROPIC_KEY"   # or api_key = "..." (the file is then kept private)
 
-**3. Or start a local server.** Larik looked for these on 127.0.0.1:
+**3. Or start a local server.** Larik looked for these (your config's `base_url` counts):
 
-| server | address | |
-|---|---|---|
+| server | address | use as | |
+|---|---|---|---|
 {servers}
 
 e.g. `ollama serve` and `ollama pull qwen3`, then press **r** here.
@@ -100,13 +111,15 @@ class NoModelScreen(Screen[str]):
         Binding("q,escape", "quit_app", "quit"),
     ]
 
-    def __init__(self, reason: str = "") -> None:
+    def __init__(self, reason: str = "", config: object = None) -> None:
         super().__init__(id="no-model")
         self.reason = reason
+        self.config = config
 
     def compose(self) -> ComposeResult:
+        text = no_model_text(self.reason, _servers(self.config))
         with VerticalScroll():
-            yield Static(markdown(no_model_text(self.reason)), id="no-model-text")
+            yield Static(markdown(text), id="no-model-text")
 
     def action_retry(self) -> None:
         self.dismiss("retry")
