@@ -183,7 +183,9 @@ class LarikApp(SlashCommands, App[int]):
             self.conv.add_notice(f"{reason}. Found models on this machine: pick one.", "warning")
             self.status.show(None, note="no model: pick one")
             self.push_screen(
-                ModelPickerScreen(self._entries(), title="Pick a model"),
+                ModelPickerScreen(
+                    self._entries(), title="Pick a model", looked=commands.looked_text(local)
+                ),
                 callback=self._picked_model,
             )
             return

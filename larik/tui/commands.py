@@ -29,6 +29,7 @@ __all__ = [
     "cost_markdown",
     "find",
     "help_markdown",
+    "looked_text",
     "parse",
 ]
 
@@ -155,13 +156,15 @@ class SlashCommands:
         self.push_screen(picker, callback=self._picked_model)
         self._discover_into(picker)
 
-    @work(group="discover", exclusive=True)
+    @work(group="discover", exclusive=True, exit_on_error=False)
     async def _discover_into(self, picker: ModelPickerScreen) -> None:
-        local = await self._find_local()
-        entries = [e for e in self._entries() if e.source == "local"]
-        looked = f"{len(local)} local model(s) found" if local else "no local server answered"
-        if picker.is_attached:
-            picker.add_local(entries, looked)
+        local: list[Any] = []
+        try:
+            local = await self._find_local()
+        finally:  # found, failed or cancelled: the picker stops saying it is looking
+            entries = [e for e in self._entries() if e.source == "local"]
+            if picker.is_attached:
+                picker.add_local(entries, looked_text(local))
 
     def _picked_model(self, spec: str | None) -> None:
         if spec:
@@ -310,6 +313,11 @@ class SlashCommands:
 
     async def cmd_exit(self, arg: str) -> None:
         await self.quit_app()
+
+
+def looked_text(local: list[Any]) -> str:
+    """The picker's footer once the search for local servers is over."""
+    return f"{len(local)} local model(s) found" if local else "no local server answered"
 
 
 def cost_markdown(agent: AgentLike) -> str:

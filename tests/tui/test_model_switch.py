@@ -110,3 +110,15 @@ async def test_picking_a_provider_entry_lets_the_user_type_the_model_id(harness)
         assert app.screen.query_one("#model-filter").value == "mybox/"
         await pilot.press(*"llama-3", "enter")
         await wait_for(pilot, lambda: harness.agent.switches == ["mybox/llama-3"])
+
+
+async def test_the_no_model_picker_footer_says_what_the_finished_search_found(harness):
+    harness.fail_with = MissingKeyError("anthropic", ["ANTHROPIC_API_KEY"])
+    harness.local = [LocalModel("ollama", "qwen3", "Ollama")]
+    app = harness.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
+        await pilot.pause()
+        footer = str(app.screen.query_one("#picker-status").render())
+        assert "looking for local servers" not in footer
+        assert "1 local model(s) found" in footer

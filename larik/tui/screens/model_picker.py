@@ -30,14 +30,23 @@ class ModelPickerScreen(ModalScreen[str | None]):
         Binding("up", "move(-1)", show=False),
     ]
 
-    def __init__(self, entries: list[ModelEntry], *, current: str = "", title: str = "") -> None:
+    def __init__(
+        self,
+        entries: list[ModelEntry],
+        *,
+        current: str = "",
+        title: str = "",
+        looked: str | None = None,
+    ) -> None:
+        """``looked``: what a finished search for local servers found; None while one runs
+        (``add_local`` reports it)."""
         super().__init__(classes="modal")
         self.entries = list(entries)
         self.current = current
         self.title_text = title or "Switch model"
-        self.searching = True
+        self.searching = looked is None
         self._shown: list[ModelEntry] = []
-        self._status = ""
+        self._status = looked or ""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="model-picker", classes="dialog"):
