@@ -48,6 +48,10 @@ __all__ = ["Agent"]
 E = AgentEventType
 Resolver = Callable[[str], "Resolved"]
 
+# at create: how long a local server may take to say what it loaded (a slower one is asked
+# again before the first request, without this bound)
+CREATE_PROBE_TIMEOUT = 2.0
+
 
 class _TurnOver(Exception):
     def __init__(self, stop: StopReason, text: str = "", data: dict[str, Any] | None = None):
@@ -190,6 +194,7 @@ class Agent:
         in_use.append(agent)
         if rebuilt is not None:
             agent._restore(rebuilt)
+        await agent._probe_early()
         return agent
 
     def _restore(self, rebuilt: Rebuilt) -> None:
@@ -442,6 +447,21 @@ class Agent:
         self.context_window = caps.window
         for text in caps.warnings:
             yield self._notice(text, warn=True)
+
+    async def _probe_early(self) -> None:
+        """At create/resume, so ``context_window`` is the loaded one before the first reply
+        (a front end shows ``ctx N%`` at once). Cloud providers answer from the catalog without
+        a request; a local server gets ``CREATE_PROBE_TIMEOUT``, else the first turn asks it
+        again. Its warnings are shown when the first turn starts."""
+        try:
+            caps = await asyncio.wait_for(probe(self._resolved, self._caps), CREATE_PROBE_TIMEOUT)
+        except TimeoutError:
+            return
+        self._probe_pending = False
+        self._caps = caps
+        self.context_window = caps.window
+        for text in caps.warnings:
+            self._notices.append(AgentEvent(E.NOTICE, text=text, level=NoticeLevel.WARNING))
 
     # -- tools --------------------------------------------------------------------------------
     async def _run_tools(self, calls: list[Block]) -> AsyncIterator[AgentEvent]:
