@@ -286,8 +286,8 @@ def _bail_out(cap: float, marks: dict[str, float]) -> None:
         "key": float("nan"),
         "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "messages": 0,
-        "widgets": 0,
-        "archived": 0,
+        "widgets": float("nan"),
+        "archived": float("nan"),
         "process": float("nan"),
     }
     sys.stdout.write(json.dumps(result) + "\n")

@@ -13,7 +13,7 @@ against each group's reference within the same run:
 * ``larik --help`` against ``python -c "import typer"`` (target ≤ 1.3×).
 
 Then, with ``-X importtime``, what ``larik --help`` imports beyond ``import typer``.
-The TUI's first painted frame is not measured here (see docs/performance.md).
+The TUI's first painted frame is measured by benchmarks/first_paint.py.
 """
 
 from __future__ import annotations
