@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-__all__ = ["StatusBar", "agent_spec", "human_tokens", "status_text"]
+__all__ = ["StatusBar", "agent_spec", "elide_spec", "human_tokens", "status_text"]
 
 
 def human_tokens(n: int) -> str:
@@ -28,15 +28,51 @@ def agent_spec(agent: Any) -> str:
     return f"{provider}/{model}" if provider and model else model
 
 
-def status_text(agent: Any, *, busy: bool = False, note: str = "") -> Text:
-    """The status line for ``agent`` (None before a model is ready)."""
+MIN_SPEC = 12  # the model keeps at least this many columns, however narrow the screen
+
+
+def elide_spec(spec: str, room: int) -> str:
+    """``spec`` in at most ``room`` columns: whole if it fits, else with the model's directory
+    folded (``llamacpp/…/SmolLM2.gguf``: llama.cpp names its model by its path), else the
+    provider and the end of the model (``llamacpp/…Q4_1.gguf``), else cut in the middle."""
+    if len(spec) <= room:
+        return spec
+    if room <= 1:
+        return "…"[:room]
+    provider, _, model = spec.partition("/")
+    base = model.rstrip("/").rsplit("/", 1)[-1]
+    if base != model and len(folded := f"{provider}/…/{base}") <= room:
+        return folded
+    if model and room - len(provider) - 2 >= 8:
+        return f"{provider}/…{model[len(model) - (room - len(provider) - 2) :]}"
+    head = (room - 1) // 3
+    return spec[:head] + "…" + spec[len(spec) - (room - 1 - head) :]
+
+
+def status_text(agent: Any, *, busy: bool = False, note: str = "", width: int = 0) -> Text:
+    """The status line for ``agent`` (None before a model is ready). With ``width``, a long
+    model name is shortened so that everything after it (effort, context, tokens, cost, mode)
+    still fits."""
     t = Text(no_wrap=True, overflow="ellipsis")
     if busy:
         t.append("● ", style="yellow")
     if agent is None:
         t.append(note or "no model yet", style="dim")
         return t
-    t.append(agent_spec(agent) or "?", style="bold")
+    spec = agent_spec(agent) or "?"
+    tail = _tail(agent)
+    if width:
+        spec = elide_spec(spec, max(MIN_SPEC, width - t.cell_len - tail.cell_len))
+    t.append(spec, style="bold")
+    t.append_text(tail)
+    if note:
+        t.append(f" · {note}", style="dim")
+    return t
+
+
+def _tail(agent: Any) -> Text:
+    """Everything after the model: role, effort, context, tokens, cost, permission mode."""
+    t = Text()
     role = getattr(agent, "role", None)
     if role and role != "main":
         t.append(f" ({role})")
@@ -55,13 +91,23 @@ def status_text(agent: Any, *, busy: bool = False, note: str = "") -> Text:
     cost = getattr(agent, "total_cost", None)
     t.append(f" · ${cost:.4f}" if cost is not None else " · $?")
     t.append(f" · {getattr(agent, 'permission_mode', '') or 'ask'}")
-    if note:
-        t.append(f" · {note}", style="dim")
     return t
 
 
 class StatusBar(Static):
+    """Drawn at its current width, so a resize re-fits the model name."""
+
     DEFAULT_CSS = "StatusBar { height: 1; }"
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._agent: Any = None
+        self._busy = False
+        self._note = ""
+
     def show(self, agent: Any, *, busy: bool = False, note: str = "") -> None:
-        self.update(status_text(agent, busy=busy, note=note))
+        self._agent, self._busy, self._note = agent, busy, note
+        self.refresh()
+
+    def render(self) -> Text:
+        return status_text(self._agent, busy=self._busy, note=self._note, width=self.size.width)

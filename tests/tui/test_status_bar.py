@@ -1,0 +1,37 @@
+"""The status line: every field stays on screen, the cost reads the same before and after a
+reply."""
+
+from __future__ import annotations
+
+from larik.tui.widgets.status_bar import elide_spec
+
+from .conftest import ready, screen_text, send, turn_done
+
+GGUF = "llamacpp//home/someone/models/smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def status_line(app) -> str:
+    return screen_text(app).rstrip().splitlines()[-1].strip()
+
+
+async def test_a_long_model_name_is_shortened_so_cost_and_mode_still_show(harness):
+    long_path = "llamacpp/" + "/work/" + "x" * 80 + "/SmolLM2-135M-Instruct.Q4_1.gguf"
+    app = harness.app([{"text": "ok", "usage": {"input": 1200, "output": 300}}], model=long_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "hi")
+        await turn_done(pilot)
+        line = status_line(app)
+        assert line.startswith("llamacpp/…/SmolLM2-135M-Instruct.Q4_1.gguf · effort default")
+        assert line.endswith("· 1.5k tok · $0.0000 · ask")
+        await pilot.resize_terminal(70, 30)
+        await pilot.pause()
+        assert status_line(app).endswith("· 1.5k tok · $0.0000 · ask")
+
+
+def test_a_model_name_folds_its_directories_then_is_cut_in_the_middle():
+    assert elide_spec("openai/gpt-5", 20) == "openai/gpt-5"
+    assert elide_spec(GGUF, 50) == "llamacpp/…/SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert elide_spec(GGUF, 30) == "llamacpp/…M-Instruct.Q4_1.gguf"
+    assert elide_spec("openrouter/" + "m" * 60 + "-4.5", 20) == "openrouter/…mmmm-4.5"
+    assert elide_spec("a-very-long-provider/" + "m" * 60, 14) == "a-ve…mmmmmmmmm"
