@@ -122,3 +122,21 @@ async def test_the_no_model_picker_footer_says_what_the_finished_search_found(ha
         footer = str(app.screen.query_one("#picker-status").render())
         assert "looking for local servers" not in footer
         assert "1 local model(s) found" in footer
+
+
+async def test_a_long_local_model_name_keeps_its_price_and_tag_on_its_line(harness):
+    path = "/home/someone/" + "models/" * 12 + "SmolLM2-135M-Instruct.Q4_1.gguf"
+    harness.local = [LocalModel("llamacpp", path, "llama.cpp")]
+    app = harness.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/model")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
+        await wait_for(pilot, lambda: not app.screen.searching)
+        await pilot.press(*"smol")
+        await pilot.pause()
+        row = next(line for line in screen_text(app).splitlines() if "SmolLM2" in line)
+        assert "llamacpp/…/SmolLM2-135M-Instruct.Q4_1.gguf" in row
+        assert "free" in row and "local" in row
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: harness.agent.switches == [f"llamacpp/{path}"])

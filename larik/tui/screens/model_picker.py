@@ -3,7 +3,8 @@
 Catalog models whose provider has a key and models from the config are listed at once; models
 found on local servers are added when the app's discovery worker reports them
 (``add_local``). Enter picks, Esc cancels. Typing a full spec that is not listed and pressing
-Enter picks it as typed.
+Enter picks it as typed. A name too long for its line is shortened (the filter still matches
+the whole name), so its window, price and tag stay on the line.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..models import ModelEntry, format_price, format_window, fuzzy_filter
+from ..widgets.status_bar import elide_spec
 
 __all__ = ["ModelPickerScreen"]
 
 MAX_SHOWN = 200
+ROW_EXTRA = 30  # after the name: "  " window (5) "  " price (14) " local"
 
 
 class ModelPickerScreen(ModalScreen[str | None]):
@@ -75,10 +78,12 @@ class ModelPickerScreen(ModalScreen[str | None]):
         self._shown = fuzzy_filter(query, self.entries)[:MAX_SHOWN]
         ol = self.query_one("#model-list", OptionList)
         ol.clear_options()
-        width = max((len(_shown_spec(e)) for e in self._shown), default=10)
+        room = self._spec_room()
+        width = min(room, max((len(_shown_spec(e)) for e in self._shown), default=10))
         for e in self._shown:
             label = Text(
-                _shown_spec(e).ljust(width), style="bold" if e.spec == self.current else ""
+                elide_spec(_shown_spec(e), width).ljust(width),
+                style="bold" if e.spec == self.current else "",
             )
             if e.spec.endswith("/"):  # a provider whose models are not listed: type one
                 label.append(f"  {e.note or 'type the model id'}", style="dim")
@@ -99,6 +104,16 @@ class ModelPickerScreen(ModalScreen[str | None]):
         elif self._status:
             status += f" · {self._status}"
         self.query_one("#picker-status", Static).update(status)
+
+    def _spec_room(self) -> int:
+        """Columns for the model name, so its window, price and tag stay on its line."""
+        width = self.query_one("#model-list", OptionList).size.width
+        if not width:  # before the first layout: the dialog is 90% of the screen, at most 120
+            width = min(int(self.app.size.width * 0.9), 120) - 4
+        return max(16, width - 2 - ROW_EXTRA)
+
+    def on_resize(self) -> None:
+        self._refill()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self._refill()
