@@ -13,7 +13,7 @@ from rich.json import JSON
 from rich.markdown import Heading, Markdown
 from rich.text import Text
 
-__all__ = ["markdown", "diff_text", "pretty_args", "CODE_THEME"]
+__all__ = ["CODE_THEME", "args_beside_diff", "diff_text", "markdown", "pretty_args"]
 
 CODE_THEME = "monokai"
 
@@ -50,6 +50,20 @@ def diff_text(diff: str) -> Text:
         out.append(line, style=style)
     out.rstrip()
     return out
+
+
+# What a file edit's diff already shows: the file (its header) and the old and new text.
+_SHOWN_BY_DIFF = frozenset({"path", "file_path", "old_string", "new_string", "content"})
+
+
+def args_beside_diff(args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments still worth showing next to an edit's diff (``replace_all``, say): not
+    the path and text the diff shows, nor other long text."""
+    return {k: v for k, v in args.items() if k not in _SHOWN_BY_DIFF and not _is_bulky(v)}
+
+
+def _is_bulky(value: object) -> bool:
+    return isinstance(value, str) and (len(value) > 200 or "\n" in value)
 
 
 def pretty_args(args: dict[str, Any]) -> JSON | Text:

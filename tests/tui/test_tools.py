@@ -77,3 +77,18 @@ async def test_bash_card_shows_the_exit_code(harness):
         await pilot.press("y")
         await turn_done(pilot)
         assert "exit 0" in screen_text(app) and "pytest -q" in screen_text(app)
+
+
+async def test_the_edit_dialog_shows_the_diff_and_only_the_arguments_it_does_not_show(harness):
+    args = {"path": "app.py", "old_string": "x = 1", "new_string": "x = 2", "replace_all": True}
+    call = {"name": "edit_file", "input": {**args, "diff": DIFF}, "id": "call_1"}
+    app = harness.app([{"tool_calls": [call]}, {"text": "Changed x."}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "set x to 2")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        shown = screen_text(app)
+        assert "-x = 1" in shown and "+x = 2" in shown and '"replace_all": true' in shown
+        assert "old_string" not in shown and "new_string" not in shown
+        await pilot.press("y")
+        await turn_done(pilot)

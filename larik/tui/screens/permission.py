@@ -1,8 +1,9 @@
 """The permission prompt: a tool call the agent wants to make, and the user's answer.
 
-Shows the tool, its arguments (and the diff for an edit). ``y`` allows once, ``a`` allows this
-kind of call for the rest of the session, ``n`` denies; a reason typed in the box is sent to
-the model with the denial. Esc denies.
+Shows the tool, its arguments, and for an edit the diff with only the arguments the diff does
+not already show (``replace_all``, say). ``y`` allows once, ``a`` allows this kind of call for
+the rest of the session, ``n`` denies; a reason typed in the box is sent to the model with the
+denial. Esc denies.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from ...agent.events import Approval, PermissionRequest
-from ..render import diff_text, pretty_args
+from ..render import args_beside_diff, diff_text, pretty_args
 
 __all__ = ["PermissionScreen"]
 
@@ -62,7 +63,7 @@ class PermissionScreen(ModalScreen[Approval]):
         parts: list[RenderableType] = []
         if self.request.diff:
             parts.append(diff_text(self.request.diff))
-            rest = {k: v for k, v in self.request.tool_input.items() if not _is_bulky(v)}
+            rest = args_beside_diff(self.request.tool_input)
             if rest:
                 parts.append(pretty_args(rest))
         else:
@@ -98,7 +99,3 @@ class PermissionScreen(ModalScreen[Approval]):
     def action_deny(self) -> None:
         reason = self.query_one("#reason", Input).value.strip()
         self.dismiss(Approval(allow=False, reason=reason))
-
-
-def _is_bulky(value: object) -> bool:
-    return isinstance(value, str) and (len(value) > 200 or "\n" in value)
