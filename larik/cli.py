@@ -38,20 +38,26 @@ def root(
         None,
         "--print",
         "-p",
+        metavar="PROMPT",
         help="Run one task without the TUI and print the result ('-' reads it from stdin).",
     ),
     model: str = typer.Option(
-        "", "--model", "-m", help="Model: provider/model, a model id or a role."
+        "", "--model", "-m", metavar="SPEC", help="Model: provider/model, a model id or a role."
     ),
     effort: str | None = typer.Option(
-        None, "--effort", help="Reasoning effort: low, medium, high, max."
+        None, "--effort", metavar="LEVEL", help="Reasoning effort: low, medium, high, max."
     ),
     permission_mode: str | None = typer.Option(
-        None, "--permission-mode", help="ask (default), edits or yolo."
+        None, "--permission-mode", metavar="MODE", help="ask (default), edits or yolo."
     ),
-    max_turns: int | None = typer.Option(None, "--max-turns", help="Most model calls in one turn."),
+    max_turns: int | None = typer.Option(
+        None, "--max-turns", metavar="N", help="Most model calls in one turn."
+    ),
     output_format: str = typer.Option(
-        "text", "--output-format", help="Print mode output: text, json or stream-json."
+        "text",
+        "--output-format",
+        metavar="FORMAT",
+        help="Print mode output: text, json or stream-json.",
     ),
     cont: bool = typer.Option(
         False, "--continue", "-c", help="Resume this project's latest session."
@@ -60,6 +66,7 @@ def root(
         None,
         "--resume",
         "-r",
+        metavar="ID",
         help="Resume session ID (without an ID: list this project's sessions).",
     ),
 ) -> None:
