@@ -18,7 +18,9 @@ def register(app: typer.Typer) -> None:
 
 def models(
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
-    provider: str = typer.Option("", "--provider", help="Only this provider's models."),
+    provider: str = typer.Option(
+        "", "--provider", metavar="NAME", help="Only this provider's models."
+    ),
     available: bool = typer.Option(
         False, "--available", help="Only models with a key or a running local server."
     ),
