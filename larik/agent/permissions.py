@@ -6,8 +6,9 @@ Order of decision for one call:
 2. a file tool's path outside the project root → denied, unless a ``permissions.allow`` rule
    from config covers that path (``..`` and symlinks are resolved first);
 3. an allow rule (config, or "allow always" given during this session) → allowed; for bash every
-   part of a compound command must be covered, and a command with ``$(…)`` or backticks is
-   never covered by a rule;
+   part of a compound command (split on ``;``, ``&&``, ``||``, ``|``, ``&`` and newlines
+   outside quotes) must be covered, and a command with ``$(…)`` or backticks (even quoted), a
+   heredoc or an unclosed quote is never covered by a rule;
 4. the mode: ``ask`` allows reads and asks for writes and bash; ``edits`` allows writes and asks
    for bash; ``yolo`` allows everything. Subagent tasks are allowed (their own calls are checked).
 
@@ -20,7 +21,6 @@ reason says how to allow it. A denial is returned as text for the model's tool r
 from __future__ import annotations
 
 import fnmatch
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -34,7 +34,6 @@ __all__ = ["MODES", "PermissionPolicy", "Rule", "check_mode", "command_parts"]
 
 MODES = ("ask", "edits", "yolo")
 Verdict = Literal["allow", "deny", "ask"]
-_CONTROL = re.compile(r"\|\||&&|;|\||&|\n")
 _SUBSHELL = ("$(", "`", "<(", ">(")
 
 
@@ -45,10 +44,56 @@ def check_mode(mode: str) -> str:
 
 
 def command_parts(command: str) -> list[str] | None:
-    """The simple commands of a compound one; None if it runs subshells (rules can't vouch)."""
-    if any(s in command for s in _SUBSHELL):
+    """The simple commands of a compound one, split where bash would: on ``&&``, ``||``, ``;``,
+    ``|``, ``&`` and newlines outside quotes (``>&``, ``<&`` and ``&>`` are redirections;
+    comments are dropped). None when rules cannot vouch for it: a subshell (``$(``, backticks,
+    ``<(``, ``>(``, even quoted), an unclosed quote, or what this reading could get wrong —
+    a heredoc (``<<``), ANSI-C quoting (``$'``), or ``${`` together with quotes."""
+    if any(s in command for s in _SUBSHELL) or "<<" in command or "$'" in command:
         return None
-    return [p.strip() for p in _CONTROL.split(command) if p.strip()]
+    if "${" in command and ("'" in command or '"' in command):
+        return None
+    parts: list[str] = []
+    piece: list[str] = []
+    quote = ""
+    i, n = 0, len(command)
+    while i < n:
+        c = command[i]
+        if quote == "'":
+            quote = "" if c == "'" else quote
+        elif c == "\\":  # the next character is literal (in double quotes too)
+            piece.append(command[i : i + 2])
+            i += 2
+            continue
+        elif quote:
+            quote = "" if c == '"' else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or command[i - 1] in _WORD_END):  # a comment: to the line end
+            end = command.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif c in ";|\n" or (c == "&" and _separates(command, i)):
+            parts.append("".join(piece))
+            piece = []
+            i += 2 if command.startswith(("&&", "||"), i) else 1
+            continue
+        piece.append(c)
+        i += 1
+    if quote:
+        return None
+    parts.append("".join(piece))
+    return [p.strip() for p in parts if p.strip()]
+
+
+_WORD_END = " \t\n;&|()<>"
+
+
+def _separates(command: str, i: int) -> bool:
+    """Whether the ``&`` at ``i`` is a control operator, not part of ``>&``, ``<&`` or ``&>``."""
+    if command.startswith("&>", i):
+        return False
+    return i == 0 or command[i - 1] not in "<>"
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from larik.agent.events import Approval
+from larik.agent.permissions import command_parts
 from larik.config import Config, PermissionsConfig
 from larik.llm.errors import ConfigError
 
@@ -252,3 +253,60 @@ async def test_an_allow_rule_can_open_a_path_outside_the_root(make_agent, projec
     )
     assert not res[0].is_error and "X = 1" in res[0].content
     assert res[1].is_error
+
+
+# -- compound commands ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("command", "parts"),
+    [
+        ("a && b || c; d | e & f", ["a", "b", "c", "d", "e", "f"]),
+        ("python3 -c 'import calc; print(1)'", ["python3 -c 'import calc; print(1)'"]),
+        ('echo "a && b" | grep "|"', ['echo "a && b"', 'grep "|"']),
+        (
+            "find . -name '*.pyc' -exec rm {} \\; && ls",
+            ["find . -name '*.pyc' -exec rm {} \\;", "ls"],
+        ),
+        ("pytest -q 2>&1 | tail -5", ["pytest -q 2>&1", "tail -5"]),
+        ("# run the tests\npytest -q", ["pytest -q"]),
+    ],
+)
+def test_a_compound_command_is_split_on_operators_outside_quotes_only(command, parts):
+    assert command_parts(command) == parts
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo '$(touch pwned)'",  # a subshell, even quoted
+        "echo 'unclosed\ntouch pwned",  # an unclosed quote
+        "echo hi # it's\ntouch pwned\necho '",  # a quote in a comment hides nothing
+        "cat <<EOF\necho it's\nEOF\ntouch pwned\necho '",  # nor one in a heredoc
+        "echo $'\\''\ntouch pwned\necho '",  # ANSI-C quoting
+        'echo "${x:-\'"\'}"\ntouch pwned\necho "\'',  # quotes inside ${…}
+    ],
+)
+async def test_a_rule_never_covers_a_command_whose_quoting_could_hide_another(
+    make_agent, project, command
+):
+    nobody = approver()
+    await results(
+        make_agent,
+        ("bash", {"command": command}),
+        config=cfg(allow=["bash: echo*", "bash: cat*"]),
+        permission_mode="ask",
+        approver=nobody,
+    )
+    assert len(nobody.asked) == 1 and not (project / "pwned").exists()
+
+
+async def test_allow_always_on_a_command_with_a_quoted_semicolon_covers_that_program(make_agent):
+    ok = approver(Approval(allow=True, always=True))
+    res, _ = await results(
+        make_agent,
+        ("bash", {"command": "python3 -c 'import sys; print(1)'"}),
+        ("bash", {"command": "python3 -c 'print(2)'"}),
+        permission_mode="ask",
+        approver=ok,
+    )
+    assert len(ok.asked) == 1 and ok.asked[0].always == "bash commands: python3 …"
+    assert not res[1].is_error and "2" in res[1].content
