@@ -92,3 +92,22 @@ async def test_the_edit_dialog_shows_the_diff_and_only_the_arguments_it_does_not
         assert "old_string" not in shown and "new_string" not in shown
         await pilot.press("y")
         await turn_done(pilot)
+
+
+async def test_an_expanded_edit_card_does_not_repeat_what_its_diff_shows(harness):
+    args = {"path": "app.py", "old_string": "x = 1", "new_string": "x = 2"}
+    call = {"name": "edit_file", "input": {**args, "diff": DIFF}, "id": "call_1"}
+    app = harness.app([{"tool_calls": [call]}, {"text": "Changed x."}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "set x to 2")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press("y")
+        await turn_done(pilot)
+        card = app.query_one(ToolCard)
+        card.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert card.expanded and "+x = 2" in shown
+        assert "old_string" not in shown and "new_string" not in shown

@@ -1,7 +1,8 @@
 """A tool call as a compact card: tool, key argument, status and duration on one line.
 
-Enter or a click expands it to the arguments and the result: edits as a coloured unified diff,
-``bash`` with its exit code, anything else as text (long results are cut to their first lines).
+Enter or a click expands it to the arguments and the result: edits as a coloured unified diff
+(with only the arguments the diff does not show), ``bash`` with its exit code, anything else
+as text (long results are cut to their first lines).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.events import Click
 
-from ..render import diff_text, pretty_args
+from ..render import args_beside_diff, diff_text, pretty_args
 from .rendered_lines import RenderedLines
 
 __all__ = ["ToolCard", "key_argument"]
@@ -112,11 +113,13 @@ class ToolCard(RenderedLines, can_focus=True):
 
     def _body_renderable(self) -> RenderableType:
         parts: list[RenderableType] = []
-        if self.tool_input:
-            parts.append(pretty_args(self.tool_input))
         diff = self.data.get("diff")
-        if isinstance(diff, str) and diff:
-            parts.append(diff_text(diff))
+        has_diff = isinstance(diff, str) and bool(diff)
+        args = args_beside_diff(self.tool_input) if has_diff else self.tool_input
+        if args:
+            parts.append(pretty_args(args))
+        if has_diff:
+            parts.append(diff_text(str(diff)))
         elif self.result:
             lines = self.result.splitlines()
             shown = "\n".join(lines[:MAX_RESULT_LINES])
