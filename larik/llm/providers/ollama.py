@@ -320,10 +320,12 @@ class OllamaProvider:
         import httpx2
 
         if isinstance(exc, httpx2.ConnectError | httpx2.ConnectTimeout):
+            # refused on this machine: nothing is listening, and a retry will not start it
+            refused_here = isinstance(exc, httpx2.ConnectError) and _is_loopback(self.base_url)
             return APIError(
                 0,
                 f"cannot reach Ollama at {_safe_url(self.base_url)} — is `ollama serve` running?",
-                retryable=True,
+                retryable=not refused_here,
                 provider=self.name,
             )
         kind = type(exc).__name__

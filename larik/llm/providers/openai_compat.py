@@ -13,18 +13,22 @@ message; arguments that are not valid JSON are repaired with json-repair where p
 local model that wrote its call as text (Hermes, Mistral, bare JSON) has it recovered
 (:mod:`larik.llm.toolcalls`). Usage comes from ``stream_options.include_usage``.
 
-Errors are mapped in one place (:meth:`OpenAICompatProvider._errors`). ``context_window`` and
+Errors are mapped in one place (:meth:`OpenAICompatProvider._errors`); a refused connection to
+a server on this machine is not retryable (nothing is listening: fail fast with "is the server
+running?"), while a remote one's transport errors are. ``context_window`` and
 ``supports_tools`` (ModelProber) ask llama.cpp's ``/props``, vLLM's ``/v1/models`` or LM
 Studio's ``/api/v0/models/{id}``; a failed probe is None.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..errors import (
     APIError,
@@ -286,13 +290,16 @@ class OpenAICompatProvider:
             raise self._status_error(exc) from exc
         except openai.APIConnectionError as exc:
             cause = exc.__cause__
+            retryable = True
             if isinstance(cause, httpx2.ConnectError):
                 message = f"cannot reach {self.base_url}: is the server running?"
+                # nothing listening on this machine: retrying in a second will not start it
+                retryable = not _is_loopback(self.base_url)
             else:
                 what = "timed out" if isinstance(exc, openai.APITimeoutError) else "failed"
                 detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
                 message = f"connection {what}{detail}"
-            raise APIError(0, message, retryable=True, provider=self.name) from exc
+            raise APIError(0, message, retryable=retryable, provider=self.name) from exc
         except openai.APIError as exc:  # an error object inside a 200 stream
             raise self._in_stream_error(exc) from exc
         except (httpx2.TransportError, OSError) as exc:
@@ -358,6 +365,16 @@ class OpenAICompatProvider:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+
+def _is_loopback(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _number_calls(calls: list[Any], started: set[int]) -> None:

@@ -457,15 +457,24 @@ def closed_port() -> int:
         return s.getsockname()[1]
 
 
-async def test_connection_refused_asks_whether_ollama_serve_is_running():
+async def test_connection_refused_here_fails_fast_asking_whether_ollama_serve_is_running():
     port = closed_port()
     provider = OllamaProvider(base_url=f"http://127.0.0.1:{port}", num_ctx=8192)
     with pytest.raises(APIError) as ei:
         await run(provider, req())
     err = ei.value
-    assert err.status == 0 and err.retryable
+    assert err.status == 0 and not err.retryable
     assert f"cannot reach Ollama at http://127.0.0.1:{port}" in str(err)
     assert "`ollama serve`" in str(err)
+
+
+async def test_connection_refused_by_a_remote_ollama_stays_retryable():
+    # the test network guard refuses every non-loopback connect before anything is sent
+    provider = OllamaProvider(base_url="http://192.0.2.1:11434", num_ctx=8192)
+    with pytest.raises(APIError) as ei:
+        await run(provider, req())
+    assert ei.value.status == 0 and ei.value.retryable
+    assert "cannot reach Ollama at http://192.0.2.1:11434" in str(ei.value)
 
 
 async def test_model_not_found_says_ollama_pull(loopback):

@@ -543,12 +543,21 @@ async def test_prompt_too_long_is_context_overflow(loopback, error):
     assert not ei.value.retryable
 
 
-async def test_unreachable_server_is_a_retryable_error_naming_the_url():
+async def test_a_refused_connection_to_a_local_server_fails_fast_naming_the_url():
     provider = OpenAICompatProvider(name="llamacpp", base_url="http://127.0.0.1:9/v1")
     with pytest.raises(APIError) as ei:
         await drain(provider, req())
+    assert ei.value.status == 0 and not ei.value.retryable
+    assert "cannot reach http://127.0.0.1:9/v1: is the server running?" in str(ei.value)
+
+
+async def test_a_refused_connection_to_a_remote_server_stays_retryable():
+    # the test network guard refuses every non-loopback connect before anything is sent
+    provider = OpenAICompatProvider(name="x", base_url="https://192.0.2.1/v1", api_key="k")
+    with pytest.raises(APIError) as ei:
+        await drain(provider, req())
     assert ei.value.status == 0 and ei.value.retryable
-    assert "cannot reach http://127.0.0.1:9/v1" in str(ei.value)
+    assert "cannot reach https://192.0.2.1/v1" in str(ei.value)
 
 
 async def test_empty_stream_is_an_api_error(loopback):
