@@ -188,6 +188,7 @@ class OpenAICompatProvider:
         chunks = 0
         with self._errors():
             sdk_stream = await client.chat.completions.create(**self._params(request))
+            response = sdk_stream.response
             async with sdk_stream:
                 async for chunk in sdk_stream:
                     chunks += 1
@@ -229,10 +230,25 @@ class OpenAICompatProvider:
         if text:
             yield StreamEvent.text_delta(text)
         if not chunks:
-            raise APIError(
+            raise self._no_reply(response)
+        yield self._done(request, state.current_completion_snapshot, usage)
+
+    def _no_reply(self, response: Any) -> APIError:
+        """No chunk at all: an empty event stream (retryable), or not an event stream — say
+        what came instead and from which path (a wrong base_url, a proxy's error page)."""
+        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind == "text/event-stream":
+            return APIError(
                 0, "the server ended the stream without sending a reply", provider=self.name
             )
-        yield self._done(request, state.current_completion_snapshot, usage)
+        path = response.request.url.path  # never the query: it may carry a key
+        return APIError(
+            0,
+            f"expected an event stream from {path}, got {kind or 'no content type'}"
+            " (is base_url right?)",
+            retryable=False,
+            provider=self.name,
+        )
 
     def _accumulate(self, state: Any, chunk: Any) -> None:
         """Feed the SDK accumulator; a chunk it cannot take is a server fault, not a crash."""

@@ -560,6 +560,15 @@ async def test_a_refused_connection_to_a_remote_server_stays_retryable():
     assert "cannot reach https://192.0.2.1/v1" in str(ei.value)
 
 
+async def test_an_html_page_instead_of_an_event_stream_names_its_type_and_the_path(loopback):
+    page = "<html><body><h1>502 Bad Gateway</h1><p>data: see the admin</p></body></html>"
+    loopback.add(Reply(body=page, content_type="text/html; charset=utf-8"))
+    with pytest.raises(APIError) as ei:
+        await drain(make(loopback), req())
+    assert "expected an event stream from /v1/chat/completions, got text/html" in str(ei.value)
+    assert not ei.value.retryable  # a wrong base_url or a proxy page: sending it again won't help
+
+
 async def test_empty_stream_is_an_api_error(loopback):
     loopback.add(Reply(body=""))
     with pytest.raises(APIError, match="without sending"):
