@@ -1,11 +1,17 @@
 """The agent side of a bench run: a plain Agent in yolo mode on one model, in the task's
 throwaway directory, with the task's turn limit. Its transcript is kept under the bench folder of
-the state directory (one file per run), so a failure can be read afterwards."""
+the state directory (one file per run), so a failure can be read afterwards.
+
+Before the runs, ``tool_warnings`` names the models that cannot call tools (the catalog's word,
+or a local server's): every task needs tools, so their runs will fail, and a line up front saves
+waiting for that."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..config import Config
 from ..llm.errors import APIError, LarikError
@@ -13,7 +19,9 @@ from ..llm.types import StopReason
 from .runner import AgentOutcome, RunAgent
 from .tasks import Task
 
-__all__ = ["make_agent_runner"]
+__all__ = ["make_agent_runner", "tool_warnings"]
+
+PROBE_TIMEOUT = 3.0  # seconds a local server may take to say whether a model takes tools
 
 
 def make_agent_runner(
@@ -59,3 +67,30 @@ def make_agent_runner(
             await agent.close()
 
     return run
+
+
+async def tool_warnings(
+    specs: list[str],
+    config: Config,
+    resolver_for: Callable[[str], Callable[[str], object] | None] | None = None,
+) -> list[str]:
+    """One line per model in ``specs`` that cannot call tools, in order. A local server is
+    asked (``ModelProber``) within ``PROBE_TIMEOUT``; a cloud model is the catalog's word."""
+    from ..agent.probe import capabilities, no_tools_warning, probe
+    from ..routing import resolve
+
+    async def check(spec: str) -> str:
+        resolver = resolver_for(spec) if resolver_for else None
+        resolved: Any = resolver(spec) if resolver else resolve(spec, config)
+        caps = capabilities(resolved, config)
+        if caps.tools:
+            try:
+                caps = await asyncio.wait_for(probe(resolved, caps), PROBE_TIMEOUT)
+            except TimeoutError:
+                return ""
+        if caps.tools:
+            return ""
+        return f"{no_tools_warning(spec)}; its runs will likely fail (running them anyway)"
+
+    found = await asyncio.gather(*(check(s) for s in specs))
+    return [line for line in found if line]

@@ -132,7 +132,7 @@ def _run(console, models, tasks, repeat, jobs, json_out) -> int:
     from rich.live import Live
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from ..bench.agent_run import make_agent_runner
+    from ..bench.agent_run import make_agent_runner, tool_warnings
     from ..bench.report import append_results, render_summary, summarize
     from ..bench.runner import default_jobs, run_bench
     from ..config import load_config, state_dir
@@ -144,6 +144,8 @@ def _run(console, models, tasks, repeat, jobs, json_out) -> int:
     folder = state_dir() / "bench"
     history = folder / "results.jsonl"
     run_agent = make_agent_runner(config, folder / "runs" / bench_id, _fresh_scripts(config))
+    for line in asyncio.run(tool_warnings(specs, config)):  # before the runs: saves a wasted bench
+        print(f"larik bench: warning: {line}", file=sys.stderr)
     total = len(specs) * len(tasks) * repeat
     jobs = jobs or default_jobs()
     finished = []

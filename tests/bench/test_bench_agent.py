@@ -195,3 +195,46 @@ def test_cli_report_shows_the_model_names_in_80_columns(tmp_path):
     assert "scripted//tmp" in r.output  # the name starts whole, the rest folds
     for header in ("runs", "pass rate", "median wall", "last run"):
         assert header in r.output
+
+
+def test_cli_warns_up_front_about_a_model_that_cannot_call_tools_and_still_runs_it(
+    tmp_path, monkeypatch
+):
+    import os
+
+    task = TASKS["implement-stub"]
+    script = tmp_path / "chat-only.json"
+    script.write_text(json.dumps({"turns": [{"text": "I can only talk."}]}))
+    config = Path(os.environ["LARIK_HOME"]) / "config.toml"
+    config.write_text(f'[models."scripted/{script}"]\ntools = false\n')
+    out = tmp_path / "out.json"
+    r = CliRunner().invoke(
+        app, ["bench", "-m", f"scripted/{script}", "--task", task.name, "--json", str(out)]
+    )
+    assert r.exit_code == 0, r.output
+    warnings = [line for line in r.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "does not support tools" in warnings[0]
+    assert f"scripted/{script}" in warnings[0]
+    assert len(json.loads(out.read_text())) == 1  # run all the same
+
+
+async def test_a_local_server_that_says_the_model_takes_no_tools_is_warned_about():
+    from larik.bench.agent_run import tool_warnings
+
+    class NoTools(ScriptedProvider):
+        async def context_window(self, model):
+            return None
+
+        async def supports_tools(self, model):
+            return False
+
+    def resolver_for(spec):
+        provider = NoTools([], name="llamacpp") if spec == "llamacpp/small" else None
+        provider = provider or ScriptedProvider([], name="scripted")
+        name, model = spec.split("/", 1)
+        return lambda s: Resolved(
+            provider=provider, model=model, provider_name=name, role=None, spec=spec
+        )
+
+    lines = await tool_warnings(["scripted/able", "llamacpp/small"], Config(), resolver_for)
+    assert len(lines) == 1 and lines[0].startswith("llamacpp/small does not support tools")
