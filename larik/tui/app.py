@@ -95,7 +95,7 @@ class LarikApp(SlashCommands, App[int]):
         self._gc_timer: Timer | None = None
         self.menu = CompletionMenu()
         self.prompt = PromptInput(cwd=self.cwd, menu=self.menu, history=self._load_history())
-        self.status = StatusBar(id="status")
+        self.status = StatusBar(config, id="status")
         self.conv = ConversationView()
 
     # -- layout and start ---------------------------------------------------------------------

@@ -17,6 +17,7 @@ from ..llm.errors import LarikError
 from .screens.model_picker import ModelPickerScreen
 from .screens.routing import RoutingScreen
 from .screens.sessions import SessionPickerScreen
+from .widgets.status_bar import UNKNOWN_COST
 
 if TYPE_CHECKING:
     from .protocol import AgentLike
@@ -322,7 +323,7 @@ def looked_text(local: list[Any]) -> str:
 
 def cost_markdown(agent: AgentLike) -> str:
     def money(v: float | None) -> str:
-        return f"${v:.4f}" if v is not None else "?"
+        return f"${v:.4f}" if v is not None else UNKNOWN_COST
 
     rows = [
         "| model | input | output | cache read | cache write | cost |",

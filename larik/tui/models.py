@@ -131,9 +131,9 @@ def format_window(tokens: int | None) -> str:
 
 
 def format_price(inp: float | None, out: float | None) -> str:
-    """``$3/$15`` per million tokens in/out; ``free`` for local; ``?`` when unknown."""
+    """``$3/$15`` per million tokens in/out; ``free`` for local; ``—`` when unknown."""
     if inp is None or out is None:
-        return "price ?"
+        return "—"
     if inp == 0 and out == 0:
         return "free"
     return f"${inp:g}/${out:g}"

@@ -3,6 +3,7 @@ reply."""
 
 from __future__ import annotations
 
+from larik.tui.widgets.notice import Notice
 from larik.tui.widgets.status_bar import elide_spec
 
 from .conftest import ready, screen_text, send, turn_done
@@ -35,3 +36,36 @@ def test_a_model_name_folds_its_directories_then_is_cut_in_the_middle():
     assert elide_spec(GGUF, 30) == "llamacpp/…M-Instruct.Q4_1.gguf"
     assert elide_spec("openrouter/" + "m" * 60 + "-4.5", 20) == "openrouter/…mmmm-4.5"
     assert elide_spec("a-very-long-provider/" + "m" * 60, 14) == "a-ve…mmmmmmmmm"
+
+
+async def test_a_local_models_cost_reads_zero_before_the_first_reply(tmp_path):
+    from .test_real_agent import Real
+
+    real = Real(tmp_path)  # the real Agent, on the scripted (local) provider
+    app = real.app([{"text": "ok", "usage": {"input": 10, "output": 2}}])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        await pilot.pause()
+        assert real.agents[0].total_cost is None  # nothing has answered yet
+        assert "· $0.0000 · ask" in status_line(app)
+        await send(pilot, "hi")
+        await turn_done(pilot)
+        assert "· $0.0000 · ask" in status_line(app)
+
+
+async def test_an_unknown_price_reads_a_dash_before_and_after_a_reply(harness):
+    app = harness.app([{"text": "ok", "usage": {"input": 10, "output": 2}}], model="openai/x-1")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        harness.agent.total_cost = None  # what the agent reports for a model with no price
+        app._refresh_status()
+        await pilot.pause()
+        assert status_line(app).endswith(" tok · — · ask")
+        await send(pilot, "hi")
+        await turn_done(pilot)
+        harness.agent.cost_by_model["openai/x-1"] = None
+        assert status_line(app).endswith("12 tok · — · ask")
+        await send(pilot, "/cost")
+        await pilot.pause()
+        table = app.query(Notice).last().text
+        assert "| openai/x-1 | 10 | 2 | 0 | 0 | — |" in table and "**—**" in table

@@ -145,7 +145,7 @@ def test_windows_and_prices_are_short():
         "1M",
         "?",
     )
-    assert (format_price(3, 15), format_price(None, 1)) == ("$3/$15", "price ?")
+    assert (format_price(3, 15), format_price(None, 1)) == ("$3/$15", "—")
 
 
 # -- status line and cards -----------------------------------------------------------------

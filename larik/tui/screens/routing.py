@@ -37,7 +37,7 @@ def _price(spec: str, config: Any) -> str:
     try:
         info = catalog.lookup(model, provider, config)
     except Exception:  # a price is a hint: never let it break the screen
-        return "price ?"
+        return format_price(None, None)
     if info.local:
         return "free"
     return format_price(info.input_price, info.output_price)

@@ -7,7 +7,15 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-__all__ = ["StatusBar", "agent_spec", "elide_spec", "human_tokens", "status_text"]
+__all__ = [
+    "StatusBar",
+    "agent_spec",
+    "cost_text",
+    "elide_spec",
+    "human_tokens",
+    "model_priced",
+    "status_text",
+]
 
 
 def human_tokens(n: int) -> str:
@@ -49,10 +57,12 @@ def elide_spec(spec: str, room: int) -> str:
     return spec[:head] + "…" + spec[len(spec) - (room - 1 - head) :]
 
 
-def status_text(agent: Any, *, busy: bool = False, note: str = "", width: int = 0) -> Text:
+def status_text(
+    agent: Any, *, busy: bool = False, note: str = "", width: int = 0, priced: bool = False
+) -> Text:
     """The status line for ``agent`` (None before a model is ready). With ``width``, a long
     model name is shortened so that everything after it (effort, context, tokens, cost, mode)
-    still fits."""
+    still fits. ``priced``: the current model's price is known (see ``cost_text``)."""
     t = Text(no_wrap=True, overflow="ellipsis")
     if busy:
         t.append("● ", style="yellow")
@@ -60,7 +70,7 @@ def status_text(agent: Any, *, busy: bool = False, note: str = "", width: int = 
         t.append(note or "no model yet", style="dim")
         return t
     spec = agent_spec(agent) or "?"
-    tail = _tail(agent)
+    tail = _tail(agent, priced)
     if width:
         spec = elide_spec(spec, max(MIN_SPEC, width - t.cell_len - tail.cell_len))
     t.append(spec, style="bold")
@@ -70,7 +80,7 @@ def status_text(agent: Any, *, busy: bool = False, note: str = "", width: int = 
     return t
 
 
-def _tail(agent: Any) -> Text:
+def _tail(agent: Any, priced: bool = False) -> Text:
     """Everything after the model: role, effort, context, tokens, cost, permission mode."""
     t = Text()
     role = getattr(agent, "role", None)
@@ -88,10 +98,34 @@ def _tail(agent: Any) -> Text:
     usage = getattr(agent, "total_usage", None)
     total = usage.total if usage is not None else 0
     t.append(f" · {human_tokens(total)} tok")
-    cost = getattr(agent, "total_cost", None)
-    t.append(f" · ${cost:.4f}" if cost is not None else " · $?")
+    t.append(f" · {cost_text(getattr(agent, 'total_cost', None), total, priced)}")
     t.append(f" · {getattr(agent, 'permission_mode', '') or 'ask'}")
     return t
+
+
+UNKNOWN_COST = "—"
+
+
+def cost_text(cost: float | None, tokens: int = 0, priced: bool = False) -> str:
+    """``$0.0123``; ``$0.0000`` before the first reply of a model with a price (a local one
+    costs 0); ``—`` when the price is not known."""
+    if cost is None and priced and not tokens:
+        cost = 0.0
+    return f"${cost:.4f}" if cost is not None else UNKNOWN_COST
+
+
+def model_priced(agent: Any, config: Any = None) -> bool:
+    """Whether the catalog knows the price of the agent's current model (0 for a local one)."""
+    provider = getattr(agent, "provider_name", "") or None
+    model = getattr(agent, "model", "") or ""
+    if not model:
+        return False
+    try:
+        from ...llm import catalog
+
+        return bool(catalog.lookup(model, provider, config).priced)
+    except Exception:  # a price is a hint: never let it break the status line
+        return False
 
 
 class StatusBar(Static):
@@ -99,15 +133,27 @@ class StatusBar(Static):
 
     DEFAULT_CSS = "StatusBar { height: 1; }"
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, config: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.config = config
         self._agent: Any = None
         self._busy = False
         self._note = ""
+        self._priced: dict[tuple[str, str], bool] = {}
 
     def show(self, agent: Any, *, busy: bool = False, note: str = "") -> None:
         self._agent, self._busy, self._note = agent, busy, note
         self.refresh()
 
     def render(self) -> Text:
-        return status_text(self._agent, busy=self._busy, note=self._note, width=self.size.width)
+        agent = self._agent
+        key = (getattr(agent, "provider_name", ""), getattr(agent, "model", ""))
+        if agent is not None and key not in self._priced:
+            self._priced[key] = model_priced(agent, self.config)
+        return status_text(
+            agent,
+            busy=self._busy,
+            note=self._note,
+            width=self.size.width,
+            priced=self._priced.get(key, False),
+        )
