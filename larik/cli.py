@@ -127,17 +127,38 @@ def _interactive(
 
 
 def _list_sessions(cwd: object) -> int:
+    """Newest activity first: id (it starts with the start time), last activity (local time),
+    the model last used, messages, first prompt — in the terminal's width."""
+    import shutil
+    from datetime import datetime
+
     from .agent.sessions import list_sessions
 
     sessions = list_sessions(cwd)  # type: ignore[arg-type]
     if not sessions:
         print("No sessions in this project yet.")
         return 0
-    print(f"{'ID':<24} {'STARTED':<26} {'MSGS':>5}  FIRST PROMPT")
+    id_w = max(len(s.id) for s in sessions)
+    model_w = min(32, max(5, *(len(s.model) for s in sessions)))
+    prompt_w = max(20, shutil.get_terminal_size((120, 24)).columns - id_w - model_w - 30)
+    print(f"{'ID':<{id_w}}  {'LAST ACTIVE':<16}  {'MODEL':<{model_w}}  MSGS  FIRST PROMPT")
     for s in sessions:
-        print(f"{s.id:<24} {s.started:<26} {s.messages:>5}  {s.first_prompt[:60]}")
+        active = datetime.fromtimestamp(s.updated).strftime("%Y-%m-%d %H:%M") if s.updated else ""
+        model = _elide(s.model or "?", model_w)
+        prompt = _elide(s.first_prompt, prompt_w, middle=False)
+        print(f"{s.id:<{id_w}}  {active:<16}  {model:<{model_w}}  {s.messages:>4}  {prompt}")
     print("Resume one with: larik --resume ID   (or larik --continue for the latest)")
     return 0
+
+
+def _elide(text: str, width: int, *, middle: bool = True) -> str:
+    """``text`` in ``width`` characters; a long model name keeps its start and its end."""
+    if len(text) <= width:
+        return text
+    if not middle:
+        return text[: width - 1] + "…"
+    head = (width - 1) // 3
+    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
 
 
 def _register_subcommands() -> None:

@@ -185,6 +185,29 @@ def test_resume_with_an_id_and_listing_without_one(project, tmp_path):
     assert code == 2 and "no session" in err
 
 
+def test_the_resume_list_shows_model_and_last_activity_newest_first(project, tmp_path):
+    import os
+    from datetime import datetime
+
+    from larik.agent.sessions import find_session
+
+    old = write_script(tmp_path / "old.json", {"text": "a"})
+    new = write_script(tmp_path / "new.json", {"text": "b"})
+    ids = []
+    for model, prompt in ((new, "the newer one"), (old, "the older one")):
+        _, out, _ = larik("-p", prompt, "-m", model, "--output-format", "json")
+        ids.append(json.loads(out)["session_id"])
+    times = (datetime(2002, 2, 2, 11, 30), datetime(2001, 1, 1, 10, 5))
+    for sid, when in zip(ids, times, strict=True):
+        os.utime(find_session(project, sid), (when.timestamp(), when.timestamp()))
+    code, listing, _ = larik("--resume")
+    header, first, second = listing.splitlines()[:3]
+    assert code == 0 and "MODEL" in header and "LAST ACTIVE" in header
+    assert first.startswith(ids[0]) and second.startswith(ids[1])
+    assert "2002-02-02 11:30" in first and "new.json" in first and "the newer one" in first
+    assert "2001-01-01 10:05" in second and "old.json" in second
+
+
 def test_run_print_is_usable_as_a_library(project, tmp_path):
     model = write_script(tmp_path / "s.json", {"text": "lib"})
     out, err = io.StringIO(), io.StringIO()

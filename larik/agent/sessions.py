@@ -64,10 +64,12 @@ class SessionInfo:
     first_prompt: str
     messages: int
     updated: float = 0.0  # mtime: the last time anything was appended
+    model: str = ""  # the model it last used: the last switch, else the first one
 
 
 def list_sessions(cwd: Path) -> list[SessionInfo]:
-    """The project's sessions, most recently active first. Unreadable files are skipped."""
+    """The project's sessions, most recently active first (the transcript's mtime), each with
+    the model it last used. Unreadable files are skipped."""
     d = project_dir(cwd)
     if not d.is_dir():
         return []
@@ -98,6 +100,7 @@ def find_session(cwd: Path, session_id: str) -> Path:
 
 
 _MSG = b'{"kind":"message"'
+_SWITCH = b'"model_switch"'
 
 
 def _info(path: Path) -> SessionInfo | None:
@@ -114,8 +117,12 @@ def _info(path: Path) -> SessionInfo | None:
     if not isinstance(header, dict) or header.get("kind") != "header":
         return None
     count, first = 0, ""
+    model = header.get("model")
+    model = model if isinstance(model, str) else ""
     for line in lines[1:]:
         if not line.startswith(_MSG):
+            if _SWITCH in line[:40]:
+                model = _switched_to(line) or model
             continue
         count += 1
         if not first and b'"role":"user"' in line[:64]:
@@ -123,6 +130,8 @@ def _info(path: Path) -> SessionInfo | None:
                 first = Message.model_validate(json.loads(line)["message"]).text()
             except (ValueError, KeyError):
                 continue
+        elif not model and b'"role":"assistant"' in line[:64]:
+            model = _answered_by(line)
     return SessionInfo(
         id=str(header.get("session", path.stem)),
         path=path,
@@ -130,7 +139,26 @@ def _info(path: Path) -> SessionInfo | None:
         first_prompt=" ".join(first.split())[:200],
         messages=count,
         updated=st.st_mtime,
+        model=model,
     )
+
+
+def _switched_to(line: bytes) -> str:
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return ""
+    to = rec.get("to") if isinstance(rec, dict) and rec.get("kind") == "model_switch" else None
+    return to if isinstance(to, str) else ""
+
+
+def _answered_by(line: bytes) -> str:
+    """The model of an assistant message record (a transcript without a header model)."""
+    try:
+        model = json.loads(line)["message"].get("model")
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return ""
+    return model if isinstance(model, str) else ""
 
 
 @dataclass

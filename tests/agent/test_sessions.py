@@ -149,6 +149,18 @@ async def test_resume_goes_back_to_the_model_the_session_last_used(make_agent):
     assert resumed.spec == "other/m2"
 
 
+async def test_a_listed_session_names_the_model_it_last_used(make_agent, project):
+    a, b = script({"text": "a"}), script({"text": "b"})
+    b.name, b.model_id = "other", "m2"
+    roles = Roles(a, **{"other/m2": b})
+    agent = await make_agent(a, resolver=roles)
+    await run(agent)
+    assert list_sessions(project)[0].model == "scripted/m"
+    agent.set_model("other/m2")
+    await run(agent)
+    assert list_sessions(project)[0].model == "other/m2"
+
+
 async def test_resume_restores_the_session_usage_totals(make_agent):
     agent = await make_agent(script({"text": "a", "usage": {"input": 10, "output": 5}}))
     await run(agent)
