@@ -2,32 +2,42 @@
 
 ``handle(event)`` takes the agent's events as they come. Text and thinking deltas only append
 to a buffer (``StreamingMarkdown`` paints at most 30 times a second), so handling an event is
-cheap whatever the stream's rate. ``show_history(messages)`` draws a resumed conversation.
+cheap whatever the stream's rate. ``show_history(messages)`` draws a resumed conversation:
+only its newest ``KEEP`` items become widgets (one mount); the older ones go to the archive as
+data, built into renderables only when the archive renders them, newest first, on idle — so
+resuming a session of any length costs about the same.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.style import Style
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
-from ...agent.compaction import SUMMARY_HEADER
 from ...agent.events import AgentEvent, AgentEventType
-from ...llm.types import Message, StopReason
 from .notice import Notice
 from .rendered_lines import RenderedLines
 from .streaming_markdown import StreamingMarkdown
 from .thinking import ThinkingBlock
-from .tool_card import ToolCard
+from .tool_card import ToolCard, key_argument
 from .user_turn import UserTurn
+
+if TYPE_CHECKING:
+    from ...llm.types import Message
 
 __all__ = ["ConversationView"]
 
 E = AgentEventType
-_STOP_NOTES = {
-    StopReason.MAX_TOKENS: ("the reply hit the output token limit", "warning"),
-    StopReason.REFUSAL: ("the model refused", "warning"),
-    StopReason.ERROR: ("the turn ended with an error", "error"),
+_STOP_NOTES = {  # by StopReason's values (a StrEnum: its members look these up)
+    "max_tokens": ("the reply hit the output token limit", "warning"),
+    "refusal": ("the model refused", "warning"),
+    "error": ("the turn ended with an error", "error"),
 }
 
 
@@ -44,7 +54,8 @@ class ConversationView(VerticalScroll, can_focus=False):
 
     def __init__(self) -> None:
         super().__init__(id="conversation")
-        self.archive = RenderedLines(classes="archive")
+        self.archive = RenderedLines(classes="archive", lazy=True)
+        self._styles: dict[str, Style] = {}
         self._text: StreamingMarkdown | None = None
         self._thinking: ThinkingBlock | None = None
         self._tools: dict[str, ToolCard] = {}
@@ -188,40 +199,149 @@ class ConversationView(VerticalScroll, can_focus=False):
 
     # -- history -----------------------------------------------------------------------------
     def show_history(self, messages: list[Message]) -> None:
-        """Draw a resumed conversation: prompts, replies, thinking (folded), tool cards."""
-        for m in messages:
-            if m.role == "user":
-                texts = [b.text for b in m.blocks if b.type == "text"]
-                for b in m.blocks:
-                    if b.type == "tool_result":
-                        card = self._tools.get(b.id)
-                        if card is not None:
-                            card.finish(b.content, is_error=b.is_error)
-                if texts and texts[0].startswith(SUMMARY_HEADER):
-                    summary = texts[0][len(SUMMARY_HEADER) :].strip()
-                    self.add_notice(
-                        f"*Earlier conversation, compacted:*\n\n{summary}", as_markdown=True
-                    )
-                elif texts:
-                    self.add_user(texts[0])
-                continue
-            for b in m.blocks:
-                if b.type == "thinking" and b.text and not b.redacted:
-                    self._end_segments()
-                    self._add(ThinkingBlock(b.text, done=True))
-                elif b.type == "text" and b.text:
-                    self.add_text(b.text)
-                elif b.type == "tool_use":
-                    try:
-                        args = b.input_dict()
-                    except ValueError:
-                        args = {}
-                    self.add_tool(b.name, args, "", b.id)
-            if m.interrupted:
-                self.add_notice("interrupted", "warning")
+        """Draw a resumed conversation: prompts, replies, thinking (folded), tool cards.
+
+        The newest ``KEEP`` items become widgets, mounted at once; older ones go to the archive
+        as data (``_Archived``), rendered newest first on idle. Anything already shown (a notice
+        from before the agent was ready) stays below the history."""
         self._end_segments()
+        shown = self.items
+        items = history_items(messages)
+        cut = max(0, len(items) - KEEP)
+        if cut:
+            self.archive.prepend([_Archived(self, it) for it in items[:cut]], update=False)
+            self.archive.add_class("-nonempty")
+            self.archive.set_tail(None)
+        widgets = [self._widget_for(it) for it in items[cut:]]
+        if widgets:
+            self.mount_all(widgets, before=shown[0] if shown else None)
         self.anchor()
-        self.call_after_refresh(self._fold_old)
+
+    def _widget_for(self, it: HistoryItem) -> Widget:
+        if it.kind == "user":
+            return UserTurn(it.text)
+        if it.kind == "notice":
+            return Notice(it.text, it.level, as_markdown=it.markdown)
+        if it.kind == "thinking":
+            return ThinkingBlock(it.text, done=True)
+        if it.kind == "tool":
+            card = ToolCard(it.name, it.args, "", it.tool_id)
+            if it.result is not None:
+                card.finish(it.result, is_error=it.is_error)
+            if it.tool_id:
+                self._tools[it.tool_id] = card
+            return card
+        return StreamingMarkdown(it.text, classes="assistant")
+
+    def archived_form(self, it: HistoryItem) -> RenderableType:
+        """What an item of history looks like in the archive (as its widget's ``archived()``)."""
+        if it.kind == "user":
+            style = self._style("user", lambda: UserTurn(""))
+            return UserTurn.archive_form(UserTurn.body_text(it.text), style)
+        if it.kind == "notice":
+            style = self._style(f"notice {it.level}", lambda: Notice("", it.level))
+            body = Notice.body_of(it.text, it.level, as_markdown=it.markdown)
+            return Notice.archive_form(body, style)
+        if it.kind == "thinking":
+            style = self._style("thinking", lambda: ThinkingBlock())
+            title = ThinkingBlock.title_text(ThinkingBlock.done_title(it.text))
+            return ThinkingBlock.archive_form(title, style)
+        if it.kind == "tool":
+            status = ToolCard.status_of(it.result, it.is_error)
+            style = self._style(f"tool {status}", lambda: _card(status))
+            header = ToolCard.header_of(it.name, key_argument(it.args or {}), status)
+            return ToolCard.archive_form(header, style)
+        style = self._style("text", lambda: StreamingMarkdown(classes="assistant"))
+        return StreamingMarkdown.archive_form(it.text, style)
+
+    def _style(self, key: str, make: Callable[[], Widget]) -> Style:
+        """The style a widget ``make()`` would have here (what its ``archived()`` takes from
+        ``rich_style``), found once per kind without mounting one: the app's stylesheet is
+        applied to a stand-in attached to this view, as Textual does for component classes."""
+        style = self._styles.get(key)
+        if style is None:
+            probe = make()
+            probe._attach(self)
+            try:
+                self.app.stylesheet.apply(probe)
+                style = probe.rich_style
+            finally:
+                probe._detach()
+            self._styles[key] = style
+        return style
+
+
+@dataclass(slots=True)
+class HistoryItem:
+    """One thing the conversation shows for a resumed message: a prompt, a reply, thinking, a
+    tool call (with its result, once it has one) or a notice."""
+
+    kind: str  # user | text | thinking | tool | notice
+    text: str = ""
+    level: str = "info"
+    markdown: bool = False
+    name: str = ""
+    args: dict[str, Any] | None = None
+    tool_id: str = ""
+    result: str | None = None
+    is_error: bool = False
+
+
+def history_items(messages: list[Message]) -> list[HistoryItem]:
+    """The conversation's items, oldest first, in one pass; results joined to calls by id."""
+    from ...agent.compaction import SUMMARY_HEADER
+
+    items: list[HistoryItem] = []
+    calls: dict[str, HistoryItem] = {}
+    for m in messages:
+        if m.role == "user":
+            texts = [b.text for b in m.blocks if b.type == "text"]
+            for b in m.blocks:
+                if b.type == "tool_result" and (call := calls.get(b.id)) is not None:
+                    call.result, call.is_error = b.content, b.is_error
+            if texts and texts[0].startswith(SUMMARY_HEADER):
+                summary = texts[0][len(SUMMARY_HEADER) :].strip()
+                text = f"*Earlier conversation, compacted:*\n\n{summary}"
+                items.append(HistoryItem("notice", text, markdown=True))
+            elif texts:
+                items.append(HistoryItem("user", texts[0]))
+            continue
+        for b in m.blocks:
+            if b.type == "thinking" and b.text and not b.redacted:
+                items.append(HistoryItem("thinking", b.text))
+            elif b.type == "text" and b.text:
+                items.append(HistoryItem("text", b.text))
+            elif b.type == "tool_use":
+                try:
+                    args = b.input_dict()
+                except ValueError:
+                    args = {}
+                call = HistoryItem("tool", name=b.name, args=args, tool_id=b.id)
+                calls[b.id] = call
+                items.append(call)
+        if m.interrupted:
+            items.append(HistoryItem("notice", "interrupted", level="warning"))
+    return items
+
+
+class _Archived:
+    """An item of history in the archive: made into its renderable when the archive renders it
+    (and again if the width changes), so nothing is parsed before it is needed."""
+
+    __slots__ = ("item", "view")
+
+    def __init__(self, view: ConversationView, item: HistoryItem) -> None:
+        self.view = view
+        self.item = item
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.view.archived_form(self.item)
+
+
+def _card(status: str) -> ToolCard:
+    card = ToolCard("")
+    card.set_classes(f"tool-card -{status}")
+    return card
 
 
 def _live(w: Widget) -> bool:

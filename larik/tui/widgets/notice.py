@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import RenderableType
 from rich.padding import Padding
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
@@ -20,13 +21,24 @@ class Notice(Static):
     def __init__(self, text: str, level: str = "info", *, as_markdown: bool = False) -> None:
         self.text = text
         self.level = level
-        body: RenderableType
-        if as_markdown:
-            body = markdown(text)
-        else:
-            body = Text(f"{_ICONS.get(level, '·')} {text}")
-        super().__init__(body, classes=f"notice -{level}")
+        body = self.body_of(text, level, as_markdown=as_markdown)
+        super().__init__(body, classes=self.classes_of(level))
         self.body = body
 
+    @staticmethod
+    def classes_of(level: str) -> str:
+        return f"notice -{level}"
+
+    @staticmethod
+    def body_of(text: str, level: str = "info", *, as_markdown: bool = False) -> RenderableType:
+        if as_markdown:
+            return markdown(text)
+        return Text(f"{_ICONS.get(level, '·')} {text}")
+
+    @staticmethod
+    def archive_form(body: RenderableType, style: Style) -> RenderableType:
+        """A notice in the conversation's archive, without a widget (``style``: its level's)."""
+        return Padding(body, (0, 1), style=style, expand=True)
+
     def archived(self) -> RenderableType:
-        return Padding(self.body, (0, 1), style=self.rich_style, expand=True)
+        return self.archive_form(self.body, self.rich_style)

@@ -5,12 +5,20 @@ once per width and kept), then an optional ``tail`` (the one part that changes, 
 every ``set_tail``). ``collapsed`` shows the header alone. Items are separated by ``gap`` blank
 lines, like blocks in a document.
 
+A ``lazy`` widget (the conversation's archive) does not render everything before it can be
+laid out: items ``prepend``-ed to it, and all of them after a change of width, are rendered
+newest first, in slices of ``SLICE`` seconds on idle, their lines put on top of what is shown.
+While the view holding it is scrolled away from its end, it is scrolled by the lines added
+above, so what the user reads stays put.
+
 Being a leaf (no child widgets) matters: Textual lays out every widget of the screen on each
 layout pass, so the conversation keeps to a few widgets per turn; and a change that keeps the
 height the same repaints without any layout at all.
 """
 
 from __future__ import annotations
+
+import time
 
 from rich.console import RenderableType
 from rich.segment import Segment
@@ -19,7 +27,9 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
-__all__ = ["RenderedLines"]
+__all__ = ["SLICE", "RenderedLines"]
+
+SLICE = 0.010  # seconds of rendering per idle slice (lazy widgets)
 
 
 class RenderedLines(Widget):
@@ -32,9 +42,11 @@ class RenderedLines(Widget):
         header: RenderableType | None = None,
         collapsed: bool = False,
         classes: str | None = None,
+        lazy: bool = False,
     ) -> None:
         super().__init__(classes=classes)
         self.gap = gap
+        self.lazy = lazy
         self._header = header
         self._collapsed = collapsed
         self._items: list[RenderableType] = []
@@ -42,7 +54,9 @@ class RenderedLines(Widget):
         self._width = -1
         self._header_strips: list[Strip] | None = None
         self._strips: list[Strip] = []
-        self._done = 0  # items already rendered into _strips at _width
+        self._lo = 0  # _strips holds items[_lo:_done] rendered at _width; items[:_lo] wait
+        self._done = 0
+        self._slicing = False
         self._tail_strips: list[Strip] | None = None
         self._height = 0
 
@@ -50,6 +64,11 @@ class RenderedLines(Widget):
     @property
     def item_count(self) -> int:
         return len(self._items)
+
+    @property
+    def pending(self) -> int:
+        """Items not rendered yet (a lazy widget renders older items in idle slices)."""
+        return self._lo
 
     @property
     def collapsed(self) -> bool:
@@ -71,9 +90,17 @@ class RenderedLines(Widget):
         if update:
             self._changed()
 
+    def prepend(self, items: list[RenderableType], *, update: bool = True) -> None:
+        """Put ``items`` before the current ones (a lazy widget renders them in idle slices)."""
+        self._items[0:0] = items
+        self._lo += len(items)
+        self._done += len(items)
+        if update:
+            self._changed()
+
     def set_items(self, items: list[RenderableType], *, update: bool = True) -> None:
         self._items = list(items)
-        self._strips, self._done = [], 0
+        self._strips, self._lo, self._done = [], 0, 0
         if update:
             self._changed()
 
@@ -107,7 +134,8 @@ class RenderedLines(Widget):
     def _ensure(self, width: int) -> None:
         width = max(1, width)
         if width != self._width:
-            self._width, self._strips, self._done = width, [], 0
+            self._width, self._strips = width, []
+            self._lo = self._done = len(self._items) if self.lazy else 0
             self._header_strips = self._tail_strips = None
         if self._header_strips is None:
             self._header_strips = self._render(self._header, width) if self._header else []
@@ -118,9 +146,69 @@ class RenderedLines(Widget):
                     self._strips.extend(Strip.blank(width) for _ in range(self.gap))
                 self._strips.extend(lines)
             self._done = len(self._items)
+            if self._lo and not self.lazy:
+                self._render_older(None)
+            elif self._lo:
+                self._schedule_older()
             if self._tail_strips is None:
                 self._tail_strips = self._render(self._tail, width) if self._tail else []
         self._height = self._count()
+
+    def _render_older(self, deadline: float | None) -> int:
+        """Render the items before ``_lo``, newest first, until ``deadline`` (None: all of
+        them), and put their lines on top. Returns the number of lines added."""
+        width = self._width
+        parts: list[list[Strip]] = []
+        below = bool(self._strips)
+        lo = self._lo
+        while lo > 0:
+            lo -= 1
+            lines = self._render(self._items[lo], width)
+            if lines:
+                if below and self.gap:
+                    lines.extend(Strip.blank(width) for _ in range(self.gap))
+                parts.append(lines)
+                below = True
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        self._lo = lo
+        added = [line for part in reversed(parts) for line in part]
+        self._strips[0:0] = added
+        return len(added)
+
+    def _schedule_older(self) -> None:
+        if not self._slicing and self.is_mounted:
+            self._slicing = True
+            self.set_timer(0.001, self._older_slice, name="render-older")
+
+    def _older_slice(self) -> None:
+        """One idle slice of a lazy widget: render older items for up to ``SLICE`` seconds."""
+        self._slicing = False
+        width = self._content_width()
+        if self._collapsed or width <= 0 or not self.is_mounted:
+            return
+        self._ensure(width)
+        if not self._lo:
+            return
+        added = self._render_older(time.perf_counter() + SLICE)
+        self._height = self._count()
+        if added:
+            self._keep_view(added)
+            self.refresh(layout=True)
+        if self._lo:
+            self._schedule_older()
+
+    def _keep_view(self, lines: int) -> None:
+        """Lines were added on top: unless the view is held at its end, scroll it by as many,
+        so what is on screen stays where it is."""
+        view = self.parent
+        if not isinstance(view, Widget) or not view.is_scrollable:
+            return
+        if view.is_anchored and not view._anchor_released:
+            return  # the layout keeps an anchored view at its end
+        y = view.scroll_y + lines
+        view.set_reactive(Widget.scroll_y, y)
+        view.set_reactive(Widget.scroll_target_y, y)
 
     def _gap_lines(self) -> int:
         return self.gap if self._strips and self._tail_strips else 0

@@ -20,6 +20,7 @@ import time
 
 from rich.console import RenderableType
 from rich.padding import Padding
+from rich.style import Style
 
 from ..gcpolicy import freeze_young
 from ..mdsplit import finished_prefix
@@ -63,9 +64,14 @@ class StreamingMarkdown(RenderedLines):
         """The part still being re-rendered each frame (the growing block)."""
         return self._tail_text
 
+    @staticmethod
+    def archive_form(text: str, style: Style) -> RenderableType:
+        """A reply in the conversation's archive, without a widget (``style``: a reply's)."""
+        return Padding(markdown(text), (0, 1), style=style, expand=True)
+
     def archived(self) -> RenderableType:
         """The whole reply, for the conversation's archive (rendered once more, then kept)."""
-        return Padding(markdown(self.text), (0, 1), style=self.rich_style, expand=True)
+        return self.archive_form(self.text, self.rich_style)
 
     def write(self, fragment: str) -> None:
         """Append a fragment; it is painted on the next frame. Never blocks."""

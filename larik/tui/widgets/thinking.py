@@ -9,6 +9,7 @@ import time
 
 from rich.console import RenderableType
 from rich.padding import Padding
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.events import Click
@@ -30,8 +31,11 @@ class ThinkingBlock(StreamingMarkdown, can_focus=True):
             self.finish(elapsed=None)
 
     def _title_text(self) -> Text:
-        arrow = "▶" if getattr(self, "_collapsed", False) else "▼"
-        return Text(f"{arrow} {self.title}", style="dim")
+        return self.title_text(self.title, collapsed=getattr(self, "_collapsed", False))
+
+    @staticmethod
+    def title_text(title: str, *, collapsed: bool = True) -> Text:
+        return Text(f"{'▶' if collapsed else '▼'} {title}", style="dim")
 
     def finish(self, elapsed: float | None = -1.0) -> None:
         if self.done:
@@ -39,15 +43,24 @@ class ThinkingBlock(StreamingMarkdown, can_focus=True):
         self.done = True
         if elapsed is not None and elapsed < 0:
             elapsed = time.monotonic() - self._started
-        words = len(self.text.split())
-        self.title = (
-            f"Thought for {elapsed:.1f}s ({words} words)" if elapsed else f"Thought ({words} words)"
-        )
+        self.title = self.done_title(self.text, elapsed)
         self.collapsed = True
         self.set_header(self._title_text())
 
+    @staticmethod
+    def done_title(text: str, elapsed: float | None = None) -> str:
+        words = len(text.split())
+        return (
+            f"Thought for {elapsed:.1f}s ({words} words)" if elapsed else f"Thought ({words} words)"
+        )
+
+    @staticmethod
+    def archive_form(title: Text, style: Style) -> RenderableType:
+        """Thinking in the conversation's archive, without a widget (``style``: a block's)."""
+        return Padding(title, (0, 1), style=style, expand=True)
+
     def archived(self) -> RenderableType:
-        return Padding(self._title_text(), (0, 1), style=self.rich_style, expand=True)
+        return self.archive_form(self._title_text(), self.rich_style)
 
     def action_toggle(self) -> None:
         self.collapsed = not self.collapsed

@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.events import Click
@@ -64,23 +65,51 @@ class ToolCard(RenderedLines, can_focus=True):
         )
 
     def _header_text(self) -> Text:
-        icon = _ICONS.get(self.status, "?")
+        return self.header_of(self.tool_name, self.summary, self.status, self.data, self.duration)
+
+    @staticmethod
+    def header_of(
+        name: str,
+        summary: str,
+        status: str,
+        data: dict[str, Any] | None = None,
+        duration: float | None = None,
+    ) -> Text:
+        """The card's one line: status icon, tool, key argument, and what it came to."""
+        icon = _ICONS.get(status, "?")
         t = Text()
-        t.append(f"{icon} ", style=_COLOURS.get(self.status, "dim"))
-        t.append(self.tool_name, style="bold")
-        if self.summary:
-            t.append(f"  {self.summary}")
+        t.append(f"{icon} ", style=_COLOURS.get(status, "dim"))
+        t.append(name, style="bold")
+        if summary:
+            t.append(f"  {summary}")
         extra: list[str] = []
-        if self.status in ("denied", "interrupted"):
-            extra.append(self.status)
-        exit_code = self.data.get("exit_code")
+        if status in ("denied", "interrupted"):
+            extra.append(status)
+        exit_code = (data or {}).get("exit_code")
         if exit_code is not None:
             extra.append(f"exit {exit_code}")
-        if self.duration:
-            extra.append(f"{self.duration:.1f}s")
+        if duration:
+            extra.append(f"{duration:.1f}s")
         if extra:
             t.append("  · " + " · ".join(extra), style="dim")
         return t
+
+    @staticmethod
+    def status_of(result: str | None, is_error: bool = False) -> str:
+        """The status of a call from history: running until it has a result."""
+        if result is None:
+            return "running"
+        return "error" if is_error else "ok"
+
+    @staticmethod
+    def archive_form(
+        header: Text, style: Style, body: RenderableType | None = None
+    ) -> RenderableType:
+        """A card in the conversation's archive, without a widget (``style``: a card's)."""
+        parts: list[RenderableType] = [header]
+        if body is not None:
+            parts.append(Padding(body, (0, 0, 0, 2)))
+        return Padding(Group(*parts), (0, 1), style=style, expand=True)
 
     def finish(
         self,
@@ -133,10 +162,8 @@ class ToolCard(RenderedLines, can_focus=True):
         return Group(*parts)
 
     def archived(self) -> RenderableType:
-        parts: list[RenderableType] = [self._header_text()]
-        if self.expanded:
-            parts.append(Padding(self._body_renderable(), (0, 0, 0, 2)))
-        return Padding(Group(*parts), (0, 1), style=self.rich_style, expand=True)
+        body = self._body_renderable() if self.expanded else None
+        return self.archive_form(self._header_text(), self.rich_style, body)
 
     @property
     def expanded(self) -> bool:
