@@ -40,6 +40,7 @@ from .screens.no_model import NoModelScreen
 from .screens.permission import PermissionScreen
 from .widgets.completion_menu import CompletionMenu
 from .widgets.conversation import ConversationView
+from .widgets.notice import Notice
 from .widgets.prompt_input import PromptInput
 from .widgets.status_bar import StatusBar, agent_spec
 
@@ -233,13 +234,11 @@ class LarikApp(SlashCommands, App[int]):
             await self.run_command(*parsed)
             return
         if self.agent is None:
-            self.conv.add_notice("no model yet: pick one with /model", "warning")
+            self.say("no model yet: pick one with /model", "warning")
             return
         if self.busy:
             self.prompt.load_text(text)
-            self.conv.add_notice(
-                "a turn is running: wait for it, or press Esc to interrupt", "warning"
-            )
+            self.say("a turn is running: wait for it, or press Esc to interrupt", "warning")
             return
         attached = build_prompt(text, self.cwd)
         for problem in attached.problems:
@@ -348,7 +347,7 @@ class LarikApp(SlashCommands, App[int]):
     # -- !command -----------------------------------------------------------------------------
     def run_shell(self, command: str) -> None:
         if not command:
-            self.conv.add_notice("usage: !COMMAND (runs it here and shows the output)")
+            self.say("usage: !COMMAND (runs it here and shows the output)")
             return
         self._shell = self.run_worker(
             self._shell_command(command), group="shell", exit_on_error=False
@@ -388,14 +387,21 @@ class LarikApp(SlashCommands, App[int]):
         card.action_toggle()
 
     # -- slash commands -----------------------------------------------------------------------
+    def say(self, text: str, level: str = "info", *, as_markdown: bool = False) -> None:
+        """The outcome of something the user typed (a command, a `!command`), as a notice at
+        the end of the conversation, scrolled into view. A reply streaming meanwhile is not
+        split by it: it goes on growing above the notice."""
+        self.conv.mount(Notice(text, level, as_markdown=as_markdown))
+        self.conv.anchor()
+
     def _need_agent(self) -> AgentLike | None:
         if self.agent is None:
-            self.conv.add_notice("no model yet: pick one with /model", "warning")
+            self.say("no model yet: pick one with /model", "warning")
         return self.agent
 
     def _idle(self, what: str) -> bool:
         if self.busy:
-            self.conv.add_notice(f"{what}: wait for the turn to end, or press Esc", "warning")
+            self.say(f"{what}: wait for the turn to end, or press Esc", "warning")
             return False
         return True
 

@@ -35,7 +35,11 @@ __all__ = [
 ]
 
 EFFORTS = ("low", "medium", "high", "max")
-MODES = ("ask", "edits", "yolo")
+MODES = {
+    "ask": "confirm edits and commands",
+    "edits": "edit freely, confirm commands",
+    "yolo": "never ask",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +126,7 @@ class SlashCommands:
 
     if TYPE_CHECKING:
 
+        def say(self, text: str, level: str = "info", *, as_markdown: bool = False) -> None: ...
         def _need_agent(self) -> AgentLike | None: ...
         def _idle(self, what: str) -> bool: ...
         def current_spec(self) -> str: ...
@@ -139,15 +144,15 @@ class SlashCommands:
     async def run_command(self, name: str, arg: str) -> None:
         cmd = find(name)
         if cmd is None:
-            self.conv.add_notice(f"unknown command /{name}", "error")
-            self.conv.add_notice(help_markdown(), as_markdown=True)
+            self.say(f"unknown command /{name}", "error")
+            self.say(help_markdown(), as_markdown=True)
             return
         try:
             await getattr(self, f"cmd_{cmd.name}")(arg)
         except LarikError as e:
-            self.conv.add_notice(f"/{cmd.name}: {e}", "error")
+            self.say(f"/{cmd.name}: {e}", "error")
         except Exception as e:  # a bug must not take the session down: one line, no traceback
-            self.conv.add_notice(f"/{cmd.name} failed: {type(e).__name__}: {e}", "error")
+            self.say(f"/{cmd.name} failed: {type(e).__name__}: {e}", "error")
 
     async def cmd_model(self, arg: str) -> None:
         if arg:
@@ -177,7 +182,7 @@ class SlashCommands:
         if self.agent is None:
             await self._start_agent(spec)
             if self.agent is not None:
-                self.conv.add_notice(f"model: {self.current_spec()}")
+                self.say(f"model: {self.current_spec()}")
             return
         try:
             if self.busy:
@@ -185,19 +190,19 @@ class SlashCommands:
             else:  # building a provider may import its SDK: keep the screen live meanwhile
                 resolved = await asyncio.to_thread(self.agent.set_model, spec)
         except LarikError as e:
-            self.conv.add_notice(f"cannot switch to {spec}: {e}", "error")
+            self.say(f"cannot switch to {spec}: {e}", "error")
             return
         except Exception as e:  # one line, never a traceback
-            self.conv.add_notice(f"cannot switch to {spec}: {type(e).__name__}: {e}", "error")
+            self.say(f"cannot switch to {spec}: {type(e).__name__}: {e}", "error")
             return
         shown = getattr(resolved, "spec", "") or self.current_spec()
-        self.conv.add_notice(f"model: {shown} (the conversation goes on)")
+        self.say(f"model: {shown} (the conversation goes on)")
         self._refresh_status()
         self.warm_up_sdk()
 
     async def cmd_routing(self, arg: str) -> None:
         if self.config is None:
-            self.conv.add_notice("routing needs a config", "error")
+            self.say("routing needs a config", "error")
             return
         if self.local_models is None:
             await self._find_local()
@@ -209,23 +214,22 @@ class SlashCommands:
             return
         level = arg.lower()
         if not level:
-            self.conv.add_notice(
+            self.say(
                 f"effort: {agent.effort or 'default'} (set with /effort low|medium|high|max|default)"
             )
             return
         if level not in (*EFFORTS, "default"):
-            self.conv.add_notice(
-                f"unknown effort {arg!r}: use low, medium, high, max or default", "error"
-            )
+            self.say(f"unknown effort {arg!r}: use low, medium, high, max or default", "error")
             return
+        was = agent.effort or "default"
         agent.effort = "" if level == "default" else level
-        self.conv.add_notice(f"effort: {level} (from the next turn)")
+        self.say(f"effort: {level} (was {was}; from the next turn)")
         self._refresh_status()
 
     async def cmd_compact(self, arg: str) -> None:
         if self._need_agent() is None or not self._idle("/compact"):
             return
-        self.conv.add_notice("compacting the conversation…")
+        self.say("compacting the conversation…")
         self.start_turn(None, compact=True)
 
     async def cmd_clear(self, arg: str) -> None:
@@ -240,10 +244,10 @@ class SlashCommands:
                 approver=self.approve, model=self.current_spec(), resume=resume
             )
         except LarikError as e:
-            self.conv.add_notice(str(e), "error")
+            self.say(str(e), "error")
             return
         except Exception as e:  # one line, never a traceback; the old session goes on
-            self.conv.add_notice(f"could not open the session: {type(e).__name__}: {e}", "error")
+            self.say(f"could not open the session: {type(e).__name__}: {e}", "error")
             return
         try:
             await old.close()
@@ -252,7 +256,7 @@ class SlashCommands:
         await self.conv.clear()
         await self._use_agent(new, keep_settings_from=old)
         if resume is None:
-            self.conv.add_notice(f"new session {new.session_id}")
+            self.say(f"new session {new.session_id}")
 
     async def cmd_resume(self, arg: str) -> None:
         old = self._need_agent()
@@ -266,7 +270,7 @@ class SlashCommands:
 
             sessions = list_sessions(self.cwd)
         except Exception as e:  # unreadable sessions: say so
-            self.conv.add_notice(f"cannot list sessions: {e}", "error")
+            self.say(f"cannot list sessions: {e}", "error")
             return
 
         def picked(session_id: str | None) -> None:
@@ -283,7 +287,7 @@ class SlashCommands:
         agent = self._need_agent()
         if agent is None:
             return
-        self.conv.add_notice(cost_markdown(agent), as_markdown=True)
+        self.say(cost_markdown(agent), as_markdown=True)
 
     async def cmd_permissions(self, arg: str) -> None:
         agent = self._need_agent()
@@ -292,25 +296,26 @@ class SlashCommands:
         mode = arg.lower()
         if mode:
             if mode not in MODES:
-                self.conv.add_notice(f"unknown mode {arg!r}: use ask, edits or yolo", "error")
+                self.say(f"unknown mode {arg!r}: use ask, edits or yolo", "error")
                 return
+            was = agent.permission_mode
             agent.permission_mode = mode
+            self.say(f"permission mode: {mode} (was {was}): {MODES[mode]}")
             self._refresh_status()
+            return
         lines = [
             f"permission mode: **{agent.permission_mode}** (set with `/permissions ask|edits|yolo`)"
         ]
-        lines.append(
-            "- ask: confirm edits and commands · edits: edit freely, confirm commands · yolo: never ask"
-        )
+        lines.append("- " + " · ".join(f"{m}: {what}" for m, what in MODES.items()))
         perms = getattr(self.config, "permissions", None)
         for kind in ("allow", "deny"):
             rules = getattr(perms, kind, None) or []
             if rules:
                 lines.append(f"- {kind}: " + ", ".join(f"`{r}`" for r in rules))
-        self.conv.add_notice("\n".join(lines), as_markdown=True)
+        self.say("\n".join(lines), as_markdown=True)
 
     async def cmd_help(self, arg: str) -> None:
-        self.conv.add_notice(help_markdown(), as_markdown=True)
+        self.say(help_markdown(), as_markdown=True)
 
     async def cmd_exit(self, arg: str) -> None:
         await self.quit_app()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from larik.tui.widgets.notice import Notice
+from larik.tui.widgets.streaming_markdown import StreamingMarkdown
 
 from .conftest import ready, screen_text, send, turn_done, wait_for
 
@@ -78,3 +79,43 @@ async def test_exit_quits(harness):
         await send(pilot, "/exit")
         await wait_for(pilot, lambda: not app.is_running)
     assert harness.agent.closed
+
+
+async def test_a_commands_notice_is_scrolled_into_view_after_reading_back(harness):
+    app = harness.app([{"text": "\n\n".join(f"para {i}" for i in range(60))}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "hello")
+        await turn_done(pilot)
+        app.conv.scroll_up(animate=False)
+        app.conv.scroll_up(animate=False)
+        await pilot.pause()
+        await send(pilot, "/effort high")
+        await pilot.pause()
+        assert "effort: high (was default; from the next turn)" in screen_text(app)
+
+
+async def test_a_command_during_a_reply_does_not_split_the_reply(harness):
+    reply = "first part " * 30 + "\n\n" + "second part " * 30
+    app = harness.app([{"text": reply, "delay": 0.02}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "hello")
+        await wait_for(pilot, lambda: app.query(StreamingMarkdown))
+        await send(pilot, "/effort high")
+        await turn_done(pilot)
+        replies = list(app.query(StreamingMarkdown))
+        assert len(replies) == 1 and replies[0].text == reply
+        assert any(n.startswith("effort: high") for n in notices(app))
+
+
+async def test_changing_the_permission_mode_is_confirmed_in_one_line(harness):
+    app = harness.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        before = notices(app)
+        await send(pilot, "/permissions edits")
+        await pilot.pause()
+        assert notices(app)[len(before) :] == [
+            "permission mode: edits (was ask): edit freely, confirm commands"
+        ]
