@@ -20,7 +20,9 @@ Both build the agent as ``larik`` does (``Agent.create`` from the real config, i
 worker after the first frame; the model is a scripted one, so no SDK), headless 100×30 with
 ``App.run_test``. The figure is the time from the app's start to an **interactive screen**:
 the conversation is mounted and painted (the frame after the agent was handed to the app),
-and a key press sent after that has been handled by the prompt. Memory is the peak resident
+and a key press sent after that has been handled by the prompt. The older history is then
+drawn into the conversation's archive on idle: the run goes on until it is all drawn, and
+reports when that was and the longest event-loop stall meanwhile. Memory is the peak resident
 set size of the process (``ru_maxrss``), and the growth of the Python heap (``tracemalloc``,
 in a separate run, since tracing slows everything down) when ``--tracemalloc`` is given.
 """
@@ -233,9 +235,18 @@ async def run(project: Path, resume: str | None, mode: str, cap: float) -> dict[
         prof = cProfile.Profile()
         prof.enable()
     limit = cap or 900.0
+    stalls: list[tuple[float, float]] = []
+
+    async def probe() -> None:
+        while True:
+            t = time.perf_counter()
+            await asyncio.sleep(0.005)
+            stalls.append((t, time.perf_counter() - t - 0.005))
+
     start = time.perf_counter()
     app = App(lambda **kw: factory(**kw), cwd=project, config=config, resume=resume)
     async with app.run_test(size=SIZE):
+        prober = asyncio.create_task(probe())
         while "ready" not in marks and time.perf_counter() < start + limit:
             await asyncio.sleep(0.001)
         key_at = time.perf_counter()
@@ -249,6 +260,15 @@ async def run(project: Path, resume: str | None, mode: str, cap: float) -> dict[
         messages = len(app.agent.messages) if app.agent else 0
         widgets = len(app.conv.items)
         archived = app.conv.archive.item_count
+        rss_interactive = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        # the older history is drawn into the archive on idle, after the screen is interactive
+        archive = app.conv.archive
+        while getattr(archive, "pending", 0) and time.perf_counter() < start + limit:
+            await asyncio.sleep(0.005)
+        drawn = time.perf_counter()
+        archive_stall = max((s for t, s in stalls if interactive <= t + s <= drawn), default=0.0)
+        archive_lines = len(archive.plain_lines())
+        prober.cancel()
         app.exit()
     if prof is not None:
         prof.disable()
@@ -263,6 +283,10 @@ async def run(project: Path, resume: str | None, mode: str, cap: float) -> dict[
         "painted": painted - start,
         "key": key_handled[0] - key_at,
         "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "rss_interactive_mb": rss_interactive,
+        "archive_drawn": drawn - start,
+        "archive_stall": archive_stall,
+        "archive_lines": archive_lines,
         "messages": messages,
         "widgets": widgets,
         "archived": archived,
@@ -285,6 +309,10 @@ def _bail_out(cap: float, marks: dict[str, float]) -> None:
         "painted": float("nan"),
         "key": float("nan"),
         "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "rss_interactive_mb": float("nan"),
+        "archive_drawn": float("nan"),
+        "archive_stall": float("nan"),
+        "archive_lines": float("nan"),
         "messages": 0,
         "widgets": float("nan"),
         "archived": float("nan"),
@@ -431,6 +459,9 @@ def report(
                     col(label, "show_history"),
                     col(label, "key"),
                     col(label, "widgets", 1),
+                    col(label, "archive_drawn"),
+                    col(label, "archive_stall"),
+                    col(label, "rss_interactive_mb", 1),
                     col(label, "maxrss_mb", 1),
                     "ref"
                     if label == "new session"
@@ -448,6 +479,9 @@ def report(
             "history",
             "key",
             "widgets",
+            "archive drawn",
+            "stall",
+            "RSS then MB",
             "max RSS MB",
             "target",
         ],
@@ -458,7 +492,10 @@ def report(
         "first frame comes\nbefore the agent, ~50 ms in); Agent.create: load + rebuild of "
         "the transcript (ms); history: the app\ndrawing it (ConversationView.show_history, "
         "ms); key: a key sent once it is drawn, to handled (ms);\nwidgets: conversation "
-        "items mounted as widgets; max RSS: the process's peak (MB)."
+        "items mounted as widgets; archive drawn: app start to the older history all drawn "
+        "into\nthe archive (on idle, after the screen is interactive; ms); stall: the longest "
+        "event-loop stall meanwhile\n(a 5 ms probe; ms); RSS then: peak RSS when interactive; "
+        "max RSS: the process's peak, archive drawn (MB)."
     )
     if capped("resume"):
         print(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import time
 
-__all__ = ["freeze_young", "collect_idle"]
+__all__ = ["collect_idle", "freeze_loaded", "freeze_young"]
 
 _MIN_INTERVAL = 0.5
 _last = 0.0
@@ -25,6 +25,15 @@ def freeze_young() -> None:
     if now - _last < _MIN_INTERVAL:
         return
     _last = now
+    gc.collect(1)
+    gc.freeze()
+
+
+def freeze_loaded() -> None:
+    """A lot was just loaded to stay (a resumed session's messages): collect young garbage and
+    freeze the rest now, so full collections while it is drawn do not walk it again and again."""
+    global _last
+    _last = time.monotonic()
     gc.collect(1)
     gc.freeze()
 

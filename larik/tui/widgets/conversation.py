@@ -21,6 +21,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from ...agent.events import AgentEvent, AgentEventType
+from ..gcpolicy import freeze_loaded
 from .notice import Notice
 from .rendered_lines import RenderedLines
 from .streaming_markdown import StreamingMarkdown
@@ -205,6 +206,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         as data (``_Archived``), rendered newest first on idle. Anything already shown (a notice
         from before the agent was ready) stays below the history."""
         self._end_segments()
+        freeze_loaded()  # the messages stay as long as the session: keep full collections off them
         shown = self.items
         items = history_items(messages)
         cut = max(0, len(items) - KEEP)

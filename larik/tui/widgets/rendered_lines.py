@@ -27,6 +27,8 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ..gcpolicy import freeze_young
+
 __all__ = ["SLICE", "RenderedLines"]
 
 SLICE = 0.010  # seconds of rendering per idle slice (lazy widgets)
@@ -191,6 +193,7 @@ class RenderedLines(Widget):
         if not self._lo:
             return
         added = self._render_older(time.perf_counter() + SLICE)
+        freeze_young()  # the lines are kept: out of the collector's sight
         self._height = self._count()
         if added:
             self._keep_view(added)
