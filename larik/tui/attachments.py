@@ -60,35 +60,44 @@ def build_prompt(text: str, cwd: Path) -> Attached:
     out = Attached(blocks=[Block.text_block(text)])
     root = cwd.resolve()
     for name in dict.fromkeys(mentions(text)):
-        path = (root / os.path.expanduser(name)).resolve()
-        if not path.is_file():
-            if (root / name).exists() or "/" in name or "." in name:
-                out.problems.append(f"@{name}: no such file")
-            continue
-        if not _inside(path, root):
-            out.problems.append(f"@{name}: outside the project, not attached")
-            continue
-        size = path.stat().st_size
-        media = IMAGE_TYPES.get(path.suffix.lower())
-        if media:
-            if size > MAX_IMAGE:
-                out.problems.append(f"@{name}: image larger than 5 MB, not attached")
-                continue
-            data = base64.b64encode(path.read_bytes()).decode("ascii")
-            out.blocks.append(Block.text_block(f"Image {name}:"))
-            out.blocks.append(Block.image(media, data))
-        else:
-            if size > MAX_TEXT:
-                out.problems.append(f"@{name}: larger than 256 KB, not attached")
-                continue
-            raw = path.read_bytes()
-            if b"\0" in raw[:8192]:
-                out.problems.append(f"@{name}: a binary file, not attached")
-                continue
-            content = raw.decode("utf-8", errors="replace")
-            out.blocks.append(Block.text_block(f'<file path="{name}">\n{content}\n</file>'))
-        out.files.append(name)
+        try:
+            _attach(out, name, root)
+        except (OSError, RuntimeError, ValueError) as e:  # unreadable, a symlink loop, …
+            why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            out.problems.append(f"@{name}: cannot read it ({why}), not attached")
     return out
+
+
+def _attach(out: Attached, name: str, root: Path) -> None:
+    """Attach file ``name`` (under ``root``) to ``out``, or add the reason it is not."""
+    path = (root / os.path.expanduser(name)).resolve()
+    if not path.is_file():
+        if (root / name).exists() or "/" in name or "." in name:
+            out.problems.append(f"@{name}: no such file")
+        return
+    if not _inside(path, root):
+        out.problems.append(f"@{name}: outside the project, not attached")
+        return
+    size = path.stat().st_size
+    media = IMAGE_TYPES.get(path.suffix.lower())
+    if media:
+        if size > MAX_IMAGE:
+            out.problems.append(f"@{name}: image larger than 5 MB, not attached")
+            return
+        data = base64.b64encode(path.read_bytes()).decode("ascii")
+        out.blocks.append(Block.text_block(f"Image {name}:"))
+        out.blocks.append(Block.image(media, data))
+    else:
+        if size > MAX_TEXT:
+            out.problems.append(f"@{name}: larger than 256 KB, not attached")
+            return
+        raw = path.read_bytes()
+        if b"\0" in raw[:8192]:
+            out.problems.append(f"@{name}: a binary file, not attached")
+            return
+        content = raw.decode("utf-8", errors="replace")
+        out.blocks.append(Block.text_block(f'<file path="{name}">\n{content}\n</file>'))
+    out.files.append(name)
 
 
 def complete_path(partial: str, cwd: Path, limit: int = 50) -> list[str]:
@@ -107,8 +116,11 @@ def complete_path(partial: str, cwd: Path, limit: int = 50) -> list[str]:
         if not name.startswith(stem) or (name.startswith(".") and not stem.startswith(".")):
             continue
         full = f"{base}/{name}" if base else name
-        if (directory / name).is_dir():
-            full += "/"
+        try:
+            if (directory / name).is_dir():
+                full += "/"
+        except OSError:  # cannot tell: offer it as a file
+            pass
         out.append(full)
         if len(out) >= limit:
             break

@@ -78,6 +78,18 @@ async def test_at_path_completion_and_attachment_of_text_and_image_files(harness
         assert app.query_one(UserTurn).prompt == "read @notes.txt and @shot.png"
 
 
+async def test_an_unreadable_attachment_is_a_warning_and_the_prompt_still_goes(harness):
+    (harness.cwd / "a").symlink_to("b")
+    (harness.cwd / "b").symlink_to("a")  # a loop: resolving it raises
+    app = harness.app([{"text": "seen"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "read @a")
+        await turn_done(pilot)
+        assert [m.text() for m in harness.provider.requests[0].messages] == ["read @a"]
+        assert "@a: cannot read it (Symlink loop" in screen_text(app)
+
+
 async def test_bang_runs_a_shell_command_and_shows_output_and_exit_code(harness):
     app = harness.app([])
     async with app.run_test(size=(100, 30)) as pilot:
