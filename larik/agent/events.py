@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..llm.types import Message, StopReason, Usage
+if TYPE_CHECKING:  # annotations only: the TUI imports this module before its first frame
+    from ..llm.types import Message, StopReason, Usage
 
 __all__ = [
     "AgentEvent",

@@ -13,8 +13,10 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..llm.types import Block
+if TYPE_CHECKING:  # imported where used: no pydantic before the TUI's first frame
+    from ..llm.types import Block
 
 __all__ = ["Attached", "IMAGE_TYPES", "build_prompt", "complete_path", "mentions"]
 
@@ -57,6 +59,8 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def build_prompt(text: str, cwd: Path) -> Attached:
+    from ..llm.types import Block
+
     out = Attached(blocks=[Block.text_block(text)])
     root = cwd.resolve()
     for name in dict.fromkeys(mentions(text)):
@@ -70,6 +74,8 @@ def build_prompt(text: str, cwd: Path) -> Attached:
 
 def _attach(out: Attached, name: str, root: Path) -> None:
     """Attach file ``name`` (under ``root``) to ``out``, or add the reason it is not."""
+    from ..llm.types import Block
+
     path = (root / os.path.expanduser(name)).resolve()
     if not path.is_file():
         if (root / name).exists() or "/" in name or "." in name:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ..agent.events import AgentEvent, Approver
-from ..llm.types import Block, Message, Usage
+if TYPE_CHECKING:  # annotations only: nothing of pydantic before the first frame
+    from ..agent.events import AgentEvent, Approver
+    from ..llm.types import Block, Message, Usage
 
 __all__ = ["AgentFactory", "AgentLike"]
 
