@@ -356,14 +356,19 @@ class LarikApp(SlashCommands, App[int]):
     async def _shell_command(self, command: str) -> None:
         card = self.conv.add_tool("!", {"command": command}, command)
         started = time.monotonic()
-        proc = await asyncio.create_subprocess_shell(
-            command,
-            cwd=self.cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
+        try:
+            proc = await asyncio.create_subprocess_shell(
+                command,
+                cwd=self.cwd,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as e:  # no shell, or the project directory is gone: say so on the card
+            card.finish(f"cannot run it: {e.strerror or e}", is_error=True, duration=0.0)
+            card.action_toggle()
+            return
         try:
             out, _ = await asyncio.wait_for(proc.communicate(), timeout=SHELL_TIMEOUT)
         except TimeoutError:

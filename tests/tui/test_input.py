@@ -105,6 +105,21 @@ async def test_bang_runs_a_shell_command_and_shows_output_and_exit_code(harness)
         assert not harness.provider.requests  # nothing was sent to the model
 
 
+async def test_a_shell_command_that_cannot_start_says_why_on_its_card(harness):
+    app = harness.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        harness.cwd.rmdir()  # the project directory went away
+        await send(pilot, "!echo hi")
+        await wait_for(
+            pilot, lambda: app.query(ToolCard) and app.query_one(ToolCard).status != "running"
+        )
+        assert app.query_one(ToolCard).status == "error"
+        await wait_for(
+            pilot, lambda: "cannot run it: No such file or directory" in screen_text(app)
+        )
+
+
 async def test_prompt_history_is_kept_between_runs(harness, tmp_path):
     history = tmp_path / "state" / "prompt-history.jsonl"
     app = harness.app([{"text": "ok"}], history_path=history)
