@@ -2,35 +2,47 @@
 
 Rich's Markdown renders a whole chunk into one widget, which is far cheaper to build than
 Textual's widget-per-block ``Markdown``: that is what lets a fast stream keep up.
+
+``rich.markdown`` (markdown-it, pygments through ``rich.syntax``) and ``rich.json`` are imported
+on first use, not with this module: the first frame draws neither (the app imports them in its
+warm-up thread once the agent is ready).
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.json import JSON
-from rich.markdown import Heading, Markdown
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.json import JSON
+    from rich.markdown import Markdown
 
 __all__ = ["CODE_THEME", "args_beside_diff", "diff_text", "markdown", "pretty_args"]
 
 CODE_THEME = "monokai"
 
 
-class _Heading(Heading):
-    LEVEL_ALIGN: ClassVar[dict[str, Any]] = dict.fromkeys(
-        ("h1", "h2", "h3", "h4", "h5", "h6"), "left"
-    )
+@functools.cache
+def _markdown_class() -> type[Markdown]:
+    from rich.markdown import Heading, Markdown
 
+    class _Heading(Heading):
+        LEVEL_ALIGN: ClassVar[dict[str, Any]] = dict.fromkeys(
+            ("h1", "h2", "h3", "h4", "h5", "h6"), "left"
+        )
 
-class _Markdown(Markdown):
-    elements: ClassVar[dict[str, Any]] = {**Markdown.elements, "heading_open": _Heading}
+    class _Markdown(Markdown):
+        elements: ClassVar[dict[str, Any]] = {**Markdown.elements, "heading_open": _Heading}
+
+    return _Markdown
 
 
 def markdown(text: str) -> Markdown:
     """Markdown with highlighted code blocks and left-aligned headings."""
-    return _Markdown(text, code_theme=CODE_THEME, hyperlinks=True)
+    return _markdown_class()(text, code_theme=CODE_THEME, hyperlinks=True)
 
 
 def diff_text(diff: str) -> Text:
@@ -72,4 +84,6 @@ def pretty_args(args: dict[str, Any]) -> JSON | Text:
         dumped = json.dumps(args, indent=2, ensure_ascii=False)
     except (TypeError, ValueError):
         return Text(repr(args))
+    from rich.json import JSON
+
     return JSON(dumped, indent=2, ensure_ascii=False)
