@@ -206,7 +206,11 @@ class SlashCommands:
             return
         if self.local_models is None:
             await self._find_local()
-        self.push_screen(RoutingScreen(self.config, self._entries()))
+        self.push_screen(RoutingScreen(self.config, self._entries()), callback=self._routed)
+
+    def _routed(self, summary: str | None) -> None:
+        if summary:
+            self.say(summary)
 
     async def cmd_effort(self, arg: str) -> None:
         agent = self._need_agent()

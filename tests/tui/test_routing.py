@@ -9,6 +9,7 @@ from larik.config import Config, state_dir, user_config_path
 from larik.tui.local_servers import LocalModel
 from larik.tui.screens.model_picker import ModelPickerScreen
 from larik.tui.screens.routing import RoutingScreen
+from larik.tui.widgets.notice import Notice
 
 from .conftest import ready, screen_text, send, wait_for
 
@@ -34,6 +35,28 @@ async def test_changing_a_role_applies_now_and_s_saves_it_to_the_user_config(har
         saved = tomllib.loads(user_config_path().read_text())
         assert saved["roles"] == {"worker": "ollama/qwen3-coder"}
         await wait_for(pilot, lambda: "saved to" in screen_text(app))
+
+
+async def test_closing_routing_says_in_one_line_what_changed(harness):
+    config = Config()
+    harness.local = [LocalModel("ollama", "qwen3-coder", "Ollama")]
+    app = harness.app([], config=config)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/routing")
+        await wait_for(pilot, lambda: isinstance(app.screen, RoutingScreen))
+        routing_screen = app.screen
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
+        await pilot.press(*"qwen3", "enter")
+        await wait_for(pilot, lambda: app.screen is routing_screen)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, RoutingScreen))
+        await pilot.pause()
+        assert (
+            "routing: worker → ollama/qwen3-coder (this session only: s in /routing saves it)"
+            in [n.text for n in app.query(Notice)]
+        )
 
 
 async def test_a_suggested_preset_shows_bench_evidence_and_y_applies_it(harness, monkeypatch):

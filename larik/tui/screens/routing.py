@@ -3,7 +3,8 @@
 Enter on a role opens the model picker for it (or "(main model)" to unset it). ``p`` computes
 a suggested preset (``routing.suggest_routing``, with ``larik bench`` results when there are
 any) and shows why each role got its model; ``y`` applies it. Changes apply to this session at
-once; ``s`` also saves them to the user config. Esc closes.
+once; ``s`` also saves them to the user config. Esc closes, and the conversation gets one line
+saying what changed.
 """
 
 from __future__ import annotations
@@ -43,7 +44,10 @@ def _price(spec: str, config: Any) -> str:
     return format_price(info.input_price, info.output_price)
 
 
-class RoutingScreen(ModalScreen[None]):
+class RoutingScreen(ModalScreen[str | None]):
+    """Dismissed with a one-line summary of the roles changed while it was open (None when
+    none was), for the conversation."""
+
     BINDINGS = [
         Binding("escape", "close", "close"),
         Binding("p", "preset", "suggest a preset"),
@@ -69,7 +73,8 @@ class RoutingScreen(ModalScreen[None]):
         self.roles: dict[str, str] = dict(snap.roles)
         self.fallbacks: dict[str, list[str]] = {k: list(v) for k, v in snap.fallbacks.items()}
         self.role_names = list(routing.all_roles(config))
-        self.changed: set[str] = set()
+        self.changed: set[str] = set()  # not saved yet
+        self.touched: list[str] = []  # changed while the screen was open, saved or not
         self.suggestion: Any = None
         self._save = save or routing.save_routing
         self._suggest = suggest or self._default_suggest
@@ -141,12 +146,22 @@ class RoutingScreen(ModalScreen[None]):
             self.roles.pop(role, None)
         else:
             self.roles[role] = spec
-        self.changed.add(role)
+        self._mark(role)
         self._apply_live()
         self._refresh_rows()
 
+    def _mark(self, role: str) -> None:
+        self.changed.add(role)
+        if role not in self.touched:
+            self.touched.append(role)
+
     def _apply_live(self) -> None:
-        self.config.set_routing(roles=self.roles, fallbacks=self.fallbacks)
+        from ...llm.errors import LarikError
+
+        try:
+            self.config.set_routing(roles=self.roles, fallbacks=self.fallbacks)
+        except LarikError as e:  # one line, the screen stays up
+            self.notify(f"not applied: {e}", severity="error")
 
     # -- presets -----------------------------------------------------------------------------
     def _default_suggest(self) -> Any:
@@ -194,12 +209,12 @@ class RoutingScreen(ModalScreen[None]):
             return
         for role, spec in s.roles.items():
             self.roles[role] = spec
-            self.changed.add(role)
+            self._mark(role)
             if role not in self.role_names:
                 self.role_names.append(role)
         for role, fbs in s.fallbacks.items():
             self.fallbacks[role] = list(fbs)
-            self.changed.add(role)
+            self._mark(role)
         self.suggestion = None
         self.query_one("#routing-preset", Static).update("")
         self._apply_live()
@@ -223,4 +238,15 @@ class RoutingScreen(ModalScreen[None]):
         self.notify(f"routing saved to {path}")
 
     def action_close(self) -> None:
-        self.dismiss(None)
+        self.dismiss(self.summary())
+
+    def summary(self) -> str | None:
+        """``routing: worker → ollama/qwen3 (saved to …)``; None when nothing changed."""
+        if not self.touched:
+            return None
+        moves = ", ".join(f"{r} → {self.roles.get(r) or UNSET}" for r in self.touched)
+        if self.changed:
+            where = "this session only: s in /routing saves it"
+        else:
+            where = f"saved to {self.saved_to}"
+        return f"routing: {moves} ({where})"
