@@ -261,6 +261,8 @@ class SlashCommands:
         await self._use_agent(new, keep_settings_from=old)
         if resume is None:
             self.say(f"new session {new.session_id}")
+        elif not new.messages:
+            self.say(f"resumed session {new.session_id} (no messages yet)")
 
     async def cmd_resume(self, arg: str) -> None:
         old = self._need_agent()
@@ -275,6 +277,9 @@ class SlashCommands:
             sessions = list_sessions(self.cwd)
         except Exception as e:  # unreadable sessions: say so
             self.say(f"cannot list sessions: {e}", "error")
+            return
+        if not [s for s in sessions if s.id != old.session_id]:
+            self.say("no earlier sessions in this project")
             return
 
         def picked(session_id: str | None) -> None:

@@ -90,6 +90,28 @@ async def test_resume_command_picks_a_session_and_replaces_the_view(harness, mon
         assert harness.agents[0].closed
 
 
+async def test_resume_without_earlier_sessions_says_so_in_one_line(harness, monkeypatch):
+    fake = types.ModuleType("larik.agent.sessions")
+    fake.list_sessions = lambda cwd: []  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "larik.agent.sessions", fake)
+    app = harness.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/resume")
+        await wait_for(pilot, lambda: "no earlier sessions in this project" in notices(app))
+        assert not isinstance(app.screen, SessionPickerScreen)
+
+
+async def test_resuming_a_session_without_messages_says_so(harness):
+    SESSIONS["empty-1"] = []
+    app = harness.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/resume empty-1")
+        await wait_for(pilot, lambda: app.session_id == "empty-1")
+        await wait_for(pilot, lambda: "resumed session empty-1 (no messages yet)" in notices(app))
+
+
 async def test_resuming_an_unknown_session_says_so_and_starts_a_new_one(harness):
     app = harness.app([], resume="nope")
     async with app.run_test(size=(100, 30)) as pilot:
