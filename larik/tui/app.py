@@ -1,7 +1,9 @@
 """The Larik TUI: a conversation view, a prompt, a status line, and the slash commands.
 
-The app never blocks on the model. The agent is built by an injected factory in a worker after
-the first frame (so the first paint happens before any vendor SDK is imported); each turn runs
+The app never blocks on the model. The config (given, or loaded by ``config_loader``) and the
+agent (built by an injected factory) come in a worker after the first frame, so the first paint
+happens before pydantic or any vendor SDK is imported; the SDK is then imported in a thread
+(``warm_up_sdk``), and a turn started before that is done waits for it there; each turn runs
 in a worker that iterates ``agent.run_turn`` and hands every event to the conversation view;
 Esc cancels that worker, which is how the agent is interrupted. Permission questions arrive
 through the approver as a modal.
@@ -28,16 +30,13 @@ from textual.worker import Worker, WorkerState
 
 from .. import __version__
 from ..agent.events import AgentEventType, Approval, PermissionRequest
-from ..llm.errors import LarikError, MissingKeyError
+from ..llm.errors import ConfigError, LarikError, MissingKeyError
 from . import commands, gcpolicy, warmup
 from .attachments import build_prompt
 from .commands import SlashCommands
 from .local_servers import LocalModel, discover
 from .models import ModelEntry, picker_entries
 from .protocol import AgentFactory, AgentLike
-from .screens.model_picker import ModelPickerScreen
-from .screens.no_model import NoModelScreen
-from .screens.permission import PermissionScreen
 from .widgets.completion_menu import CompletionMenu
 from .widgets.conversation import ConversationView
 from .widgets.notice import Notice
@@ -54,6 +53,8 @@ IDLE_COLLECT_AFTER = 5.0  # seconds without a turn or a key press before a full 
 _STATUS_EVENTS = frozenset({E.USAGE, E.MESSAGE, E.TURN_END, E.NOTICE, E.ERROR})
 
 Discover = Callable[[Any], Awaitable[list[LocalModel]]]  # (config) -> models found
+# () -> (config, prompt history file or None); may raise ConfigError
+ConfigLoader = Callable[[], tuple[Any, Path | None]]
 
 
 class LarikApp(SlashCommands, App[int]):
@@ -75,11 +76,14 @@ class LarikApp(SlashCommands, App[int]):
         resume: str | None = None,
         discover_local: Discover | None = None,
         history_path: Path | None = None,
+        config_loader: ConfigLoader | None = None,
     ) -> None:
         super().__init__()
         self.factory = agent_factory
         self.cwd = Path(cwd)
         self.config = config
+        self.config_loader = config_loader
+        self.startup_error = ""  # why the app ended before it could start (printed by run_tui)
         self.start_model = model
         self.start_resume = resume
         self.discover_local: Discover = discover_local or discover
@@ -91,6 +95,7 @@ class LarikApp(SlashCommands, App[int]):
         self.local_models: list[LocalModel] | None = None
         self._turn: Worker[None] | None = None
         self._shell: Worker[None] | None = None
+        self._warmup: Worker[None] | None = None
         self._last_ctrl_c = 0.0
         self._last_key = 0.0
         self._gc_timer: Timer | None = None
@@ -119,7 +124,28 @@ class LarikApp(SlashCommands, App[int]):
             self._start_agent(self.start_model, self.start_resume), group="agent", exclusive=True
         )
 
+    async def _load_config(self) -> bool:
+        """Load the config (pydantic, the user's and the project's files) in a thread, after the
+        first frame. A broken config ends the app with exit code 2, its one-line reason kept in
+        ``startup_error`` (``run_tui`` prints it once the terminal is restored)."""
+        loader, self.config_loader = self.config_loader, None
+        if loader is None:
+            return True
+        try:
+            config, history = await asyncio.to_thread(loader)
+        except ConfigError as e:
+            self.startup_error = f"larik: {e}"
+            self.exit(2, return_code=2)
+            return False
+        self.config = self.status.config = config
+        if history is not None:
+            self.history_path = history
+            self.prompt.prompt_history[:0] = self._load_history()
+        return True
+
     async def _start_agent(self, model: str = "", resume: str | None = None) -> None:
+        if not await self._load_config():
+            return
         self.status.show(None, note="connecting…")
         try:
             agent = await self.factory(approver=self.approve, model=model, resume=resume)
@@ -153,7 +179,12 @@ class LarikApp(SlashCommands, App[int]):
         self.session_id = agent.session_id
         self.warm_up_sdk()
         if agent.messages:
-            self.conv.show_history(agent.messages)
+            try:
+                self.conv.show_history(agent.messages)
+            except Exception as e:  # the session goes on even if its past cannot be drawn
+                self.conv.add_notice(
+                    f"could not show the earlier conversation: {type(e).__name__}: {e}", "error"
+                )
             self.conv.add_notice(
                 f"resumed session {agent.session_id} ({len(agent.messages)} messages)"
             )
@@ -165,19 +196,36 @@ class LarikApp(SlashCommands, App[int]):
         self._refresh_status()
 
     def warm_up_sdk(self) -> None:
-        """Import the current model's SDK in a thread now, not on the first request."""
+        """Import the current model's SDK (and what drawing a reply needs) in a thread now, not
+        on the first request; a turn started before it is done waits for it (``_run_turn``)."""
         if self.agent is None:
             return
         try:
             modules = warmup.sdk_modules(self.agent.provider_name, self.config)
         except Exception:  # only an optimisation
-            return
-        if modules:
-            self.run_worker(
-                partial(warmup.warm, modules), thread=True, group="warmup", exit_on_error=False
-            )
+            modules = ()
+        self._warmup = self.run_worker(
+            partial(warmup.warm, warmup.UI_MODULES + modules),
+            thread=True,
+            group="warmup",
+            exit_on_error=False,
+        )
+
+    async def _warmed_up(self) -> None:
+        """Wait for the warm-up thread, if it is still importing: awaited here, the screen and
+        the keys stay live (the adapter's own import would block the event loop on the
+        module's import lock until the thread is done)."""
+        worker = self._warmup
+        if worker is not None and worker.is_running:
+            try:
+                await worker.wait()
+            except Exception:  # cancelled or failed: the adapter's import reports it
+                pass
 
     async def _no_model(self, reason: str) -> None:
+        from .screens.model_picker import ModelPickerScreen
+        from .screens.no_model import NoModelScreen
+
         self.status.show(None, note="looking for local model servers…")
         local = await self._find_local()
         if local:
@@ -202,6 +250,8 @@ class LarikApp(SlashCommands, App[int]):
     # -- the agent's side ---------------------------------------------------------------------
     async def approve(self, request: PermissionRequest) -> Approval:
         """The agent's Approver: a modal; cancelling the turn while it is up takes it down."""
+        from .screens.permission import PermissionScreen
+
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[Approval] = loop.create_future()
         screen = PermissionScreen(request)
@@ -260,6 +310,7 @@ class LarikApp(SlashCommands, App[int]):
         agent = self.agent
         assert agent is not None
         try:
+            await self._warmed_up()
             stream = agent.compact() if compact else agent.run_turn(prompt)
             async for ev in stream:
                 self.conv.handle(ev)

@@ -112,6 +112,24 @@ async def test_resuming_a_session_without_messages_says_so(harness):
         await wait_for(pilot, lambda: "resumed session empty-1 (no messages yet)" in notices(app))
 
 
+async def test_a_history_that_cannot_be_drawn_is_one_line_and_the_session_goes_on(harness):
+    SESSIONS["old-3"] = [Message.user("q"), Message(role="assistant", blocks=[])]
+    app = harness.app([{"text": "still here"}], resume="old-3")
+
+    def broken(messages):
+        raise ValueError("a block the view does not know")
+
+    app.conv.show_history = broken
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await wait_for(
+            pilot, lambda: any("could not show the earlier conversation" in n for n in notices(app))
+        )
+        await send(pilot, "go on")
+        await turn_done(pilot)
+        assert "still here" in screen_text(app)
+
+
 async def test_resuming_an_unknown_session_says_so_and_starts_a_new_one(harness):
     app = harness.app([], resume="nope")
     async with app.run_test(size=(100, 30)) as pilot:
