@@ -1,13 +1,76 @@
-"""The ``larik`` console script: answer ``--version`` before importing anything heavy.
+"""The ``larik`` console script: answer what it can before importing anything heavy.
 
-``larik --version`` / ``larik -V`` print the version using only ``larik.__version__`` (no Typer,
-no pydantic, no SDK, no Textual), so it costs little more than starting Python. Everything else
-goes to the Typer app in :mod:`larik.cli`. Measured by benchmarks/startup.py.
+* ``larik --version`` / ``larik -V`` print the version using only ``larik.__version__`` (no
+  Typer, no pydantic, no SDK, no Textual), so it costs little more than starting Python.
+* ``larik`` alone, or with only the TUI's options in their simple forms (``-c``/``--continue``,
+  ``-m``/``--model``, ``--effort``, ``--permission-mode``, ``-r``/``--resume`` with an ID; each
+  at most once, each value given, ``--name=value`` or ``--name value``), starts the TUI
+  without Typer (~40 ms of imports), exactly as the Typer app's root callback would.
+* Everything else — subcommands, print mode, ``--help``, and any option Typer would refuse or
+  treat differently — goes to the Typer app in :mod:`larik.cli`, so its errors and exit codes
+  stay Typer's.
+
+Measured by benchmarks/startup.py and benchmarks/first_paint.py.
 """
 
 import sys
 
 VERSION_FLAGS = ("--version", "-V")
+
+# TUI options of the root command: option -> keyword of larik.interactive.run_interactive
+_FLAGS = {"-c": "cont", "--continue": "cont"}
+_VALUED = {
+    "-m": "model",
+    "--model": "model",
+    "--effort": "effort",
+    "--permission-mode": "permission_mode",
+    "-r": "resume",
+    "--resume": "resume",
+}
+
+
+def interactive_args(argv: list[str]) -> dict[str, object] | None:
+    """The TUI options of ``argv`` if it only starts the TUI, in a form read the same way by
+    Typer; None otherwise (the command line then goes to Typer)."""
+    found: dict[str, object] = {}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in _FLAGS:
+            key, value = _FLAGS[arg], True
+        else:
+            name, eq, value = arg.partition("=")
+            key = _VALUED.get(name)
+            if key is None or (eq and not name.startswith("--")):
+                return None
+            if not eq:
+                i += 1
+                if i == len(argv):
+                    return None
+                value = argv[i]
+            if not value or value.startswith("-"):
+                return None
+        if key in found:
+            return None
+        found[key] = value
+        i += 1
+    return found
+
+
+def _start_tui(found: dict[str, object]) -> int:
+    from pathlib import Path
+
+    from .interactive import run_interactive
+
+    resume = found.get("resume")
+    session = resume if resume is not None else ("latest" if found.get("cont") else None)
+    return run_interactive(
+        Path.cwd(),
+        model=str(found.get("model", "")),
+        effort=found.get("effort"),  # type: ignore[arg-type]
+        permission_mode=found.get("permission_mode"),  # type: ignore[arg-type]
+        session=session,  # type: ignore[arg-type]
+    )
 
 
 def main() -> None:
@@ -17,6 +80,14 @@ def main() -> None:
 
         sys.stdout.write(f"larik {__version__}\n")
         return
+    found = interactive_args(argv)
+    if found is not None:
+        try:
+            code = _start_tui(found)
+        except (KeyboardInterrupt, EOFError):  # as Click reports it
+            sys.stderr.write("\nAborted!\n")
+            code = 1
+        sys.exit(code)
     from .cli import main as cli_main
 
     cli_main()

@@ -93,37 +93,9 @@ def root(
             resume=session,
         )
         raise typer.Exit(run_print(opts))
-    raise typer.Exit(_interactive(cwd, model, effort, permission_mode, session))
+    from .interactive import run_interactive
 
-
-def _interactive(
-    cwd: object, model: str, effort: str | None, permission_mode: str | None, session: str | None
-) -> int:
-    from .config import load_config
-    from .llm.errors import ConfigError
-
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print(
-            "larik: the TUI needs a terminal (stdin and stdout); "
-            'for scripts and pipes use print mode: larik -p "PROMPT" (or -p - to read stdin)',
-            file=sys.stderr,
-        )
-        return 2
-    from .tui import run_tui
-
-    try:
-        config = load_config(cwd)  # type: ignore[arg-type]
-    except ConfigError as e:
-        print(f"larik: {e}", file=sys.stderr)
-        return 2
-    return run_tui(
-        cwd=cwd,  # type: ignore[arg-type]
-        config=config,
-        model=model,
-        effort=effort,
-        permission_mode=permission_mode,
-        resume=session,
-    )
+    raise typer.Exit(run_interactive(cwd, model, effort, permission_mode, session))
 
 
 def _list_sessions(cwd: object) -> int:

@@ -16,7 +16,7 @@ def resume_hint(session_id: str) -> str:
 def run_tui(
     *,
     cwd: Path,
-    config: Any,
+    config: Any = None,
     model: str = "",
     effort: str | None = None,
     permission_mode: str | None = None,
@@ -24,17 +24,26 @@ def run_tui(
 ) -> int:
     """Run the TUI until the user quits; print how to resume the session. Returns the exit code.
 
+    ``config``: None to load it (the user's and the project's files) after the first frame, so
+    pydantic is not imported before it; a broken config ends the app at once with exit code 2
+    and its one-line error on stderr, as before the TUI existed.
     ``resume``: None for a new session, "latest" for the project's latest, else a session id.
     """
-    from ..agent.events import Approver
+    import sys
+
     from .app import LarikApp
 
-    async def factory(*, approver: Approver, model: str = "", resume: str | None = None) -> Any:
+    async def factory(*, approver: Any, model: str = "", resume: str | None = None) -> Any:
+        import asyncio
+        import importlib
+
+        # the agent, its tools and routing: imported in a thread, so typing goes on meanwhile
+        await asyncio.to_thread(importlib.import_module, "larik.agent.agent")
         from ..agent import Agent  # resolving the model imports its SDK: after the first frame
 
         return await Agent.create(
             cwd=cwd,
-            config=config,
+            config=app.config,
             model=model,
             effort=effort,
             permission_mode=permission_mode,
@@ -42,17 +51,36 @@ def run_tui(
             resume=resume,
         )
 
-    history = None
-    try:
-        from ..config import state_dir
-
-        history = state_dir() / "prompt-history.jsonl"
-    except Exception:  # no history file is fine
-        history = None
+    loader = None if config is not None else (lambda: _load_settings(cwd))
+    history = _history_path() if config is not None else None
     app = LarikApp(
-        factory, cwd=cwd, config=config, model=model, resume=resume, history_path=history
+        factory,
+        cwd=cwd,
+        config=config,
+        model=model,
+        resume=resume,
+        history_path=history,
+        config_loader=loader,
     )
     code = app.run()
+    if app.startup_error:
+        print(app.startup_error, file=sys.stderr)
     if app.session_id:
         print(resume_hint(app.session_id))
     return int(code or 0)
+
+
+def _load_settings(cwd: Path) -> tuple[Any, Path | None]:
+    """The config and the prompt history file (run by the app after its first frame)."""
+    from ..config import load_config
+
+    return load_config(cwd), _history_path()
+
+
+def _history_path() -> Path | None:
+    try:
+        from ..config import state_dir
+
+        return state_dir() / "prompt-history.jsonl"
+    except Exception:  # no history file is fine
+        return None

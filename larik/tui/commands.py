@@ -14,13 +14,11 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 
 from ..llm.errors import LarikError
-from .screens.model_picker import ModelPickerScreen
-from .screens.routing import RoutingScreen
-from .screens.sessions import SessionPickerScreen
 from .widgets.status_bar import UNKNOWN_COST
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the screens are imported where they are pushed: none is on the first frame
     from .protocol import AgentLike
+    from .screens.model_picker import ModelPickerScreen
 
 __all__ = [
     "COMMANDS",
@@ -158,6 +156,8 @@ class SlashCommands:
         if arg:
             await self.switch_model(arg)
             return
+        from .screens.model_picker import ModelPickerScreen
+
         picker = ModelPickerScreen(self._entries(), current=self.current_spec())
         self.push_screen(picker, callback=self._picked_model)
         self._discover_into(picker)
@@ -206,6 +206,8 @@ class SlashCommands:
             return
         if self.local_models is None:
             await self._find_local()
+        from .screens.routing import RoutingScreen
+
         self.push_screen(RoutingScreen(self.config, self._entries()), callback=self._routed)
 
     def _routed(self, summary: str | None) -> None:
@@ -289,6 +291,8 @@ class SlashCommands:
                     group="agent",
                     exit_on_error=False,
                 )
+
+        from .screens.sessions import SessionPickerScreen
 
         self.push_screen(SessionPickerScreen(sessions, current=old.session_id), callback=picked)
 

@@ -3,15 +3,23 @@
 Adapters import their SDK when they first stream (``anthropic`` alone takes most of a second
 to import), which would freeze the screen just after the first prompt is sent. Once the agent
 is ready (after the first frame), the app imports that SDK in a worker thread instead; the
-event loop keeps running meanwhile, and the adapter's own import is then instant.
+event loop keeps running meanwhile, and the adapter's own import is then instant. What the
+first frame does not draw but the first reply does (``UI_MODULES``) is imported there too.
+
+The collector is paused while the thread imports: a full collection started by the imports'
+allocations would hold the GIL, and so the screen, for tens of milliseconds. What was imported
+lives as long as the process, so it is frozen out of later collections.
 """
 
 from __future__ import annotations
 
+import gc
 import importlib
 from typing import Any
 
-__all__ = ["sdk_modules", "warm"]
+__all__ = ["UI_MODULES", "sdk_modules", "warm"]
+
+UI_MODULES: tuple[str, ...] = ("rich.markdown", "rich.json")
 
 _BY_TYPE: dict[str, tuple[str, ...]] = {
     "anthropic": ("httpx2", "anthropic"),
@@ -38,8 +46,15 @@ def sdk_modules(provider_name: str, config: Any = None) -> tuple[str, ...]:
 
 def warm(modules: tuple[str, ...]) -> None:
     """Import ``modules`` (run in a thread); a failure is left for the real import to report."""
-    for name in modules:
-        try:
-            importlib.import_module(name)
-        except Exception:  # the adapter reports it, with context, when it needs the module
-            return
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # the adapter reports it, with context, when it needs the module
+                return
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
