@@ -13,11 +13,16 @@
    * a bare Textual app (an ``App`` with one ``Static``): the reference, target ≤ 1.3×;
    * the same with the kinds of widget Larik's screen has (a scrolling view, a ``TextArea``
      prompt, a status line): what the layout itself costs, for information;
-   * ``larik`` (the installed console script) in an empty project, with a config and a key.
+   * ``larik`` (the installed console script, or ``--larik CMD``) in an empty project, with a
+     config and a key.
+
+   All of them run from bytecode after a warm-up round (``.pyc`` files kept in the sandbox),
+   as an installed larik does, whatever ``PYTHONDONTWRITEBYTECODE`` says.
 
 2. **Where the time goes.** ``larik`` with a hook that records, at the first frame, the time
-   at each phase (imports, config, the app) and which heavy packages are in ``sys.modules``:
-   no vendor SDK may be imported before the first paint.
+   at each phase (the entry point, Textual, the TUI's modules, the app) and which heavy
+   packages are in ``sys.modules``: no vendor SDK (nor pydantic, nor Typer) may be imported
+   before the first paint; the config is loaded after it.
 
 3. **The first request.** The TUI on a real agent (``Agent.create``, as ``larik`` builds it)
    whose model is Anthropic's adapter pointed at a loopback server; the prompt is sent a
@@ -30,9 +35,7 @@
    * the same with Enter pressed as soon as the agent is ready (no typing time): the first
      request then waits for whatever of the import is left;
    * ``without the warm-up thread``: ``warm_up_sdk`` disabled, so the adapter imports its
-     SDK on the event loop at the first request (what larik did before it had the warm-up);
-   * ``warm-up with the collector paused``: the change docs/performance.md proposes for
-     ``larik/tui/warmup.py``, patched in (``pause_collector_in_warm_up``).
+     SDK on the event loop at the first request (what larik did before it had the warm-up).
 
    Also the longest event-loop stall (a 5 ms probe) while "typing" and during the request:
    an import on the event loop freezes the screen and the keyboard for its whole length, and
@@ -145,6 +148,11 @@ class Sandbox:
             COLORTERM="truecolor",
         )
         env.pop("PYTHONPROFILEIMPORTTIME", None)
+        # Every command runs from bytecode after the first round, as an installed larik does
+        # (PYTHONDONTWRITEBYTECODE would have larik's modules compiled from source each run);
+        # the .pyc files go to the sandbox, not into the source tree.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
         self.env = env
 
     def close(self) -> None:
@@ -206,11 +214,13 @@ def on_pty(
     return found
 
 
-def first_frame(rounds: int, box: Sandbox) -> tuple[list[Command], dict[str, list[float]]]:
+def first_frame(
+    rounds: int, box: Sandbox, larik: str = ""
+) -> tuple[list[Command], dict[str, list[float]]]:
     cmds = [
         Command("bare Textual app (1 Static)", [PY, "-c", BARE_APP], b"marker", reference=True),
         Command("Textual app, Larik's widget kinds", [PY, "-c", LAYOUT_APP], b"marker"),
-        Command("larik", [larik_binary()], b"commands", target=TARGET),
+        Command("larik", [larik or larik_binary()], b"commands", target=TARGET),
     ]
     for c in cmds:  # warm the page cache and .pyc files
         on_pty(c.argv, c.marker, box.env, box.project)
@@ -226,11 +236,11 @@ def first_frame(rounds: int, box: Sandbox) -> tuple[list[Command], dict[str, lis
 
 PHASES = [
     ("python start-up", None),
-    ("typer + larik.cli (commands)", "larik.cli"),
-    ("pydantic + larik.config", "larik.config"),
+    ("larik._entry + larik.interactive", "larik.interactive"),
     ("textual.app", "textual.app"),
-    ("larik.tui.app (widgets, screens, rich.markdown, TextArea)", "larik.tui.app"),
+    ("larik.tui.app (widgets, prompt, commands)", "larik.tui.app"),
 ]
+REST_PHASE = "rest (entry point, run_tui, building the app)"
 APP_PHASE = "app: mount, CSS, layout, first frame"
 
 
@@ -244,19 +254,8 @@ for module in MODULES:
     importlib.import_module(module)
     marks[module] = time.perf_counter()
 
-import larik.config
 import larik.tui.app as tui_app
 
-real_load = larik.config.load_config
-
-def load_config(*a, **kw):
-    t = time.perf_counter()
-    try:
-        return real_load(*a, **kw)
-    finally:
-        marks["load_config"] = time.perf_counter() - t
-
-larik.config.load_config = load_config
 real_init = tui_app.LarikApp.__init__
 
 def init(self, *a, **kw):
@@ -312,10 +311,7 @@ def _larik_row(marks: dict[str, float], spawned: float) -> dict[str, float]:
     for label, module in PHASES[1:]:
         row[label] = marks[module] - prev
         prev = marks[module]
-    row["load_config()"] = marks["load_config"]
-    row["rest of the CLI (Typer parsing, run_tui)"] = (
-        marks["app built"] - prev - marks["load_config"]
-    )
+    row[REST_PHASE] = marks["app built"] - prev
     row[APP_PHASE] = marks["first frame"] - marks["app built"]
     row["total"] = marks["first frame"] - spawned
     return row
@@ -422,23 +418,28 @@ def request_child(variant: str, port: int, typing: float, home: str, project: st
     os.environ["ANTHROPIC_API_KEY"] = KEY
     if variant == "preimport":
         import anthropic  # noqa: F401
-    if variant == "gc-paused":
-        pause_collector_in_warm_up()
 
-    from larik.config import load_config
+    import importlib
+
     from larik.tui.app import LarikApp
     from larik.tui.widgets.streaming_markdown import StreamingMarkdown
 
     cwd = Path(project)
-    config = load_config(cwd)
     result: dict[str, Any] = {"variant": variant}
+    built: list[Any] = []  # the app, for the factory
+
+    def load() -> tuple[Any, None]:  # as larik.tui.run_tui: the config after the first frame
+        from larik.config import load_config
+
+        return load_config(cwd), None
 
     async def factory(*, approver: Any, model: str = "", resume: str | None = None) -> Any:
         # the same as larik.tui.run_tui's factory
+        await asyncio.to_thread(importlib.import_module, "larik.agent.agent")
         from larik.agent import Agent
 
         return await Agent.create(
-            cwd=cwd, config=config, model=model, approver=approver, resume=resume
+            cwd=cwd, config=built[0].config, model=model, approver=approver, resume=resume
         )
 
     class App(LarikApp):
@@ -474,7 +475,8 @@ def request_child(variant: str, port: int, typing: float, home: str, project: st
             stalls.append((t, time.perf_counter() - t - 0.005))
 
     async def main() -> None:
-        app = App(factory, cwd=cwd, config=config, model=MODEL)
+        app = App(factory, cwd=cwd, model=MODEL, config_loader=load)
+        built.append(app)
         prober = asyncio.create_task(probe())
         async with app.run_test(size=(COLS, ROWS)) as pilot:
             while not app.painted_at:
@@ -509,36 +511,12 @@ def request_child(variant: str, port: int, typing: float, home: str, project: st
     print(json.dumps(result))
 
 
-def pause_collector_in_warm_up() -> None:
-    """The change proposed in docs/performance.md for larik/tui/warmup.py: no collection while
-    the SDK is imported in the thread (a full one, started by the import's allocations, holds
-    the GIL and so the screen for tens of ms), then its objects frozen out of later ones."""
-    import gc
-
-    from larik.tui import warmup
-
-    real = warmup.warm
-
-    def warm(modules: tuple[str, ...]) -> None:
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            real(modules)
-        finally:
-            gc.freeze()
-            if enabled:
-                gc.enable()
-
-    warmup.warm = warm
-
-
 # (label, variant, Enter at the typing time or as soon as the agent is ready)
 VARIANTS = [
     ("SDK imported before start (floor)", "preimport", True),
     ("larik (SDK imported in a thread)", "as-is", True),
     ("larik, Enter as soon as it is ready", "as-is", False),
     ("larik without the warm-up thread", "no-warmup", True),
-    ("warm-up with the collector paused (proposal)", "gc-paused", True),
 ]
 
 
@@ -602,8 +580,7 @@ def report_phases(found: dict[str, dict[str, list[float]]], heavy: list[str], ro
     order = [
         "python start-up",
         *[label for label, _ in PHASES[1:]],
-        "load_config()",
-        "rest of the CLI (Typer parsing, run_tui)",
+        REST_PHASE,
         APP_PHASE,
     ]
     for label in order:
@@ -711,6 +688,13 @@ def main() -> None:
     p.add_argument("--typing", type=float, default=2.0, help="seconds before Enter (default 2)")
     p.add_argument("--no-request", action="store_true", help="skip the first-request part")
     p.add_argument("--only-request", action="store_true", help="only the first-request part")
+    p.add_argument(
+        "--larik",
+        default="",
+        metavar="CMD",
+        help="the larik command whose first frame is timed (default: the venv's console script;"
+        " e.g. a script running another checkout, for a before/after)",
+    )
     p.add_argument("--request-child", nargs=5, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.request_child:
@@ -729,7 +713,7 @@ def main() -> None:
         return
     box = Sandbox()
     try:
-        cmds, times = first_frame(args.rounds, box)
+        cmds, times = first_frame(args.rounds, box, args.larik)
         report_first_frame(cmds, times, args.rounds)
         found, heavy = phases(args.phase_rounds, box)
         report_phases(found, heavy, args.phase_rounds)
