@@ -17,7 +17,6 @@ status, the vendor's error *type* and a short vendor message passed through ``re
 
 from __future__ import annotations
 
-import email.utils
 import re
 import time
 from typing import Any
@@ -126,6 +125,8 @@ def retry_after_seconds(headers: Any) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # only here: it costs start-up time elsewhere
+
     try:
         return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
     except (TypeError, ValueError, IndexError):
