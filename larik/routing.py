@@ -226,13 +226,13 @@ def _known_provider(name: str, config: Config) -> bool:
     return name in config.providers or registry.get(name) is not None
 
 
-def _provider_names(config: Config) -> list[str]:
+def provider_names(config: Config) -> list[str]:
     names = [n for n in registry.names() if n != "scripted"]
     return names + [n for n in config.providers if n not in names]
 
 
 def _unknown_provider(head: str, spec: str, config: Config) -> str:
-    known = _provider_names(config)
+    known = provider_names(config)
     close = difflib.get_close_matches(head, known, n=1, cutoff=0.5)
     hint = f" (did you mean {close[0]}?)" if close else ""
     return f"unknown provider {head!r} in {spec!r}{hint}; known providers: {', '.join(known)}"
@@ -244,7 +244,7 @@ def _unknown_model(spec: str, config: Config, roles: tuple[str, ...]) -> str:
     hint = f" (did you mean {close[0]}?)" if close else ""
     return (
         f"unknown model {spec!r}{hint}: write it as provider/model, e.g. ollama/{spec}; "
-        f"known providers: {', '.join(_provider_names(config))}"
+        f"known providers: {', '.join(provider_names(config))}"
     )
 
 
@@ -289,7 +289,7 @@ def _has_key(name: str, config: Config) -> bool:
 # ------------------------------------------------------------------------------- building
 
 
-def _base_url(name: str, kind: str, config: Config) -> str:
+def base_url_for(name: str, kind: str, config: Config) -> str:
     """The provider's base URL: config, else (for Ollama) ``OLLAMA_HOST``, else the built-in."""
     pc = config.providers.get(name)
     if pc is not None and pc.base_url:
@@ -317,7 +317,7 @@ def build_provider(name: str, model: str, config: Config) -> Provider:
         factory = spec.factory
     else:
         factory = registry.ADAPTERS[kind]
-    base_url = _base_url(name, kind, config)
+    base_url = base_url_for(name, kind, config)
     if base_url:
         try:
             validate_base_url(base_url)
@@ -511,13 +511,13 @@ def reachable_local_providers(config: Config | None = None, timeout: float = 0.2
     a short timeout."""
     config = config if config is not None else load_config()
     ports: dict[str, int] = {}
-    for name in _provider_names(config):
+    for name in provider_names(config):
         if not catalog.is_local_provider(name, config):
             continue
         pc = config.providers.get(name)
         spec = registry.get(name)
         kind = (pc.type if pc is not None and pc.type else "") or (spec.type if spec else "")
-        url = _base_url(name, kind, config)
+        url = base_url_for(name, kind, config)
         if not url and kind == "ollama":
             url = "http://127.0.0.1:11434"
         try:

@@ -110,7 +110,7 @@ def _provider_names() -> list[str]:
     from .. import routing
     from ..config import load_config
 
-    return routing._provider_names(load_config())
+    return routing.provider_names(load_config())
 
 
 def _served(config: Any, providers: set[str]) -> list[tuple[str, str]]:
@@ -128,7 +128,7 @@ def _served(config: Any, providers: set[str]) -> list[tuple[str, str]]:
         pc = config.providers.get(name)
         spec = registry.get(name)
         kind = (pc.type if pc is not None and pc.type else "") or (spec.type if spec else "")
-        url = routing._base_url(name, kind, config).rstrip("/")
+        url = routing.base_url_for(name, kind, config).rstrip("/")
         if kind != "openai-compatible" or not url.startswith(_LOOPBACK):
             continue
         try:

@@ -73,7 +73,7 @@ def servers(config: Any = None) -> tuple[LocalServer, ...]:
     from ..llm.errors import LarikError
 
     cfg = config if config is not None else Config()
-    names = routing._provider_names(cfg)
+    names = routing.provider_names(cfg)
     names.sort(key=lambda n: n not in cfg.providers)  # stable: configured names first
     out: dict[str, LocalServer] = {}
     for name in names:
@@ -83,7 +83,7 @@ def servers(config: Any = None) -> tuple[LocalServer, ...]:
             pc = cfg.providers.get(name)
             spec = registry.get(name)
             kind = (pc.type if pc is not None and pc.type else "") or (spec.type if spec else "")
-            url = routing._base_url(name, kind, cfg) or (
+            url = routing.base_url_for(name, kind, cfg) or (
                 _OLLAMA_DEFAULT if kind == "ollama" else ""
             )
         except (LarikError, ValueError):  # a bad OLLAMA_HOST or base_url: not probed
