@@ -20,7 +20,6 @@ Request mapping:
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import os
 from collections.abc import AsyncIterator
@@ -29,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..errors import APIError, ConfigError, ContextOverflow, redact
+from ..net import is_loopback_url
 from ..toolcalls import TOOL_IMAGES_NOTE, recover_tool_calls
 from ..types import Block, Message, Request, StopReason, StreamEvent, Usage
 from . import ollama_convert as convert
@@ -124,7 +124,7 @@ class OllamaProvider:
                 headers=headers,
                 timeout=httpx2.Timeout(self.timeout, connect=15.0),
                 # a local server is never reached through HTTP(S)_PROXY from the environment
-                trust_env=not _is_loopback(self.base_url),
+                trust_env=not is_loopback_url(self.base_url),
             )
         return self._client
 
@@ -321,7 +321,7 @@ class OllamaProvider:
 
         if isinstance(exc, httpx2.ConnectError | httpx2.ConnectTimeout):
             # refused on this machine: nothing is listening, and a retry will not start it
-            refused_here = isinstance(exc, httpx2.ConnectError) and _is_loopback(self.base_url)
+            refused_here = isinstance(exc, httpx2.ConnectError) and is_loopback_url(self.base_url)
             return APIError(
                 0,
                 f"cannot reach Ollama at {_safe_url(self.base_url)} — is `ollama serve` running?",
@@ -355,16 +355,6 @@ def _retry_after(value: str | None) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         return None
-
-
-def _is_loopback(url: str) -> bool:
-    host = (urlsplit(url).hostname or "").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _safe_url(url: str) -> str:

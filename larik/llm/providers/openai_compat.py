@@ -22,13 +22,11 @@ Studio's ``/api/v0/models/{id}``; a failed probe is None.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import re
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit
 
 from ..errors import (
     APIError,
@@ -38,6 +36,7 @@ from ..errors import (
     MissingKeyError,
     retry_after_seconds,
 )
+from ..net import is_loopback_url
 from ..toolcalls import new_call_id, recover_tool_calls, repair_arguments
 from ..types import Block, Request, StopReason, StreamEvent
 from .openai_compat_convert import (
@@ -310,7 +309,7 @@ class OpenAICompatProvider:
             if isinstance(cause, httpx2.ConnectError):
                 message = f"cannot reach {self.base_url}: is the server running?"
                 # nothing listening on this machine: retrying in a second will not start it
-                retryable = not _is_loopback(self.base_url)
+                retryable = not is_loopback_url(self.base_url)
             else:
                 what = "timed out" if isinstance(exc, openai.APITimeoutError) else "failed"
                 detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
@@ -381,16 +380,6 @@ class OpenAICompatProvider:
 
 
 # -- helpers ---------------------------------------------------------------------------------
-
-
-def _is_loopback(url: str) -> bool:
-    host = (urlsplit(url).hostname or "").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _number_calls(calls: list[Any], started: set[int]) -> None:
