@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from ..errors import APIError, ContextOverflow, MissingKeyError, retry_after_seconds
+from ..options import positive_number
 from ..types import EventType, Request, StreamEvent
 from .anthropic_convert import build_params, to_message, to_stop_reason, to_usage
 
@@ -71,6 +72,7 @@ class AnthropicProvider:
         self.thinking = thinking
         self.prompt_cache = prompt_cache
         self.options = options
+        self._read_timeout = positive_number(name, "timeout", options.get("timeout", READ_TIMEOUT))
         self._api_key = api_key
         self._base_url = base_url
         self._headers = dict(headers or {})
@@ -86,7 +88,7 @@ class AnthropicProvider:
         import anthropic
         import httpx2
 
-        read = float(self.options.get("timeout") or READ_TIMEOUT)
+        read = self._read_timeout
         self._sdk = anthropic.AsyncAnthropic(
             api_key=key,
             base_url=self._base_url or os.environ.get(ENV_BASE_URL) or None,

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..errors import APIError, ConfigError, ContextOverflow, MissingKeyError
+from ..options import positive_number
 from ..types import Request, StreamEvent
 
 if TYPE_CHECKING:
@@ -64,8 +65,10 @@ class GeminiProvider:
         self._base_url = base_url
         self._headers = dict(headers or {})
         self._api_version: str | None = options.get("api_version")
-        self._connect_timeout = _seconds(name, options, "connect_timeout", CONNECT_TIMEOUT)
-        self._read_timeout = _seconds(name, options, "timeout", READ_TIMEOUT)
+        self._connect_timeout = positive_number(
+            name, "connect_timeout", options.get("connect_timeout", CONNECT_TIMEOUT)
+        )
+        self._read_timeout = positive_number(name, "timeout", options.get("timeout", READ_TIMEOUT))
         thinking = options.get("thinking")
         if thinking not in (None, True, False):
             raise ConfigError(f"{name}: thinking must be true or false, not {thinking!r}")
@@ -181,13 +184,6 @@ class GeminiProvider:
             return ContextOverflow(message, status=code, provider=self.name)
         text = f"{status}: {message}" if status else message
         return APIError(code, text, retry_after=_retry_after(exc), provider=self.name)
-
-
-def _seconds(name: str, options: dict[str, Any], key: str, default: float) -> float:
-    value = options.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise ConfigError(f"{name}: {key} must be a positive number of seconds, not {value!r}")
-    return float(value)
 
 
 def _details(body: Any) -> list[dict[str, Any]]:

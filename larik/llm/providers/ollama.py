@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 
 from ..errors import APIError, ConfigError, ContextOverflow, redact
 from ..net import is_loopback_url
+from ..options import positive_number
 from ..toolcalls import TOOL_IMAGES_NOTE, recover_tool_calls
 from ..types import Block, Message, Request, StopReason, StreamEvent, Usage
 from . import ollama_convert as convert
@@ -93,11 +94,11 @@ class OllamaProvider:
         self.name = name
         self.num_ctx = num_ctx
         self.context_cap = int(
-            _positive(name, "context_cap", options.get("context_cap", CONTEXT_CAP))
+            positive_number(name, "context_cap", options.get("context_cap", CONTEXT_CAP))
         )
         self.keep_alive = options.get("keep_alive")
         self.extra_options: dict[str, Any] = dict(extra)
-        self.timeout = _positive(name, "timeout", options.get("timeout", 600.0))
+        self.timeout = positive_number(name, "timeout", options.get("timeout", 600.0))
         self._api_key = api_key
         self._key_env = str(options.get("api_key_env") or ENV_KEY)
         self._headers = dict(headers or {})
@@ -336,16 +337,6 @@ class OllamaProvider:
 
 
 # -- helpers ---------------------------------------------------------------------------------
-
-
-def _positive(name: str, key: str, value: Any) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = 0.0
-    if number <= 0:
-        raise ConfigError(f"{name}: {key} must be a positive number")
-    return number
 
 
 def _retry_after(value: str | None) -> float | None:

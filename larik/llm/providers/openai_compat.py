@@ -37,6 +37,7 @@ from ..errors import (
     retry_after_seconds,
 )
 from ..net import is_loopback_url
+from ..options import positive_number
 from ..toolcalls import new_call_id, recover_tool_calls, repair_arguments
 from ..types import Block, Request, StopReason, StreamEvent
 from .openai_compat_convert import (
@@ -106,6 +107,7 @@ class OpenAICompatProvider:
             known = ", ".join(("effort", "stream_usage", *_OPTIONS))
             raise ConfigError(f"{name}: unknown option {unknown[0]!r} (known: {known})")
         self.options = options
+        self._read_timeout = positive_number(name, "timeout", options.get("timeout", READ_TIMEOUT))
         self._api_key = api_key
         self._env = (api_key_env,) if api_key_env else self.preset.env
         self._key_required = bool(api_key_env) or self.preset.needs_key
@@ -130,7 +132,7 @@ class OpenAICompatProvider:
             import httpx2
             from openai import AsyncOpenAI
 
-            read = float(self.options.get("timeout") or READ_TIMEOUT)
+            read = self._read_timeout
             key = self._key(required=True) or NO_KEY
             headers = dict(self._headers)
             if not any(h.lower() == "authorization" for h in headers):

@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ..errors import APIError, ConfigError, ContextOverflow, MissingKeyError, retry_after_seconds
+from ..options import positive_number
 from ..types import Request, StreamEvent
 from .openai_responses_convert import (
     build_params,
@@ -79,10 +80,9 @@ class OpenAIResponsesProvider:
                 f'provider {name}: reasoning_summary must be auto, concise, detailed or ""'
             )
         self._summary: str | None = summary or None
-        try:
-            self._timeout = float(options.get("timeout") or READ_TIMEOUT)
-        except (TypeError, ValueError):
-            raise ConfigError(f"provider {name}: timeout must be a number of seconds") from None
+        self._timeout = positive_number(
+            f"provider {name}", "timeout", options.get("timeout", READ_TIMEOUT)
+        )
         self._client: Any = None
         # what models turned out not to take (learned from 400s, see _downgrade)
         self._plain: set[str] = set()
