@@ -13,6 +13,7 @@ from typing import Any
 from ..replay import replayable_blocks
 from ..toolcalls import TOOL_IMAGES_NOTE, new_call_id, repair_arguments
 from ..types import Block, Request
+from .openai_compat_convert import build_tools as tools  # Ollama takes the same shape
 
 __all__ = [
     "ModelInfo",
@@ -64,20 +65,6 @@ def messages(request: Request, provider: str) -> list[dict[str, Any]]:
         else:
             out.extend(_user(blocks, names))
     return out
-
-
-def tools(request: Request) -> list[dict[str, Any]]:
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": t.name,
-                "description": t.description,
-                "parameters": t.input_schema,
-            },
-        }
-        for t in request.tools
-    ]
 
 
 def is_overflow(message: str) -> bool:
