@@ -60,10 +60,15 @@ class _TurnOver(Exception):
 
 @dataclass
 class _Partial:
-    """A reply being streamed: what an interrupt must keep."""
+    """A reply being streamed: what an interrupt must keep. Pieces are joined only if an
+    interrupt needs them (appending to one string per delta is quadratic on a long reply)."""
 
     model: str
-    text: str = ""
+    pieces: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.pieces)
 
 
 @dataclass
@@ -402,7 +407,7 @@ class Agent:
         async with aclosing(self._resolved.provider.stream(request)) as events:
             async for sev in events:
                 if sev.type is EventType.TEXT_DELTA:
-                    partial.text += sev.text
+                    partial.pieces.append(sev.text)
                     yield AgentEvent(E.TEXT_DELTA, text=sev.text)
                 elif sev.type is EventType.THINKING_DELTA:
                     yield AgentEvent(E.THINKING_DELTA, text=sev.text)
