@@ -62,6 +62,12 @@ def root(
     cont: bool = typer.Option(
         False, "--continue", "-c", help="Resume this project's latest session."
     ),
+    trust_project: bool = typer.Option(
+        False,
+        "--trust-project",
+        help="Apply the project's own settings that loosen safety or run code "
+        "(.larik/config.toml: a looser permission mode, allow rules, hooks, MCP servers).",
+    ),
     resume: str | None = typer.Option(
         None,
         "--resume",
@@ -91,11 +97,14 @@ def root(
             max_turns=max_turns,
             output_format=output_format,
             resume=session,
+            trust_project=trust_project,
         )
         raise typer.Exit(run_print(opts))
     from .interactive import run_interactive
 
-    raise typer.Exit(run_interactive(cwd, model, effort, permission_mode, session))
+    raise typer.Exit(
+        run_interactive(cwd, model, effort, permission_mode, session, trust_project=trust_project)
+    )
 
 
 def _list_sessions(cwd: object) -> int:

@@ -5,8 +5,11 @@ Files, later ones layered on top of earlier ones (tables merge key by key, other
 1. the user file: ``$LARIK_HOME/config.toml``, else ``$XDG_CONFIG_HOME/larik/config.toml``
    (default ``~/.config/larik/config.toml``);
 2. the project file: ``.larik/config.toml`` in the working directory or a parent, up to the git
-   root. A project file may not contain ``[providers]``: a repository you cloned must not be able
-   to send your API keys to a server of its choosing.
+   root. A project file may not contain ``[providers]`` (a repository you cloned must not be able
+   to send your API keys to a server of its choosing) nor ``trusted_projects``. What it brings
+   that loosens safety or runs code (a looser ``permissions.mode``, ``allow`` rules, hooks, MCP
+   servers, commands) applies only in a trusted project; what only tightens (``deny`` rules, a
+   stricter mode) always applies and is added to the user's. See :mod:`larik.trust`.
 
 Each file is validated on its own, so an error names the file it is in, the key and, for TOML
 syntax, the line; it is raised as :class:`~larik.llm.errors.ConfigError` (one line, no secrets).
@@ -30,13 +33,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from .llm.errors import ConfigError
 from .llm.types import Effort
+
+if TYPE_CHECKING:
+    from .trust import ProjectTrust
 
 __all__ = [
     "BUILTIN_ROLES",
@@ -65,6 +71,11 @@ ProviderType = Literal["anthropic", "openai", "gemini", "ollama", "openai-compat
 ReasoningHistory = Literal["inline", "field", "strip"]
 _LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 _SECRET_KEYS = ("api_key", "headers")
+#: A config file larger than this is refused unread (no config needs it; a huge value would
+#: otherwise be parsed, validated and echoed in errors).
+MAX_CONFIG_BYTES = 1 << 20
+#: Keys only the user's own file may set.
+_USER_ONLY = ("providers", "trusted_projects")
 
 
 # ----------------------------------------------------------------------------------- paths
@@ -215,6 +226,33 @@ class PermissionsConfig(_Strict):
     deny: list[str] = Field(default_factory=list)
     """Rules always refused, as "TOOL: PATTERN"; deny wins over allow."""
 
+    @field_validator("allow", "deny")
+    @classmethod
+    def _check_rules(cls, rules: list[str]) -> list[str]:
+        for text in rules:
+            check_rule_text(text)
+        return rules
+
+
+def check_rule_text(text: str) -> tuple[str, str]:
+    """``(tool, pattern)`` of a permission rule ``"TOOL: PATTERN"``, or ``ValueError`` naming
+    what is wrong (one line). ``TOOL`` is a pattern that must name at least one tool."""
+    from .tool_names import ALL_TOOLS, is_known_tool_pattern
+
+    tool, sep, pattern = text.partition(":")
+    tool, pattern = tool.strip(), pattern.strip().strip("\"'") if sep else "*"
+    if not tool:
+        raise ValueError(f"rule {_clip(text)!r} names no tool (write it as 'TOOL: PATTERN')")
+    if not is_known_tool_pattern(tool):
+        raise ValueError(
+            f"rule {_clip(text)!r} names no known tool ({', '.join(ALL_TOOLS)}, or mcp__…)"
+        )
+    return tool, pattern or "*"
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 class Config(BaseModel):
     """The merged configuration. Unknown top-level tables are kept (``model_extra``)."""
@@ -245,8 +283,11 @@ class Config(BaseModel):
     """Seconds to wait for the first streamed chunk of a reply."""
     idle_timeout: float = Field(default=180.0, gt=0)
     """Seconds to wait between streamed chunks."""
+    trusted_projects: list[str] = Field(default_factory=list)
+    """User config only: project folders whose own config may loosen safety or run code."""
 
     _sources: tuple[Path, ...] = PrivateAttr(default=())
+    _trust: Any = PrivateAttr(default=None)
 
     @field_validator("roles")
     @classmethod
@@ -297,6 +338,12 @@ class Config(BaseModel):
         """The files this config was read from, user file first."""
         return self._sources
 
+    @property
+    def project_trust(self) -> ProjectTrust | None:
+        """What the project's file asks for that needs trust (None: nothing), and whether it
+        was applied."""
+        return self._trust
+
 
 @dataclass(frozen=True)
 class RoutingSnapshot:
@@ -314,34 +361,112 @@ _FILE_LOCK = threading.Lock()
 # --------------------------------------------------------------------------------- loading
 
 
-def load_config(cwd: Path | None = None) -> Config:
-    """The user file with the project file layered on top; defaults where neither says."""
+def load_config(
+    cwd: Path | None = None, *, trust_project: bool = False, remembered: bool = False
+) -> Config:
+    """The user file with the project file layered on top; defaults where neither says.
+
+    The project's settings that need trust (:data:`larik.trust.GATED`) apply when
+    ``trust_project`` is set (``--trust-project``), when the project is in the user's
+    ``trusted_projects``, or — with ``remembered``, which only the TUI passes — when the user
+    trusted exactly these settings before. :attr:`Config.project_trust` says what was asked and
+    whether it was applied."""
+    from . import trust
+
     sources: list[Path] = []
     merged: dict[str, Any] = {}
     user = user_config_path()
-    if user.is_file():
+    if user.exists():
         data = _read_toml(user)
         _validate(data, user)
         merged = data
         sources.append(user)
+    user_perms = _table(merged.get("permissions"))
+    user_mode = str(user_perms.get("mode") or "ask")
     project = project_config_path(cwd)
+    project_trust: trust.ProjectTrust | None = None
     if project is not None:
         data = _read_toml(project)
-        if "providers" in data:
-            raise ConfigError(
-                f"{project}: providers: only allowed in the user config ({user}); a project "
-                "file must not redirect API keys"
-            )
+        for key in _USER_ONLY:
+            if key in data:
+                raise ConfigError(
+                    f"{project}: {key}: only allowed in the user config ({user}); a project "
+                    "file must not "
+                    + ("redirect API keys" if key == "providers" else "trust itself")
+                )
         _validate(data, project)
-        merged = _deep_merge(merged, data)
+        always, gated, deny = trust.split_project(data, user_mode)
+        root = project.parent.parent.resolve()
+        allow: list[str] = []
+        if gated:
+            fingerprint = trust.digest(gated)
+            source = _trust_source(root, merged, trust_project, remembered, fingerprint)
+            project_trust = trust.ProjectTrust(
+                root=root,
+                config_file=project,
+                asks=trust.describe(gated, user_mode),
+                digest=fingerprint,
+                gated=gated,
+                trusted=source not in ("", "declined"),
+                source=source if source != "declined" else "",  # type: ignore[arg-type]
+                declined=source == "declined",
+            )
+            if project_trust.trusted:
+                always = _deep_merge(always, {k: v for k, v in gated.items() if "." not in k})
+                perms = _table(always.get("permissions"))
+                if "permissions.mode" in gated:
+                    perms["mode"] = gated["permissions.mode"]
+                allow = list(gated.get("permissions.allow") or [])
+                always["permissions"] = perms
+        merged = _deep_merge(merged, always)
+        perms = _table(merged.get("permissions"))
+        perms["allow"] = _union(user_perms.get("allow") or [], allow)
+        perms["deny"] = _union(user_perms.get("deny") or [], deny)
+        merged["permissions"] = perms
         sources.append(project)
     config = _validate(merged, sources[-1] if sources else user)
     config._sources = tuple(sources)
+    config._trust = project_trust
     return config
+
+
+def _table(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def _union(first: list[str], second: list[str]) -> list[str]:
+    return list(dict.fromkeys([*first, *second]))
+
+
+def _trust_source(
+    root: Path, user: Mapping[str, Any], flag: bool, remembered: bool, fingerprint: str
+) -> str:
+    """Why the project is trusted ("flag", "config", "remembered"), "declined" when the user
+    said no to these settings in the TUI, or "" when nobody said."""
+    from . import trust
+
+    if flag:
+        return "flag"
+    listed = user.get("trusted_projects") or []
+    for entry in listed if isinstance(listed, list) else []:
+        try:
+            if Path(str(entry)).expanduser().resolve() == root:
+                return "config"
+        except (OSError, RuntimeError, ValueError):
+            continue
+    if remembered:
+        answer = trust.recall(state_dir(), root, fingerprint)
+        if answer is not None:
+            return "remembered" if answer else "declined"
+    return ""
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
+        if not path.is_file():
+            raise ConfigError(f"{path}: not a regular file")
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES >> 20} MiB; not a config file")
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
@@ -349,6 +474,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not UTF-8 text") from None
     try:
         return tomllib.loads(text)
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
     except tomllib.TOMLDecodeError as e:
         msg = str(e)
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
@@ -378,6 +505,8 @@ def _validate(data: dict[str, Any], path: Path) -> Config:
     _check_unknown_keys(data, path)
     try:
         return Config.model_validate(data)
+    except RecursionError:
+        raise ConfigError(f"{path}: a value is nested too deeply") from None
     except ValidationError as e:
         err = e.errors()[0]
         key = ".".join(str(p) for p in err["loc"]) or "(top level)"

@@ -26,6 +26,8 @@ def run_interactive(
     effort: str | None = None,
     permission_mode: str | None = None,
     session: str | None = None,
+    *,
+    trust_project: bool = False,
 ) -> int:
     """Run the TUI in ``cwd``; the exit code. ``session``: None for a new one, "latest" or an id.
 
@@ -41,4 +43,5 @@ def run_interactive(
         effort=effort,
         permission_mode=permission_mode,
         resume=session,
+        trust_project=trust_project,
     )

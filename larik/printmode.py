@@ -49,6 +49,7 @@ class PrintOptions:
     max_turns: int | None = None
     output_format: str = "text"
     resume: str | None = None  # None: new session; "latest"; or a session id
+    trust_project: bool = False  # --trust-project: apply the project's loosening settings
 
 
 @dataclass
@@ -102,7 +103,9 @@ async def _run(opts: PrintOptions, prompt: str, out: IO[str], err: IO[str]) -> i
     from .config import load_config
 
     try:
-        config = load_config(opts.cwd)
+        config = load_config(opts.cwd, trust_project=opts.trust_project)
+        if config.project_trust and not config.project_trust.trusted:
+            print(config.project_trust.ignored_line(), file=err)
         agent = await Agent.create(
             cwd=opts.cwd,
             config=config,

@@ -132,7 +132,7 @@ TUI_FORMS = [
 def _through_typer(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict:
     seen: dict = {}
 
-    def fake(cwd, model="", effort=None, permission_mode=None, session=None):
+    def fake(cwd, model="", effort=None, permission_mode=None, session=None, trust_project=False):
         seen.update(model=model, effort=effort, permission_mode=permission_mode, session=session)
         return 0
 
@@ -145,7 +145,7 @@ def _through_typer(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict:
 def _fast(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict:
     seen: dict = {}
 
-    def fake(cwd, model="", effort=None, permission_mode=None, session=None):
+    def fake(cwd, model="", effort=None, permission_mode=None, session=None, trust_project=False):
         seen.update(model=model, effort=effort, permission_mode=permission_mode, session=session)
         return 0
 

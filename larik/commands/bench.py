@@ -36,11 +36,16 @@ def bench(
         False, "--validate", help="Prove every task: repo fails, solution passes."
     ),
     report: bool = typer.Option(False, "--report", help="Show past results side by side."),
+    trust_project: bool = typer.Option(
+        False, "--trust-project", help="Apply this project's settings that need trust."
+    ),
 ) -> None:
     from ..llm.errors import LarikError
 
     try:
-        code = _bench(model, task, repeat, jobs, json_out, list_tasks, validate, report)
+        code = _bench(
+            model, task, repeat, jobs, json_out, list_tasks, validate, report, trust_project
+        )
     except LarikError as e:
         print(f"larik bench: {e}", file=sys.stderr)
         raise typer.Exit(2) from None
@@ -56,6 +61,7 @@ def _bench(
     list_tasks: bool,
     validate: bool,
     report: bool,
+    trust_project: bool = False,
 ) -> int:
     from rich.console import Console
 
@@ -72,7 +78,7 @@ def _bench(
     if not models:
         print("larik bench: give at least one model with -m (see --help)", file=sys.stderr)
         return 2
-    return _run(console, models, tasks, repeat, jobs, json_out)
+    return _run(console, models, tasks, repeat, jobs, json_out, trust_project)
 
 
 def _list(console, tasks) -> int:
@@ -123,7 +129,7 @@ def _report(console) -> int:
     return 0
 
 
-def _run(console, models, tasks, repeat, jobs, json_out) -> int:
+def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False) -> int:
     import asyncio
     import json
     import uuid
@@ -138,7 +144,9 @@ def _run(console, models, tasks, repeat, jobs, json_out) -> int:
     from ..config import load_config, state_dir
     from ..routing import resolve
 
-    config = load_config()
+    config = load_config(trust_project=trust_project)
+    if config.project_trust and not config.project_trust.trusted:
+        print(config.project_trust.ignored_line(), file=sys.stderr)
     specs = [resolve(m, config).spec for m in models]  # fail fast: unknown model, missing key
     bench_id = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
     folder = state_dir() / "bench"

@@ -21,6 +21,7 @@ def run_tui(
     effort: str | None = None,
     permission_mode: str | None = None,
     resume: str | None = None,
+    trust_project: bool = False,
 ) -> int:
     """Run the TUI until the user quits; print how to resume the session. Returns the exit code.
 
@@ -51,7 +52,7 @@ def run_tui(
             resume=resume,
         )
 
-    loader = None if config is not None else (lambda: _load_settings(cwd))
+    loader = None if config is not None else (lambda: _load_settings(cwd, trust_project))
     history = _history_path() if config is not None else None
     app = LarikApp(
         factory,
@@ -70,11 +71,13 @@ def run_tui(
     return int(code or 0)
 
 
-def _load_settings(cwd: Path) -> tuple[Any, Path | None]:
-    """The config and the prompt history file (run by the app after its first frame)."""
+def _load_settings(cwd: Path, trust_project: bool = False) -> tuple[Any, Path | None]:
+    """The config and the prompt history file (run by the app after its first frame). The
+    project's settings that need trust apply with ``--trust-project`` or when the user trusted
+    them before (remembered)."""
     from ..config import load_config
 
-    return load_config(cwd), _history_path()
+    return load_config(cwd, trust_project=trust_project, remembered=True), _history_path()
 
 
 def _history_path() -> Path | None:

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from ...llm.types import Block, ToolSpec
+from ...tool_names import ALL_TOOLS, READ_ONLY_TOOLS
 from ..events import AgentEvent
 from ..paths import resolve_path
 
@@ -38,8 +39,6 @@ __all__ = [
     "tool_specs",
 ]
 
-ALL_TOOLS = ("read_file", "write_file", "edit_file", "glob", "grep", "bash", "task")
-READ_ONLY_TOOLS = ("read_file", "glob", "grep")
 Kind = Literal["read", "write", "exec", "task"]
 
 

@@ -1,0 +1,204 @@
+"""Project trust: what a project's own ``.larik/config.toml`` may do before the user says so.
+
+A repository you cloned is someone else's code. Settings in its config that *loosen* safety or
+*run code* take effect only in a project the user has trusted; settings that only *tighten*
+always apply, merged with the user's (never replacing them). The split is a table,
+:data:`GATED`, that a test walks:
+
+====================  =====================================================================
+setting               untrusted project
+====================  =====================================================================
+permissions.mode      applied only when it is at least as strict as the user's (ask > edits > yolo)
+permissions.allow     ignored
+permissions.deny      always applied, added to the user's deny rules
+hooks, mcp, commands  ignored (whole tables: they run programs)
+trusted_projects      an error (only the user's file may name trusted folders)
+providers             an error (a project must not redirect API keys; see larik.config)
+====================  =====================================================================
+
+Trust comes from, in order: ``--trust-project`` on the command line; the folder being listed in
+the user config's ``trusted_projects``; and, in the TUI only, the answer the user gave to "Trust
+this folder?", remembered in ``$STATE/trust.json`` together with a digest of exactly the settings
+it was asked about — when they change the TUI asks again. Print mode and bench never use the
+remembered answer: a script trusts a project only by flag or by the user's config.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = [
+    "GATED",
+    "GATED_TABLES",
+    "MODE_STRICTNESS",
+    "ProjectTrust",
+    "forget",
+    "recall",
+    "remember",
+    "split_project",
+    "trust_file",
+]
+
+#: Permission modes from the strictest to the loosest.
+MODE_STRICTNESS = ("ask", "edits", "yolo")
+
+#: Top-level tables a project brings that run programs: ignored unless trusted.
+GATED_TABLES = ("hooks", "mcp", "commands")
+
+#: What an untrusted project's setting does, by dotted key (a test walks this table).
+GATED: dict[str, Literal["tighten-only", "ignored", "merged"]] = {
+    "permissions.mode": "tighten-only",
+    "permissions.allow": "ignored",
+    "permissions.deny": "merged",
+    **{table: "ignored" for table in GATED_TABLES},
+}
+
+_FILE_NAME = "trust.json"
+
+
+@dataclass(frozen=True)
+class ProjectTrust:
+    """What a project's config asks for that needs the user's trust.
+
+    ``asks`` lists each gated setting in words (for the dialog and for the "ignored" line);
+    ``digest`` fingerprints exactly those settings, so a remembered answer holds only while
+    they stay the same. ``trusted`` says whether they were applied, ``source`` why."""
+
+    root: Path
+    config_file: Path
+    asks: tuple[str, ...]
+    digest: str
+    gated: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    trusted: bool = False
+    source: Literal["", "flag", "config", "remembered"] = ""
+    declined: bool = False  # the user said no in the TUI (for these very settings)
+
+    def ignored_line(self) -> str:
+        """One line for stderr when the settings were not applied."""
+        return (
+            f"larik: {self.config_file}: ignored (untrusted project): {'; '.join(self.asks)}. "
+            "Pass --trust-project, or add the folder to trusted_projects in your user config"
+        )
+
+
+def split_project(
+    data: Mapping[str, Any], user_mode: str
+) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """Split a project file's data into what always applies and what needs trust.
+
+    Returns ``(always, gated, deny)``: ``always`` is the data without the gated settings,
+    ``gated`` the settings that wait for trust (as dotted keys), ``deny`` the project's deny
+    rules (merged with the user's by the caller, trusted or not)."""
+    always = {k: v for k, v in data.items() if k not in GATED_TABLES}
+    gated: dict[str, Any] = {k: data[k] for k in GATED_TABLES if k in data}
+    perms = (
+        dict(data.get("permissions") or {}) if isinstance(data.get("permissions"), Mapping) else {}
+    )
+    deny = list(perms.pop("deny", []) or [])
+    if "allow" in perms:
+        allow = perms.pop("allow")
+        if allow:
+            gated["permissions.allow"] = allow
+    if "mode" in perms:
+        mode = perms["mode"]
+        if _looser(mode, user_mode):
+            gated["permissions.mode"] = perms.pop("mode")
+    if "permissions" in data:
+        always["permissions"] = perms
+    return always, gated, deny
+
+
+def _looser(mode: Any, than: str) -> bool:
+    if mode not in MODE_STRICTNESS or than not in MODE_STRICTNESS:
+        return False  # an unknown mode is left for validation to reject
+    return MODE_STRICTNESS.index(mode) > MODE_STRICTNESS.index(than)
+
+
+def describe(gated: Mapping[str, Any], user_mode: str) -> tuple[str, ...]:
+    """The gated settings in words, one entry each."""
+    out: list[str] = []
+    for key, value in gated.items():
+        if key == "permissions.mode":
+            out.append(f"permissions.mode = {value!r} (yours: {user_mode!r})")
+        elif key == "permissions.allow":
+            rules = ", ".join(repr(r) for r in value) if isinstance(value, list) else repr(value)
+            out.append(f"permissions.allow = [{rules}]")
+        elif isinstance(value, Mapping):
+            out.append(f"[{key}] {', '.join(sorted(map(str, value))) or '(empty)'}")
+        else:
+            out.append(f"{key} = {value!r}")
+    return tuple(_short(s) for s in out)
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def digest(gated: Mapping[str, Any]) -> str:
+    blob = json.dumps(gated, sort_keys=True, default=str, ensure_ascii=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+# ------------------------------------------------------------------------ the remembered answers
+
+
+def trust_file(state: Path) -> Path:
+    return state / _FILE_NAME
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def recall(state: Path, root: Path, fingerprint: str) -> bool | None:
+    """The user's remembered answer for ``root`` with exactly these settings: True (trusted),
+    False (declined) or None (never asked, or the settings changed since)."""
+    entry = _load(trust_file(state)).get(str(root))
+    if not isinstance(entry, dict) or entry.get("digest") != fingerprint:
+        return None
+    answer = entry.get("trusted")
+    return answer if isinstance(answer, bool) else None
+
+
+def remember(state: Path, root: Path, fingerprint: str, trusted: bool) -> None:
+    """Record the user's answer (atomically, file mode 0600)."""
+    path = trust_file(state)
+    data = _load(path)
+    data[str(root)] = {
+        "digest": fingerprint,
+        "trusted": trusted,
+        "at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    _write(path, data)
+
+
+def forget(state: Path, root: Path) -> None:
+    path = trust_file(state)
+    data = _load(path)
+    if data.pop(str(root), None) is not None:
+        _write(path, data)
+
+
+def _write(path: Path, data: Mapping[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, tmp = tempfile.mkstemp(prefix=".trust-", suffix=".json", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
