@@ -73,6 +73,9 @@ def run_print(
     except (UsageError, ConfigError, ResolveError) as e:
         print(f"larik: {e}", file=err)
         return 2
+    except LarikError as e:  # e.g. the session could not start: one line, not a traceback
+        print(f"larik: {e}", file=err)
+        return 1
     except KeyboardInterrupt:
         print(INTERRUPTED, file=err)
         return 130

@@ -241,3 +241,25 @@ def test_a_config_that_is_a_fifo_is_refused_not_waited_on(tmp_path):
     with pytest.raises(ConfigError) as e:
         load_config(tmp_path)
     assert "regular file" in str(e.value)
+
+
+def _scripted_model_file_errors(tmp_path: Path) -> list[tuple[str, str]]:
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01\xd0\xff\x00" * 20)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000)
+    return [
+        (f"scripted/{tmp_path}", "is a folder"),
+        (f"scripted/{binary}", "not UTF-8"),
+        (f"scripted/{deep}", "nested too deeply"),
+    ]
+
+
+def test_a_scripted_model_that_is_a_folder_binary_or_too_deep_is_one_line(tmp_path, capsys):
+    from larik.printmode import PrintOptions, run_print
+
+    for spec, needle in _scripted_model_file_errors(tmp_path):
+        code = run_print(PrintOptions(prompt="hi", cwd=tmp_path, model=spec))
+        err = capsys.readouterr().err
+        assert code in (1, 2) and needle in err and "Traceback" not in err, (spec, err)
+        assert len(err.strip().splitlines()) == 1, err

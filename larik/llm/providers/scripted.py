@@ -74,6 +74,14 @@ def load_script(path: str | Path) -> list[ScriptTurn]:
         return Script.model_validate(data).turns
     except FileNotFoundError:
         raise ConfigError(f"{p}: scripted model file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{p}: is a folder, not a scripted model file") from None
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read the scripted model file: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{p}: not a scripted model file (not UTF-8 text)") from None
+    except RecursionError:
+        raise ConfigError(f"{p}: not a scripted model file (nested too deeply)") from None
     except json.JSONDecodeError as e:
         raise ConfigError(f"{p}:{e.lineno}: not valid JSON: {e.msg}") from None
     except ValidationError as e:
