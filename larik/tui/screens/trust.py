@@ -1,0 +1,71 @@
+""""Trust this folder?": asked once per project whose own config wants what needs trust.
+
+Shows the project folder and, one per line, exactly what its ``.larik/config.toml`` asks for
+(a looser permission mode, allow rules, hooks, MCP servers…). ``t`` trusts, ``n`` or Esc does
+not; focus starts on "Don't trust", so a stray Enter never trusts. The answer is remembered by
+the caller together with a digest of those settings (see :mod:`larik.trust`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+if TYPE_CHECKING:
+    from ...trust import ProjectTrust
+
+__all__ = ["TrustScreen"]
+
+
+class TrustScreen(ModalScreen[bool]):
+    BINDINGS = [
+        Binding("t", "trust", "trust"),
+        Binding("n", "distrust", "don't trust"),
+        Binding("escape", "distrust", "don't trust", show=False),
+    ]
+
+    def __init__(self, request: ProjectTrust) -> None:
+        super().__init__(classes="modal")
+        self.request = request
+
+    def compose(self) -> ComposeResult:
+        r = self.request
+        with Vertical(id="trust", classes="dialog"):
+            title = Text("Trust this folder?  ", style="bold")
+            title.append(str(r.root), style="bold yellow")
+            yield Static(title, id="trust-title")
+            body = Text(f"Its {r.config_file.relative_to(r.root)} asks for:\n", style="")
+            for ask in r.asks:
+                body.append("  • ")
+                body.append(ask, style="yellow")
+                body.append("\n")
+            body.append(
+                "\nThese loosen safety or run programs. Trust it only if you trust the people "
+                "who wrote this repository. Without trust Larik still works here, with your own "
+                "settings only.",
+                style="dim",
+            )
+            with VerticalScroll(id="trust-details"):
+                yield Static(body)
+            with Horizontal(classes="buttons"):
+                yield Button("Trust (t)", id="trust-yes", variant="warning")
+                yield Button("Don't trust (n)", id="trust-no", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#trust-no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "trust-yes")
+
+    def action_trust(self) -> None:
+        self.dismiss(True)
+
+    def action_distrust(self) -> None:
+        self.dismiss(False)

@@ -1,0 +1,71 @@
+"""The "Trust this folder?" dialog: what it shows, its choices always on screen, a safe default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.widgets import Button
+
+from larik.trust import ProjectTrust
+from larik.tui.screens.trust import TrustScreen
+
+CSS = Path(__file__).parents[2] / "larik" / "tui" / "app.tcss"
+
+
+def _request(tmp_path: Path, n: int = 2) -> ProjectTrust:
+    asks = ("permissions.mode = 'yolo' (yours: 'ask')",) + tuple(
+        f"permissions.allow = ['bash: tool{i}*']" for i in range(n)
+    )
+    return ProjectTrust(
+        root=tmp_path, config_file=tmp_path / ".larik" / "config.toml", asks=asks, digest="d"
+    )
+
+
+class Host(App[None]):
+    CSS_PATH = str(CSS)
+
+    def __init__(self, request: ProjectTrust) -> None:
+        super().__init__()
+        self.request = request
+        self.answers: list[bool | None] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(TrustScreen(self.request), self.answers.append)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_the_choices_are_on_screen_and_focus_starts_on_dont_trust(tmp_path, size):
+    app = Host(_request(tmp_path, n=60))  # far more lines than the screen holds
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, TrustScreen)
+        for button_id in ("#trust-yes", "#trust-no"):
+            region = screen.query_one(button_id, Button).region
+            assert region.height > 0 and region.bottom <= size[1], (button_id, region)
+        assert app.focused is screen.query_one("#trust-no", Button)
+        await pilot.press("enter")  # a stray Enter does not trust
+        await pilot.pause()
+    assert app.answers == [False]
+
+
+async def test_it_lists_what_the_project_asks_for_and_t_trusts(tmp_path):
+    app = Host(_request(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        assert "yolo" in text and "bash: tool1*" in text and str(tmp_path) in text
+        await pilot.press("t")
+        await pilot.pause()
+    assert app.answers == [True]
+
+
+async def test_escape_does_not_trust(tmp_path):
+    app = Host(_request(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.answers == [False]
