@@ -197,17 +197,13 @@ class BenchAgent:
     """Plays the reply as the agent's events; the slice of larik.agent.Agent the TUI uses."""
 
     def __init__(self, probe: Probe, rate: float) -> None:
-        from larik.llm.types import Usage
+        from larik.agent.usage import Accounting
 
         self.probe, self.rate = probe, rate
         self.model, self.provider_name, self.role = "reply", "bench", None
         self.effort, self.permission_mode = "", "ask"
         self.messages: list[Any] = []
-        self.usage_by_model: dict[str, Any] = {}
-        self.cost_by_model: dict[str, Any] = {}
-        self.usage_by_role: dict[str, Any] = {}
-        self.total_usage = Usage()
-        self.total_cost: float | None = 0.0
+        self.usage = Accounting()
         self.context_tokens, self.context_window = 0, 200_000
         self.session_id = "bench"
         self.transcript_path = Path("/nonexistent/bench.jsonl")

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +35,9 @@ from .permissions import PermissionPolicy, check_mode
 from .probe import capabilities, probe
 from .runner import ToolRunner, answer_all
 from .sessions import Rebuilt, find_session, latest_session, project_dir, rebuild
-from .tools import ALL_TOOLS, ToolContext, tool_specs
+from .settings import AgentSettings, Resolver
+from .subagent import subagent_answer, tools_for
+from .tools import ToolContext, ToolError, tool_specs
 from .transcript import Transcript, TranscriptError, new_session_id
 from .usage import Accounting
 
@@ -43,10 +45,9 @@ if TYPE_CHECKING:
     from ..config import Config
     from ..routing import Resolved
 
-__all__ = ["Agent"]
+__all__ = ["Agent", "AgentSettings"]
 
 E = AgentEventType
-Resolver = Callable[[str], "Resolved"]
 
 # at create: how long a local server may take to say what it loaded (a slower one is asked
 # again before the first request, without this bound)
@@ -91,46 +92,30 @@ class Agent:
     sent (after compaction, the compacted form), before replay filtering and merging."""
 
     def __init__(
-        self,
-        *,
-        root: Path,
-        config: Config,
-        resolver: Resolver,
-        resolved: Resolved,
-        policy: PermissionPolicy,
-        effort: Effort,
-        max_turns: int,
-        tools: tuple[str, ...],
-        role_label: str | None = None,
-        session_id: str = "",
-        transcript_path: Path | None = None,
-        transcript: Transcript | None = None,
-        processes: dict[int, str] | None = None,
-        context: str | None = None,
+        self, settings: AgentSettings, resolved: Resolved, transcript: Transcript | None = None
     ) -> None:
-        self.root = root
-        self.config = config
-        self._effort: Effort = _check_effort(effort)
-        self.max_turns = max_turns
+        """``transcript``: the session's, reopened to resume it (else one is created at the
+        first record, when ``settings.transcript_path`` is set)."""
+        s = self._settings = settings
+        self.root = s.root
+        self.config = s.config
+        self._effort: Effort = _check_effort(s.effort)
+        self.max_turns = s.max_turns
         self.messages: list[Message] = []
-        self.session_id = session_id or new_session_id()
-        self.transcript_path = transcript_path or Path(os.devnull)
-        self._persist = transcript_path is not None
+        self.session_id = s.session_id or new_session_id()
+        self.transcript_path = s.transcript_path or Path(os.devnull)
+        self._persist = s.transcript_path is not None
         self._transcript = transcript
-        self._resolver = resolver
         self._resolved = resolved
-        self._policy = policy
-        self._tools = tools
-        self._acct = Accounting()
-        self._is_sub = role_label is not None
-        if context is None:
-            context = prompt.session_context(root)
-        self._system = [prompt.prefix(role_label, list(tools)), context]
-        self._specs = tool_specs(tools)
-        self._ctx = ToolContext(root=root, processes=processes if processes is not None else {})
-        if "task" in tools:
-            self._ctx.spawn = self._spawn
-        self._runner = ToolRunner(tools, policy, self._ctx)
+        self.usage = Accounting()
+        """Tokens and cost so far: per model that answered, per role, in total."""
+        context = s.context if s.context is not None else prompt.session_context(s.root)
+        self._system = [prompt.prefix(s.role_label, list(s.tools)), context]
+        self._specs = tool_specs(s.tools)
+        self._ctx = ToolContext(root=s.root, processes=s.processes)
+        if "task" in s.tools:
+            self._ctx.spawn = self._run_task
+        self._runner = ToolRunner(s.tools, s.policy, self._ctx)
         self._notices: list[AgentEvent] = []
         self._partial: _Partial | None = None
         self._running: _Running | None = None
@@ -183,19 +168,17 @@ class Agent:
                 transcript.close()
             raise
         session_id = transcript.session_id if transcript else new_session_id()
-        agent = cls(
+        settings = AgentSettings(
             root=root,
             config=config,
             resolver=resolver,
-            resolved=resolved,
             policy=policy,
             effort=effort if effort is not None else config.effort,
             max_turns=max_turns or config.max_turns,
-            tools=ALL_TOOLS,
             session_id=session_id,
             transcript_path=path or (transcript_dir or project_dir(root)) / f"{session_id}.jsonl",
-            transcript=transcript,
         )
+        agent = cls(settings, resolved, transcript)
         in_use.append(agent)
         if rebuilt is not None:
             agent._restore(rebuilt)
@@ -205,7 +188,7 @@ class Agent:
     def _restore(self, rebuilt: Rebuilt) -> None:
         self.messages = rebuilt.messages
         for model, role, usage, cost in rebuilt.usage:
-            self._acct.add(model, role, usage, cost)
+            self.usage.add(model, role, usage, cost)
         if rebuilt.model and rebuilt.model != self._resolved.spec:
             self._record_switch(rebuilt.model)
         self._answer_dangling_calls()
@@ -239,31 +222,11 @@ class Agent:
 
     @property
     def permission_mode(self) -> str:
-        return self._policy.mode
+        return self._settings.policy.mode
 
     @permission_mode.setter
     def permission_mode(self, mode: str) -> None:
-        self._policy.mode = check_mode(mode)
-
-    @property
-    def usage_by_model(self) -> dict[str, Usage]:
-        return self._acct.by_model
-
-    @property
-    def cost_by_model(self) -> dict[str, float | None]:
-        return self._acct.cost_by_model
-
-    @property
-    def usage_by_role(self) -> dict[str, Usage]:
-        return self._acct.by_role
-
-    @property
-    def total_usage(self) -> Usage:
-        return self._acct.total
-
-    @property
-    def total_cost(self) -> float | None:
-        return self._acct.total_cost
+        self._settings.policy.mode = check_mode(mode)
 
     @property
     def system(self) -> list[str]:
@@ -271,7 +234,7 @@ class Agent:
 
     def set_model(self, spec: str) -> Resolved:
         """The next request goes to ``spec``; recorded as a model_switch."""
-        resolved = self._resolver(spec)
+        resolved = self._settings.resolver(spec)
         old = self._resolved.spec
         self._resolved = resolved
         self._use_model(resolved)
@@ -432,7 +395,7 @@ class Agent:
         self, usage: Usage, model: str, provider: str | None, role: str, subagent: str = ""
     ) -> AgentEvent:
         cost = _cost(usage, model, provider, self.config)
-        self._acct.add(model, role, usage, cost)
+        self.usage.add(model, role, usage, cost)
         rec: dict[str, Any] = {"kind": "usage", "model": model, "provider": provider, "role": role}
         rec.update(usage=usage.model_dump(), cost=cost)
         if subagent:
@@ -484,11 +447,44 @@ class Agent:
         self._append(msg)
         yield AgentEvent(E.MESSAGE, message=msg)
 
-    async def _spawn(self, role: str, prompt_: str) -> str:
-        """The task tool: run a subagent on ``role`` and return its final answer."""
-        from .subagent import run_subagent
+    def spawn(self, role: str) -> Agent:
+        """A subagent for ``role`` (what the ``task`` tool runs): a new conversation on the
+        model the role resolves to, with the role's tools (``subagent.tools_for``), in the same
+        project, under the same permission policy, sharing this agent's effort, session context
+        and running-process table, keeping no transcript of its own. Raises LarikError when the
+        role does not resolve."""
+        settings = replace(
+            self._settings,
+            effort=self.effort,
+            tools=tools_for(role),
+            role_label=role,
+            context=self._system[1],
+            session_id="",
+            transcript_path=None,
+        )
+        return Agent(settings, self._settings.resolver(role))
 
-        return await run_subagent(self, role, prompt_)
+    async def _run_task(self, role: str, prompt_: str) -> str:
+        """The task tool: run a subagent on ``role``; its usage is counted here and recorded
+        in this session's transcript (with ``subagent``), its notices recorded and forwarded."""
+        try:
+            sub = self.spawn(role)
+        except LarikError as e:
+            raise ToolError(f"cannot start the {role} subagent: {e}") from None
+        emit = self._ctx.emit
+
+        def forward(ev: AgentEvent) -> None:
+            if ev.type is E.USAGE and ev.usage is not None:
+                provider = sub.provider_name if ev.model == sub.model else None
+                ev = self._account(ev.usage, ev.model, provider, ev.role, subagent=role)
+            else:
+                ev.subagent = role
+                rec = {"kind": "notice", "text": ev.text, "level": ev.level.value}
+                self._record({**rec, "subagent": role})
+            if emit is not None:
+                emit(ev)
+
+        return await subagent_answer(role, sub.run_turn(prompt_), forward)
 
     # -- compaction ---------------------------------------------------------------------------
     async def _maybe_compact(self) -> AsyncIterator[AgentEvent]:
@@ -519,7 +515,7 @@ class Agent:
             yield self._notice("nothing to compact yet")
             return
         old, kept = self.messages[:cut], self.messages[cut:]
-        resolved = self._resolver("compact")
+        resolved = self._settings.resolver("compact")
         # the window the compact model's server loaded, when it can say (a local model)
         window = (await probe(resolved, capabilities(resolved, self.config))).window
         yield self._notice(

@@ -1,26 +1,26 @@
-"""Subagents: the ``task`` tool runs a fresh Agent on a role and returns its final answer.
+"""Subagents: what the ``task`` tool runs, and how its answer is read.
 
-The subagent resolves its role through the parent's resolver (so it gets that role's model and
-fallbacks), works in the same project under the same permission policy (an "allow always" given
-to it holds for the session), shares the parent's session context and running-process table
-(so an interrupt kills its commands too), and keeps no transcript of its own. ``explore`` gets
-the read-only tools; any other role every tool but ``task``. Its USAGE events are counted by the
-parent (and recorded in the parent's transcript with ``subagent``); its NOTICE events are
-forwarded to the front end tagged with the role.
+``Agent.spawn(role)`` builds the subagent: it resolves its role through the parent's resolver
+(so it gets that role's model and fallbacks), works in the same project under the same
+permission policy (an "allow always" given to it holds for the session), shares the parent's
+session context and running-process table (so an interrupt kills its commands too), and keeps
+no transcript of its own. ``explore`` gets the read-only tools; any other role every tool but
+``task`` (``tools_for``).
+
+``subagent_answer`` drives its one turn: USAGE and NOTICE events go to the parent (which
+counts the usage, records both in its transcript with ``subagent`` and forwards them to the
+front end); the rest stays inside; the final text is the answer. This module does not know the
+Agent class: the agent imports it, never the other way round.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Callable
 
-from ..llm.errors import LarikError
-from .events import AgentEventType
+from .events import AgentEvent, AgentEventType
 from .tools import ALL_TOOLS, READ_ONLY_TOOLS, ToolError
 
-if TYPE_CHECKING:
-    from .agent import Agent
-
-__all__ = ["run_subagent", "tools_for"]
+__all__ = ["subagent_answer", "tools_for"]
 
 E = AgentEventType
 
@@ -29,45 +29,19 @@ def tools_for(role: str) -> tuple[str, ...]:
     return READ_ONLY_TOOLS if role == "explore" else tuple(t for t in ALL_TOOLS if t != "task")
 
 
-async def run_subagent(parent: Agent, role: str, prompt: str) -> str:
-    from .agent import Agent
-
-    try:
-        resolved = parent._resolver(role)
-    except LarikError as e:
-        raise ToolError(f"cannot start the {role} subagent: {e}") from None
-    sub = Agent(
-        root=parent.root,
-        config=parent.config,
-        resolver=parent._resolver,
-        resolved=resolved,
-        policy=parent._policy,
-        effort=parent.effort,
-        max_turns=parent.max_turns,
-        tools=tools_for(role),
-        role_label=role,
-        processes=parent._ctx.processes,
-        context=parent.system[1],
-    )
-    emit = parent._ctx.emit
+async def subagent_answer(
+    role: str, events: AsyncIterator[AgentEvent], forward: Callable[[AgentEvent], None]
+) -> str:
+    """The final answer of the subagent turn ``events``; its usage and notices go to
+    ``forward``. A failed turn raises ToolError (the model sees an error result)."""
     answer, error, max_turns = "", "", False
-    async for ev in sub.run_turn(prompt):
-        if ev.type is E.USAGE and ev.usage is not None:
-            provider = resolved.provider_name if ev.model == resolved.model else None
-            ev = parent._account(ev.usage, ev.model, provider, ev.role, subagent=role)
-        elif ev.type is E.NOTICE:
-            ev.subagent = role
-            parent._record(
-                {"kind": "notice", "text": ev.text, "level": ev.level.value, "subagent": role}
-            )
-        else:
-            if ev.type is E.TURN_END:
-                answer, max_turns = ev.text, bool(ev.data.get("max_turns"))
-            elif ev.type is E.ERROR:
-                error = ev.text
-            continue
-        if emit is not None:
-            emit(ev)
+    async for ev in events:
+        if (ev.type is E.USAGE and ev.usage is not None) or ev.type is E.NOTICE:
+            forward(ev)
+        elif ev.type is E.TURN_END:
+            answer, max_turns = ev.text, bool(ev.data.get("max_turns"))
+        elif ev.type is E.ERROR:
+            error = ev.text
     if error:
         raise ToolError(f"the {role} subagent failed: {error}")
     if max_turns:

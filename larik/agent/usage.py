@@ -1,4 +1,8 @@
-"""Usage and cost, totalled per model that answered and per role."""
+"""Usage and cost, totalled per model that answered and per role: ``agent.usage``.
+
+One object the front ends read (the TUI's status line and ``/cost``, print mode's result), not
+a property per total on the agent. A resumed session starts from its transcript's totals.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +16,11 @@ __all__ = ["Accounting"]
 @dataclass
 class Accounting:
     by_model: dict[str, Usage] = field(default_factory=dict)
+    """Tokens per model that answered (a fallback's model when it switched)."""
     cost_by_model: dict[str, float | None] = field(default_factory=dict)
+    """Cost per model; None for a model the catalog has no price for."""
     by_role: dict[str, Usage] = field(default_factory=dict)
+    """Tokens per role: main, compact, and the subagents' roles (explore, worker)."""
 
     def add(self, model: str, role: str, usage: Usage, cost: float | None) -> None:
         self.by_model[model] = self.by_model.get(model, Usage()) + usage
@@ -26,6 +33,7 @@ class Accounting:
 
     @property
     def total(self) -> Usage:
+        """Every model's tokens together."""
         out = Usage()
         for u in self.by_model.values():
             out = out + u

@@ -347,19 +347,19 @@ def cost_markdown(agent: AgentLike) -> str:
         "| model | input | output | cache read | cache write | cost |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    for model, u in agent.usage_by_model.items():
+    for model, u in agent.usage.by_model.items():
         rows.append(
             f"| {model} | {u.input} | {u.output} | {u.cache_read} | {u.cache_write} | "
-            f"{money(agent.cost_by_model.get(model))} |"
+            f"{money(agent.usage.cost_by_model.get(model))} |"
         )
-    t = agent.total_usage
+    t = agent.usage.total
     rows.append(
         f"| **total** | {t.input} | {t.output} | {t.cache_read} | {t.cache_write} | "
-        f"**{money(agent.total_cost)}** |"
+        f"**{money(agent.usage.total_cost)}** |"
     )
     out = "\n".join(rows)
-    if agent.usage_by_role:
+    if agent.usage.by_role:
         out += "\n\n| role | tokens |\n|---|---:|\n" + "\n".join(
-            f"| {role or 'main'} | {u.total} |" for role, u in agent.usage_by_role.items()
+            f"| {role or 'main'} | {u.total} |" for role, u in agent.usage.by_role.items()
         )
     return out

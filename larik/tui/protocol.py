@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # annotations only: nothing of pydantic before the first frame
     from ..agent.events import AgentEvent, Approver
-    from ..llm.types import Block, Message, Usage
+    from ..agent.usage import Accounting
+    from ..llm.types import Block, Message
 
 __all__ = ["AgentFactory", "AgentLike"]
 
@@ -25,11 +26,7 @@ class AgentLike(Protocol):
     effort: Any
     permission_mode: str
     messages: list[Message]
-    usage_by_model: dict[str, Usage]
-    cost_by_model: dict[str, float | None]
-    usage_by_role: dict[str, Usage]
-    total_usage: Usage
-    total_cost: float | None
+    usage: Accounting  # tokens and cost per model, per role, in total
     context_tokens: int
     context_window: int
     session_id: str

@@ -84,7 +84,7 @@ async def test_passing_the_threshold_compacts_with_the_compact_role(make_agent):
     valid_conversation(agent.messages)
     assert any("compacted" in n.text for n in of(events, E.NOTICE))
     assert [u.role for u in of(events, E.USAGE)] == ["main", "compact", "main"]
-    assert agent.usage_by_role["compact"].input == 50 and "summ" in agent.usage_by_model
+    assert agent.usage.by_role["compact"].input == 50 and "summ" in agent.usage.by_model
     rec = [r for r in load_transcript(agent.transcript_path).records if r["kind"] == "compaction"]
     assert len(rec) == 1 and rec[0]["reason"] == "threshold" and rec[0]["model"] == "cheap/summ"
 
@@ -162,7 +162,7 @@ async def test_compact_on_demand(make_agent):
 
 
 def compact_body(agent):
-    return agent._resolver("compact").provider.requests[0].messages[0].text()
+    return agent._settings.resolver("compact").provider.requests[0].messages[0].text()
 
 
 async def test_a_smaller_loaded_window_than_the_catalogs_is_warned_about(make_agent):

@@ -89,16 +89,16 @@ async def test_usage_and_cost_are_totalled_per_answering_model_and_role(make_age
     usages = of(events, E.USAGE)
     assert [u.usage.input for u in usages] == [1000, 2000]
     assert all(u.model == "m" and u.role == "main" for u in usages)
-    assert agent.usage_by_model["m"].input == 3000 and agent.usage_by_model["m"].output == 30
-    assert agent.usage_by_role["main"].output == 30
-    assert agent.total_cost == agent.cost_by_model["m"]
-    assert abs(agent.total_cost - (3000 * 1.0 + 30 * 2.0) / 1e6) < 1e-12
+    assert agent.usage.by_model["m"].input == 3000 and agent.usage.by_model["m"].output == 30
+    assert agent.usage.by_role["main"].output == 30
+    assert agent.usage.total_cost == agent.usage.cost_by_model["m"]
+    assert abs(agent.usage.total_cost - (3000 * 1.0 + 30 * 2.0) / 1e6) < 1e-12
 
 
 async def test_unknown_prices_give_no_cost(make_agent):
     agent = await make_agent(script({"text": "ok"}), resolver=Roles_unpriced())
     await run(agent)
-    assert agent.total_cost is None and agent.cost_by_model == {"mystery-model-x": None}
+    assert agent.usage.total_cost is None and agent.usage.cost_by_model == {"mystery-model-x": None}
 
 
 def Roles_unpriced():
@@ -120,7 +120,7 @@ async def test_a_fallback_switch_reaches_the_front_end_as_a_notice(make_agent):
     notices = of(events, E.NOTICE)
     assert any("switched to beta/m2" in n.text for n in notices)
     assert notices[0].level is NoticeLevel.WARNING
-    assert of(events, E.USAGE)[0].model == "m2" and "m2" in agent.usage_by_model
+    assert of(events, E.USAGE)[0].model == "m2" and "m2" in agent.usage.by_model
     records = load_transcript(agent.transcript_path).records
     assert any(r["kind"] == "notice" and "beta/m2" in r["text"] for r in records)
 

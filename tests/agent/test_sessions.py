@@ -165,7 +165,7 @@ async def test_resume_restores_the_session_usage_totals(make_agent):
     agent = await make_agent(script({"text": "a", "usage": {"input": 10, "output": 5}}))
     await run(agent)
     resumed = await make_agent(script(), resume="latest")
-    assert resumed.total_usage.input == 10 and resumed.usage_by_role["main"].output == 5
+    assert resumed.usage.total.input == 10 and resumed.usage.by_role["main"].output == 5
 
 
 def test_sessions_dir_follows_larik_home(monkeypatch, tmp_path):

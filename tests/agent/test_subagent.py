@@ -56,9 +56,9 @@ async def test_subagent_usage_counts_toward_the_session(make_agent):
     assert (
         len(sub_usage) == 1 and sub_usage[0].subagent == "explore" and sub_usage[0].model == "scout"
     )
-    assert agent.usage_by_role["explore"].input == 100
-    assert agent.usage_by_model["scout"].output == 10
-    assert agent.total_usage.input >= 100
+    assert agent.usage.by_role["explore"].input == 100
+    assert agent.usage.by_model["scout"].output == 10
+    assert agent.usage.total.input >= 100
     recs = load_transcript(agent.transcript_path).records
     assert any(r["kind"] == "usage" and r.get("subagent") == "explore" for r in recs)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from larik.agent.events import AgentEvent, AgentEventType, Approver, PermissionRequest
+from larik.agent.usage import Accounting
 from larik.llm.providers.scripted import ScriptedProvider
 from larik.llm.replay import replayable_messages
 from larik.llm.types import Block, EventType, Message, Request, StopReason, Usage
@@ -33,11 +34,8 @@ class FakeAgent:
         self.effort = ""
         self.permission_mode = "ask"
         self.messages: list[Message] = list(SESSIONS.get(session, []))
-        self.usage_by_model: dict[str, Usage] = {}
-        self.cost_by_model: dict[str, float | None] = {}
-        self.usage_by_role: dict[str, Usage] = {}
-        self.total_usage = Usage()
-        self.total_cost: float | None = 0.0
+        self.usage = Accounting()
+        self.reply_cost: float | None = 0.0  # None: a model the catalog has no price for
         self.context_tokens = 0
         self.context_window = 200_000
         self.session_id = session
@@ -103,7 +101,7 @@ class FakeAgent:
             self.messages.append(msg)
             self._count(done.usage)
             yield AgentEvent(E.MESSAGE, message=msg)
-            yield AgentEvent(E.USAGE, usage=done.usage, model=self.model, cost=0.0)
+            yield AgentEvent(E.USAGE, usage=done.usage, model=self.model, cost=self.reply_cost)
             if done.stop_reason is not StopReason.TOOL_USE:
                 yield AgentEvent(E.TURN_END, stop_reason=done.stop_reason, text=msg.text())
                 return
@@ -141,9 +139,5 @@ class FakeAgent:
             yield AgentEvent(E.MESSAGE, message=um)
 
     def _count(self, usage: Usage) -> None:
-        key = f"{self.provider_name}/{self.model}"
-        self.usage_by_model[key] = self.usage_by_model.get(key, Usage()) + usage
-        self.cost_by_model[key] = 0.0
-        self.usage_by_role["main"] = self.usage_by_role.get("main", Usage()) + usage
-        self.total_usage = self.total_usage + usage
+        self.usage.add(f"{self.provider_name}/{self.model}", "main", usage, self.reply_cost)
         self.context_tokens = usage.context + usage.output

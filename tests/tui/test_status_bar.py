@@ -46,7 +46,7 @@ async def test_a_local_models_cost_reads_zero_before_the_first_reply(tmp_path):
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
         await pilot.pause()
-        assert real.agents[0].total_cost is None  # nothing has answered yet
+        assert real.agents[0].usage.total_cost is None  # nothing has answered yet
         assert "· $0.0000 · ask" in status_line(app)
         await send(pilot, "hi")
         await turn_done(pilot)
@@ -57,13 +57,11 @@ async def test_an_unknown_price_reads_a_dash_before_and_after_a_reply(harness):
     app = harness.app([{"text": "ok", "usage": {"input": 10, "output": 2}}], model="openai/x-1")
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        harness.agent.total_cost = None  # what the agent reports for a model with no price
-        app._refresh_status()
+        harness.agent.reply_cost = None  # what the agent reports for a model with no price
         await pilot.pause()
         assert status_line(app).endswith(" tok · — · ask")
         await send(pilot, "hi")
         await turn_done(pilot)
-        harness.agent.cost_by_model["openai/x-1"] = None
         assert status_line(app).endswith("12 tok · — · ask")
         await send(pilot, "/cost")
         await pilot.pause()

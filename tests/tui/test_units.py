@@ -157,10 +157,13 @@ class _Agent:
         "high",
         "edits",
     )
-    context_tokens, context_window, total_cost = 50_000, 200_000, 0.1234
+    context_tokens, context_window = 50_000, 200_000
 
-    class total_usage:
-        total = 12_345
+    class usage:
+        total_cost = 0.1234
+
+        class total:
+            total = 12_345
 
 
 def test_the_status_line_shows_model_role_effort_context_tokens_cost_and_mode():

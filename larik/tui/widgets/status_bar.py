@@ -95,10 +95,10 @@ def _tail(agent: Any, priced: bool = False) -> Text:
         style = "red" if pct >= 80 else ("yellow" if pct >= 60 else "")
         t.append(" · ")
         t.append(f"ctx {pct:.0f}%", style=style)
-    usage = getattr(agent, "total_usage", None)
-    total = usage.total if usage is not None else 0
+    usage = getattr(agent, "usage", None)
+    total = usage.total.total if usage is not None else 0
     t.append(f" · {human_tokens(total)} tok")
-    t.append(f" · {cost_text(getattr(agent, 'total_cost', None), total, priced)}")
+    t.append(f" · {cost_text(getattr(usage, 'total_cost', None), total, priced)}")
     t.append(f" · {getattr(agent, 'permission_mode', '') or 'ask'}")
     return t
 

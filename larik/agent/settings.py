@@ -1,0 +1,54 @@
+"""``AgentSettings``: what an :class:`~larik.agent.agent.Agent` is built from.
+
+``Agent.create`` fills it in from the config (resolving the model, opening or reopening the
+session); ``Agent.spawn`` derives a subagent's from its parent's. A settings object, not a long
+keyword list, so a new setting is one field here with its one-line description.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .tools import ALL_TOOLS
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..llm.types import Effort
+    from ..routing import Resolved
+    from .permissions import PermissionPolicy
+
+__all__ = ["AgentSettings", "Resolver"]
+
+Resolver = Callable[[str], "Resolved"]  # a spec or role name -> the model to use and its provider
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSettings:
+    root: Path
+    """The project root (resolved): the tools work under it, the session is filed under it."""
+    config: Config
+    """The loaded config (catalog overrides, compaction threshold, prices)."""
+    resolver: Resolver
+    """Turns a spec or a role into a model and its provider; subagents resolve their role here."""
+    policy: PermissionPolicy
+    """The permission policy, shared with subagents (an "allow always" holds for the session)."""
+    effort: Effort
+    """The starting reasoning effort ("" for the model's default)."""
+    max_turns: int
+    """Model calls per user turn before the turn ends with ``max_turns``."""
+    tools: tuple[str, ...] = ALL_TOOLS
+    """The tools offered to the model."""
+    role_label: str | None = None
+    """A subagent's role (its system prompt says it is one); None for the main agent."""
+    context: str | None = None
+    """The session context of the system prompt; None gathers it from the project."""
+    processes: dict[int, str] = field(default_factory=dict)
+    """Running commands (process group -> start token), shared with subagents so an interrupt
+    kills theirs too."""
+    session_id: str = ""
+    """The session's id; "" makes a new one."""
+    transcript_path: Path | None = None
+    """Where the session's transcript goes; None keeps none (a subagent)."""

@@ -1,0 +1,114 @@
+"""The agent's seams: subagents come from a public method, usage is one object, the agent is
+built from a settings object, and no module of the agent or the TUI imports one that imports
+it back."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+from larik.agent.agent import Agent, AgentSettings
+from larik.agent.settings import AgentSettings as SettingsFromItsModule
+from larik.agent.tools import READ_ONLY_TOOLS
+from larik.agent.usage import Accounting
+
+from .conftest import Roles, run, script
+
+LARIK = Path(__file__).resolve().parents[2] / "larik"
+
+
+async def test_a_subagent_is_spawned_through_the_agents_public_method(make_agent, project):
+    main, scout = script({"text": "hi"}), script({"text": "found"})
+    agent = await make_agent(main, resolver=Roles(main, explore=scout), effort="high")
+    sub = agent.spawn("explore")
+    assert isinstance(sub, Agent) and sub is not agent
+    assert sub.root == agent.root and sub.system[1] == agent.system[1]
+    assert "role explore" in sub.system[0] and sub.effort == "high"
+    assert sub.transcript_path == Path("/dev/null") and sub.session_id != agent.session_id
+    agent.permission_mode = "edits"  # one policy: the subagent follows the session's mode
+    assert sub.permission_mode == "edits"
+    assert sub._settings.tools == READ_ONLY_TOOLS
+    assert sub._settings.processes is agent._settings.processes  # an interrupt kills its commands
+    assert [ev.text async for ev in sub.run_turn("look") if ev.type == "turn_end"] == ["found"]
+
+
+async def test_usage_is_one_object_and_the_agent_has_no_per_total_properties(make_agent):
+    agent = await make_agent(script({"text": "ok", "usage": {"input": 7, "output": 3}}))
+    await run(agent)
+    assert isinstance(agent.usage, Accounting)
+    assert agent.usage.total.input == 7 and agent.usage.by_role["main"].output == 3
+    for gone in ("usage_by_model", "cost_by_model", "usage_by_role", "total_usage", "total_cost"):
+        assert not hasattr(agent, gone), gone
+
+
+def test_the_agent_is_built_from_a_settings_dataclass_with_a_description_per_field():
+    assert AgentSettings is SettingsFromItsModule and dataclasses.is_dataclass(AgentSettings)
+    init = Agent.__init__.__code__
+    assert init.co_varnames[: init.co_argcount] == ("self", "settings", "resolved", "transcript")
+    source = (LARIK / "agent" / "settings.py").read_text()
+    body = next(n for n in ast.parse(source).body if getattr(n, "name", "") == "AgentSettings")
+    fields = [n.target.id for n in body.body if isinstance(n, ast.AnnAssign)]  # type: ignore[attr-defined]
+    described = {
+        body.body[i - 1].target.id  # type: ignore[attr-defined]
+        for i, n in enumerate(body.body)
+        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) and i > 0
+    }
+    assert fields == [f.name for f in dataclasses.fields(AgentSettings)]
+    assert set(fields) == described
+
+
+def _imports(path: Path, package: list[str]) -> set[str]:
+    """Every module ``path`` imports, wherever the import is (in functions too)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            mod = ".".join(base + ([node.module] if node.module else []))
+            out.add(mod)
+            out.update(f"{mod}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+    return out
+
+
+def _module_graph(*parts: str) -> dict[str, set[str]]:
+    """Modules under larik/<part> (packages' __init__ left out: they are lazy facades) and the
+    modules of that set each one imports."""
+    deps: dict[str, set[str]] = {}
+    for part in parts:
+        for path in (LARIK / part).rglob("*.py"):
+            if path.name == "__init__.py":
+                continue
+            rel = path.relative_to(LARIK.parent).with_suffix("").parts
+            deps[".".join(rel)] = _imports(path, list(rel[:-1]))
+    return {m: {d for d in ds if d in deps and d != m} for m, ds in deps.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    reach = {m: set() for m in graph}
+    for m in graph:
+        todo = list(graph[m])
+        while todo:
+            n = todo.pop()
+            if n not in reach[m]:
+                reach[m].add(n)
+                todo.extend(graph[n])
+    out: list[set[str]] = []
+    for m in sorted(graph):
+        if m in reach[m] and not any(m in c for c in out):
+            out.append({m} | {n for n in reach[m] if m in reach[n]})
+    return out
+
+
+def test_no_module_of_the_agent_or_the_tui_imports_one_that_imports_it_back():
+    graph = _module_graph("agent", "tui")
+    assert "larik.agent.subagent" in graph and graph["larik.agent.agent"]  # the walk found them
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_check_sees_an_import_made_inside_a_function(tmp_path):
+    assert _cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [{"a", "b"}]
+    old_subagent = tmp_path / "subagent.py"  # how subagent.py reached the Agent class before
+    old_subagent.write_text("async def run_subagent(parent):\n    from .agent import Agent\n")
+    assert "larik.agent.agent" in _imports(old_subagent, ["larik", "agent"])
