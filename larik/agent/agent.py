@@ -19,7 +19,6 @@ commands killed. A reply cut at the output limit ends the turn with ``max_tokens
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
@@ -32,13 +31,14 @@ from ..llm.types import EFFORTS, Block, Effort, EventType, Message, Request, Sto
 from . import compaction, prompt
 from .events import AgentEvent, AgentEventType, Approver, NoticeLevel
 from .permissions import PermissionPolicy, check_mode
-from .probe import capabilities, probe
+from .probe import Capabilities, capabilities, probe
 from .runner import ToolRunner, answer_all
-from .sessions import Rebuilt, find_session, latest_session, project_dir, rebuild
+from .session_log import SessionLog, session_path
+from .sessions import Rebuilt, project_dir, rebuild
 from .settings import AgentSettings, Resolver
 from .subagent import subagent_answer, tools_for
 from .tools import ToolContext, ToolError, tool_specs
-from .transcript import Transcript, TranscriptError, new_session_id
+from .transcript import Transcript, new_session_id
 from .usage import Accounting
 
 if TYPE_CHECKING:
@@ -103,9 +103,14 @@ class Agent:
         self.max_turns = s.max_turns
         self.messages: list[Message] = []
         self.session_id = s.session_id or new_session_id()
-        self.transcript_path = s.transcript_path or Path(os.devnull)
-        self._persist = s.transcript_path is not None
-        self._transcript = transcript
+        self._log = SessionLog(
+            s.transcript_path,
+            root=s.root,
+            session_id=self.session_id,
+            model=lambda: self.spec,
+            transcript=transcript,
+        )
+        self.transcript_path = self._log.path
         self._resolved = resolved
         self.usage = Accounting()
         """Tokens and cost so far: per model that answered, per role, in total."""
@@ -158,7 +163,7 @@ class Agent:
         )
         transcript, rebuilt, path = None, None, None
         if resume is not None:
-            path = _session_path(root, resume)
+            path = session_path(root, resume)
             transcript, loaded = Transcript.reopen(path)
             rebuilt = rebuild(loaded.header, loaded.records)
         try:
@@ -394,7 +399,9 @@ class Agent:
     def _account(
         self, usage: Usage, model: str, provider: str | None, role: str, subagent: str = ""
     ) -> AgentEvent:
-        cost = _cost(usage, model, provider, self.config)
+        from ..llm.catalog import cost as price
+
+        cost = price(usage, model, provider, self.config)
         self.usage.add(model, role, usage, cost)
         rec: dict[str, Any] = {"kind": "usage", "model": model, "provider": provider, "role": role}
         rec.update(usage=usage.model_dump(), cost=cost)
@@ -409,11 +416,7 @@ class Agent:
         """Once per model: ask a local server what it actually loaded."""
         if not self._probe_pending:
             return
-        self._probe_pending = False
-        caps = await probe(self._resolved, self._caps)
-        self._caps = caps
-        self.context_window = caps.window
-        for text in caps.warnings:
+        for text in self._probed(await probe(self._resolved, self._caps)):
             yield self._notice(text, warn=True)
 
     async def _probe_early(self) -> None:
@@ -425,11 +428,15 @@ class Agent:
             caps = await asyncio.wait_for(probe(self._resolved, self._caps), CREATE_PROBE_TIMEOUT)
         except TimeoutError:
             return
+        for text in self._probed(caps):
+            self._notices.append(AgentEvent(E.NOTICE, text=text, level=NoticeLevel.WARNING))
+
+    def _probed(self, caps: Capabilities) -> list[str]:
+        """Use what the server said it loaded; its warnings."""
         self._probe_pending = False
         self._caps = caps
         self.context_window = caps.window
-        for text in caps.warnings:
-            self._notices.append(AgentEvent(E.NOTICE, text=text, level=NoticeLevel.WARNING))
+        return caps.warnings
 
     # -- tools --------------------------------------------------------------------------------
     async def _run_tools(self, calls: list[Block]) -> AsyncIterator[AgentEvent]:
@@ -599,25 +606,12 @@ class Agent:
             self._append(Message(role="user", blocks=answer_all(uses, {}, note), interrupted=True))
 
     # -- transcript -----------------------------------------------------------------------
-    def _ensure_transcript(self) -> Transcript | None:
-        if self._transcript is None and self._persist:
-            self._transcript = Transcript.create(
-                self.transcript_path, cwd=self.root, session_id=self.session_id, model=self.spec
-            )
-        return self._transcript
-
     def _append(self, msg: Message) -> None:
         self.messages.append(msg)
-        t = self._ensure_transcript()
-        if t is not None:
-            t.append_message(msg)
+        self._log.message(msg)
 
     def _record(self, record: dict[str, Any]) -> None:
-        if self._transcript is None and record.get("kind") == "model_switch":
-            return  # before the first message the header records the model
-        t = self._ensure_transcript()
-        if t is not None:
-            t.append(record)
+        self._log.record(record)
 
     def _notice(self, text: str, warn: bool = False) -> AgentEvent:
         level = NoticeLevel.WARNING if warn else NoticeLevel.INFO
@@ -635,17 +629,7 @@ class Agent:
         if self._turn is not None and not self._turn.ag_running:
             await self._turn.aclose()
         self._settle()
-        if self._transcript is not None:
-            self._transcript.close()
-
-
-def _session_path(root: Path, resume: str) -> Path:
-    if resume == "latest":
-        info = latest_session(root)
-        if info is None:
-            raise TranscriptError("no earlier session in this project to continue")
-        return info.path
-    return find_session(root, resume)
+        self._log.close()
 
 
 def _check_effort(value: str) -> Effort:
@@ -665,9 +649,3 @@ def _merge_adjacent(messages: list[Message]) -> list[Message]:
         else:
             out.append(m)
     return out
-
-
-def _cost(usage: Usage, model: str, provider: str | None, config: Config) -> float | None:
-    from ..llm.catalog import cost
-
-    return cost(usage, model, provider, config)

@@ -90,8 +90,7 @@ def make_agent(project: Path):
 
     yield make
     for a in made:
-        if a._transcript is not None:
-            a._transcript.close()
+        a._log.close()
 
 
 async def run(agent: Agent, prompt: str = "go") -> list[AgentEvent]:

@@ -104,7 +104,7 @@ async def test_resume_after_a_crash_that_truncated_the_last_line(make_agent):
     agent = await make_agent(script({"text": "one"}, {"text": "two"}))
     await run(agent, "first")
     await run(agent, "second")
-    agent._transcript.close()
+    agent._log.close()
     path = agent.transcript_path
     data = path.read_bytes()
     path.write_bytes(data[: len(data) - 25])  # the crash cut the last record mid-line
@@ -126,7 +126,7 @@ async def test_resume_answers_a_tool_call_left_without_result_by_a_crash(make_ag
     async for ev in gen:
         if ev.type is E.MESSAGE and ev.message.tool_uses():
             break  # "crash": the tool results are never written
-    agent._transcript.close()
+    agent._log.close()
     agent._running = None
     p2 = script({"text": "recovered"})
     resumed = await make_agent(p2, resume="latest")
