@@ -102,9 +102,10 @@ def _per_base(factory: Callable[[str], Any]) -> Callable[[str], Any]:
 
 
 def anthropic_larik(base: str) -> Any:
+    from larik.llm.endpoint import Endpoint
     from larik.llm.providers.anthropic import AnthropicProvider
 
-    return AnthropicProvider(api_key=KEY, base_url=base, thinking=False)
+    return AnthropicProvider(Endpoint("anthropic", "anthropic", base, KEY), thinking=False)
 
 
 def anthropic_sdk() -> Run:
@@ -133,9 +134,10 @@ def anthropic_sdk() -> Run:
 
 
 def responses_larik(base: str) -> Any:
+    from larik.llm.endpoint import Endpoint
     from larik.llm.providers.openai_responses import OpenAIResponsesProvider
 
-    return OpenAIResponsesProvider(api_key=KEY, base_url=base + "/v1")
+    return OpenAIResponsesProvider(Endpoint("openai", "openai", base + "/v1", KEY))
 
 
 def responses_sdk() -> Run:
@@ -161,9 +163,10 @@ def responses_sdk() -> Run:
 
 
 def compat_larik(base: str) -> Any:
+    from larik.llm.endpoint import Endpoint
     from larik.llm.providers.openai_compat import OpenAICompatProvider
 
-    return OpenAICompatProvider(name="bench-compat", base_url=base + "/v1", api_key=KEY)
+    return OpenAICompatProvider(Endpoint("bench-compat", "openai-compatible", base + "/v1", KEY))
 
 
 def _chat_client() -> Callable[[str], Any]:
@@ -224,9 +227,10 @@ def chat_sdk_helper() -> Run:
 
 
 def gemini_larik(base: str) -> Any:
+    from larik.llm.endpoint import Endpoint
     from larik.llm.providers.gemini import GeminiProvider
 
-    return GeminiProvider(api_key=KEY, base_url=base)
+    return GeminiProvider(Endpoint("gemini", "gemini", base, KEY))
 
 
 def gemini_sdk() -> Run:
@@ -263,9 +267,12 @@ def gemini_sdk() -> Run:
 
 
 def ollama_larik(base: str) -> Any:
+    from larik.llm.endpoint import Endpoint
     from larik.llm.providers.ollama import OllamaProvider
 
-    return OllamaProvider(base_url=base, num_ctx=8192)  # num_ctx given: no /api/show probe
+    return OllamaProvider(
+        Endpoint("ollama", "ollama", base), num_ctx=8192
+    )  # num_ctx given: no /api/show probe
 
 
 # raw httpx2 line splitting --------------------------------------------------------------------

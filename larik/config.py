@@ -34,11 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from .llm.errors import ConfigError
+from .llm.net import is_loopback_host, validate_base_url
 from .llm.types import Effort
 
 if TYPE_CHECKING:
@@ -69,7 +69,6 @@ CLAUDE_ROLES = ("opus", "sonnet", "haiku")
 
 ProviderType = Literal["anthropic", "openai", "gemini", "ollama", "openai-compatible"]
 ReasoningHistory = Literal["inline", "field", "strip"]
-_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 _SECRET_KEYS = ("api_key", "headers")
 #: A config file larger than this is refused unread (no config needs it; a huge value would
 #: otherwise be parsed, validated and echoed in errors).
@@ -118,39 +117,6 @@ def project_config_path(cwd: Path | None = None) -> Path | None:
         if candidate.is_file() and candidate.resolve() != user:
             return candidate
     return None
-
-
-# ------------------------------------------------------------------------------- base URLs
-
-
-def is_loopback_host(host: str) -> bool:
-    """True only for the literal loopback hosts 127.0.0.1, ::1 and localhost (names are not
-    resolved: a name that happens to resolve to loopback is not loopback)."""
-    return host.strip("[]").lower() in _LOOPBACK_HOSTS
-
-
-def validate_base_url(url: str) -> str:
-    """Return ``url`` if it is safe to send a key to, else raise ``ValueError`` (one line).
-
-    http or https only; no user:password@; plain http only for a literal loopback host."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        _ = parts.port  # a malformed port raises here
-    except ValueError:
-        raise ValueError("is not a valid URL") from None
-    if parts.scheme not in ("http", "https"):
-        raise ValueError("must start with https:// (or http:// for a loopback host)")
-    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
-        raise ValueError("must not contain a user name or password (user:pass@host)")
-    if not host:
-        raise ValueError("has no host")
-    if parts.scheme == "http" and not is_loopback_host(host):
-        raise ValueError(
-            f"uses http for {host}: plain http is only allowed for 127.0.0.1, ::1 and "
-            "localhost; use https"
-        )
-    return url
 
 
 # ---------------------------------------------------------------------------------- models

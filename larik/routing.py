@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import re
 import socket
 from collections.abc import Iterable, Mapping
@@ -42,14 +41,13 @@ from .config import (
     CLAUDE_ROLES,
     Config,
     RoutingSnapshot,
-    is_loopback_host,
     load_config,
     save_user_config,
     state_dir,
-    validate_base_url,
 )
 from .llm import catalog, registry
-from .llm.errors import ConfigError, MissingKeyError, ResolveError
+from .llm.endpoint import kind_of, resolve_endpoint
+from .llm.errors import ConfigError, LarikError, MissingKeyError, ResolveError
 
 if TYPE_CHECKING:
     from .llm.catalog import ModelInfo
@@ -162,16 +160,13 @@ def _target(spec: str, config: Config, snap: RoutingSnapshot) -> Target:
     spec = spec.strip()
     if not spec:
         return _main(config, snap)
-    if spec.startswith("scripted/"):
-        path = spec.removeprefix("scripted/")
-        if not path:
-            raise ResolveError("scripted/ needs a script path, e.g. scripted/demo.json")
-        return Target("scripted", path)
     if "/" in spec:
         head, _, rest = spec.partition("/")
         if _known_provider(head, config):
             if not rest:
-                raise ResolveError(f"{spec!r} names the provider {head} but no model")
+                kind = registry.kind(kind_of(head, config))
+                what = kind.model_hint if kind is not None and kind.model_hint else "a model"
+                raise ResolveError(f"{spec!r} names the provider {head} but not {what}")
             return Target(head, rest)
         info = catalog.lookup(spec)
         if info.known and info.provider:
@@ -229,8 +224,14 @@ def _known_provider(name: str, config: Config) -> bool:
 
 
 def provider_names(config: Config) -> list[str]:
-    names = [n for n in registry.names() if n != "scripted"]
+    """Providers to offer: registered ones whose kind is listed, then configured ones."""
+    names = [n for n in registry.names() if _listed(n, config)]
     return names + [n for n in config.providers if n not in names]
+
+
+def _listed(name: str, config: Config) -> bool:
+    kind = registry.kind(kind_of(name, config))
+    return kind is None or kind.listed
 
 
 def _unknown_provider(head: str, spec: str, config: Config) -> str:
@@ -253,32 +254,9 @@ def _unknown_model(spec: str, config: Config, roles: tuple[str, ...]) -> str:
 # ---------------------------------------------------------------------------- credentials
 
 
-def _env_names(name: str, config: Config) -> tuple[str, ...]:
-    pc = config.providers.get(name)
-    if pc is not None and pc.api_key_env:
-        return (pc.api_key_env,)
-    spec = registry.get(name)
-    if spec is not None:
-        return spec.credential_env_names
-    if pc is not None and pc.type in ("anthropic", "openai", "gemini"):
-        builtin = registry.get(pc.type)
-        return builtin.credential_env_names if builtin else ()
-    return ()
-
-
 def api_key_for(name: str, config: Config) -> str | None:
     """The key for provider ``name``; MissingKeyError when it needs one and none is set."""
-    pc = config.providers.get(name)
-    if pc is not None and pc.api_key:
-        return pc.api_key
-    env = _env_names(name, config)
-    for var in env:
-        value = os.environ.get(var, "").strip()
-        if value:
-            return value
-    if env:
-        raise MissingKeyError(name, env)
-    return None
+    return resolve_endpoint(name, config).require_key()
 
 
 def _has_key(name: str, config: Config) -> bool:
@@ -291,43 +269,27 @@ def _has_key(name: str, config: Config) -> bool:
 # ------------------------------------------------------------------------------- building
 
 
-def base_url_for(name: str, kind: str, config: Config) -> str:
-    """The provider's base URL: config, else (for Ollama) ``OLLAMA_HOST``, else the built-in."""
-    pc = config.providers.get(name)
-    if pc is not None and pc.base_url:
-        return pc.base_url
-    if kind == "ollama" and os.environ.get("OLLAMA_HOST", "").strip():
-        from .llm.providers.ollama import parse_host  # data helpers only: imports no httpx2
-
-        return parse_host(os.environ["OLLAMA_HOST"])
-    spec = registry.get(name)
-    return spec.base_url if spec else ""
+def base_url_for(name: str, config: Config) -> str:
+    """The provider's checked base URL (see ``larik.llm.endpoint``)."""
+    return resolve_endpoint(name, config).base_url
 
 
 def build_provider(name: str, model: str, config: Config) -> Provider:
     """The bare adapter for provider ``name`` (no timeouts, retries or fallbacks)."""
-    if name == "scripted":
-        return registry.scripted_provider(model)
     spec = registry.get(name)
     pc = config.providers.get(name)
     if spec is None and pc is None:
         raise ResolveError(_unknown_provider(name, f"{name}/{model}", config))
-    if spec is None and (pc is None or pc.type is None):
-        raise ConfigError(f"providers.{name}.type: required for a provider Larik does not know")
-    kind = (pc.type if pc is not None and pc.type else None) or (spec.type if spec else "")
-    if spec is not None and (kind == spec.type or not kind):
+    endpoint = resolve_endpoint(name, config)
+    endpoint.require_key()
+    kind = registry.kind(endpoint.kind)
+    if spec is not None and (endpoint.kind == spec.type or kind is None):
         factory = spec.factory
     else:
-        factory = registry.ADAPTERS[kind]
-    base_url = base_url_for(name, kind, config)
-    if base_url:
-        try:
-            validate_base_url(base_url)
-        except ValueError as e:
-            raise ConfigError(f"providers.{name}.base_url: {e}") from None
-    key = api_key_for(name, config)
+        assert kind is not None  # resolve_endpoint refuses a table with no known kind
+        factory = kind.adapter
     options: dict[str, Any] = dict(spec.options) if spec is not None else {}
-    if kind != "openai-compatible":
+    if endpoint.kind != "openai-compatible":
         options.pop("reasoning_history", None)
         if pc is not None and pc.reasoning_history:
             raise ConfigError(
@@ -335,22 +297,16 @@ def build_provider(name: str, model: str, config: Config) -> Provider:
             )
     elif pc is not None and pc.reasoning_history:
         options["reasoning_history"] = pc.reasoning_history
-    env = _env_names(name, config)
-    if env:
-        options["api_key_env"] = env[0]  # so the adapter's 401 names the variable to set
     if pc is not None:
         options.update(pc.options)
+    if kind is not None and kind.per_model:
+        options["model"] = model
     build = registry.load_factory(factory)
     try:
-        return build(
-            name=name,
-            api_key=key,
-            base_url=base_url or None,
-            headers=dict(pc.headers) if pc is not None and pc.headers else None,
-            **options,
-        )
+        return build(endpoint, **options)
     except TypeError as e:
-        raise ConfigError(f"providers.{name}: the {kind or name} adapter rejected {e}") from None
+        what = endpoint.kind or name
+        raise ConfigError(f"providers.{name}: the {what} adapter rejected {e}") from None
 
 
 def _wrap(provider: Provider, name: str, config: Config, attempts: int) -> Provider:
@@ -360,7 +316,8 @@ def _wrap(provider: Provider, name: str, config: Config, attempts: int) -> Provi
     wrapped: Provider = with_timeouts(
         provider, first_chunk=config.first_chunk_timeout, idle=config.idle_timeout
     )
-    if name != "scripted":  # a script's error turns are meant to reach the agent as written
+    kind = registry.kind(kind_of(name, config))
+    if kind is None or kind.retry:
         wrapped = with_retry(wrapped, attempts=attempts)
     return wrapped
 
@@ -395,8 +352,7 @@ def plan(spec: str = "", config: Config | None = None) -> RoutePlan:
     out = RoutePlan(spec=spec)
     try:
         out.target = _target(spec, config, snap)
-        if out.target.provider_name != "scripted":
-            api_key_for(out.target.provider_name, config)
+        api_key_for(out.target.provider_name, config)
     except (ResolveError, ConfigError) as e:
         out.error = str(e)
         if out.target is None:
@@ -408,8 +364,7 @@ def plan(spec: str = "", config: Config | None = None) -> RoutePlan:
             if t.spec in seen:
                 continue
             seen.add(t.spec)
-            if t.provider_name != "scripted":
-                api_key_for(t.provider_name, config)
+            api_key_for(t.provider_name, config)
             out.fallbacks.append((t.spec, ""))
         except (ResolveError, ConfigError) as e:
             out.fallbacks.append((cand, str(e)))
@@ -514,21 +469,14 @@ def reachable_local_providers(config: Config | None = None, timeout: float = 0.2
     config = config if config is not None else load_config()
     ports: dict[str, int] = {}
     for name in provider_names(config):
-        if not catalog.is_local_provider(name, config):
-            continue
-        pc = config.providers.get(name)
-        spec = registry.get(name)
-        kind = (pc.type if pc is not None and pc.type else "") or (spec.type if spec else "")
-        url = base_url_for(name, kind, config)
-        if not url and kind == "ollama":
-            url = "http://127.0.0.1:11434"
         try:
-            parts = urlsplit(url)
-            port = parts.port or (443 if parts.scheme == "https" else 80)
-        except ValueError:
+            endpoint = resolve_endpoint(name, config)
+        except LarikError:  # a bad base URL: not probed
             continue
-        if parts.hostname and is_loopback_host(parts.hostname):
-            ports[name] = port
+        if not endpoint.local or not endpoint.base_url:
+            continue
+        parts = urlsplit(endpoint.base_url)
+        ports[name] = parts.port or (443 if parts.scheme == "https" else 80)
 
     def probe(port: int) -> bool:
         try:
@@ -677,7 +625,7 @@ def available_models(
     out: list[str] = []
     for s in dict.fromkeys(specs):
         provider = s.partition("/")[0]
-        if provider == "scripted":
+        if not _listed(provider, config):
             continue
         if catalog.is_local_provider(provider, config):
             if provider in up:

@@ -26,9 +26,15 @@ class FakeAdapter:
 
     built: list[FakeAdapter] = []
 
-    def __init__(self, *, name, api_key=None, base_url=None, headers=None, **options):
-        self.name = name
-        self.kw = {"api_key": api_key, "base_url": base_url, "headers": headers, **options}
+    def __init__(self, endpoint, **options):
+        self.name = endpoint.name
+        self.endpoint = endpoint
+        self.kw = {
+            "api_key": endpoint.api_key,
+            "base_url": endpoint.base_url,
+            "headers": dict(endpoint.headers) or None,
+            **options,
+        }
         FakeAdapter.built.append(self)
 
     async def stream(self, request):  # pragma: no cover - never streamed here
@@ -196,7 +202,7 @@ def test_config_api_key_env_names_another_variable(monkeypatch):
         resolve("groq/qwen/qwen3-32b", config)
     monkeypatch.setenv("WORK_GROQ", "gsk-work")
     adapter = bare(resolve("groq/qwen/qwen3-32b", config).provider)
-    assert adapter.kw["api_key"] == "gsk-work" and adapter.kw["api_key_env"] == "WORK_GROQ"
+    assert adapter.kw["api_key"] == "gsk-work" and adapter.endpoint.key_env == "WORK_GROQ"
 
 
 def test_local_providers_need_no_key():
@@ -207,9 +213,9 @@ def test_local_providers_need_no_key():
 
 def test_presets_pass_their_reasoning_history_and_key_variable(monkeypatch):
     monkeypatch.setenv("DEEPSEEK_API_KEY", "ds-1")
-    kw = bare(resolve("deepseek/deepseek-v4-pro", cfg()).provider).kw
-    assert kw["reasoning_history"] in ("inline", "field", "strip")
-    assert kw["api_key_env"] == "DEEPSEEK_API_KEY"
+    adapter = bare(resolve("deepseek/deepseek-v4-pro", cfg()).provider)
+    assert adapter.kw["reasoning_history"] in ("inline", "field", "strip")
+    assert adapter.endpoint.key_env == "DEEPSEEK_API_KEY"
     assert "reasoning_history" not in bare(resolve("ollama/x", cfg()).provider).kw
 
 
@@ -549,4 +555,4 @@ def test_api_key_env_from_config_reaches_every_adapter_kind(monkeypatch):
     monkeypatch.setenv("MY_CLAUDE_KEY", "k")
     cfg = Config(providers={"anthropic": ProviderConfig(api_key_env="MY_CLAUDE_KEY")})
     p = build_provider("anthropic", "claude-sonnet-4-5", cfg)
-    assert p.kw["api_key_env"] == "MY_CLAUDE_KEY" and p.kw["api_key"] == "k"
+    assert p.endpoint.key_env == "MY_CLAUDE_KEY" and p.kw["api_key"] == "k"

@@ -119,17 +119,18 @@ def _served(config: Any, providers: set[str]) -> list[tuple[str, str]]:
     the catalog has no row for. Loopback only, no proxy, a short timeout."""
     import urllib.request
 
-    from .. import routing
-    from ..llm import registry
+    from ..llm.endpoint import resolve_endpoint
+    from ..llm.errors import LarikError
 
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     out: list[tuple[str, str]] = []
     for name in sorted(providers):
-        pc = config.providers.get(name)
-        spec = registry.get(name)
-        kind = (pc.type if pc is not None and pc.type else "") or (spec.type if spec else "")
-        url = routing.base_url_for(name, kind, config).rstrip("/")
-        if kind != "openai-compatible" or not url.startswith(_LOOPBACK):
+        try:
+            endpoint = resolve_endpoint(name, config)
+        except LarikError:
+            continue
+        url = endpoint.base_url.rstrip("/")
+        if endpoint.kind != "openai-compatible" or not endpoint.local:
             continue
         try:
             with opener.open(url + "/models", timeout=0.5) as resp:
@@ -141,9 +142,6 @@ def _served(config: Any, providers: set[str]) -> list[tuple[str, str]]:
             if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"]:
                 out.append((name, item["id"]))
     return out
-
-
-_LOOPBACK = ("http://127.0.0.1:", "http://localhost:", "http://[::1]:", "https://127.0.0.1:")
 
 
 def _access(provider: str, local: bool, up: set[str], config: Any) -> tuple[bool, str]:

@@ -1,6 +1,16 @@
-"""The provider registry: provider name -> how to build it and which secrets it needs.
+"""The registry: adapter *kinds* and the named *providers* built on them.
 
-``register(name, factory, credential_env_names)`` is the one way in, for built-ins and
+A **kind** (:class:`Kind`) is one adapter and everything Larik must know about it, in one entry:
+the adapter factory, the ``type`` a ``[providers.NAME]`` table names it by, the modules the TUI
+warms up before the first request, the key variables and default base URL of a provider of this
+kind, the environment variable that may move that URL, where a local server lists its models.
+Adding a kind is its adapter module, its conformance kit (``tests/llm/providers/kits/``) and one
+``register_kind(Kind(...))``: config's ``type``, routing, the warm-up, the no-model screen, local
+discovery and the conformance suite all read the entry. ``warm_modules`` has no default, so a
+kind cannot be registered without saying what to warm up.
+
+A **provider** (:class:`ProviderSpec`) is a name users type (``groq/…``): a kind plus its
+defaults. ``register(name, factory, credential_env_names)`` is the one way in, for built-ins and
 third-party providers alike. The credential list is a *required* argument: a provider cannot be
 registered without declaring its secrets (an empty list says "needs none", e.g. a local server).
 An empty name, a missing factory or a duplicate name raises :class:`RegistryError` — these are
@@ -8,14 +18,17 @@ programming errors.
 
 A factory is a callable or an import path ``"package.module:Class"`` imported only when the
 provider is first built, so importing this module (and ``larik --help``) imports no SDK. Every
-factory is called with keywords only::
+factory is called with the provider's :class:`~larik.llm.endpoint.Endpoint` (name, base URL,
+key, headers — worked out by ``larik.llm.endpoint.resolve_endpoint``, the only code that reads
+the environment for providers) and the adapter options as keywords::
 
-    factory(name=..., api_key=... | None, base_url=... | None, headers=... | None, **options)
+    factory(endpoint, **options)                 # a kind with per_model=True: also model=...
 
-Built-ins: ``anthropic``, ``openai``, ``gemini``, ``ollama``, every openai-compatible preset in
-:mod:`larik.llm.providers.presets` (``openrouter``, ``groq``, ``deepseek``, ``nvidia-nim``, … and
-the local ``lmstudio``, ``llamacpp``, ``vllm``) and ``scripted`` (``scripted/PATH.json`` plays a script file; one
-instance per absolute path per process).
+Built-in kinds: ``anthropic``, ``openai``, ``gemini``, ``ollama``, ``openai-compatible`` and
+``scripted``. Built-in providers: one per kind of the same name (not ``openai-compatible``), and
+every openai-compatible preset in :mod:`larik.llm.providers.presets` (``openrouter``, ``groq``,
+``deepseek``, ``nvidia-nim``, … and the local ``lmstudio``, ``llamacpp``, ``vllm``).
+``scripted/PATH.json`` plays a script file (one instance per absolute path per process).
 """
 
 from __future__ import annotations
@@ -31,35 +44,67 @@ from typing import TYPE_CHECKING, Any
 from .errors import ResolveError
 
 if TYPE_CHECKING:
+    from .endpoint import Endpoint
     from .provider import Provider
     from .providers.scripted import ScriptedProvider
 
 __all__ = [
-    "ADAPTERS",
+    "Kind",
     "ProviderSpec",
     "RegistryError",
     "get",
+    "kind",
+    "kinds",
     "load_factory",
     "names",
     "register",
+    "register_kind",
     "scripted_provider",
     "unregister",
+    "unregister_kind",
 ]
 
 Factory = Callable[..., "Provider"]
 
-#: Adapter type (the ``type`` key of ``[providers.NAME]``) -> factory import path.
-ADAPTERS: dict[str, str] = {
-    "anthropic": "larik.llm.providers.anthropic:AnthropicProvider",
-    "openai": "larik.llm.providers.openai_responses:OpenAIResponsesProvider",
-    "gemini": "larik.llm.providers.gemini:GeminiProvider",
-    "ollama": "larik.llm.providers.ollama:OllamaProvider",
-    "openai-compatible": "larik.llm.providers.openai_compat:OpenAICompatProvider",
-}
-
 
 class RegistryError(ValueError):
-    """A provider was registered wrongly (empty name, no factory, duplicate)."""
+    """A provider or kind was registered wrongly (empty name, no factory, duplicate)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Kind:
+    """One adapter kind. Every fact about it lives here; a test walks the registered kinds."""
+
+    name: str
+    """The ``type`` of a ``[providers.NAME]`` table."""
+    adapter: Factory | str
+    """``"module:Class"`` (imported when first built) or a callable: ``(endpoint, **options)``."""
+    warm_modules: tuple[str, ...]
+    """What the adapter imports when it first streams; the TUI imports these in a thread first."""
+    credential_env_names: tuple[str, ...] = ()
+    """Key variables of a provider of this kind that declares none (a custom ``type`` table)."""
+    optional_key_env: tuple[str, ...] = ()
+    """Variables read for a key when set, never required (``OLLAMA_API_KEY``)."""
+    base_url: str = ""
+    """Default endpoint ("" = a provider of this kind must give one)."""
+    base_url_env: str = ""
+    """Environment variable that replaces the default URL (checked like a config ``base_url``)."""
+    base_url_parser: Callable[[str], str] | str | None = None
+    """Turns ``base_url_env``'s value into a URL (``OLLAMA_HOST``'s ``host:port``); "module:attr"."""
+    list_models_path: str = ""
+    """``GET`` path under the base URL where a local server lists its models ("" = not probed)."""
+    local: bool = False
+    """Runs in this process or machine whatever its URL (``scripted``)."""
+    per_model: bool = False
+    """One adapter per model: the factory also gets ``model=`` (``scripted``: the script path)."""
+    retry: bool = True
+    """Wrapped in retries (``scripted``'s error turns are meant to reach the agent as written)."""
+    listed: bool = True
+    """Offered in provider lists, the model picker and suggestions."""
+    named_provider: bool = True
+    """Registers a provider of the same name with these defaults."""
+    model_hint: str = ""
+    """What the part after ``NAME/`` is, for an error when it is missing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +115,9 @@ class ProviderSpec:
     factory: Factory | str
     credential_env_names: tuple[str, ...]
     type: str = ""
-    """Adapter type, one of ADAPTERS (or "" for a third-party factory)."""
+    """Its kind's name (or "" for a third-party factory with no kind)."""
     base_url: str = ""
-    """Default endpoint ("" = the adapter's own default)."""
+    """Default endpoint ("" = its kind's default)."""
     local: bool = False
     """Runs on this machine: no key, no price."""
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
@@ -85,6 +130,59 @@ class ProviderSpec:
 
 _lock = threading.RLock()
 _registry: dict[str, ProviderSpec] = {}
+_kinds: dict[str, Kind] = {}
+
+
+# ----------------------------------------------------------------------------------- kinds
+
+
+def register_kind(entry: Kind) -> Kind:
+    """Register an adapter kind (and, unless ``named_provider`` is False, a provider of the
+    same name with the kind's key variables and base URL)."""
+    if not isinstance(entry.name, str) or not entry.name.strip() or "/" in entry.name:
+        raise RegistryError(f"a kind needs a non-empty name without '/', not {entry.name!r}")
+    if not (callable(entry.adapter) or isinstance(entry.adapter, str)) or not entry.adapter:
+        raise RegistryError(f"kind {entry.name!r} needs an adapter (a callable or 'module:attr')")
+    if isinstance(entry.warm_modules, str):
+        raise RegistryError(f"kind {entry.name!r}: warm_modules must be a tuple of module names")
+    with _lock:
+        if entry.name in _kinds:
+            raise RegistryError(f"kind {entry.name!r} is already registered")
+        if entry.named_provider and entry.name in _registry:
+            raise RegistryError(f"provider {entry.name!r} is already registered")
+        _kinds[entry.name] = entry
+        if entry.named_provider:
+            register(
+                entry.name,
+                entry.adapter,
+                entry.credential_env_names,
+                type=entry.name,
+                base_url=entry.base_url,
+                local=entry.local,
+            )
+    return entry
+
+
+def unregister_kind(name: str) -> None:
+    """Remove a kind and the provider of the same name it registered (plugins and tests)."""
+    with _lock:
+        entry = _kinds.pop(name, None)
+        if entry is not None and entry.named_provider:
+            _registry.pop(name, None)
+
+
+def kind(name: str) -> Kind | None:
+    with _lock:
+        return _kinds.get(name)
+
+
+def kinds() -> list[Kind]:
+    """Registered kinds, in registration order."""
+    with _lock:
+        return list(_kinds.values())
+
+
+# ------------------------------------------------------------------------------- providers
 
 
 def register(
@@ -175,40 +273,86 @@ def scripted_provider(path: str | Path) -> ScriptedProvider:
         return provider
 
 
-def _scripted_factory(*, name: str = "scripted", path: str = "", **_: Any) -> ScriptedProvider:
-    return scripted_provider(path)
+def _scripted_factory(endpoint: Endpoint, *, model: str, **_: Any) -> ScriptedProvider:
+    return scripted_provider(model)
 
 
 # ------------------------------------------------------------------------------- built-ins
 
+BUILTIN_KINDS = (
+    Kind(
+        name="anthropic",
+        adapter="larik.llm.providers.anthropic:AnthropicProvider",
+        warm_modules=("httpx2", "anthropic"),
+        credential_env_names=("ANTHROPIC_API_KEY",),
+        base_url="https://api.anthropic.com",
+        base_url_env="ANTHROPIC_BASE_URL",
+    ),
+    Kind(
+        name="openai",
+        adapter="larik.llm.providers.openai_responses:OpenAIResponsesProvider",
+        warm_modules=("httpx2", "openai"),
+        credential_env_names=("OPENAI_API_KEY",),
+        base_url="https://api.openai.com/v1",
+        base_url_env="OPENAI_BASE_URL",
+        list_models_path="/models",
+    ),
+    Kind(
+        name="gemini",
+        adapter="larik.llm.providers.gemini:GeminiProvider",
+        warm_modules=("httpx2", "google.genai"),
+        credential_env_names=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        base_url="https://generativelanguage.googleapis.com/",
+        base_url_env="GOOGLE_GEMINI_BASE_URL",
+    ),
+    Kind(
+        name="ollama",
+        adapter="larik.llm.providers.ollama:OllamaProvider",
+        warm_modules=("httpx2",),
+        optional_key_env=("OLLAMA_API_KEY",),
+        base_url="http://127.0.0.1:11434",
+        base_url_env="OLLAMA_HOST",
+        base_url_parser="larik.llm.providers.ollama_host:parse_host",
+        list_models_path="/api/tags",
+    ),
+    Kind(
+        name="openai-compatible",
+        adapter="larik.llm.providers.openai_compat:OpenAICompatProvider",
+        warm_modules=("httpx2", "openai"),
+        list_models_path="/models",
+        named_provider=False,
+    ),
+    Kind(
+        name="scripted",
+        adapter=_scripted_factory,
+        warm_modules=(),
+        local=True,
+        per_model=True,
+        retry=False,
+        listed=False,
+        model_hint="a script path, e.g. scripted/demo.json",
+    ),
+)
+
 
 def _register_builtins() -> None:
-    register("anthropic", ADAPTERS["anthropic"], ["ANTHROPIC_API_KEY"], type="anthropic")
-    register("openai", ADAPTERS["openai"], ["OPENAI_API_KEY"], type="openai")
-    register("gemini", ADAPTERS["gemini"], ["GEMINI_API_KEY", "GOOGLE_API_KEY"], type="gemini")
-    register(
-        "ollama",
-        ADAPTERS["ollama"],
-        [],
-        type="ollama",
-        base_url="http://127.0.0.1:11434",
-        local=True,
-    )
+    for entry in BUILTIN_KINDS:
+        register_kind(entry)
     from .providers.presets import PRESETS  # data only: imports no SDK
 
+    compat = _kinds["openai-compatible"]
     for pname, preset in PRESETS.items():
         if pname in _registry:
             continue
         register(
             pname,
-            ADAPTERS["openai-compatible"],
+            compat.adapter,
             list(preset.env),
-            type="openai-compatible",
+            type=compat.name,
             base_url=preset.base_url,
             local=preset.local,
             options={"reasoning_history": preset.reasoning_history},
         )
-    register("scripted", _scripted_factory, [], type="scripted", local=True)
 
 
 _register_builtins()

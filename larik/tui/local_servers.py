@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..llm.net import is_loopback_url
+
 __all__ = ["LocalModel", "LocalServer", "discover", "servers"]
 
 _LABELS = {"ollama": "Ollama", "lmstudio": "LM Studio", "llamacpp": "llama.cpp", "vllm": "vLLM"}
-_LIST_PATHS = {"ollama": "/api/tags", "openai-compatible": "/models", "openai": "/models"}
-_OLLAMA_DEFAULT = "http://127.0.0.1:11434"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,23 +53,13 @@ class LocalModel:
         return f"{self.provider}/{self.model}"
 
 
-def _loopback(url: str) -> bool:
-    from ..config import is_loopback_host
-
-    try:
-        parts = urlsplit(url)
-        _ = parts.port  # a malformed port raises here
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and is_loopback_host(parts.hostname or "")
-
-
 def servers(config: Any = None) -> tuple[LocalServer, ...]:
-    """Each local provider and the address its requests go to (as ``larik.routing`` resolves
-    it), one provider per address: a configured name is preferred to a built-in preset."""
+    """Each local provider and the address its requests go to (its endpoint), one provider per
+    address: a configured name is preferred to a built-in preset."""
     from .. import routing
     from ..config import Config
-    from ..llm import catalog, registry
+    from ..llm import registry
+    from ..llm.endpoint import resolve_endpoint
     from ..llm.errors import LarikError
 
     cfg = config if config is not None else Config()
@@ -78,20 +68,16 @@ def servers(config: Any = None) -> tuple[LocalServer, ...]:
     out: dict[str, LocalServer] = {}
     for name in names:
         try:
-            if not catalog.is_local_provider(name, cfg):
-                continue
-            pc = cfg.providers.get(name)
-            spec = registry.get(name)
-            kind = (pc.type if pc is not None and pc.type else "") or (spec.type if spec else "")
-            url = routing.base_url_for(name, kind, cfg) or (
-                _OLLAMA_DEFAULT if kind == "ollama" else ""
-            )
-        except (LarikError, ValueError):  # a bad OLLAMA_HOST or base_url: not probed
+            endpoint = resolve_endpoint(name, cfg)
+        except LarikError:  # a bad OLLAMA_HOST or base_url: not probed
             continue
-        path = _LIST_PATHS.get(kind)
-        if path is None or not _loopback(url):
+        kind = registry.kind(endpoint.kind)
+        if kind is None or not kind.list_models_path or not endpoint.base_url:
             continue
-        server = LocalServer(name, _LABELS.get(name, name), url.rstrip("/"), path)
+        if not endpoint.local:
+            continue
+        url = endpoint.base_url.rstrip("/")
+        server = LocalServer(name, _LABELS.get(name, name), url, kind.list_models_path)
         out.setdefault(server.url, server)
     return tuple(out.values())
 
@@ -136,7 +122,7 @@ async def discover(
 
     targets = servers(config) if probe is None else probe
     for s in targets:
-        if not _loopback(s.base_url):
+        if not is_loopback_url(s.base_url):
             raise ValueError(f"{s.label}: local server discovery is for loopback only")
     if not targets:
         return []

@@ -10,7 +10,6 @@ model id); a local one is not: its server was asked, and only what it lists is o
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -39,25 +38,15 @@ class ModelEntry:
 
 
 def has_key(provider: str, config: Config | None) -> bool:
-    """Whether ``provider`` can be used: a local one, or one with its key set somewhere."""
-    from ..llm import registry
+    """Whether ``provider`` can be used: it needs no key, or its key is set somewhere."""
+    from ..llm.endpoint import resolve_endpoint
+    from ..llm.errors import LarikError
 
-    pc = config.providers.get(provider) if config is not None else None
-    if pc is not None:
-        if pc.api_key or (pc.api_key_env and os.environ.get(pc.api_key_env)):
-            return True
-        if pc.base_url and _loopback(pc.base_url):
-            return True
-    spec = registry.get(provider)
-    if spec is None:
-        return pc is not None and not (pc.api_key_env or pc.api_key)
-    if spec.local or not spec.credential_env_names:
-        return True
-    return any(os.environ.get(name) for name in spec.credential_env_names)
-
-
-def _loopback(url: str) -> bool:
-    return url.startswith(("http://127.0.0.1", "http://localhost", "http://[::1]"))
+    try:
+        resolve_endpoint(provider, config).require_key()
+    except LarikError:
+        return False
+    return True
 
 
 def picker_entries(

@@ -21,27 +21,15 @@ __all__ = ["UI_MODULES", "sdk_modules", "warm"]
 
 UI_MODULES: tuple[str, ...] = ("rich.markdown", "rich.json")
 
-_BY_TYPE: dict[str, tuple[str, ...]] = {
-    "anthropic": ("httpx2", "anthropic"),
-    "openai": ("httpx2", "openai"),
-    "openai-compatible": ("httpx2", "openai"),
-    "gemini": ("httpx2", "google.genai"),
-    "ollama": ("httpx2",),
-}
-
 
 def sdk_modules(provider_name: str, config: Any = None) -> tuple[str, ...]:
-    """The modules the adapter of ``provider_name`` imports when it first streams."""
+    """The modules the adapter of ``provider_name`` imports when it first streams (its kind's
+    ``warm_modules`` in the registry)."""
     from ..llm import registry
+    from ..llm.endpoint import kind_of
 
-    ptype = ""
-    pc = getattr(config, "providers", {}).get(provider_name) if config is not None else None
-    if pc is not None and pc.type:
-        ptype = pc.type
-    else:
-        spec = registry.get(provider_name)
-        ptype = spec.type if spec is not None else provider_name
-    return _BY_TYPE.get(ptype, ())
+    kind = registry.kind(kind_of(provider_name, config) or provider_name)
+    return kind.warm_modules if kind is not None else ()
 
 
 def warm(modules: tuple[str, ...]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+from larik.llm.endpoint import Endpoint
 from larik.llm.errors import APIError
 from larik.llm.types import Block, Message, Request, StopReason, StreamEvent, Usage
 
@@ -39,3 +40,31 @@ class FakeProvider:
 
 async def collect(provider, request: Request) -> list[StreamEvent]:
     return [ev async for ev in provider.stream(request)]
+
+
+def endpoint(
+    kind: str,
+    base_url: str,
+    api_key: str | None = "dummy-key",
+    *,
+    name: str | None = None,
+    headers: dict[str, str] | None = None,
+    key_names: tuple[str, ...] = (),
+) -> Endpoint:
+    """An Endpoint for building an adapter straight at a loopback server (the key variables
+    named in messages are the provider's or the kind's, as routing would give)."""
+    from larik.llm import registry
+
+    if not key_names:
+        spec, entry = registry.get(name or kind), registry.kind(kind)
+        key_names = (spec.credential_env_names if spec else ()) or (
+            entry.credential_env_names + entry.optional_key_env if entry else ()
+        )
+    return Endpoint(
+        name=name or kind,
+        kind=kind,
+        base_url=base_url,
+        api_key=api_key,
+        key_names=key_names,
+        headers=headers or {},
+    )

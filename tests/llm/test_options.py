@@ -2,6 +2,7 @@
 
 import pytest
 
+from larik.llm.endpoint import resolve_endpoint
 from larik.llm.errors import ConfigError
 from larik.llm.providers.anthropic import AnthropicProvider
 from larik.llm.providers.gemini import GeminiProvider
@@ -10,11 +11,11 @@ from larik.llm.providers.openai_compat import OpenAICompatProvider
 from larik.llm.providers.openai_responses import OpenAIResponsesProvider
 
 ADAPTERS = [
-    lambda **kw: AnthropicProvider(api_key="k", **kw),
-    lambda **kw: OpenAIResponsesProvider(api_key="k", **kw),
-    lambda **kw: GeminiProvider(api_key="k", **kw),
-    lambda **kw: OllamaProvider(**kw),
-    lambda **kw: OpenAICompatProvider(name="groq", api_key="k", **kw),
+    lambda **kw: AnthropicProvider(resolve_endpoint("anthropic"), **kw),
+    lambda **kw: OpenAIResponsesProvider(resolve_endpoint("openai"), **kw),
+    lambda **kw: GeminiProvider(resolve_endpoint("gemini"), **kw),
+    lambda **kw: OllamaProvider(resolve_endpoint("ollama"), **kw),
+    lambda **kw: OpenAICompatProvider(resolve_endpoint("groq"), **kw),
 ]
 
 

@@ -223,36 +223,16 @@ def _provider_known(name: str, config: Config | None) -> bool:
 
 
 def _provider_type(name: str, config: Config | None) -> str:
-    from .. import registry
+    from ..endpoint import kind_of
 
-    if config is not None and name in config.providers and config.providers[name].type:
-        return str(config.providers[name].type)
-    spec = registry.get(name)
-    return spec.type if spec is not None else ""
+    return kind_of(name, config)
 
 
 def is_local_provider(name: str, config: Config | None = None) -> bool:
-    """Whether provider ``name`` runs on this machine (a local preset, or a loopback URL)."""
-    from ...config import is_loopback_host
-    from .. import registry
+    """Whether provider ``name`` runs on this machine (its endpoint is loopback)."""
+    from ..endpoint import is_local
 
-    base_url = ""
-    pc = config.providers.get(name) if config is not None else None
-    if pc is not None and pc.base_url:
-        base_url = pc.base_url
-    else:
-        spec = registry.get(name)
-        if spec is not None:
-            if not spec.base_url:
-                return spec.local
-            base_url = spec.base_url
-        elif pc is not None:
-            return pc.type == "ollama"
-    if not base_url:
-        return False
-    from urllib.parse import urlsplit
-
-    return is_loopback_host(urlsplit(base_url).hostname or "")
+    return is_local(name, config)
 
 
 # ----------------------------------------------------------------------------------- cost

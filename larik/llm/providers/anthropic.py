@@ -12,7 +12,6 @@ docs/providers/anthropic.md.
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -24,10 +23,10 @@ from .anthropic_convert import build_params, to_message, to_stop_reason, to_usag
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
-__all__ = ["AnthropicProvider", "ENV_BASE_URL", "ENV_KEY", "map_error"]
+    from ..endpoint import Endpoint
 
-ENV_KEY = "ANTHROPIC_API_KEY"
-ENV_BASE_URL = "ANTHROPIC_BASE_URL"
+__all__ = ["AnthropicProvider", "map_error"]
+
 CONNECT_TIMEOUT = 15.0
 READ_TIMEOUT = 600.0  # generous: stalls are caught by larik.llm.timeout
 
@@ -48,51 +47,46 @@ _OVERFLOW = ("prompt is too long", "exceed context limit", "context window", "co
 
 
 class AnthropicProvider:
-    """Claude through the Messages API.
+    """Claude through the Messages API, at ``endpoint`` (its base URL, key and headers).
 
     ``thinking``: None follows ``Request.effort``; False never sends thinking or effort (for
     models or proxies that reject them); True turns thinking on even for effort "".
     ``prompt_cache``: cache breakpoints on the last system block and the latest turn.
-    ``options``: ``timeout`` (read timeout in seconds), ``api_key_env`` (the env var holding
-    the key, default ANTHROPIC_API_KEY); other keys are ignored.
+    ``options``: ``timeout`` (read timeout in seconds); other keys are ignored.
     """
 
     def __init__(
         self,
+        endpoint: Endpoint,
         *,
-        name: str = "anthropic",
-        api_key: str | None = None,
-        base_url: str | None = None,
-        headers: dict[str, str] | None = None,
         thinking: bool | None = None,
         prompt_cache: bool = True,
         **options: Any,
     ) -> None:
-        self.name = name
+        self.endpoint = endpoint
+        self.name = endpoint.name
         self.thinking = thinking
         self.prompt_cache = prompt_cache
         self.options = options
-        self._read_timeout = positive_number(name, "timeout", options.get("timeout", READ_TIMEOUT))
-        self._api_key = api_key
-        self._base_url = base_url
-        self._headers = dict(headers or {})
-        self._env_key = str(options.get("api_key_env") or ENV_KEY)
+        self._read_timeout = positive_number(
+            self.name, "timeout", options.get("timeout", READ_TIMEOUT)
+        )
         self._sdk: AsyncAnthropic | None = None
 
     def _client(self) -> AsyncAnthropic:
         if self._sdk is not None:
             return self._sdk
-        key = self._api_key or os.environ.get(self._env_key, "")
-        if not key:
-            raise MissingKeyError(self.name, [self._env_key])
+        ep = self.endpoint
+        if not ep.api_key:
+            raise MissingKeyError(self.name, ep.key_names)
         import anthropic
         import httpx2
 
         read = self._read_timeout
         self._sdk = anthropic.AsyncAnthropic(
-            api_key=key,
-            base_url=self._base_url or os.environ.get(ENV_BASE_URL) or None,
-            default_headers=self._headers or None,
+            api_key=ep.api_key,
+            base_url=ep.base_url,  # always given: the SDK never reads ANTHROPIC_BASE_URL itself
+            default_headers=dict(ep.headers) or None,
             max_retries=0,
             timeout=httpx2.Timeout(read, connect=CONNECT_TIMEOUT),
         )
@@ -131,9 +125,9 @@ class AnthropicProvider:
                     elif kind == "message_stop":
                         final = ev.message
         except (anthropic.AnthropicError, httpx2.HTTPError, httpx2.StreamError) as exc:
-            raise map_error(exc, self.name, request.model, plan.on, self._env_key) from exc
+            raise map_error(exc, self.name, request.model, plan.on, self.endpoint.key_hint) from exc
         except (ValueError, RuntimeError) as exc:  # malformed event data, events out of order
-            raise map_error(exc, self.name, request.model, plan.on, self._env_key) from exc
+            raise map_error(exc, self.name, request.model, plan.on, self.endpoint.key_hint) from exc
         if final is None:
             raise APIError(
                 0,
@@ -146,14 +140,14 @@ class AnthropicProvider:
 
 
 def map_error(
-    exc: BaseException, provider: str, model: str, thinking_on: bool, env_key: str = ENV_KEY
+    exc: BaseException, provider: str, model: str, thinking_on: bool, key_hint: str
 ) -> APIError:
     """The one place an SDK or transport error becomes a Larik error."""
     import anthropic
     import httpx2
 
     if isinstance(exc, anthropic.APIStatusError):
-        return _status_error(exc, provider, model, thinking_on, env_key)
+        return _status_error(exc, provider, model, thinking_on, key_hint)
     if isinstance(exc, anthropic.APITimeoutError | httpx2.TimeoutException):
         return APIError(0, "the request timed out", retryable=True, provider=provider)
     if isinstance(exc, anthropic.APIConnectionError):
@@ -170,7 +164,9 @@ def map_error(
     return APIError(0, f"SDK error ({type(exc).__name__})", retryable=False, provider=provider)
 
 
-def _status_error(exc: Any, provider: str, model: str, thinking_on: bool, env_key: str) -> APIError:
+def _status_error(
+    exc: Any, provider: str, model: str, thinking_on: bool, key_hint: str
+) -> APIError:
     status: int = exc.status_code
     kind = exc.type if isinstance(exc.type, str) else ""
     if status < 400:  # an `event: error` inside a 200 stream
@@ -180,7 +176,7 @@ def _status_error(exc: Any, provider: str, model: str, thinking_on: bool, env_ke
     if status in (400, 413) and any(p in detail.lower() for p in _OVERFLOW):
         return ContextOverflow(text, status=status, provider=provider)
     if status == 401:
-        text += f" (set {env_key} to a valid key)"
+        text += f" (set {key_hint} to a valid key)"
     elif status == 400 and thinking_on:
         text += (
             f" (thinking was on for {model}; to turn it off set thinking = false"

@@ -14,7 +14,6 @@ the stream ends, is closed early (``aclose``) or its task is cancelled.
 from __future__ import annotations
 
 import contextvars
-import os
 import re
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -27,9 +26,10 @@ from ..types import Request, StreamEvent
 if TYPE_CHECKING:
     from google import genai
 
-__all__ = ["ENV_VARS", "GeminiProvider"]
+    from ..endpoint import Endpoint
 
-ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+__all__ = ["GeminiProvider"]
+
 CONNECT_TIMEOUT = 15.0
 READ_TIMEOUT = 600.0
 
@@ -51,19 +51,9 @@ class GeminiProvider:
     thinking config, True: send one even for model names Larik does not know).
     """
 
-    def __init__(
-        self,
-        *,
-        name: str = "gemini",
-        api_key: str | None = None,
-        base_url: str | None = None,
-        headers: dict[str, str] | None = None,
-        **options: Any,
-    ) -> None:
-        self.name = name
-        self._api_key = api_key
-        self._base_url = base_url
-        self._headers = dict(headers or {})
+    def __init__(self, endpoint: Endpoint, **options: Any) -> None:
+        self.endpoint = endpoint
+        self.name = name = endpoint.name
         self._api_version: str | None = options.get("api_version")
         self._connect_timeout = positive_number(
             name, "connect_timeout", options.get("connect_timeout", CONNECT_TIMEOUT)
@@ -77,9 +67,9 @@ class GeminiProvider:
 
     # -- client --------------------------------------------------------------------------------
     def _key(self) -> str:
-        key = self._api_key or next((os.environ[v] for v in ENV_VARS if os.environ.get(v)), "")
+        key = self.endpoint.api_key or ""
         if not key.strip():
-            raise MissingKeyError(self.name, ENV_VARS)
+            raise MissingKeyError(self.name, self.endpoint.key_names)
         return key
 
     def _sdk(self) -> genai.Client:
@@ -102,9 +92,9 @@ class GeminiProvider:
 
             http = httpx2.AsyncClient(event_hooks={"request": [set_timeout], "response": [track]})
             options = types.HttpOptions(
-                base_url=self._base_url,
+                base_url=self.endpoint.base_url,  # always given: never GOOGLE_GEMINI_BASE_URL
                 api_version=self._api_version,
-                headers=self._headers or None,
+                headers=dict(self.endpoint.headers) or None,
                 retry_options=types.HttpRetryOptions(attempts=1),
                 httpx_async_client=http,
             )
@@ -173,10 +163,9 @@ class GeminiProvider:
         message = str(exc.message or status or "request failed")
         reasons = _reasons(exc.details)
         if code == 401 or (code in (400, 403) and "API_KEY_INVALID" in reasons):
-            names = " or ".join(ENV_VARS)
             return APIError(
                 401,
-                f"API key rejected ({status or code}: {message}); set {names}",
+                f"API key rejected ({status or code}: {message}); set {self.endpoint.key_hint}",
                 retryable=False,
                 provider=self.name,
             )

@@ -21,14 +21,12 @@ Request mapping:
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..errors import APIError, ConfigError, ContextOverflow, redact
-from ..net import is_loopback_url
 from ..options import positive_number
 from ..toolcalls import TOOL_IMAGES_NOTE, recover_tool_calls
 from ..types import Block, Message, Request, StopReason, StreamEvent, Usage
@@ -37,37 +35,12 @@ from . import ollama_convert as convert
 if TYPE_CHECKING:  # httpx2 is imported lazily, when the first request is made
     import httpx2
 
-__all__ = ["OllamaProvider", "TOOL_IMAGES_NOTE", "parse_host"]
+    from ..endpoint import Endpoint
 
-DEFAULT_HOST = "http://127.0.0.1:11434"
-DEFAULT_PORT = 11434
-ENV_HOST = "OLLAMA_HOST"
-ENV_KEY = "OLLAMA_API_KEY"
+__all__ = ["OllamaProvider", "TOOL_IMAGES_NOTE"]
+
 CONTEXT_CAP = 32768  # num_ctx sent when the model allows more and none is configured
-_OPTION_KEYS = frozenset({"keep_alive", "options", "timeout", "context_cap", "api_key_env"})
-
-
-def parse_host(value: str) -> str:
-    """``OLLAMA_HOST`` as a base URL, read the way Ollama's own clients read it: a bare host or
-    ``host:port`` gets ``http://`` (port 11434 when none is given; 80/443 after an explicit
-    scheme); ``0.0.0.0`` (a bind address) means this host."""
-    value = value.strip().rstrip("/")
-    if not value:
-        return DEFAULT_HOST
-    explicit = "://" in value
-    parts = urlsplit(value if explicit else "http://" + value)
-    try:
-        port = parts.port
-    except ValueError as exc:
-        raise ConfigError(f"{ENV_HOST}: bad port in {value!r}") from exc
-    if port is None:
-        port = (443 if parts.scheme == "https" else 80) if explicit else DEFAULT_PORT
-    host = parts.hostname or "127.0.0.1"
-    if host in ("0.0.0.0", "::"):
-        host = "127.0.0.1"
-    if ":" in host:
-        host = f"[{host}]"
-    return f"{parts.scheme}://{host}:{port}{parts.path}"
+_OPTION_KEYS = frozenset({"keep_alive", "options", "timeout", "context_cap"})
 
 
 class OllamaProvider:
@@ -75,14 +48,12 @@ class OllamaProvider:
 
     def __init__(
         self,
+        endpoint: Endpoint,
         *,
-        name: str = "ollama",
-        api_key: str | None = None,
-        base_url: str | None = None,
-        headers: dict[str, str] | None = None,
         num_ctx: int | None = None,
         **options: Any,
     ) -> None:
+        name = endpoint.name
         unknown = sorted(set(options) - _OPTION_KEYS)
         if unknown:
             raise ConfigError(f"{name}: unknown option(s) {', '.join(unknown)}")
@@ -91,6 +62,7 @@ class OllamaProvider:
         extra = options.get("options") or {}
         if not isinstance(extra, dict):
             raise ConfigError(f"{name}: options must be a table of Ollama runtime options")
+        self.endpoint = endpoint
         self.name = name
         self.num_ctx = num_ctx
         self.context_cap = int(
@@ -99,15 +71,7 @@ class OllamaProvider:
         self.keep_alive = options.get("keep_alive")
         self.extra_options: dict[str, Any] = dict(extra)
         self.timeout = positive_number(name, "timeout", options.get("timeout", 600.0))
-        self._api_key = api_key
-        self._key_env = str(options.get("api_key_env") or ENV_KEY)
-        self._headers = dict(headers or {})
-        if base_url:
-            self.base_url = base_url.rstrip("/")
-            if "://" not in self.base_url:
-                self.base_url = "http://" + self.base_url
-        else:
-            self.base_url = parse_host(os.environ.get(ENV_HOST, ""))
+        self.base_url = endpoint.base_url.rstrip("/")
         self._client: httpx2.AsyncClient | None = None
         self._info: dict[str, convert.ModelInfo] = {}
 
@@ -116,8 +80,8 @@ class OllamaProvider:
         if self._client is None:
             import httpx2
 
-            headers = {"Content-Type": "application/json", **self._headers}
-            key = self._api_key if self._api_key is not None else os.environ.get(self._key_env)
+            headers = {"Content-Type": "application/json", **self.endpoint.headers}
+            key = self.endpoint.api_key
             if key and not any(h.lower() == "authorization" for h in headers):
                 headers["Authorization"] = f"Bearer {key}"
             self._client = httpx2.AsyncClient(
@@ -125,7 +89,7 @@ class OllamaProvider:
                 headers=headers,
                 timeout=httpx2.Timeout(self.timeout, connect=15.0),
                 # a local server is never reached through HTTP(S)_PROXY from the environment
-                trust_env=not is_loopback_url(self.base_url),
+                trust_env=not self.endpoint.local,
             )
         return self._client
 
@@ -314,7 +278,7 @@ class OllamaProvider:
         elif status == 404:
             message = f"{message} (is {_safe_url(self.base_url)} an Ollama server?)"
         elif status in (401, 403):
-            message = f"{message} (set {self._key_env} for a hosted or proxied Ollama)"
+            message = f"{message} (set {self.endpoint.key_hint} for a hosted or proxied Ollama)"
         return APIError(status, message, retry_after=retry_after, provider=self.name)
 
     def _transport_error(self, exc: Exception) -> APIError:
@@ -322,7 +286,7 @@ class OllamaProvider:
 
         if isinstance(exc, httpx2.ConnectError | httpx2.ConnectTimeout):
             # refused on this machine: nothing is listening, and a retry will not start it
-            refused_here = isinstance(exc, httpx2.ConnectError) and is_loopback_url(self.base_url)
+            refused_here = isinstance(exc, httpx2.ConnectError) and self.endpoint.local
             return APIError(
                 0,
                 f"cannot reach Ollama at {_safe_url(self.base_url)} — is `ollama serve` running?",

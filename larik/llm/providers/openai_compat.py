@@ -1,8 +1,8 @@
 """The openai-compatible adapter: Chat Completions through the official ``openai`` SDK.
 
 One class serves every OpenAI-compatible endpoint: the hosted vendors and local servers in
-:mod:`.presets` (``OpenAICompatProvider(name="groq")``) and custom endpoints
-(``OpenAICompatProvider(name="my-vllm", base_url=..., api_key_env=...)``).
+:mod:`.presets` and custom endpoints. The endpoint's name picks the preset (wire details:
+effort style, usage option, prober, headers); its base URL and key come from the endpoint.
 
 Streaming: ``chat.completions.create(stream=True)``, each chunk fed to the SDK's own
 accumulator (``ChatCompletionStreamState``), which keeps vendor extras such as
@@ -22,21 +22,18 @@ Studio's ``/api/v0/models/{id}``; a failed probe is None.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import (
     APIError,
     ConfigError,
     ContextOverflow,
     LarikError,
-    MissingKeyError,
     retry_after_seconds,
 )
-from ..net import is_loopback_url
 from ..options import positive_number
 from ..toolcalls import new_call_id, recover_tool_calls, repair_arguments
 from ..types import Block, Request, StopReason, StreamEvent
@@ -50,6 +47,9 @@ from .openai_compat_convert import (
     usage_from,
 )
 from .presets import CUSTOM, PRESETS, Preset, ReasoningHistory
+
+if TYPE_CHECKING:
+    from ..endpoint import Endpoint
 
 __all__ = ["OpenAICompatProvider"]
 
@@ -68,10 +68,9 @@ _OVERFLOW = re.compile(
 
 
 class OpenAICompatProvider:
-    """Chat Completions adapter. ``name`` picks a preset (or is a custom endpoint's name).
+    """Chat Completions adapter. ``endpoint.name`` picks a preset (or is a custom endpoint's).
 
-    ``reasoning_history`` overrides the preset's mode; ``api_key_env`` names the key variable of
-    a custom endpoint (and makes the key required). Options: ``temperature``, ``top_p``,
+    ``reasoning_history`` overrides the preset's mode. Options: ``temperature``, ``top_p``,
     ``seed``, ``extra_body`` (dict merged into the request body), ``timeout`` (read timeout,
     seconds), ``effort`` (``reasoning_effort`` | ``openrouter`` | ``none``), ``stream_usage``
     (bool). Any other option is a ConfigError naming it.
@@ -79,21 +78,17 @@ class OpenAICompatProvider:
 
     def __init__(
         self,
+        endpoint: Endpoint,
         *,
-        name: str = "openai-compatible",
-        api_key: str | None = None,
-        base_url: str | None = None,
-        headers: dict[str, str] | None = None,
         reasoning_history: ReasoningHistory | None = None,
-        api_key_env: str | None = None,
         **options: Any,
     ) -> None:
-        self.name = name
+        self.endpoint = endpoint
+        self.name = name = endpoint.name
         self.preset: Preset = PRESETS.get(name, CUSTOM)
-        url = base_url or self.preset.base_url
-        if not url:
+        if not endpoint.base_url:
             raise ConfigError(f"{name}: a custom openai-compatible provider needs a base_url")
-        self.base_url = url.rstrip("/")
+        self.base_url = endpoint.base_url.rstrip("/")
         mode = reasoning_history or self.preset.reasoning_history
         if mode not in _MODES:
             raise ConfigError(f"{name}: reasoning_history must be one of {', '.join(_MODES)}")
@@ -108,32 +103,18 @@ class OpenAICompatProvider:
             raise ConfigError(f"{name}: unknown option {unknown[0]!r} (known: {known})")
         self.options = options
         self._read_timeout = positive_number(name, "timeout", options.get("timeout", READ_TIMEOUT))
-        self._api_key = api_key
-        self._env = (api_key_env,) if api_key_env else self.preset.env
-        self._key_required = bool(api_key_env) or self.preset.needs_key
-        self._headers = {**self.preset.headers, **(headers or {})}
+        self._headers = {**self.preset.headers, **endpoint.headers}
         self._client: Any = None
         self._probes: dict[str, tuple[int | None, bool | None]] = {}
 
     # -- client ---------------------------------------------------------------------------------
-    def _key(self, *, required: bool) -> str | None:
-        if self._api_key:
-            return self._api_key
-        for var in self._env:
-            value = os.environ.get(var)
-            if value:
-                return value
-        if required and self._key_required:
-            raise MissingKeyError(self.name, self._env)
-        return None
-
     def _get_client(self) -> Any:
         if self._client is None:
             import httpx2
             from openai import AsyncOpenAI
 
             read = self._read_timeout
-            key = self._key(required=True) or NO_KEY
+            key = self.endpoint.require_key() or NO_KEY
             headers = dict(self._headers)
             if not any(h.lower() == "authorization" for h in headers):
                 # explicit, so the SDK's OPENAI_CUSTOM_HEADERS cannot put another one in
@@ -311,7 +292,7 @@ class OpenAICompatProvider:
             if isinstance(cause, httpx2.ConnectError):
                 message = f"cannot reach {self.base_url}: is the server running?"
                 # nothing listening on this machine: retrying in a second will not start it
-                retryable = not is_loopback_url(self.base_url)
+                retryable = not self.endpoint.local
             else:
                 what = "timed out" if isinstance(exc, openai.APITimeoutError) else "failed"
                 detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
@@ -334,8 +315,8 @@ class OpenAICompatProvider:
         message, code = _describe(exc.body, exc.message)
         retry_after = _retry_after(exc.response.headers)
         if status == 401:
-            names = " or ".join(self._env) if self._env else "api_key in its config"
-            return APIError(status, f"invalid or missing API key: set {names}", provider=self.name)
+            hint = self.endpoint.key_hint
+            return APIError(status, f"invalid or missing API key: set {hint}", provider=self.name)
         if _OVERFLOW.search(f"{code} {message}"):
             return ContextOverflow(message, status=status, provider=self.name)
         return APIError(status, message, retry_after=retry_after, provider=self.name)
@@ -363,7 +344,7 @@ class OpenAICompatProvider:
             return None, None
         import httpx2
 
-        key = self._key(required=False)
+        key = self.endpoint.api_key
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         root = self.base_url.removesuffix("/v1")
         order = ("llamacpp", "vllm", "lmstudio") if kind == "auto" else (kind,)

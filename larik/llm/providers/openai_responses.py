@@ -7,7 +7,7 @@ or the ``response.incomplete`` event's response). Conversion lives in
 ``openai_responses_convert``; docs/providers/openai.md has the user-facing rules.
 
 Errors are mapped in one place (:func:`map_error`): HTTP statuses to ``APIError`` (401 names
-OPENAI_API_KEY), "context length exceeded" to ``ContextOverflow``, a dropped or refused
+the key variable), "context length exceeded" to ``ContextOverflow``, a dropped or refused
 connection to a retryable ``APIError(0, …)``, and ``response.failed`` / ``error`` events inside
 the stream to ``APIError`` as well. SDK retries are off: retry is ``larik.llm.retry``'s job.
 
@@ -19,10 +19,9 @@ for the model.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import APIError, ConfigError, ContextOverflow, MissingKeyError, retry_after_seconds
 from ..options import positive_number
@@ -35,10 +34,11 @@ from .openai_responses_convert import (
     usage_from_response,
 )
 
-__all__ = ["ENV_KEY", "OpenAIResponsesProvider", "map_error"]
+if TYPE_CHECKING:
+    from ..endpoint import Endpoint
 
-ENV_KEY = "OPENAI_API_KEY"
-ENV_BASE_URL = "OPENAI_BASE_URL"
+__all__ = ["OpenAIResponsesProvider", "map_error"]
+
 CONNECT_TIMEOUT = 15.0
 READ_TIMEOUT = 600.0
 SUMMARIES = ("auto", "concise", "detailed", "", None)
@@ -50,30 +50,17 @@ _CLIENT_CODE = re.compile(r"invalid|image|policy|residency|unsupported|empty|not
 
 
 class OpenAIResponsesProvider:
-    """``OpenAIResponsesProvider(name="openai", api_key=None, base_url=None, headers=None)``.
+    """``OpenAIResponsesProvider(endpoint, **options)``: the Responses API at ``endpoint``.
 
-    ``api_key`` None reads OPENAI_API_KEY (or the ``api_key_env`` option's variable) at first
-    use; ``base_url`` None reads OPENAI_BASE_URL, else the SDK's default. Options:
-    ``reasoning_summary`` ("auto", "concise", "detailed", or "" for none; default "auto"),
-    ``timeout`` (read timeout in seconds, default 600), ``api_key_env``. Unknown options are
-    kept in ``options`` and otherwise ignored.
+    Options: ``reasoning_summary`` ("auto", "concise", "detailed", or "" for none; default
+    "auto"), ``timeout`` (read timeout in seconds, default 600). Unknown options are kept in
+    ``options`` and otherwise ignored.
     """
 
-    def __init__(
-        self,
-        *,
-        name: str = "openai",
-        api_key: str | None = None,
-        base_url: str | None = None,
-        headers: dict[str, str] | None = None,
-        **options: Any,
-    ) -> None:
-        self.name = name
-        self._api_key = api_key
-        self._base_url = base_url
-        self._headers = dict(headers or {})
+    def __init__(self, endpoint: Endpoint, **options: Any) -> None:
+        self.endpoint = endpoint
+        self.name = name = endpoint.name
         self.options = options
-        self._env_key = str(options.get("api_key_env") or ENV_KEY)
         summary = options.get("reasoning_summary", "auto")
         if summary not in SUMMARIES:
             raise ConfigError(
@@ -92,22 +79,18 @@ class OpenAIResponsesProvider:
     # -- client -----------------------------------------------------------------------------
     def _sdk_client(self) -> Any:
         if self._client is None:
-            key = self._api_key or os.environ.get(self._env_key)
-            if not key:
-                raise MissingKeyError(self.name, [self._env_key])
+            ep = self.endpoint
+            if not ep.api_key:
+                raise MissingKeyError(self.name, ep.key_names)
             import httpx2
             import openai
 
-            kwargs: dict[str, Any] = {}
-            base_url = self._base_url or os.environ.get(ENV_BASE_URL)
-            if base_url:
-                kwargs["base_url"] = base_url
             self._client = openai.AsyncOpenAI(
-                api_key=key,
-                default_headers=self._headers or None,
+                api_key=ep.api_key,
+                base_url=ep.base_url,  # always given: the SDK never reads OPENAI_BASE_URL itself
+                default_headers=dict(ep.headers) or None,
                 max_retries=0,
                 timeout=httpx2.Timeout(self._timeout, connect=CONNECT_TIMEOUT),
-                **kwargs,
             )
         return self._client
 
@@ -160,9 +143,9 @@ class OpenAIResponsesProvider:
             except openai.BadRequestError as exc:
                 if final is None and self._downgrade(request.model, params, exc):
                     continue
-                raise map_error(exc, self.name, self._env_key) from exc
+                raise map_error(exc, self.name, self.endpoint.key_hint) from exc
             except (openai.OpenAIError, RuntimeError, AssertionError, LookupError) as exc:
-                raise map_error(exc, self.name, self._env_key) from exc
+                raise map_error(exc, self.name, self.endpoint.key_hint) from exc
             break
         if final is None:
             raise APIError(0, "the stream ended before the response completed", provider=self.name)
@@ -190,12 +173,12 @@ class OpenAIResponsesProvider:
 # -- errors ---------------------------------------------------------------------------------
 
 
-def map_error(exc: BaseException, provider: str, env_key: str = ENV_KEY) -> APIError:
+def map_error(exc: BaseException, provider: str, key_hint: str) -> APIError:
     """Every SDK / transport failure as a one-line ``APIError`` (keys and prompts left out)."""
     import openai
 
     if isinstance(exc, openai.APIStatusError):
-        return _status_error(exc, provider, env_key)
+        return _status_error(exc, provider, key_hint)
     if isinstance(exc, openai.APITimeoutError):
         return APIError(0, "request timed out", retryable=True, provider=provider)
     if isinstance(exc, openai.APIConnectionError):
@@ -208,7 +191,7 @@ def map_error(exc: BaseException, provider: str, env_key: str = ENV_KEY) -> APIE
     return APIError(0, f"malformed response stream: {exc}", retryable=True, provider=provider)
 
 
-def _status_error(exc: Any, provider: str, env_key: str) -> APIError:
+def _status_error(exc: Any, provider: str, key_hint: str) -> APIError:
     status: int = exc.status_code
     body = exc.body if isinstance(exc.body, dict) else {}
     code = body.get("code") or ""
@@ -221,7 +204,7 @@ def _status_error(exc: Any, provider: str, env_key: str) -> APIError:
     if status == 401:
         return APIError(
             401,
-            f"authentication failed ({code or kind or 'unauthorized'}): check {env_key}",
+            f"authentication failed ({code or kind or 'unauthorized'}): check {key_hint}",
             retryable=False,
             provider=provider,
         )

@@ -17,6 +17,8 @@ from typing import Any, Protocol
 
 import pytest
 
+from larik.config import Config
+from larik.llm.endpoint import Endpoint, resolve_endpoint
 from larik.llm.errors import APIError
 from larik.llm.provider import Provider
 from larik.llm.types import (
@@ -65,6 +67,14 @@ class Kit(Protocol):
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def kit_endpoint(kind: str, base_url: str, **table: Any) -> Endpoint:
+    """The endpoint routing resolves for a ``[providers.KIND]`` table of ``type = KIND`` pointed
+    at ``base_url`` with a dummy key: kits build their adapter the way Larik does."""
+    data = {"type": kind, "base_url": base_url, "api_key": "dummy-key", **table}
+    return resolve_endpoint(kind, Config(providers={kind: data}))
+
 
 TOOLS = [
     ToolSpec(

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from larik.config import Config
+from larik.llm.endpoint import resolve_endpoint
 from larik.llm.errors import APIError, ContextOverflow, MissingKeyError
 from larik.llm.providers.anthropic import AnthropicProvider
 from larik.llm.providers.anthropic_convert import (
@@ -26,6 +28,7 @@ from larik.llm.providers.anthropic_convert import (
     thinking_style,
 )
 from larik.llm.types import Block, EventType, Message, Request, StopReason, StreamEvent, Usage
+from tests.llm.helpers import endpoint
 from tests.llm.providers import conformance
 from tests.llm.providers.kits.anthropic import (
     MODEL,
@@ -45,8 +48,10 @@ GOLDEN = Path(__file__).parent / "golden" / "anthropic_request.json"
 PNG = conformance.PNG_1PX
 
 
-def provider(server: LoopbackServer, **kw: Any) -> AnthropicProvider:
-    return AnthropicProvider(api_key="dummy-key", base_url=server.url, **kw)
+def provider(
+    server: LoopbackServer, headers: Any = None, name: str = "anthropic", **kw: Any
+) -> AnthropicProvider:
+    return AnthropicProvider(endpoint("anthropic", server.url, name=name, headers=headers), **kw)
 
 
 def req(model: str = MODEL, messages: list[Message] | None = None, **kw: Any) -> Request:
@@ -671,7 +676,7 @@ async def test_connection_refused_is_a_retryable_transport_error():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    p = AnthropicProvider(api_key="dummy-key", base_url=f"http://127.0.0.1:{port}")
+    p = AnthropicProvider(endpoint("anthropic", f"http://127.0.0.1:{port}"))
     with pytest.raises(APIError) as ei:
         await drain(p, req())
     assert ei.value.status == 0 and ei.value.retryable
@@ -715,9 +720,14 @@ async def test_cancelling_the_consumer_task_closes_the_request(loopback):
 # -- keys, base URL, headers, lazy import ----------------------------------------------------------
 
 
-async def test_api_key_env_option_names_another_env_var(loopback, monkeypatch):
+async def test_api_key_env_names_another_env_var(loopback, monkeypatch):
+    config = Config(
+        providers={
+            "proxy": {"type": "anthropic", "base_url": loopback.url, "api_key_env": "PROXY_KEY"}
+        }
+    )
     monkeypatch.setenv("PROXY_KEY", "proxy-key-1")
-    p = AnthropicProvider(name="proxy", base_url=loopback.url, api_key_env="PROXY_KEY")
+    p = AnthropicProvider(resolve_endpoint("proxy", config))
     loopback.add(_unauthorized())
     with pytest.raises(APIError) as ei:
         await drain(p, req())
@@ -725,7 +735,7 @@ async def test_api_key_env_option_names_another_env_var(loopback, monkeypatch):
     assert "PROXY_KEY" in str(ei.value) and "proxy-key-1" not in str(ei.value)
     monkeypatch.delenv("PROXY_KEY")
     with pytest.raises(MissingKeyError, match="PROXY_KEY"):
-        await drain(AnthropicProvider(name="proxy", api_key_env="PROXY_KEY"), req())
+        await drain(AnthropicProvider(resolve_endpoint("proxy", config)), req())
 
 
 def _unauthorized() -> Reply:
@@ -735,7 +745,7 @@ def _unauthorized() -> Reply:
 
 async def test_missing_key_names_the_env_var():
     with pytest.raises(MissingKeyError) as ei:
-        await drain(AnthropicProvider(base_url="http://127.0.0.1:9"), req())
+        await drain(AnthropicProvider(resolve_endpoint("anthropic")), req())
     assert "ANTHROPIC_API_KEY" in str(ei.value)
 
 
@@ -743,7 +753,7 @@ async def test_key_and_base_url_come_from_the_environment(loopback, monkeypatch)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "env-key-123")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", loopback.url)
     loopback.add(ok_reply())
-    await drain(AnthropicProvider(), req())
+    await drain(AnthropicProvider(resolve_endpoint("anthropic")), req())
     assert "env-key-123" in loopback.requests[-1].headers["authorization"]
 
 

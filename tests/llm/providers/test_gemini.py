@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from larik.config import Config
+from larik.llm.endpoint import resolve_endpoint
 from larik.llm.errors import APIError, ConfigError, ContextOverflow, MissingKeyError
 from larik.llm.providers.gemini import GeminiProvider
 from larik.llm.types import (
@@ -24,6 +26,7 @@ from larik.llm.types import (
     StreamEvent,
     ToolSpec,
 )
+from tests.llm.helpers import endpoint
 from tests.llm.providers.conformance import PNG_1PX, canonical_request
 from tests.llm.providers.kits.gemini import chunk, sse
 from tests.loopback import LoopbackServer, Reply, wire_case
@@ -32,9 +35,14 @@ GOLDEN = Path(__file__).parent / "golden" / "gemini_request.json"
 TOOLS = [ToolSpec(name="read_file", input_schema={"type": "object"})]
 
 
-def make(server: LoopbackServer, **kw: Any) -> GeminiProvider:
-    kw.setdefault("api_key", "dummy-key")
-    return GeminiProvider(base_url=server.url, **kw)
+def make(server: LoopbackServer, headers: Any = None, **kw: Any) -> GeminiProvider:
+    return GeminiProvider(endpoint("gemini", server.url, headers=headers), **kw)
+
+
+def from_env(server: LoopbackServer, **table: Any) -> GeminiProvider:
+    """The gemini provider as routing builds it (key from the environment), at ``server``."""
+    config = Config(providers={"gemini": {"base_url": server.url, **table}})
+    return GeminiProvider(resolve_endpoint("gemini", config))
 
 
 def req(model: str = "gemini-2.5-flash", messages: list[Message] | None = None, **kw: Any):
@@ -495,7 +503,7 @@ async def test_sdk_does_not_retry(loopback):
 
 
 async def test_connection_refused_is_a_retryable_transport_error():
-    provider = GeminiProvider(api_key="dummy-key", base_url="http://127.0.0.1:9")
+    provider = GeminiProvider(endpoint("gemini", "http://127.0.0.1:9"))
     with pytest.raises(APIError) as ei:
         await run(provider, req())
     assert (ei.value.status, ei.value.retryable) == (0, True)
@@ -506,7 +514,7 @@ async def test_connection_refused_is_a_retryable_transport_error():
 
 async def test_missing_key_names_both_env_vars(loopback):
     with pytest.raises(MissingKeyError) as ei:
-        await run(GeminiProvider(base_url=loopback.url), req())
+        await run(from_env(loopback), req())
     assert "GEMINI_API_KEY" in str(ei.value) and "GOOGLE_API_KEY" in str(ei.value)
     assert loopback.requests == []
 
@@ -514,7 +522,7 @@ async def test_missing_key_names_both_env_vars(loopback):
 async def test_key_and_headers_come_from_env_and_options(loopback, monkeypatch):
     monkeypatch.setenv("GOOGLE_API_KEY", "google-env-key")
     loopback.add(sse(chunk([{"text": "ok"}], "STOP")))
-    await run(GeminiProvider(base_url=loopback.url, headers={"X-Team": "larik"}), req())
+    await run(from_env(loopback, headers={"X-Team": "larik"}), req())
     headers = loopback.requests[0].headers
     assert headers["x-goog-api-key"] == "google-env-key"
     assert headers["x-team"] == "larik"
@@ -524,7 +532,7 @@ async def test_gemini_api_key_wins_over_google_api_key(loopback, monkeypatch):
     monkeypatch.setenv("GOOGLE_API_KEY", "google-env-key")
     monkeypatch.setenv("GEMINI_API_KEY", "gemini-env-key")
     loopback.add(sse(chunk([{"text": "ok"}], "STOP")))
-    await run(GeminiProvider(base_url=loopback.url), req())
+    await run(from_env(loopback), req())
     assert loopback.requests[0].headers["x-goog-api-key"] == "gemini-env-key"
 
 
@@ -533,7 +541,7 @@ async def test_gemini_api_key_wins_over_google_api_key(loopback, monkeypatch):
 )
 def test_bad_options_are_a_one_line_config_error(option):
     with pytest.raises(ConfigError) as ei:
-        GeminiProvider(api_key="dummy-key", **option)
+        GeminiProvider(endpoint("gemini", "https://g.example"), **option)
     assert str(ei.value).startswith("gemini: ") and "\n" not in str(ei.value)
 
 

@@ -21,6 +21,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from larik.config import Config
+from larik.llm.endpoint import resolve_endpoint
 from larik.llm.providers.openai_compat import OpenAICompatProvider
 from larik.llm.types import EventType, Message, Request, StopReason
 
@@ -106,7 +108,8 @@ def _wait_ready(proc: subprocess.Popen[str]) -> str:
 
 
 def _provider(address: str) -> OpenAICompatProvider:
-    return OpenAICompatProvider(name="llamacpp", base_url=f"{address}/v1", temperature=0)
+    config = Config(providers={"llamacpp": {"base_url": f"{address}/v1"}})
+    return OpenAICompatProvider(resolve_endpoint("llamacpp", config), temperature=0)
 
 
 async def test_streams_a_real_reply_with_usage(llama_server):

@@ -11,9 +11,13 @@ from typing import Any
 
 import pytest
 
+from larik.config import Config
+from larik.llm.endpoint import resolve_endpoint
 from larik.llm.errors import APIError, ConfigError, ContextOverflow
-from larik.llm.providers.ollama import TOOL_IMAGES_NOTE, OllamaProvider, parse_host
+from larik.llm.providers.ollama import TOOL_IMAGES_NOTE, OllamaProvider
+from larik.llm.providers.ollama_host import parse_host
 from larik.llm.types import Block, EventType, Message, Request, StopReason, StreamEvent
+from tests.llm.helpers import endpoint
 from tests.llm.providers.conformance import PNG_1PX, TOOLS, canonical_request
 from tests.llm.providers.kits.ollama import chunk, final, ndjson
 from tests.loopback import LoopbackServer, Reply, wire_case
@@ -23,9 +27,11 @@ WIRE = "ollama-chat"
 MODEL = "qwen3:8b"
 
 
-def make(server: LoopbackServer, **kw: Any) -> OllamaProvider:
-    kw.setdefault("api_key", "dummy-key")
-    return OllamaProvider(base_url=server.url, **kw)
+def make(
+    server: LoopbackServer, api_key: str | None = "dummy-key", headers: Any = None, **kw: Any
+) -> OllamaProvider:
+    ep = endpoint("ollama", server.url, api_key, headers=headers, key_names=("OLLAMA_API_KEY",))
+    return OllamaProvider(ep, **kw)
 
 
 def show(
@@ -438,7 +444,7 @@ async def test_prober_failures_are_none_never_raised(loopback, reply):
 
 
 async def test_prober_on_an_unreachable_server_is_none():
-    provider = OllamaProvider(base_url=f"http://127.0.0.1:{closed_port()}")
+    provider = OllamaProvider(endpoint("ollama", f"http://127.0.0.1:{closed_port()}"))
     assert await provider.context_window(MODEL) is None
     assert await provider.supports_tools(MODEL) is None
 
@@ -459,7 +465,7 @@ def closed_port() -> int:
 
 async def test_connection_refused_here_fails_fast_asking_whether_ollama_serve_is_running():
     port = closed_port()
-    provider = OllamaProvider(base_url=f"http://127.0.0.1:{port}", num_ctx=8192)
+    provider = OllamaProvider(endpoint("ollama", f"http://127.0.0.1:{port}"), num_ctx=8192)
     with pytest.raises(APIError) as ei:
         await run(provider, req())
     err = ei.value
@@ -470,7 +476,7 @@ async def test_connection_refused_here_fails_fast_asking_whether_ollama_serve_is
 
 async def test_connection_refused_by_a_remote_ollama_stays_retryable():
     # the test network guard refuses every non-loopback connect before anything is sent
-    provider = OllamaProvider(base_url="http://192.0.2.1:11434", num_ctx=8192)
+    provider = OllamaProvider(endpoint("ollama", "http://192.0.2.1:11434"), num_ctx=8192)
     with pytest.raises(APIError) as ei:
         await run(provider, req())
     assert ei.value.status == 0 and ei.value.retryable
@@ -561,24 +567,27 @@ def test_ollama_host_is_read_like_ollamas_own_clients(value, url):
 
 
 def test_base_url_defaults_to_ollama_host_or_localhost(monkeypatch):
-    assert OllamaProvider().base_url == "http://127.0.0.1:11434"
-    monkeypatch.setenv("OLLAMA_HOST", "gpu-box:11500")
-    assert OllamaProvider().base_url == "http://gpu-box:11500"
-    assert OllamaProvider(base_url="http://127.0.0.1:9/").base_url == "http://127.0.0.1:9"
+    assert OllamaProvider(resolve_endpoint("ollama")).base_url == "http://127.0.0.1:11434"
+    monkeypatch.setenv("OLLAMA_HOST", "https://gpu-box:11500")
+    assert OllamaProvider(resolve_endpoint("ollama")).base_url == "https://gpu-box:11500"
+    config = Config(providers={"ollama": {"base_url": "http://127.0.0.1:9/"}})
+    assert OllamaProvider(resolve_endpoint("ollama", config)).base_url == "http://127.0.0.1:9"
 
 
 async def test_api_key_is_sent_as_bearer_and_none_is_sent_without_one(loopback, monkeypatch):
+    def built(**table: Any) -> OllamaProvider:
+        config = Config(providers={"ollama": {"base_url": loopback.url, **table}})
+        return OllamaProvider(resolve_endpoint("ollama", config), num_ctx=8192)
+
     monkeypatch.delenv("OLLAMA_API_KEY", raising=False)
     monkeypatch.setenv("MY_OLLAMA_KEY", "other-env-key")
     for _ in range(4):
         loopback.add(ndjson(chunk("ok"), final()))
-    await run(OllamaProvider(base_url=loopback.url, num_ctx=8192), req())
+    await run(built(), req())
     monkeypatch.setenv("OLLAMA_API_KEY", "env-key-123")
-    await run(OllamaProvider(base_url=loopback.url, num_ctx=8192), req())
-    await run(make(loopback, num_ctx=8192, api_key="given-key"), req())
-    await run(
-        OllamaProvider(base_url=loopback.url, num_ctx=8192, api_key_env="MY_OLLAMA_KEY"), req()
-    )
+    await run(built(), req())
+    await run(built(api_key="given-key"), req())
+    await run(built(api_key_env="MY_OLLAMA_KEY"), req())
     auth = [r.headers.get("authorization") for r in loopback.requests]
     assert auth == [None, "Bearer env-key-123", "Bearer given-key", "Bearer other-env-key"]
 
@@ -601,12 +610,13 @@ async def test_an_authorization_header_given_in_headers_is_kept(loopback):
 
 
 def test_unknown_option_and_bad_num_ctx_are_config_errors():
+    ep = resolve_endpoint("ollama")
     with pytest.raises(ConfigError, match="temprature"):
-        OllamaProvider(temprature=0.2)
+        OllamaProvider(ep, temprature=0.2)
     with pytest.raises(ConfigError, match="num_ctx"):
-        OllamaProvider(num_ctx=0)
+        OllamaProvider(ep, num_ctx=0)
     with pytest.raises(ConfigError, match="timeout"):
-        OllamaProvider(timeout="soon")
+        OllamaProvider(ep, timeout="soon")
 
 
 async def test_extra_options_and_keep_alive_are_sent(loopback):

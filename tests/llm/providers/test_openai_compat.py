@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from larik.config import Config
+from larik.llm.endpoint import resolve_endpoint
 from larik.llm.errors import APIError, ConfigError, ContextOverflow, MissingKeyError, ResolveError
 from larik.llm.providers.openai_compat import OpenAICompatProvider
 from larik.llm.providers.openai_compat_convert import ThinkSplitter, split_think, stop_reason_from
@@ -25,6 +27,7 @@ from larik.llm.types import (
     ToolSpec,
     Usage,
 )
+from tests.llm.helpers import endpoint
 from tests.llm.providers.conformance import PNG_1PX, TOOLS, canonical_request
 from tests.llm.providers.kits.openai_compat import KIT, MODEL, chunk, reply
 from tests.loopback import LoopbackServer, Reply, wire_case
@@ -33,9 +36,21 @@ GOLDEN = Path(__file__).parent / "golden" / "openai_compat_request.json"
 NAME = "openai-compatible"
 
 
-def make(server: LoopbackServer, **kw: Any) -> OpenAICompatProvider:
-    kw.setdefault("api_key", "dummy-key")
-    return OpenAICompatProvider(base_url=f"{server.url}/v1", **kw)
+def make(
+    server: LoopbackServer,
+    name: str = NAME,
+    headers: Any = None,
+    api_key: str | None = "dummy-key",
+    **kw: Any,
+) -> OpenAICompatProvider:
+    ep = endpoint(NAME, f"{server.url}/v1", api_key, name=name, headers=headers)
+    return OpenAICompatProvider(ep, **kw)
+
+
+def routed(name: str, base_url: str, **table: Any) -> OpenAICompatProvider:
+    """Provider ``name`` as routing builds it (key from the config or environment)."""
+    config = Config(providers={name: {"base_url": base_url, **table}})
+    return OpenAICompatProvider(resolve_endpoint(name, config))
 
 
 def req(messages: list[Message] | None = None, **kw: Any) -> Request:
@@ -209,18 +224,21 @@ def test_unknown_preset_is_a_resolve_error_naming_the_known_ones():
 
 
 def test_custom_endpoint_without_base_url_is_a_config_error():
+    config = Config(providers={"my-server": {"type": "openai-compatible"}})
+    with pytest.raises(ConfigError, match=r"providers\.my-server\.base_url"):
+        resolve_endpoint("my-server", config)
     with pytest.raises(ConfigError, match="base_url"):
-        OpenAICompatProvider(name="my-server")
+        OpenAICompatProvider(endpoint(NAME, "", name="my-server"))
 
 
 def test_bad_reasoning_history_is_a_config_error():
     with pytest.raises(ConfigError, match="reasoning_history"):
-        OpenAICompatProvider(name="llamacpp", reasoning_history="sometimes")  # type: ignore[arg-type]
+        OpenAICompatProvider(resolve_endpoint("llamacpp"), reasoning_history="sometimes")  # type: ignore[arg-type]
 
 
 def test_unknown_option_is_a_config_error_naming_it():
     with pytest.raises(ConfigError, match="num_ctx"):
-        OpenAICompatProvider(name="llamacpp", num_ctx=4096)
+        OpenAICompatProvider(resolve_endpoint("llamacpp"), num_ctx=4096)
 
 
 async def test_sampling_options_and_extra_body_are_sent(loopback):
@@ -232,7 +250,7 @@ async def test_sampling_options_and_extra_body_are_sent(loopback):
 
 
 async def test_hosted_preset_without_key_raises_missing_key_naming_env_var(loopback):
-    provider = OpenAICompatProvider(name="groq", base_url=f"{loopback.url}/v1")
+    provider = routed("groq", f"{loopback.url}/v1")
     with pytest.raises(MissingKeyError, match="GROQ_API_KEY"):
         await drain(provider, req())
     assert loopback.requests == []
@@ -240,16 +258,16 @@ async def test_hosted_preset_without_key_raises_missing_key_naming_env_var(loopb
 
 async def test_local_preset_needs_no_key(loopback):
     loopback.add(text_reply("hello"))
-    provider = OpenAICompatProvider(name="llamacpp", base_url=f"{loopback.url}/v1")
+    provider = routed("llamacpp", f"{loopback.url}/v1")
     done = done_of(await drain(provider, req()))
     assert done.message.text() == "hello"
 
 
-async def test_key_is_read_from_the_env_var_at_first_use(loopback, monkeypatch):
-    provider = OpenAICompatProvider(
-        name="my-server", base_url=f"{loopback.url}/v1", api_key_env="MY_SERVER_KEY"
-    )
+async def test_key_is_read_from_the_env_var_api_key_env_names(loopback, monkeypatch):
     monkeypatch.setenv("MY_SERVER_KEY", "sk-from-env-123456")
+    provider = routed(
+        "my-server", f"{loopback.url}/v1", type="openai-compatible", api_key_env="MY_SERVER_KEY"
+    )
     loopback.add(text_reply("ok"))
     await drain(provider, req())
     assert loopback.requests[-1].headers["authorization"] == "Bearer sk-from-env-123456"
@@ -273,7 +291,7 @@ async def test_the_sdks_own_environment_is_not_used(loopback, monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("OPENAI_CUSTOM_HEADERS", "Authorization: Bearer sk-openai-secret-123456")
     loopback.add(text_reply("ok"), text_reply("ok"))
-    local = OpenAICompatProvider(name="llamacpp", base_url=f"{loopback.url}/v1")
+    local = routed("llamacpp", f"{loopback.url}/v1")
     await drain(local, req())
     await drain(make(loopback, headers={"Authorization": "Token mine"}), req())
     sent = [r.headers["authorization"] for r in loopback.requests]
@@ -544,7 +562,7 @@ async def test_prompt_too_long_is_context_overflow(loopback, error):
 
 
 async def test_a_refused_connection_to_a_local_server_fails_fast_naming_the_url():
-    provider = OpenAICompatProvider(name="llamacpp", base_url="http://127.0.0.1:9/v1")
+    provider = routed("llamacpp", "http://127.0.0.1:9/v1")
     with pytest.raises(APIError) as ei:
         await drain(provider, req())
     assert ei.value.status == 0 and not ei.value.retryable
@@ -553,7 +571,7 @@ async def test_a_refused_connection_to_a_local_server_fails_fast_naming_the_url(
 
 async def test_a_refused_connection_to_a_remote_server_stays_retryable():
     # the test network guard refuses every non-loopback connect before anything is sent
-    provider = OpenAICompatProvider(name="x", base_url="https://192.0.2.1/v1", api_key="k")
+    provider = OpenAICompatProvider(endpoint(NAME, "https://192.0.2.1/v1", "k", name="x"))
     with pytest.raises(APIError) as ei:
         await drain(provider, req())
     assert ei.value.status == 0 and ei.value.retryable
@@ -713,7 +731,7 @@ async def test_probe_failures_are_none_never_errors(loopback):
     assert await provider.supports_tools("m") is None
     loopback.route("/props", Reply(body="not json", content_type="application/json"))
     assert await provider.context_window("m") is None
-    dead = OpenAICompatProvider(name="vllm", base_url="http://127.0.0.1:9/v1")
+    dead = routed("vllm", "http://127.0.0.1:9/v1")
     assert await dead.context_window("m") is None
 
 

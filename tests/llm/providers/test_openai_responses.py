@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from larik.config import Config
+from larik.llm.endpoint import resolve_endpoint
 from larik.llm.errors import APIError, ConfigError, ContextOverflow, MissingKeyError
 from larik.llm.providers.openai_responses import OpenAIResponsesProvider
 from larik.llm.types import (
@@ -26,6 +28,7 @@ from larik.llm.types import (
     ToolSpec,
     Usage,
 )
+from tests.llm.helpers import endpoint
 from tests.llm.providers.conformance import PNG_1PX, canonical_request
 from tests.llm.providers.kits.openai_responses import MODEL, Stream, error_reply
 from tests.loopback import LoopbackServer, Reply, wire_case
@@ -34,9 +37,11 @@ API = "openai-responses"
 GOLDEN = Path(__file__).parent / "golden" / "openai_responses_request.json"
 
 
-def make(server: LoopbackServer, **kw: Any) -> OpenAIResponsesProvider:
-    kw.setdefault("api_key", "dummy-key")
-    return OpenAIResponsesProvider(base_url=f"{server.url}/v1", **kw)
+def make(
+    server: LoopbackServer, name: str = "openai", headers: Any = None, **kw: Any
+) -> OpenAIResponsesProvider:
+    ep = endpoint("openai", f"{server.url}/v1", name=name, headers=headers)
+    return OpenAIResponsesProvider(ep, **kw)
 
 
 def req(messages: list[Message] | None = None, **kw: Any) -> Request:
@@ -601,7 +606,7 @@ async def test_stream_that_ends_without_a_terminal_event_is_a_retryable_error(lo
 
 
 async def test_refused_connection_is_a_retryable_error():
-    provider = OpenAIResponsesProvider(api_key="dummy-key", base_url="http://127.0.0.1:9/v1")
+    provider = OpenAIResponsesProvider(endpoint("openai", "http://127.0.0.1:9/v1"))
     with pytest.raises(APIError) as ei:
         await run(provider, req())
     assert ei.value.status == 0 and ei.value.retryable
@@ -612,7 +617,7 @@ async def test_refused_connection_is_a_retryable_error():
 
 async def test_missing_key_names_the_env_var():
     with pytest.raises(MissingKeyError) as ei:
-        await run(OpenAIResponsesProvider(), req())
+        await run(OpenAIResponsesProvider(resolve_endpoint("openai")), req())
     assert "OPENAI_API_KEY" in str(ei.value)
 
 
@@ -620,21 +625,22 @@ async def test_key_and_base_url_come_from_the_environment(loopback, monkeypatch)
     monkeypatch.setenv("OPENAI_API_KEY", "env-key")
     monkeypatch.setenv("OPENAI_BASE_URL", f"{loopback.url}/env")
     loopback.add(ok())
-    done_of(await run(OpenAIResponsesProvider(), req()))
+    done_of(await run(OpenAIResponsesProvider(resolve_endpoint("openai")), req()))
     recorded = loopback.requests[-1]
     assert recorded.path == "/env/responses"
     assert recorded.headers["authorization"] == "Bearer env-key"
 
 
-async def test_api_key_env_option_names_another_variable(loopback, monkeypatch):
-    provider = OpenAIResponsesProvider(api_key_env="WORK_OPENAI_KEY", base_url=f"{loopback.url}/v1")
+async def test_api_key_env_names_another_variable(loopback, monkeypatch):
+    table = {"api_key_env": "WORK_OPENAI_KEY", "base_url": f"{loopback.url}/v1"}
+    config = Config(providers={"openai": table})
     with pytest.raises(MissingKeyError) as ei:
-        await run(provider, req())
+        await run(OpenAIResponsesProvider(resolve_endpoint("openai", config)), req())
     assert "WORK_OPENAI_KEY" in str(ei.value)
     monkeypatch.setenv("WORK_OPENAI_KEY", "work-key")
     loopback.add(error_reply(401, "Incorrect API key provided"))
     with pytest.raises(APIError) as ei:
-        await run(provider, req())
+        await run(OpenAIResponsesProvider(resolve_endpoint("openai", config)), req())
     assert "WORK_OPENAI_KEY" in str(ei.value)
     assert loopback.requests[-1].headers["authorization"] == "Bearer work-key"
 
@@ -642,7 +648,7 @@ async def test_api_key_env_option_names_another_variable(loopback, monkeypatch):
 @pytest.mark.parametrize("options", [{"reasoning_summary": "verbose"}, {"timeout": "soon"}])
 def test_bad_options_are_a_config_error(options):
     with pytest.raises(ConfigError) as ei:
-        OpenAIResponsesProvider(api_key="dummy-key", **options)
+        OpenAIResponsesProvider(endpoint("openai", "https://o.example/v1"), **options)
     assert "provider openai" in str(ei.value) and next(iter(options)) in str(ei.value)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from larik.llm.providers.anthropic import AnthropicProvider
 from larik.llm.types import StopReason, Usage
+from tests.llm.providers.conformance import kit_endpoint
 from tests.loopback import Reply
 
 MODEL = "claude-sonnet-4-6"
@@ -95,7 +96,7 @@ class AnthropicKit:
     env_var = "ANTHROPIC_API_KEY"
 
     def make(self, base_url: str) -> AnthropicProvider:
-        return AnthropicProvider(api_key="dummy-key", base_url=base_url)
+        return AnthropicProvider(kit_endpoint("anthropic", base_url))
 
     def text_reply(self, pieces: list[str], usage: Usage) -> Reply:
         return sse(

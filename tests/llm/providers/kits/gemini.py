@@ -9,6 +9,7 @@ from typing import Any
 
 from larik.llm.providers.gemini import GeminiProvider
 from larik.llm.types import StopReason, Usage
+from tests.llm.providers.conformance import kit_endpoint
 from tests.loopback import Reply
 
 _STATUS = {
@@ -60,7 +61,7 @@ class GeminiKit:
     env_var = "GEMINI_API_KEY"
 
     def make(self, base_url: str) -> GeminiProvider:
-        return GeminiProvider(api_key="dummy-key", base_url=base_url)
+        return GeminiProvider(kit_endpoint("gemini", base_url))
 
     def text_reply(self, pieces: list[str], usage: Usage) -> Reply:
         chunks = [chunk([{"text": p}]) for p in pieces]

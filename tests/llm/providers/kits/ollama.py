@@ -12,6 +12,7 @@ from typing import Any
 
 from larik.llm.providers.ollama import OllamaProvider
 from larik.llm.types import StopReason, Usage
+from tests.llm.providers.conformance import kit_endpoint
 from tests.loopback import Reply
 
 MODEL = "qwen3:8b"
@@ -52,7 +53,7 @@ class OllamaKit:
     env_var = ""
 
     def make(self, base_url: str) -> OllamaProvider:
-        return OllamaProvider(base_url=base_url, api_key="dummy-key", num_ctx=8192)
+        return OllamaProvider(kit_endpoint("ollama", base_url), num_ctx=8192)
 
     def text_reply(self, pieces: list[str], usage: Usage) -> Reply:
         return ndjson(*(chunk(p) for p in pieces), final("stop", usage.input, usage.output))

@@ -7,6 +7,7 @@ from typing import Any
 
 from larik.llm.providers.openai_compat import OpenAICompatProvider
 from larik.llm.types import StopReason, Usage
+from tests.llm.providers.conformance import kit_endpoint
 from tests.loopback import Reply
 
 MODEL = "qwen3-coder-30b"
@@ -61,7 +62,7 @@ class Kit:
 
     def make(self, base_url: str) -> OpenAICompatProvider:
         return OpenAICompatProvider(
-            api_key="dummy-key", base_url=f"{base_url}/v1", api_key_env=ENV_VAR
+            kit_endpoint("openai-compatible", f"{base_url}/v1", api_key_env=ENV_VAR)
         )
 
     def text_reply(self, pieces: list[str], usage: Usage) -> Reply:

@@ -14,6 +14,7 @@ from typing import Any
 
 from larik.llm.providers.openai_responses import OpenAIResponsesProvider
 from larik.llm.types import StopReason, Usage
+from tests.llm.providers.conformance import kit_endpoint
 from tests.loopback import Reply
 
 MODEL = "gpt-5"
@@ -210,7 +211,7 @@ class OpenAIResponsesKit:
     env_var = "OPENAI_API_KEY"
 
     def make(self, base_url: str) -> OpenAIResponsesProvider:
-        return OpenAIResponsesProvider(api_key="dummy-key", base_url=f"{base_url}/v1")
+        return OpenAIResponsesProvider(kit_endpoint("openai", f"{base_url}/v1"))
 
     def text_reply(self, pieces: list[str], usage: Usage) -> Reply:
         return Stream().created().message(pieces).completed(usage)
