@@ -1,0 +1,761 @@
+"""A bash command read the way bash reads it, for the permission rules.
+
+The command is parsed with tree-sitter and the tree-sitter-bash grammar (the parser Codex and
+Claude Code use for the same job), never split by hand. :func:`parse` returns a :class:`Script`:
+
+- ``commands``: every simple command anywhere in it — in a list, pipeline, subshell, ``{ …; }``
+  group, ``if``/``for``/``while``/``case`` body, function body, ``$(…)``, backticks, ``<(…)``,
+  ``>(…)``, a heredoc body, the string of ``bash -c``, and what ``find -exec`` runs. Each one is
+  the *real* command: leading ``NAME=value`` assignments are dropped and the wrappers in
+  :data:`WRAPPERS` (``command``, ``env``, ``exec``, ``nohup``, ``time``, ``nice``, ``xargs``, …)
+  are seen through, its words as bash passes them after quote removal (``\\touch``, ``"to"uch``
+  and ``$'\\x74ouch'`` all read ``touch``);
+- ``writes``: where output redirections (``>``, ``>>``, ``>|``, ``&>``, ``&>>``, ``N>``,
+  ``>&file``, ``<>``) write;
+- ``unvouched``: why the tree cannot vouch for what runs, if it cannot — a parse error, ``eval``,
+  ``source``, ``trap``, a shell reading commands from its input, a command name bash has to
+  expand (``$X``, ``$(…)``, a glob, a brace expansion), an assignment to a variable in
+  :data:`LOADER_VARS` (``PATH``, ``LD_PRELOAD``, ``GIT_*``, …), arithmetic on a variable or a
+  variable name taken from a variable (bash evaluates such a value as an expression, and an
+  array subscript in it runs ``$(…)``), ``${!x}`` and ``${x@P}``.
+
+tree_sitter is imported on the first parse, not with this module, so starting the TUI stays fast.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+__all__ = [
+    "LOADER_VARS",
+    "OPAQUE",
+    "SHELLS",
+    "WRAPPERS",
+    "Script",
+    "SimpleCommand",
+    "Word",
+    "Wrapper",
+    "parse",
+]
+
+MAX_DEPTH = 8  # nested `bash -c` strings and backticks re-read; deeper is not vouched for
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    raw: str  # as written
+    value: str | None  # after quote removal; None when bash expands it further ($x, globs, …)
+
+    @property
+    def text(self) -> str:
+        """The word as rules see it: the value, quoted where needed, or as written."""
+        return self.raw if self.value is None else shlex.quote(self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class SimpleCommand:
+    words: tuple[Word, ...]  # the real command: name and arguments
+    views: tuple[str, ...]  # every form a deny rule is matched against (wrapped, path-less, …)
+
+    @property
+    def text(self) -> str:
+        """The command as allow rules see it: name and arguments after quote removal."""
+        return " ".join(w.text for w in self.words)
+
+
+@dataclass(frozen=True, slots=True)
+class Script:
+    source: str
+    commands: tuple[SimpleCommand, ...]
+    writes: tuple[Word, ...]  # output redirection targets
+    unvouched: tuple[str, ...]  # why the tree cannot vouch for what runs ("" when it can)
+    changes_dir: bool  # cd/pushd/popd somewhere: relative paths are not from the project root
+    makes_links: bool  # ln somewhere: a path checked now may lead elsewhere when written
+    sources: tuple[str, ...]  # every command as written, for deny rules
+
+    @property
+    def vouched(self) -> bool:
+        return not self.unvouched
+
+
+@dataclass(frozen=True, slots=True)
+class Wrapper:
+    """A command that runs another one given as its arguments."""
+
+    flags: frozenset[str] = frozenset()  # options without a value
+    valued: frozenset[str] = frozenset()  # options taking a value ("-n 5", "-n5", "--adj=5")
+    attached: frozenset[str] = frozenset()  # options whose value can only be attached ("-i{}")
+    operands: int = 0  # words between the options and the command (timeout's DURATION)
+    assignments: bool = False  # NAME=VALUE words before the command (env)
+    numeric: bool = False  # "-10" is an option (nice)
+    queries: frozenset[str] = frozenset()  # options after which nothing runs (command -v)
+    transparent: bool = True  # allow rules see the inner command; False: only deny rules do
+
+
+def _set(names: str) -> frozenset[str]:
+    return frozenset(names.split())
+
+
+WRAPPERS: dict[str, Wrapper] = {
+    "command": Wrapper(flags=_set("-p"), queries=_set("-v -V")),
+    "builtin": Wrapper(),
+    "exec": Wrapper(flags=_set("-c -l"), valued=_set("-a")),
+    "env": Wrapper(
+        flags=_set("-i -0 -v --ignore-environment --null --debug"),
+        valued=_set("-u -C --unset --chdir"),
+        assignments=True,
+    ),
+    "nohup": Wrapper(),
+    "time": Wrapper(flags=_set("-p")),
+    "nice": Wrapper(valued=_set("-n --adjustment"), numeric=True),
+    "timeout": Wrapper(
+        flags=_set("--preserve-status --foreground -v --verbose"),
+        valued=_set("-s -k --signal --kill-after"),
+        operands=1,
+    ),
+    "stdbuf": Wrapper(valued=_set("-i -o -e --input --output --error")),
+    "setsid": Wrapper(flags=_set("-c -f -w --ctty --fork --wait")),
+    "coproc": Wrapper(),
+    "xargs": Wrapper(
+        flags=_set(
+            "-0 -r -t -p -x -o --null --no-run-if-empty --verbose --interactive --exit --open-tty"
+        ),
+        valued=_set(
+            "-a -d -E -I -L -n -P -s --arg-file --delimiter --replace --max-lines --max-args "
+            "--max-procs --max-chars --process-slot-var"
+        ),
+        attached=_set("-e -i -l"),
+    ),
+    # They run the command as someone else: an allow rule must name them ("bash: sudo make*"),
+    # while a deny rule on the inner command still holds.
+    "sudo": Wrapper(
+        flags=_set(
+            "-A -b -E -H -n -P -S -B -N --askpass --background --preserve-env --set-home "
+            "--non-interactive --stdin --bell"
+        ),
+        valued=_set(
+            "-u -g -C -D -h -p -R -r -t -T -U --user --group --close-from --chdir --host "
+            "--prompt --chroot --role --type --command-timeout --other-user"
+        ),
+        transparent=False,
+    ),
+    "doas": Wrapper(flags=_set("-n -s"), valued=_set("-u -C"), transparent=False),
+}
+
+# Shells: with -c their string is parsed like the command itself; with no -c and no script they
+# read commands from their input, which the tree cannot see.
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"})
+
+# Builtins that run a string or a file as shell code, or change how commands are read.
+OPAQUE: dict[str, str] = {
+    "eval": "eval runs a string as code",
+    "source": "source runs a file as code",
+    ".": ". runs a file as code",
+    "trap": "trap runs a string as code later",
+    "fc": "fc runs commands from the history",
+    "enable": "enable can load builtins from a shared library",
+    "shopt": "shopt can turn on aliases and other ways a later command is read differently",
+    "alias": "alias changes what a later command name runs",
+    "hash": "hash -p changes what a later command name runs",
+    "let": "let evaluates its arguments as arithmetic (a[$(cmd)] in a value runs cmd)",
+}
+
+# Variables that change which program runs or what code it loads: an assignment to one (as
+# `NAME=… cmd`, `env NAME=… cmd` or on its own) is never vouched for. Names and prefixes
+# (ending in `*`), compared upper-case. Not a complete list: a rule covers a program, and
+# a program that reads the environment for code is known to the user who allows it.
+LOADER_VARS = tuple(
+    """
+    PATH ENV BASH_ENV BASH_FUNC_* SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND HOME XDG_CONFIG_HOME
+    ZDOTDIR LD_* DYLD_* GCONV_PATH GLIBC_TUNABLES MALLOC_* LOCPATH NLSPATH TERMINFO
+    PYTHON* NODE_OPTIONS NODE_PATH NPM_CONFIG_* PERL* RUBY* GEM_* BUNDLE_* JAVA_* _JAVA_* JDK_*
+    MAVEN_* GRADLE_* GIT_* GO* CARGO* RUSTC* RUSTFLAGS RUSTDOCFLAGS RUSTUP_* UV_* PIP_*
+    CC CXX CPP LD AR MAKE* MFLAGS EDITOR VISUAL PAGER MANPAGER LESS* BROWSER SSH_* SUDO_*
+    """.split()
+)
+
+
+def loader_var(name: str) -> bool:
+    up = name.upper()
+    return any(up.startswith(v[:-1]) if v.endswith("*") else up == v for v in LOADER_VARS)
+
+
+def parse(command: str) -> Script:
+    """The command as bash would read it (cached: one command is looked at several times)."""
+    return _parse(command)
+
+
+@lru_cache(maxsize=256)
+def _parse(command: str) -> Script:
+    r = _Reader()
+    r.read(command, 0)
+    return Script(
+        source=command,
+        commands=tuple(r.commands),
+        writes=tuple(r.writes),
+        unvouched=tuple(dict.fromkeys(r.unvouched)),
+        changes_dir=r.changes_dir,
+        makes_links=r.makes_links,
+        sources=tuple(dict.fromkeys(r.sources)),
+    )
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    import tree_sitter
+    import tree_sitter_bash
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+def _text(node: Any) -> str:
+    return node.text.decode("utf-8", "surrogatepass")
+
+
+# -- words -----------------------------------------------------------------------------------
+_DQ_ESCAPES = '$`"\\\n'
+_GLOB = re.compile(r"[*?]|\[.*\]|\{[^{}]*(,|\.\.)[^{}]*\}")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NUMBER = re.compile(r"[0-9][0-9A-Za-z#@_]*")
+_ANSI = re.compile(
+    r"\\(?:([abeEfnrtv\\'\"?])|([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})"
+    r"|U([0-9A-Fa-f]{1,8})|c(.))",
+    re.S,
+)
+_ANSI_SIMPLE = dict(zip("abeEfnrtv\\'\"?", "\a\b\x1b\x1b\f\n\r\t\v\\'\"?", strict=True))
+
+
+def _ansi_c(body: str) -> str:
+    def one(m: re.Match[str]) -> str:
+        simple, octal, hx, u4, u8, ctrl = m.groups()
+        if simple:
+            return _ANSI_SIMPLE[simple]
+        if ctrl:
+            return chr(ord(ctrl.upper()) ^ 0x40) if ctrl != "?" else "\x7f"
+        code = int(octal, 8) & 0xFF if octal else int(hx or u4 or u8, 16)
+        return chr(code) if code <= 0x10FFFF else "\ufffd"
+
+    return _ANSI.sub(one, body)
+
+
+def _unquoted_word(raw: str) -> list[tuple[str, bool]]:
+    """An unquoted word's characters after backslash removal, each with whether it was quoted."""
+    out: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(raw):
+        if raw[i] == "\\" and i + 1 < len(raw):
+            if raw[i + 1] != "\n":
+                out.append((raw[i + 1], True))
+            i += 2
+            continue
+        out.append((raw[i], False))
+        i += 1
+    return out
+
+
+def _pieces(node: Any) -> list[tuple[str, bool]] | None:
+    """What a word node stands for, character by character with whether it was quoted; None
+    when bash expands part of it (a variable, a substitution, arithmetic)."""
+    t = node.type
+    raw = _text(node)
+    if t in ("word", "number"):
+        return _unquoted_word(raw)
+    if t == "raw_string":
+        return [(c, True) for c in raw[1:-1]]
+    if t == "ansi_c_string":
+        return [(c, True) for c in _ansi_c(raw[2:-1])]
+    if t in ("string", "translated_string"):
+        out: list[tuple[str, bool]] = []
+        for child in node.named_children:
+            if child.type == "string":  # $"…" holds a string
+                inner = _pieces(child)
+                if inner is None:
+                    return None
+                out += inner
+            elif child.type == "string_content":
+                s, i = _text(child), 0
+                while i < len(s):
+                    if s[i] == "\\" and i + 1 < len(s) and s[i + 1] in _DQ_ESCAPES:
+                        if s[i + 1] != "\n":
+                            out.append((s[i + 1], True))
+                        i += 2
+                        continue
+                    out.append((s[i], True))
+                    i += 1
+            else:
+                return None
+        return out
+    if t == "concatenation":
+        out = []
+        for child in node.named_children:
+            inner = _pieces(child)
+            if inner is None:
+                return None
+            out += inner
+        return out
+    return None
+
+
+def word(node: Any) -> Word:
+    """A word as bash passes it to the program, when no expansion is left to do."""
+    pieces = _pieces(node)
+    if pieces is None:
+        return Word(_text(node), None)
+    masked = "".join("_" if quoted else c for c, quoted in pieces)
+    if _GLOB.search(masked):  # a glob or brace expansion: bash would rewrite it
+        return Word(_text(node), None)
+    return Word(_text(node), "".join(c for c, _ in pieces))
+
+
+# -- reading the tree -----------------------------------------------------------------------
+_WRITE_OPS = {">", ">>", ">|", "&>", "&>>", ">&", "<>"}
+_ARITH_OK = _set(
+    "number binary_expression unary_expression postfix_expression ternary_expression "
+    "parenthesized_expression"
+)
+_ARITH_TEST_OPS = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"}
+# builtins whose arguments name variables (a subscript in a name is evaluated as code)
+_NAME_TAKERS = _set(
+    "read unset mapfile readarray getopts let declare typeset local export readonly"
+)
+_NAME_OPTION = {"printf": "-v", "test": "-v", "[": "-v", "wait": "-p"}  # `printf -v NAME`
+_DIR_CHANGERS = {"cd", "pushd", "popd"}
+_ARGS_SKIP = {"file_redirect", "heredoc_redirect", "herestring_redirect", "comment"}
+
+
+@dataclass
+class _Reader:
+    commands: list[SimpleCommand] = field(default_factory=list)
+    writes: list[Word] = field(default_factory=list)
+    unvouched: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    changes_dir: bool = False
+    makes_links: bool = False
+
+    def read(self, source: str, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            self.unvouched.append("too many nested shells to follow")
+            return
+        if "\0" in source:
+            self.unvouched.append("a NUL character in the command")
+            return
+        data = source.encode("utf-8", "surrogatepass")
+        root = _parser().parse(data).root_node
+        if root.has_error:
+            self.unvouched.append("bash cannot parse it as written (a syntax error)")
+        if _joined_lines(root, data):
+            self.unvouched.append("a backslash-newline inside a word (bash joins the lines)")
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            descend = self._visit(node, depth)
+            if descend:
+                stack.extend(reversed(node.children))
+
+    # One node; True to look at its children too.
+    def _visit(self, node: Any, depth: int) -> bool:
+        t = node.type
+        if node.is_named and not node.child_count and t not in _LITERAL_LEAVES:
+            if _unescaped(_text(node), ("`", "$(")):
+                # the grammar left a substitution as text (`${x:-`cmd`}`, `${x#$(cmd)}`)
+                self.unvouched.append(f"a substitution the parser did not read: {_text(node)}")
+        if t == "heredoc_body":
+            return self._heredoc(node, depth)
+        if t == "command":
+            self.sources.append(_text(node))
+            self._command(node, depth)
+        elif t in ("declaration_command", "unset_command"):
+            self.sources.append(_text(node))
+            self._declaration(node)
+        elif t == "variable_assignment":
+            name = node.child_by_field_name("name") or node.named_children[0]
+            self._sets(_text(name).split("[", 1)[0])
+        elif t == "for_statement":  # for NAME in …; select NAME in …
+            name = node.child_by_field_name("variable")
+            if name is not None:
+                self._sets(_text(name))
+        elif t == "command_substitution" and _text(node).startswith("`"):
+            inner = _text(node)[1:-1]
+            # Inside backticks a backslash before ` $ \ is removed before the text is read
+            # (and before " too, inside double quotes): `echo \`rm\`` runs rm, which the
+            # tree shows as a plain word.
+            quoted = node.parent is not None and node.parent.type == "string"
+            escapes = r"\\([`$\\\"])" if quoted else r"\\([`$\\])"
+            self.read(re.sub(escapes, r"\1", inner), depth + 1)
+            return False
+        elif t == "file_redirect":
+            self._redirect(node)
+        elif t == "arithmetic_expansion":
+            self._arithmetic(node)
+        elif t == "c_style_for_statement":  # for ((…)): the header, not the body
+            kids = node.children
+            ends = [k for k, c in enumerate(kids) if c.type == "))"]
+            for c in kids[: ends[0] if ends else len(kids)]:
+                self._arithmetic(c)
+        elif t == "compound_statement" and node.child_count and node.children[0].type == "((":
+            self._arithmetic(node)
+        elif t == "subscript":
+            index = [c for c in node.children[1:] if c.is_named]
+            if any(not _plain_number(c) for c in index):
+                self.unvouched.append("an array subscript with a variable (evaluated as code)")
+        elif t == "expansion":
+            self._expansion(node)
+        elif t == "test_command":
+            self._test(node)
+        return True
+
+    def _sets(self, name: str) -> None:
+        """The command sets variable ``name``."""
+        if loader_var(name):
+            self.unvouched.append(f"it sets {name}, which changes what programs run")
+
+    def _command(self, node: Any, depth: int) -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            return
+        args = [
+            c
+            for c in node.named_children
+            if c.start_byte > name_node.start_byte and c.type not in _ARGS_SKIP
+        ]
+        named = name_node.named_children
+        words = [word(named[0] if named else name_node)] + [word(a) for a in args]
+        self._simple(words, depth)
+
+    def _simple(self, words: list[Word], depth: int) -> None:
+        """One simple command's words (assignments already gone): unwrap, then record."""
+        views: list[list[Word]] = [words]
+        allowed: list[Word] | None = None  # what allow rules match: up to a sudo-like wrapper
+        later: list[list[Word]] = []  # find's words: what its -exec runs comes after it
+        while True:
+            name = words[0].value
+            if name is None:
+                self.unvouched.append(f"the command name {words[0].raw} is only known when it runs")
+                break
+            base = name.rsplit("/", 1)[-1]
+            if base in _DIR_CHANGERS:
+                self.changes_dir = True
+            if base == "ln":
+                self.makes_links = True
+            if name in OPAQUE:
+                self.unvouched.append(OPAQUE[name])
+            self._names_from_variables(base, words)
+            if base in SHELLS and self._shell(words, depth):
+                words = []  # what runs is the string's commands, read above
+                break
+            if base == "find":
+                later.append(list(words))
+            wrapper = WRAPPERS.get(base)
+            if wrapper is None:
+                break
+            inner = self._unwrap(wrapper, words)
+            if inner is None:
+                self.unvouched.append(f"cannot tell which command {name} runs")
+                break
+            if not inner:
+                break
+            if not wrapper.transparent and allowed is None:
+                allowed = words
+            words = inner
+            views.append(words)
+        self._record(allowed if allowed is not None else words, views)
+        for find in later:
+            self._find(find, depth)
+
+    def _record(self, real: list[Word], views: list[list[Word]]) -> None:
+        if not real:
+            return
+        views = [ws for ws in views if ws]
+        texts: list[str] = []
+        for ws in views:
+            texts.append(" ".join(w.text for w in ws))
+            head = ws[0].value
+            if head and "/" in head:  # /bin/rm is rm to a deny rule
+                short = Word(ws[0].raw, head.rsplit("/", 1)[-1])
+                texts.append(" ".join(w.text for w in [short, *ws[1:]]))
+        self.commands.append(SimpleCommand(tuple(real), tuple(dict.fromkeys(texts))))
+
+    def _unwrap(self, w: Wrapper, words: list[Word]) -> list[Word] | None:
+        """The command a wrapper runs ([] when it runs none), None when it cannot be told."""
+        i = 1
+        while i < len(words):
+            v = words[i].value
+            if v is None:
+                return None
+            if v == "--":
+                i += 1
+                break
+            if not v.startswith("-") or v == "-":
+                break
+            if v in w.queries:
+                return []
+            if v.startswith("--"):
+                opt, eq, _ = v.partition("=")
+                if opt in w.valued:
+                    i += 1 if eq else 2
+                    continue
+                if opt in w.flags and not eq:
+                    i += 1
+                    continue
+                return None
+            if w.numeric and v[1:].isdigit():
+                i += 1
+                continue
+            j, step = 1, 1
+            while j < len(v):
+                opt = "-" + v[j]
+                if opt in w.flags:
+                    j += 1
+                elif opt in w.valued:
+                    step = 1 if j + 1 < len(v) else 2
+                    break
+                elif opt in w.attached:
+                    break
+                else:
+                    return None
+            i += step
+        i += w.operands
+        if w.assignments:
+            while i < len(words) and words[i].value and _assignment_name(words[i].value):
+                self._sets(_assignment_name(words[i].value) or "")
+                i += 1
+        return words[i:] if i <= len(words) else None
+
+    def _shell(self, words: list[Word], depth: int) -> bool:
+        """`bash -c STRING`: the string is read like the command itself (True). A shell with a
+        script file is an ordinary command (False); with neither it reads commands from its
+        input, which nothing here can see."""
+        has_c = reads_stdin = False
+        i = 1
+        while i < len(words):
+            v = words[i].value
+            if v is None:
+                if has_c:
+                    break
+                self.unvouched.append(f"cannot tell what {words[0].raw} runs")
+                return False
+            if v in ("--", "-"):
+                i += 1
+                break
+            if v.startswith("--"):
+                i += 2 if v in ("--rcfile", "--init-file") else 1
+                continue
+            if v[:1] in "-+" and len(v) > 1:
+                takes = sum(v.count(c) for c in "oO")
+                has_c = has_c or "c" in v[1:]
+                reads_stdin = reads_stdin or "s" in v[1:]
+                i += 1 + takes
+                continue
+            break
+        if has_c:
+            string = words[i].value if i < len(words) else None
+            if string is None:
+                self.unvouched.append(f"the string {words[0].raw} -c runs is not literal")
+            else:
+                self.read(string, depth + 1)
+            return True
+        if reads_stdin or i >= len(words):
+            self.unvouched.append(f"{words[0].raw} reads the commands it runs from its input")
+        return False
+
+    def _find(self, words: list[Word], depth: int) -> None:
+        i = 1
+        while i < len(words):
+            if words[i].value in ("-exec", "-execdir", "-ok", "-okdir"):
+                end = next(
+                    (j for j in range(i + 1, len(words)) if words[j].value in (";", "+")),
+                    len(words),
+                )
+                if end > i + 1:
+                    self._simple(list(words[i + 1 : end]), depth)
+                i = end
+            i += 1
+
+    def _names_from_variables(self, base: str, words: list[Word]) -> None:
+        """Builtins that set or read variables by name (``read NAME``, ``printf -v NAME``): a
+        name taken from a variable is evaluated (a subscript in it runs code), and a literal
+        name may be one of :data:`LOADER_VARS` (``read PATH < f``)."""
+        option = _NAME_OPTION.get(base)
+        for k, w in enumerate(words[1:], 1):
+            if not (base in _NAME_TAKERS or (option and words[k - 1].value == option)):
+                continue
+            if w.value is None:
+                self.unvouched.append(f"{base} takes a variable name from a variable")
+                return
+            if _NAME.fullmatch(w.value):
+                self._sets(w.value)
+
+    def _declaration(self, node: Any) -> None:
+        keyword = _text(node.children[0])
+        words = [Word(keyword, keyword)]
+        for c in node.children[1:]:
+            if not c.is_named or c.type in _ARGS_SKIP:
+                continue
+            w = word(c)
+            if c.type not in ("variable_assignment", "variable_name") and w.value is None:
+                self.unvouched.append(f"{keyword} takes a variable name from a variable")
+            if w.value and w.value.startswith("-") and "i" in w.value:
+                self.unvouched.append(f"{keyword} -i evaluates values as arithmetic")
+            if w.value and w.value.startswith("-") and "n" in w.value:
+                self.unvouched.append(f"{keyword} -n makes a name refer to another variable")
+            words.append(w)
+        self.commands.append(SimpleCommand(tuple(words), (" ".join(w.text for w in words),)))
+
+    def _heredoc(self, node: Any, depth: int) -> bool:
+        """A heredoc body: literal when its delimiter is quoted; else expanded like a string in
+        double quotes. The grammar reads ``$(…)`` in it but leaves backticks as text, so those
+        are found here: `cat <<EOF` then "run `make`" runs make."""
+        siblings = node.parent.children if node.parent is not None else []
+        start = next((c for c in siblings if c.type == "heredoc_start"), None)
+        if start is not None and any(q in _text(start) for q in "'\"\\"):
+            return False
+        body = bytearray(node.text)
+        for c in node.named_children:  # $(…) is read by the tree; ` inside it is not ours
+            if c.type == "command_substitution" and not _text(c).startswith("`"):
+                a, b = c.start_byte - node.start_byte, c.end_byte - node.start_byte
+                body[a:b] = b" " * (b - a)
+        text = body.decode("utf-8", "surrogatepass")
+        spans = _backtick_spans(text)
+        if spans is None:
+            self.unvouched.append("a heredoc body with an unclosed backtick")
+        for inner in spans or []:
+            self.read(inner, depth + 1)
+        return True
+
+    def _redirect(self, node: Any) -> None:
+        op = "".join(_text(c) for c in node.children if not c.is_named)
+        dest = node.child_by_field_name("destination")
+        if dest is None:
+            named = [c for c in node.named_children if c.type != "file_descriptor"]
+            dest = named[-1] if named else None
+        if dest is None or dest.type == "process_substitution":
+            return  # >(cmd): the command inside is read like any other
+        target = word(dest)
+        if op in (">&", "<&") and (dest.type == "number" or target.value == "-"):
+            return  # 2>&1, >&-: a file descriptor, not a file
+        if op in _WRITE_OPS or (op == "<" and "ERROR" in {c.type for c in node.children}):
+            self.writes.append(target)
+
+    def _arithmetic(self, node: Any) -> None:
+        for n in [node, *_descendants(node)]:
+            if n.type in ("arithmetic_expansion", "compound_statement", "(("):
+                continue
+            if n.is_named and n.type not in _ARITH_OK and not _plain_number(n):
+                self.unvouched.append("arithmetic on a variable (bash evaluates its value)")
+                return
+
+    def _expansion(self, node: Any) -> None:
+        kids = node.children
+        types = [c.type for c in kids]
+        if len(kids) > 1 and types[1] == "!":
+            self.unvouched.append("an indirect expansion ${!…}")
+        for a, b in zip(types, types[1:], strict=False):
+            if a == "@" and b == "P":
+                self.unvouched.append("${…@P} expands its value as a prompt, running $(…)")
+        if ":" in types:  # ${x:offset:length}: arithmetic
+            after = kids[types.index(":") + 1 :]
+            if any(c.is_named and not _plain_number(c) for c in after):
+                self.unvouched.append("a substring offset from a variable (evaluated as code)")
+
+    def _test(self, node: Any) -> None:
+        double = node.children and node.children[0].type == "[["
+        for n in _descendants(node):
+            if n.type == "unary_expression":
+                op = n.child_by_field_name("operator") or n.children[0]
+                if _text(op) in ("-v", "-R") and any(
+                    word(c).value is None for c in n.named_children[1:]
+                ):
+                    self.unvouched.append("test -v on a name taken from a variable")
+            elif double and n.type == "binary_expression":
+                ops = [_text(c) for c in n.children if c.type == "test_operator"]
+                if any(o in _ARITH_TEST_OPS for o in ops):
+                    self._arithmetic(n)
+
+
+_LITERAL_LEAVES = _set(
+    "raw_string ansi_c_string comment heredoc_start heredoc_end heredoc_body heredoc_content"
+)
+
+
+def _unescaped(text: str, needles: tuple[str, ...]) -> bool:
+    """Whether one of ``needles`` occurs in ``text`` not preceded by a backslash escape."""
+    i = 0
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text.startswith(needles, i):
+            return True
+        i += 1
+    return False
+
+
+def _backtick_spans(text: str) -> list[str] | None:
+    """The commands between unescaped backticks, unescaped as bash does (None: one is open)."""
+    spans: list[str] = []
+    i, start = 0, -1
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "`":
+            if start < 0:
+                start = i + 1
+            else:
+                spans.append(re.sub(r"\\([`$\\])", r"\1", text[start:i]))
+                start = -1
+        i += 1
+    return None if start >= 0 else spans
+
+
+_BLANK_OR_OPERATOR = frozenset(b" \t\r\n;&|()<>")
+
+
+def _joined_lines(root: Any, data: bytes) -> bool:
+    """Whether a backslash-newline between two word characters fell between tokens of the tree.
+    Bash removes the pair and joins the word (`tou\\<newline>ch` is `touch`); the grammar
+    reads two words there."""
+    i = data.find(b"\\\n")
+    while i >= 0:
+        j = i
+        while j > 0 and data[j - 1] == 0x5C:  # backslashes before it: an even count escapes none
+            j -= 1
+        if (i - j) % 2 == 0 and 0 < i and i + 2 < len(data):
+            node = root.descendant_for_byte_range(i, i + 2)
+            if (
+                node is not None
+                and node.child_count
+                and (
+                    data[i - 1] not in _BLANK_OR_OPERATOR and data[i + 2] not in _BLANK_OR_OPERATOR
+                )
+            ):
+                return True
+        i = data.find(b"\\\n", i + 2)
+    return False
+
+
+def _assignment_name(value: str) -> str | None:
+    m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)=", value)
+    return m.group(1) if m else None
+
+
+def _plain_number(node: Any) -> bool:
+    if node.type == "number":
+        return True
+    return node.type == "word" and (
+        bool(_NUMBER.fullmatch(_text(node))) or _text(node) in ("@", "*")
+    )
+
+
+def _descendants(node: Any) -> Iterator[Any]:
+    stack = list(node.children)
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
