@@ -2,98 +2,60 @@
 
 Order of decision for one call:
 
-1. a ``permissions.deny`` rule that matches → denied (for bash: any part of a compound command);
+1. a ``permissions.deny`` rule that matches → denied. For bash a rule is matched against the
+   whole command as written and against every simple command in it, as bash will run it
+   (:mod:`larik.agent.shell` reads the command with tree-sitter-bash: lists, pipelines,
+   subshells, substitutions, heredoc bodies, ``bash -c`` strings; assignments and wrappers such
+   as ``env``, ``command``, ``\\`` seen through), and a redirection's target is matched against
+   the deny rules of the file tools that write (``write_file``, ``edit_file``);
 2. a file tool's path outside the project root → denied, unless a ``permissions.allow`` rule
    from config covers that path (``..`` and symlinks are resolved first);
-3. an allow rule (config, or "allow always" given during this session) → allowed; for bash every
-   part of a compound command (split on ``;``, ``&&``, ``||``, ``|``, ``&`` and newlines
-   outside quotes) must be covered, and a command with ``$(…)`` or backticks (even quoted), a
-   heredoc or an unclosed quote is never covered by a rule;
-4. the mode: ``ask`` allows reads and asks for writes and bash; ``edits`` allows writes and asks
+3. bash, when a bash or file-writing deny rule is in force and the tree cannot vouch for what the
+   command runs (``eval``, ``$X args``, a parse error, …) → asked, in every mode, yolo included:
+   the deny rule must hold and nothing here can tell whether it does;
+4. an allow rule (config, or "allow always" given during this session) → allowed; for bash
+   every simple command must be covered, no redirection may write outside the project, and
+   the tree must vouch for the command;
+5. the mode: ``ask`` allows reads and asks for writes and bash; ``edits`` allows writes and asks
    for bash; ``yolo`` allows everything. Subagent tasks are allowed (their own calls are checked).
 
 A rule is ``"TOOL: PATTERN"`` (``TOOL`` may itself be a pattern; no pattern means any call),
-matched with fnmatch against the command, or against the path both relative to the root and
-absolute. Asking goes to the Approver; with none (print mode, bench) the call is denied and the
-reason says how to allow it. A denial is returned as text for the model's tool result.
+matched with fnmatch against the path both relative to the root and absolute, or for bash
+against a simple command's words after quote removal (``git "status"`` is ``git status``). In
+a bash *allow* rule a trailing ``*`` right after a word ends that word: ``bash: git status*``
+covers ``git status`` and ``git status -s``, never ``git statusx``. Asking goes to the Approver;
+with none (print mode, bench) the call is denied and the reason says how to allow it. A denial
+is returned as text for the model's tool result.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import glob
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from ..llm.errors import ConfigError
+from . import shell
 from .events import Approver, PermissionRequest
 from .paths import resolve_path
 from .tools import ALL_TOOLS, Tool, ToolArgs, ToolContext
 
-__all__ = ["MODES", "PermissionPolicy", "Rule", "check_mode", "command_parts"]
+__all__ = ["MODES", "PermissionPolicy", "Rule", "check_mode"]
 
 MODES = ("ask", "edits", "yolo")
 Verdict = Literal["allow", "deny", "ask"]
-_SUBSHELL = ("$(", "`", "<(", ">(")
+WRITE_TOOLS = ("write_file", "edit_file")  # a redirection is a write: their path rules apply
+HARMLESS_WRITES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
 
 
 def check_mode(mode: str) -> str:
     if mode not in MODES:
         raise ConfigError(f"unknown permission mode {mode!r}: use ask, edits or yolo")
     return mode
-
-
-def command_parts(command: str) -> list[str] | None:
-    """The simple commands of a compound one, split where bash would: on ``&&``, ``||``, ``;``,
-    ``|``, ``&`` and newlines outside quotes (``>&``, ``<&`` and ``&>`` are redirections;
-    comments are dropped). None when rules cannot vouch for it: a subshell (``$(``, backticks,
-    ``<(``, ``>(``, even quoted), an unclosed quote, or what this reading could get wrong —
-    a heredoc (``<<``), ANSI-C quoting (``$'``), or ``${`` together with quotes."""
-    if any(s in command for s in _SUBSHELL) or "<<" in command or "$'" in command:
-        return None
-    if "${" in command and ("'" in command or '"' in command):
-        return None
-    parts: list[str] = []
-    piece: list[str] = []
-    quote = ""
-    i, n = 0, len(command)
-    while i < n:
-        c = command[i]
-        if quote == "'":
-            quote = "" if c == "'" else quote
-        elif c == "\\":  # the next character is literal (in double quotes too)
-            piece.append(command[i : i + 2])
-            i += 2
-            continue
-        elif quote:
-            quote = "" if c == '"' else quote
-        elif c in "'\"":
-            quote = c
-        elif c == "#" and (i == 0 or command[i - 1] in _WORD_END):  # a comment: to the line end
-            end = command.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        elif c in ";|\n" or (c == "&" and _separates(command, i)):
-            parts.append("".join(piece))
-            piece = []
-            i += 2 if command.startswith(("&&", "||"), i) else 1
-            continue
-        piece.append(c)
-        i += 1
-    if quote:
-        return None
-    parts.append("".join(piece))
-    return [p.strip() for p in parts if p.strip()]
-
-
-_WORD_END = " \t\n;&|()<>"
-
-
-def _separates(command: str, i: int) -> bool:
-    """Whether the ``&`` at ``i`` is a control operator, not part of ``>&``, ``<&`` or ``&>``."""
-    if command.startswith("&>", i):
-        return False
-    return i == 0 or command[i - 1] not in "<>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,12 +78,25 @@ class Rule:
         return cls(tool, pattern or "*", text)
 
     def matches(self, tool: str, targets: list[str]) -> bool:
+        """A plain glob match of the pattern against any of the targets (deny rules, paths)."""
         if not fnmatch.fnmatchcase(tool, self.tool):
             return False
         if self.exact:
             return self.pattern in targets
         pat = str(Path(self.pattern).expanduser()) if self.pattern.startswith("~") else self.pattern
         return any(fnmatch.fnmatchcase(t, pat) for t in targets)
+
+    def covers(self, tool: str, command: str) -> bool:
+        """Whether this allow rule covers one simple command (its words after quote removal).
+        A trailing ``*`` right after a word ends that word: ``git status*`` covers ``git status``
+        and ``git status …``, not ``git statusx`` (nor ``pytest*`` ``pytest=1 touch …``)."""
+        if self.exact or not fnmatch.fnmatchcase(tool, self.tool):
+            return False
+        p = self.pattern
+        if len(p) > 1 and p.endswith("*") and not p[-2].isspace():
+            stem = p[:-1]
+            return fnmatch.fnmatchcase(command, stem) or fnmatch.fnmatchcase(command, stem + " *")
+        return fnmatch.fnmatchcase(command, p)
 
 
 @dataclass(slots=True)
@@ -146,20 +121,43 @@ class PermissionPolicy:
         self.session_allow: list[Rule] = []
         self.approver = approver
 
+    # -- paths ------------------------------------------------------------------------------
+    def _path_targets(self, raw: str, *, as_written: bool = False) -> list[str]:
+        """What path rules are matched against: the resolved path, relative to the root when
+        inside it, and absolute. ``as_written`` adds the path before symlinks are followed
+        (for deny rules only: a link the project made must not widen an allow rule)."""
+        rp = resolve_path(self.root, raw)
+        targets = [rp.rel, rp.path.as_posix()] if rp.inside else [rp.path.as_posix()]
+        if as_written:
+            p = Path(raw).expanduser()
+            lexical = Path(os.path.normpath(p if p.is_absolute() else self.root / p))
+            try:
+                targets.append(lexical.relative_to(self.root).as_posix() or ".")
+            except ValueError:
+                pass
+            targets.append(lexical.as_posix())
+        return list(dict.fromkeys(targets))
+
+    def denies_path(self, tool_name: str, path: Path) -> bool:
+        """Whether a deny rule for ``tool_name`` matches ``path`` (relative to the root and
+        absolute, before and after symlinks are followed). For tools that meet paths the model
+        did not name, such as grep walking a folder."""
+        targets = self._path_targets(str(path), as_written=True)
+        return any(rule.matches(tool_name, targets) for rule in self.deny)
+
     # -- the pure part ----------------------------------------------------------------------
     def decide(self, tool: Tool, args: ToolArgs) -> Decision:
+        if tool.kind == "exec":
+            return self._decide_command(tool.name, tool.target(args))
         name, target = tool.name, tool.target(args)
         if tool.path_target:
             rp = resolve_path(self.root, target)
-            targets = [rp.rel, rp.path.as_posix()] if rp.inside else [rp.path.as_posix()]
-            parts: list[str] | None = targets
-        elif tool.kind == "exec":
-            parts = command_parts(target)
-            targets = [target] + (parts or [])
+            targets = self._path_targets(target)
+            deny_targets = self._path_targets(target, as_written=True)
         else:
-            targets = parts = [target]
+            targets = deny_targets = [target]
         for rule in self.deny:
-            if rule.matches(name, targets):
+            if rule.matches(name, deny_targets):
                 return Decision("deny", f"denied by the rule {rule.text!r} in permissions.deny")
         if tool.path_target and not rp.inside:
             if any(r.matches(name, targets) for r in self.allow):
@@ -170,17 +168,78 @@ class PermissionPolicy:
                 f'it unless a permissions.allow rule covers the path (e.g. "{name}: '
                 f'{rp.path.parent}/*")',
             )
-        rules = self.allow + self.session_allow
-        if tool.kind == "exec":
-            if any(r.exact and r.matches(name, [target]) for r in rules):
-                return Decision("allow")
-            if parts and all(
-                any(r.matches(name, [p]) for r in rules if not r.exact) for p in parts
-            ):
-                return Decision("allow")
-        elif any(r.matches(name, targets) for r in rules):
+        if any(r.matches(name, targets) for r in self.allow + self.session_allow):
             return Decision("allow")
         return Decision(self._by_mode(tool.kind))
+
+    def _decide_command(self, name: str, command: str) -> Decision:
+        script = shell.parse(command)
+        views = [command, *script.sources, *(v for c in script.commands for v in c.views)]
+        for rule in self.deny:
+            if rule.matches(name, views):
+                return Decision("deny", f"denied by the rule {rule.text!r} in permissions.deny")
+        outside, doubts = self._writes(script)
+        for path in script.writes:
+            if path.value is None or path.value in HARMLESS_WRITES:
+                continue
+            targets = self._path_targets(path.value, as_written=True)
+            for rule in self.deny:
+                if any(rule.matches(t, targets) for t in WRITE_TOOLS):
+                    return Decision(
+                        "deny",
+                        f"it writes to {path.value}, denied by the rule {rule.text!r} in "
+                        "permissions.deny",
+                    )
+        rules = self.allow + self.session_allow
+        if any(r.exact and r.matches(name, [command]) for r in rules):
+            return Decision("allow")  # the user allowed exactly this text
+        doubts = [*script.unvouched, *doubts]
+        if doubts and any(
+            fnmatch.fnmatchcase(t, r.tool) for r in self.deny for t in (name, *WRITE_TOOLS)
+        ):
+            return Decision(
+                "ask",
+                "a permissions.deny rule is in force and Larik cannot tell whether this "
+                f"command breaks it: {'; '.join(doubts)}",
+            )
+        if (
+            not doubts
+            and not outside
+            and script.commands
+            and all(any(r.covers(name, c.text) for r in rules) for c in script.commands)
+        ):
+            return Decision("allow")
+        verdict = self._by_mode("exec")
+        if verdict == "allow":
+            return Decision("allow")
+        if doubts:
+            return Decision("ask", f"no allow rule can cover it: {'; '.join(doubts)}")
+        if outside:
+            return Decision(
+                "ask",
+                f"it writes outside the project ({', '.join(outside)}), which no allow rule covers",
+            )
+        return Decision("ask")
+
+    def _writes(self, script: shell.Script) -> tuple[list[str], list[str]]:
+        """The redirection targets outside the project root, and doubts about the targets whose
+        place is known only when the command runs (``> $OUT``, a relative path after ``cd``,
+        any path once the command makes a link with ``ln``)."""
+        outside: list[str] = []
+        doubts: list[str] = []
+        for w in script.writes:
+            v = w.value
+            if v in HARMLESS_WRITES:
+                continue
+            if v is None:
+                doubts.append(f"it writes to {w.raw}, a path known only when it runs")
+            elif script.makes_links:
+                doubts.append(f"it writes to {v} and makes a link (ln) that may lead elsewhere")
+            elif script.changes_dir and not v.startswith(("/", "~")):
+                doubts.append(f"it writes to {v} after changing directory")
+            elif not resolve_path(self.root, v).inside:
+                outside.append(v)
+        return outside, doubts
 
     def _by_mode(self, kind: str) -> Verdict:
         if kind in ("read", "task") or self.mode == "yolo":
@@ -189,26 +248,61 @@ class PermissionPolicy:
             return "allow"
         return "ask"
 
+    def _rule_for(self, tool_name: str, cmd: shell.SimpleCommand, *, narrow: bool) -> Rule | None:
+        """A rule covering this simple command: its name and its words up to its first operand
+        (``git status*``, ``python -m pytest*``), or just its name when it has none (``ls*``).
+        When a word before the first operand is known only when it runs: None if ``narrow``
+        (the rule would be wider than the call), else just the name."""
+        words = cmd.words
+        end = 1
+        for i, w in enumerate(words[1:], 1):
+            if w.value is None:
+                if narrow:
+                    return None
+                break
+            if not w.value.startswith("-"):
+                end = i + 1
+                break
+        if words[0].value is None:
+            return None
+        prefix = glob.escape(" ".join(w.text for w in words[:end]))
+        rule = Rule(tool_name, f"{prefix}*", f"{tool_name}: {prefix}*")
+        return rule if rule.covers(tool_name, cmd.text) else None
+
+    def _narrow_rule(self, tool_name: str, command: str) -> Rule | None:
+        """The narrowest rule covering this command, when it is one simple command that a rule
+        can cover at all."""
+        script = shell.parse(command)
+        if script.unvouched or len(script.commands) != 1 or any(self._writes(script)):
+            return None
+        return self._rule_for(tool_name, script.commands[0], narrow=True)
+
     def always_rules(self, tool: Tool, args: ToolArgs) -> tuple[list[Rule], str]:
         """What "allow always" remembers for this call, and how to say it to the user."""
         if tool.kind == "write":
             rules = [Rule(t, "*", f"{t}: *") for t in ("write_file", "edit_file")]
             return rules, "file edits in this project"
-        parts = command_parts(tool.target(args)) or []
-        if len(parts) == 1 and parts[0].split():
-            first = parts[0].split()[0]
-            return [Rule(tool.name, f"{first}*", f"bash: {first}*")], f"bash commands: {first} …"
         cmd = tool.target(args)
-        return [Rule(tool.name, cmd, f"bash: {cmd}", exact=True)], "this exact command"
+        rule = self._narrow_rule(tool.name, cmd)
+        if rule is not None:
+            stem = re.sub(r"\[([\[*?])\]", r"\1", rule.pattern[:-1])  # glob.escape undone
+            return [rule], f"{rule.text!r} ({stem}, alone or with more arguments)"
+        return [Rule(tool.name, cmd, f"{tool.name}: {cmd}", exact=True)], "this exact command"
 
-    def _example_rule(self, tool: Tool, args: ToolArgs) -> str:
-        """A permissions.allow rule that would let this very call through."""
+    def _how_to_allow(self, tool: Tool, args: ToolArgs) -> str:
+        """How the user could let this very call through without being asked."""
         if tool.path_target:
             rp = resolve_path(self.root, tool.target(args))
-            return f"{tool.name}: {rp.rel if rp.inside else rp.path.as_posix()}"
-        parts = command_parts(tool.target(args)) or []
-        words = parts[0].split() if len(parts) == 1 else []
-        return f"{tool.name}: {words[0]}*" if words else f"{tool.name}: pytest*"
+            rule = f"{tool.name}: {rp.rel if rp.inside else rp.path.as_posix()}"
+            return f"--permission-mode edits, or add a permissions.allow rule such as {rule!r}"
+        script = shell.parse(tool.target(args))
+        rules = [self._rule_for(tool.name, c, narrow=False) for c in script.commands]
+        if script.unvouched or any(self._writes(script)) or not rules or None in rules:
+            return "--permission-mode yolo (no permissions.allow rule can cover this command)"
+        texts = list(dict.fromkeys(repr(r.text) for r in rules if r))
+        if len(texts) == 1:
+            return f"--permission-mode yolo, or add a permissions.allow rule such as {texts[0]}"
+        return f"--permission-mode yolo, or add permissions.allow rules {' and '.join(texts)}"
 
     # -- asking -----------------------------------------------------------------------------
     async def check(
@@ -220,14 +314,18 @@ class PermissionPolicy:
             return None
         if d.verdict == "deny":
             return f"permission denied: {d.reason}"
+        if self.approver is None and self.mode == "yolo":
+            return (
+                f"permission denied: {d.reason}. Write the command so that it can be read "
+                "without running it, or ask the user to change permissions.deny."
+            )
         if self.approver is None:
             what = "file changes" if tool.kind == "write" else "commands"
-            fix = "edits" if tool.kind == "write" else "yolo"
+            why = f" ({d.reason})" if d.reason else ""
             return (
                 f"permission denied: {tool.name} needs approval in {self.mode!r} permission "
-                f"mode and there is no one to ask (print mode). To allow {what}, rerun with "
-                f"--permission-mode {fix}, or add a permissions.allow rule such as "
-                f"{self._example_rule(tool, args)!r}."
+                f"mode{why} and there is no one to ask (print mode). To allow {what}, rerun "
+                f"with {self._how_to_allow(tool, args)}."
             )
         rules, label = self.always_rules(tool, args)
         req = PermissionRequest(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from larik.agent.events import Approval
-from larik.agent.permissions import command_parts
+from larik.agent.shell import parse
 from larik.config import Config, PermissionsConfig
 from larik.llm.errors import ConfigError
 
@@ -62,7 +62,7 @@ async def test_edits_mode_allows_writes_and_asks_for_bash(make_agent):
             ("edit_file", {"path": "calc.py", "old_string": "-", "new_string": "+"}),
             "edit_file: calc.py",
         ),
-        (BASH, "bash: echo*"),
+        (BASH, "bash: echo ran*"),
     ],
 )
 async def test_the_print_mode_denial_suggests_a_rule_that_allows_that_call(make_agent, call, rule):
@@ -179,17 +179,19 @@ async def test_allow_always_is_remembered_for_the_session(make_agent):
     assert [r.is_error for r in res] == [False, False, True]
 
 
-async def test_allow_always_on_a_simple_command_covers_that_program(make_agent):
-    ok = approver(Approval(allow=True, always=True))
+async def test_allow_always_on_a_simple_command_covers_it_with_more_arguments_only(make_agent):
+    ok = approver(Approval(allow=True, always=True), Approval(allow=False))
     res, _ = await results(
         make_agent,
         ("bash", {"command": "echo one"}),
+        ("bash", {"command": "echo one two"}),
         ("bash", {"command": "echo two"}),
         permission_mode="ask",
         approver=ok,
     )
-    assert len(ok.asked) == 1 and ok.asked[0].always == "bash commands: echo …"
-    assert "two" in res[1].content
+    assert len(ok.asked) == 2
+    assert ok.asked[0].always == "'bash: echo one*' (echo one, alone or with more arguments)"
+    assert "one two" in res[1].content and res[2].is_error
 
 
 # -- the project root ----------------------------------------------------------------------------
@@ -261,23 +263,22 @@ async def test_an_allow_rule_can_open_a_path_outside_the_root(make_agent, projec
     [
         ("a && b || c; d | e & f", ["a", "b", "c", "d", "e", "f"]),
         ("python3 -c 'import calc; print(1)'", ["python3 -c 'import calc; print(1)'"]),
-        ('echo "a && b" | grep "|"', ['echo "a && b"', 'grep "|"']),
+        ('echo "a && b" | grep "|"', ["echo 'a && b'", "grep '|'"]),
         (
             "find . -name '*.pyc' -exec rm {} \\; && ls",
-            ["find . -name '*.pyc' -exec rm {} \\;", "ls"],
+            ["find . -name '*.pyc' -exec rm '{}' ';'", "rm '{}'", "ls"],
         ),
-        ("pytest -q 2>&1 | tail -5", ["pytest -q 2>&1", "tail -5"]),
+        ("pytest -q 2>&1 | tail -5", ["pytest -q", "tail -5"]),
         ("# run the tests\npytest -q", ["pytest -q"]),
     ],
 )
-def test_a_compound_command_is_split_on_operators_outside_quotes_only(command, parts):
-    assert command_parts(command) == parts
+def test_a_compound_command_is_read_into_its_simple_commands_as_bash_would(command, parts):
+    assert [c.text for c in parse(command).commands] == parts
 
 
 @pytest.mark.parametrize(
     "command",
     [
-        "echo '$(touch pwned)'",  # a subshell, even quoted
         "echo 'unclosed\ntouch pwned",  # an unclosed quote
         "echo hi # it's\ntouch pwned\necho '",  # a quote in a comment hides nothing
         "cat <<EOF\necho it's\nEOF\ntouch pwned\necho '",  # nor one in a heredoc
@@ -299,14 +300,30 @@ async def test_a_rule_never_covers_a_command_whose_quoting_could_hide_another(
     assert len(nobody.asked) == 1 and not (project / "pwned").exists()
 
 
-async def test_allow_always_on_a_command_with_a_quoted_semicolon_covers_that_program(make_agent):
-    ok = approver(Approval(allow=True, always=True))
+async def test_allow_always_on_a_command_with_a_quoted_semicolon_covers_that_command(make_agent):
+    ok = approver(Approval(allow=True, always=True), Approval(allow=False))
     res, _ = await results(
         make_agent,
+        ("bash", {"command": "python3 -c 'import sys; print(1)'"}),
         ("bash", {"command": "python3 -c 'import sys; print(1)'"}),
         ("bash", {"command": "python3 -c 'print(2)'"}),
         permission_mode="ask",
         approver=ok,
     )
-    assert len(ok.asked) == 1 and ok.asked[0].always == "bash commands: python3 …"
-    assert not res[1].is_error and "2" in res[1].content
+    assert len(ok.asked) == 2
+    assert ok.asked[0].always.startswith(""""bash: python3 -c 'import sys; print(1)'*" (""")
+    assert not res[1].is_error and "1" in res[1].content and res[2].is_error
+
+
+async def test_a_quoted_substitution_is_text_and_an_allow_rule_covers_it(make_agent, project):
+    # the old splitter refused any `$(`, even in single quotes; the parse tree knows it is text
+    nobody = approver()
+    res, _ = await results(
+        make_agent,
+        ("bash", {"command": "echo '$(touch pwned)'"}),
+        config=cfg(allow=["bash: echo*"]),
+        permission_mode="ask",
+        approver=nobody,
+    )
+    assert nobody.asked == [] and "$(touch pwned)" in res[0].content
+    assert not (project / "pwned").exists()
