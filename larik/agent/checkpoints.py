@@ -1,0 +1,614 @@
+"""Checkpoints: snapshots of a project's files in a shadow git repository outside the project.
+
+::
+
+    repo = ShadowRepo.for_project(root)
+    before = repo.snapshot()                      # Snapshot(tree=…): the files now
+    ...                                           # the agent edits, bash runs
+    after = repo.snapshot()
+    repo.changed(before.tree, after.tree)         # [b"calc.py", b"notes/new.txt"]
+    plan = repo.plan([Step(before.tree, after.tree)])
+    plan.conflicts                                # changed since `after`: ask before overwriting
+    repo.apply(plan)                              # calc.py and notes/new.txt as they were
+
+**Why a shadow git repository** (as Gemini CLI does) and not a copy of the files: git already
+is a content-addressed store with a stat cache. Its index remembers each file's size and
+mtime, so a snapshot hashes and stores only the files that changed since the last one, and an
+unchanged file costs one ``lstat``; a file snapshot would copy (or at least hash) every file
+every time, or re-implement that cache. Objects are shared between snapshots, so a thousand
+checkpoints of a big project cost the changed files' bytes, not a thousand copies.
+
+**The user's repository is never touched.** The shadow repository lives under Larik's state
+folder (``<state>/checkpoints/<project key>/``) with its own objects and its own index;
+``GIT_DIR`` points there and ``GIT_WORK_TREE`` at the project, so the project's ``.git`` (HEAD,
+index, stash, branches, config, hooks) is never opened. Git runs with an environment built
+from scratch: no ``GIT_*`` variable of the user's, ``HOME`` and ``XDG_CONFIG_HOME`` pointing
+into the shadow repository, ``GIT_CONFIG_NOSYSTEM`` and ``GIT_CONFIG_GLOBAL=/dev/null``, so
+neither the system's nor the user's git config (aliases, ``core.fsmonitor``, hooks, filters,
+``core.excludesFile``) applies; the shadow repository's own config, written by Larik, turns
+hooks, fsmonitor, CRLF conversion and gc off, and ``info/attributes`` unsets ``text``, ``eol``,
+``filter``, ``ident`` and ``working-tree-encoding`` for every path, which outranks any
+``.gitattributes`` in the project: no clean/smudge filter, no line-ending rewrite, ever.
+
+**What a snapshot holds:** every file git would call tracked or untracked-not-ignored: the
+project's ``.gitignore`` files apply (and ``LIMITS.excluded``, heavy folders such as
+``node_modules/`` and ``.venv/``, in a folder that is not a git repository as well). Left out,
+and so never restored nor deleted by an undo: ignored files, files over
+``LIMITS.max_file_bytes`` (5 MiB), nested git repositories, ``.git`` folders, empty folders.
+A project with more than ``LIMITS.max_files`` files to add at once (the first snapshot of a
+home folder, say) is refused with :class:`CheckpointError` instead of being copied.
+
+**Restoring** is done here in Python, not by ``git checkout``, so every write is checked:
+each folder on the way is opened with ``O_NOFOLLOW`` relative to the one before (a folder that
+has become a symlink, say to outside the project, is refused, never written through), a file
+is written to a temporary name in its folder and renamed over the old one (a symlink in its
+place is replaced, not followed), a ``.git`` path component or ``..`` is refused, and a file
+that is now over the size limit is left alone and reported.
+
+Paths are bytes (git's ``-z`` output) so names that are not UTF-8, or hold newlines, work;
+:func:`show` makes one printable.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import stat
+import subprocess
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..llm.errors import LarikError
+
+__all__ = [
+    "LIMITS",
+    "CheckpointError",
+    "Entry",
+    "Limits",
+    "Plan",
+    "Restored",
+    "ShadowRepo",
+    "Snapshot",
+    "Step",
+    "checkpoints_dir",
+    "show",
+]
+
+
+class CheckpointError(LarikError):
+    """A snapshot or a restore could not be done (no git, too many files, a broken store)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_file_bytes: int = 5 * 1024 * 1024
+    """A file bigger than this is not snapshotted (and an undo leaves it alone)."""
+    max_files: int = 50_000
+    """More new or changed files than this in one snapshot: refused (the project is too big)."""
+    timeout: float = 60.0
+    """Seconds one git command may take."""
+    excluded: tuple[str, ...] = (
+        "node_modules/",
+        ".venv/",
+        "venv/",
+        "__pycache__/",
+        ".tox/",
+        ".nox/",
+        ".mypy_cache/",
+        ".pytest_cache/",
+        ".ruff_cache/",
+        ".DS_Store",
+    )
+    """Never snapshotted, even where no .gitignore says so (gitignore patterns)."""
+
+
+LIMITS = Limits()
+
+_CONFIG = """\
+[core]
+\trepositoryformatversion = 0
+\tbare = false
+\tfilemode = true
+\tsymlinks = true
+\tignorecase = false
+\tautocrlf = false
+\tsafecrlf = false
+\thooksPath = /dev/null
+\tfsmonitor = false
+\tuntrackedCache = false
+\tquotePath = false
+\tpreloadIndex = true
+\tsparseCheckout = false
+\texcludesFile = /dev/null
+\tattributesFile = /dev/null
+[gc]
+\tauto = 0
+[maintenance]
+\tauto = false
+[commit]
+\tgpgSign = false
+[index]
+\tversion = 4
+"""
+# info/attributes outranks every .gitattributes: nothing is converted on the way in
+_ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding -diff -merge\n"
+# given on every command too: the shadow config cannot be relied on alone
+_FLAGS = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    tree: str  # the id of the files' state (a git tree in the shadow repository)
+    skipped: tuple[bytes, ...] = ()  # files over the size limit, left out
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A file as a tree holds it: ``mode`` (100644, 100755, 120000) and blob ``oid``."""
+
+    mode: str
+    oid: str
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One turn to take back: the tree before it and the tree it left."""
+
+    before: str
+    after: str
+
+
+@dataclass
+class Plan:
+    """What taking back some steps would do, worked out before anything is written.
+
+    ``target``: per path, what it becomes (None: it is removed). ``conflicts``: paths whose
+    current content is not what the step left, i.e. changed since (by the user, or anything
+    else): they are only overwritten when the caller says so."""
+
+    current: Snapshot
+    target: dict[bytes, Entry | None] = field(default_factory=dict)
+    conflicts: list[bytes] = field(default_factory=list)
+
+    @property
+    def paths(self) -> list[bytes]:
+        return sorted(self.target)
+
+
+@dataclass
+class Restored:
+    written: list[bytes] = field(default_factory=list)  # restored or re-created
+    removed: list[bytes] = field(default_factory=list)  # files the steps had created
+    kept: list[bytes] = field(default_factory=list)  # conflicts left as the user has them
+    refused: list[tuple[bytes, str]] = field(default_factory=list)  # (path, why)
+
+    @property
+    def changed(self) -> list[bytes]:
+        return sorted({*self.written, *self.removed})
+
+
+def show(path: bytes) -> str:
+    """A path as one printable line: bytes that are not UTF-8 as ``\\xNN``, control
+    characters (a newline in a name) as escapes."""
+    text = path.decode("utf-8", "backslashreplace")
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        text = "".join(c if 32 <= ord(c) != 127 else repr(c)[1:-1] for c in text)
+    return text
+
+
+def checkpoints_dir(root: Path) -> Path:
+    """The shadow repository of project ``root``: ``<state>/checkpoints/<project key>``."""
+    from ..config import state_dir
+    from .sessions import project_key
+
+    return state_dir() / "checkpoints" / project_key(root)
+
+
+class ShadowRepo:
+    """The shadow repository of one project. Safe to use from several threads and processes
+    at once: every operation holds a lock on the repository."""
+
+    def __init__(self, root: Path, git_dir: Path, limits: Limits = LIMITS) -> None:
+        self.root = Path(root).resolve()
+        self.git_dir = Path(git_dir).absolute()
+        self.limits = limits
+        self._ready = False
+
+    @classmethod
+    def for_project(cls, root: Path, limits: Limits = LIMITS) -> ShadowRepo:
+        return cls(root, checkpoints_dir(Path(root).resolve()), limits)
+
+    # -- git ----------------------------------------------------------------------------------
+    def _env(self) -> dict[str, str]:
+        home = str(self.git_dir)
+        return {
+            "PATH": os.environ.get("PATH", os.defpath),
+            "HOME": home,
+            "XDG_CONFIG_HOME": home,
+            "GIT_DIR": home,
+            "GIT_WORK_TREE": str(self.root),
+            "GIT_INDEX_FILE": str(self.git_dir / "index"),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_NO_REPLACE_OBJECTS": "1",
+            "GIT_AUTHOR_NAME": "larik",
+            "GIT_AUTHOR_EMAIL": "larik@localhost",
+            "GIT_COMMITTER_NAME": "larik",
+            "GIT_COMMITTER_EMAIL": "larik@localhost",
+            "LC_ALL": "C",
+        }
+
+    def _git(self, *args: str, stdin: bytes | None = None) -> bytes:
+        try:
+            proc = subprocess.run(
+                ["git", *_FLAGS, *args],
+                input=stdin,
+                capture_output=True,
+                env=self._env(),
+                cwd=self.root,
+                timeout=self.limits.timeout,
+                check=False,
+            )
+        except FileNotFoundError:
+            raise CheckpointError("git is not installed: checkpoints need it") from None
+        except subprocess.TimeoutExpired:
+            raise CheckpointError(
+                f"git {args[0]} took over {self.limits.timeout:.0f} s (the project is too big "
+                "to checkpoint)"
+            ) from None
+        except OSError as e:
+            raise CheckpointError(f"cannot run git: {e.strerror or e}") from None
+        if proc.returncode != 0:
+            why = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise CheckpointError(f"git {args[0]} failed: {why[-1] if why else proc.returncode}")
+        return proc.stdout
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        self._init()
+        fd = os.open(self.git_dir / "larik.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
+
+    def _init(self) -> None:
+        if self._ready:
+            return
+        if not self.root.is_dir():
+            raise CheckpointError(f"{self.root}: not a folder")
+        d = self.git_dir
+        try:
+            if not (d / "HEAD").is_file():
+                for sub in (d, d / "objects", d / "refs", d / "info"):
+                    sub.mkdir(mode=0o700, parents=True, exist_ok=True)
+                (d / "HEAD").write_text("ref: refs/heads/larik\n")
+            (d / "info").mkdir(mode=0o700, exist_ok=True)
+            _write_if_changed(d / "config", _CONFIG)
+            _write_if_changed(d / "info" / "attributes", _ATTRIBUTES)
+            _write_if_changed(d / "info" / "exclude", self._excludes())
+        except OSError as e:
+            raise CheckpointError(f"cannot set up the checkpoint store {d}: {e.strerror}") from None
+        self._ready = True
+
+    def _excludes(self) -> str:
+        lines = ["# written by larik: never checkpointed", *self.limits.excluded]
+        from ..config import state_dir
+
+        for inner in (self.git_dir, state_dir()):  # Larik's own files, if under the project
+            try:
+                rel = Path(inner).resolve().relative_to(self.root)
+            except ValueError:
+                continue
+            if rel.parts:
+                lines.append("/" + _glob_escape(rel.as_posix()) + "/")
+        return "\n".join(lines) + "\n"
+
+    # -- snapshots --------------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        """Record the project's files now; the snapshot is a tree in the shadow repository.
+        Costs an ``lstat`` per file plus hashing what changed since the last snapshot."""
+        with self._locked():
+            changed = self._git(
+                "ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard"
+            )
+            skipped = self._stage(set(changed.split(b"\0")) - {b""})
+            tree = self._git("write-tree").decode().strip()
+            return Snapshot(tree, skipped)
+
+    def _stage(self, paths: set[bytes]) -> tuple[bytes, ...]:
+        """Put ``paths`` in the shadow index as they are on disk, or drop them."""
+        update, drop, skipped = [], [], []
+        plain: dict[bytes, bool] = {b"": True}  # folder -> reached without a symlink
+        base = os.fsencode(self.root)
+        for p in paths:
+            if p.endswith(b"/"):  # a nested repository: not ours to copy
+                continue
+            st = None
+            if _plain_dir(base, p.rpartition(b"/")[0], plain):
+                try:
+                    st = os.lstat(os.path.join(base, p))
+                except OSError:
+                    pass
+            if st is None:  # gone, or now behind a symlink
+                drop.append(p)
+            elif stat.S_ISREG(st.st_mode) and st.st_size > self.limits.max_file_bytes:
+                skipped.append(p)
+                drop.append(p)
+            elif stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
+                update.append(p)
+        if len(update) > self.limits.max_files:
+            raise CheckpointError(
+                f"{len(update)} files to checkpoint at once (more than {self.limits.max_files}): "
+                "the project is too big; add what need not be kept to .gitignore"
+            )
+        if drop:
+            self._git("update-index", "--force-remove", "-z", "--stdin", stdin=_z(drop))
+        if update:
+            self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=_z(update))
+        return tuple(sorted(skipped))
+
+    def exists(self, oid: str) -> bool:
+        with self._locked():
+            try:
+                self._git("cat-file", "-e", oid)
+            except CheckpointError:
+                return False
+            return True
+
+    # -- comparing ------------------------------------------------------------------------
+    def diff(self, before: str, after: str) -> dict[bytes, tuple[Entry | None, Entry | None]]:
+        """Paths whose content, type or mode differ between two trees: (before, after) entries,
+        None where a tree lacks the path. Costs what differs, not the size of the trees."""
+        if before == after:
+            return {}
+        with self._locked():
+            out = self._git("diff-tree", "-r", "-z", "--no-renames", before, after)
+        fields = out.split(b"\0")
+        found: dict[bytes, tuple[Entry | None, Entry | None]] = {}
+        for i in range(0, len(fields) - 1, 2):
+            meta, path = fields[i].decode(), fields[i + 1]
+            old_mode, new_mode, old_oid, new_oid, _ = meta.lstrip(":").split(" ")
+            found[path] = (_entry(old_mode, old_oid), _entry(new_mode, new_oid))
+        return found
+
+    def changed(self, before: str, after: str) -> list[bytes]:
+        """The paths that differ between two trees, sorted."""
+        return sorted(self.diff(before, after))
+
+    # -- taking steps back ------------------------------------------------------------------
+    def plan(self, steps: Sequence[Step], current: Snapshot | None = None) -> Plan:
+        """What taking back ``steps`` (newest first) would do, from the files as they are now.
+
+        Each path a step changed goes back to its ``before`` state; a path whose content (as
+        the newer steps leave it) is not what that step left is a conflict: someone changed it
+        after the step."""
+        current = current or self.snapshot()
+        plan = Plan(current)
+        now: dict[bytes, Entry | None] = {}
+        start: dict[bytes, Entry | None] = {}
+        conflicts: set[bytes] = set()
+        for s in steps:
+            made = self.diff(s.before, s.after)
+            since = self.diff(s.after, current.tree)
+            for p, (before, after) in made.items():
+                if p in now:
+                    cur = now[p]
+                else:
+                    cur = since[p][1] if p in since else after
+                    start[p] = cur
+                if cur != after:
+                    conflicts.add(p)
+                now[p] = before
+        plan.target = {p: e for p, e in now.items() if start[p] != e}
+        plan.conflicts = sorted(conflicts & set(plan.target))
+        return plan
+
+    def apply(self, plan: Plan, *, overwrite: bool = False) -> Restored:
+        """Carry out ``plan``. Conflicting paths are left as they are unless ``overwrite``."""
+        out = Restored()
+        todo = dict(plan.target)
+        if not overwrite:
+            for p in plan.conflicts:
+                todo.pop(p, None)
+                out.kept.append(p)
+        blobs = self._blobs({e.oid for e in todo.values() if e is not None})
+        root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            # removals first (deepest first): a file may give way to a folder and back
+            for p in sorted((p for p, e in todo.items() if e is None), key=_depth, reverse=True):
+                self._one(root_fd, p, None, b"", out)
+            for p in sorted((p for p, e in todo.items() if e is not None), key=_depth):
+                e = todo[p]
+                assert e is not None
+                self._one(root_fd, p, e, blobs.get(e.oid, b""), out)
+        finally:
+            os.close(root_fd)
+        return out
+
+    def _blobs(self, oids: set[str]) -> dict[str, bytes]:
+        if not oids:
+            return {}
+        with self._locked():
+            raw = self._git("cat-file", "--batch", stdin="".join(o + "\n" for o in oids).encode())
+        out: dict[str, bytes] = {}
+        pos = 0
+        while pos < len(raw):
+            nl = raw.index(b"\n", pos)
+            head = raw[pos:nl].decode().split()
+            if len(head) < 3:  # "<oid> missing"
+                raise CheckpointError(f"the checkpoint store lacks object {head[0]}")
+            size = int(head[2])
+            out[head[0]] = raw[nl + 1 : nl + 1 + size]
+            pos = nl + 1 + size + 1
+        return out
+
+    def _one(
+        self, root_fd: int, path: bytes, entry: Entry | None, data: bytes, out: Restored
+    ) -> None:
+        parts = path.split(b"/")
+        if not _safe_parts(parts):
+            out.refused.append((path, "not a path inside the project"))
+            return
+        try:
+            dir_fd = _open_dirs(root_fd, parts[:-1], create=entry is not None)
+        except _Refused as r:
+            out.refused.append((path, str(r)))
+            return
+        except FileNotFoundError:
+            return  # removing a file whose folder is gone already: nothing to do
+        name = parts[-1]
+        try:
+            self._put(dir_fd, name, entry, data, path, out)
+        except _Refused as r:
+            out.refused.append((path, str(r)))
+        except OSError as e:
+            out.refused.append((path, e.strerror or str(e)))
+        finally:
+            os.close(dir_fd)
+        if entry is None:
+            _prune(root_fd, parts[:-1])
+
+    def _put(
+        self, dir_fd: int, name: bytes, entry: Entry | None, data: bytes, path: bytes,
+        out: Restored,
+    ) -> None:  # fmt: skip
+        try:
+            st: os.stat_result | None = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            st = None
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            raise _Refused("it is a folder now")
+        if st is not None and stat.S_ISREG(st.st_mode) and st.st_size > self.limits.max_file_bytes:
+            raise _Refused(
+                f"over {self.limits.max_file_bytes // (1024 * 1024)} MiB: not checkpointed"
+            )
+        if entry is None:
+            if st is not None:
+                os.unlink(name, dir_fd=dir_fd)
+                out.removed.append(path)
+            return
+        tmp = b".larik-restore-%d-%d" % (os.getpid(), time.monotonic_ns())
+        if entry.mode == "120000":
+            os.symlink(data, tmp, dir_fd=dir_fd)
+        elif entry.mode in ("100644", "100755"):
+            perm = 0o777 if entry.mode == "100755" else 0o666
+            fd = os.open(
+                tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, perm,
+                dir_fd=dir_fd,
+            )  # fmt: skip
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                if st is not None and stat.S_ISREG(st.st_mode):  # keep the user's permissions
+                    mode = stat.S_IMODE(st.st_mode)
+                    mode = mode | ((mode & 0o444) >> 2) if entry.mode == "100755" else mode & ~0o111
+                    os.fchmod(fd, mode)
+            finally:
+                os.close(fd)
+        else:
+            raise _Refused(f"entry of mode {entry.mode} is not restored")
+        try:
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except OSError:
+            os.unlink(tmp, dir_fd=dir_fd)
+            raise
+        out.written.append(path)
+
+
+class _Refused(Exception):
+    pass
+
+
+def _open_dirs(root_fd: int, parts: list[bytes], *, create: bool) -> int:
+    """A descriptor of the folder ``parts`` below the root, never through a symlink."""
+    fd = os.dup(root_fd)
+    shown: list[bytes] = []
+    try:
+        for name in parts:
+            shown.append(name)
+            flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+            try:
+                nfd = os.open(name, flags, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                os.mkdir(name, 0o777, dir_fd=fd)
+                nfd = os.open(name, flags, dir_fd=fd)
+            except OSError as e:
+                if e.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                    st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                    what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a folder"
+                    raise _Refused(f"{show(b'/'.join(shown))} is {what} now") from None
+                raise
+            os.close(fd)
+            fd = nfd
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _prune(root_fd: int, parts: list[bytes]) -> None:
+    """Remove the folders of a removed file that it left empty (never the root)."""
+    while parts:
+        try:
+            parent = _open_dirs(root_fd, parts[:-1], create=False)
+        except (OSError, _Refused):
+            return
+        try:
+            os.rmdir(parts[-1], dir_fd=parent)
+        except OSError:
+            return  # not empty, or gone
+        finally:
+            os.close(parent)
+        parts = parts[:-1]
+
+
+def _plain_dir(base: bytes, d: bytes, seen: dict[bytes, bool]) -> bool:
+    """Whether folder ``d`` (relative) is a real folder, reached through no symlink."""
+    if d not in seen:
+        parent = d.rpartition(b"/")[0]
+        try:
+            st = os.lstat(os.path.join(base, d))
+            ok = stat.S_ISDIR(st.st_mode) and _plain_dir(base, parent, seen)
+        except OSError:
+            ok = False
+        seen[d] = ok
+    return seen[d]
+
+
+def _safe_parts(parts: list[bytes]) -> bool:
+    return all(p and p not in (b".", b"..") and p.lower() != b".git" for p in parts)
+
+
+def _entry(mode: str, oid: str) -> Entry | None:
+    return None if set(mode) == {"0"} else Entry(mode, oid)
+
+
+def _depth(path: bytes) -> tuple[int, bytes]:
+    return path.count(b"/"), path
+
+
+def _z(paths: Iterable[bytes]) -> bytes:
+    return b"".join(p + b"\0" for p in paths)
+
+
+def _glob_escape(text: str) -> str:
+    return "".join("\\" + c if c in "*?[]\\!#" else c for c in text)
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    try:
+        if path.read_text() == text:
+            return
+    except OSError:
+        pass
+    path.write_text(text)
