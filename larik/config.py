@@ -251,6 +251,8 @@ class Config(BaseModel):
     """Seconds to wait between streamed chunks."""
     trusted_projects: list[str] = Field(default_factory=list)
     """User config only: project folders whose own config may loosen safety or run code."""
+    checkpoints: bool = True
+    """Snapshot the project's files before each turn's first change, so /undo and /rewind work."""
 
     _sources: tuple[Path, ...] = PrivateAttr(default=())
     _trust: Any = PrivateAttr(default=None)

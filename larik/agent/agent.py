@@ -32,6 +32,7 @@ from . import compaction, prompt
 from .events import AgentEvent, AgentEventType, Approver, NoticeLevel
 from .permissions import PermissionPolicy, check_mode
 from .probe import Capabilities, capabilities, probe
+from .rewind import Checkpointer
 from .runner import ToolRunner, answer_all
 from .session_log import SessionLog, session_path
 from .sessions import Rebuilt, project_dir, rebuild
@@ -121,6 +122,10 @@ class Agent:
         if "task" in s.tools:
             self._ctx.spawn = self._run_task
         self._runner = ToolRunner(s.tools, s.policy, self._ctx)
+        on = s.checkpoints and s.transcript_path is not None and s.role_label is None
+        self.checkpoints = Checkpointer(s.root, self._record, enabled=on)
+        """The session's turns and checkpoints: ``/undo`` and ``/rewind`` use it."""
+        self._ctx.before_change = lambda: self.checkpoints.before_change(self._ctx.emit)
         self._notices: list[AgentEvent] = []
         self._partial: _Partial | None = None
         self._running: _Running | None = None
@@ -146,9 +151,10 @@ class Agent:
         resolver: Resolver | None = None,
         max_turns: int | None = None,
         transcript_dir: Path | None = None,
+        checkpoints: bool = True,
     ) -> Agent:
         """``transcript_dir`` overrides where a new session's transcript goes (bench keeps its
-        runs apart from the user's sessions)."""
+        runs apart from the user's sessions); ``checkpoints=False`` takes none (bench)."""
         root = Path(cwd).resolve()
         in_use: list[Agent] = []  # unset roles (compact, worker…) follow the model in use
         if resolver is None:
@@ -182,11 +188,13 @@ class Agent:
             max_turns=max_turns or config.max_turns,
             session_id=session_id,
             transcript_path=path or (transcript_dir or project_dir(root)) / f"{session_id}.jsonl",
+            checkpoints=checkpoints and config.checkpoints,
         )
         agent = cls(settings, resolved, transcript)
         in_use.append(agent)
         if rebuilt is not None:
             agent._restore(rebuilt)
+            agent.checkpoints.load(loaded.records)
         await agent._probe_early()
         return agent
 
@@ -282,6 +290,7 @@ class Agent:
                 yield ev
             blocks = [Block.text_block(prompt_)] if isinstance(prompt_, str) else list(prompt_)
             user = Message(role="user", blocks=blocks)
+            self.checkpoints.begin_turn(user.text())
             self._append(user)
             yield AgentEvent(E.MESSAGE, message=user)
             try:
@@ -291,12 +300,17 @@ class Agent:
                     async for ev in self._step(last=calls >= self.max_turns):
                         yield ev
             except _TurnOver as over:
+                for ev in self.checkpoints.end_turn():
+                    yield ev
                 yield AgentEvent(E.TURN_END, text=over.text, stop_reason=over.stop, data=over.data)
             except LarikError as e:
                 self._settle()
+                for ev in self.checkpoints.end_turn():
+                    yield ev
                 yield AgentEvent(E.ERROR, text=str(e))
         except BaseException:
             self._settle()
+            self.checkpoints.end_turn()
             raise
 
     async def _step(self, last: bool) -> AsyncIterator[AgentEvent]:

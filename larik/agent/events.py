@@ -39,6 +39,7 @@ class AgentEventType(StrEnum):
     USAGE = "usage"  # usage, model, role, cost (USD or None) for one model call
     TURN_END = "turn_end"  # stop_reason, text: final assistant text of the turn
     ERROR = "error"  # text: one-line error; the turn ended without finishing
+    CHECKPOINT = "checkpoint"  # data: checkpoint (id), turn; at the turn's end also files, done
 
 
 class NoticeLevel(StrEnum):

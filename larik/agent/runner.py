@@ -119,6 +119,8 @@ class ToolRunner:
             denied = await self.policy.check(p.tool, p.args, p.raw, self.ctx)
             if denied:
                 return ToolResult(denied, is_error=True, data={"denied": True})
+            if self.ctx.before_change is not None and (p.tool.kind == "exec" or not p.read_only):
+                await self.ctx.before_change()  # any command, or a tool that may write
             return await p.tool.run(p.args, self.ctx)
         except ToolError as e:
             return ToolResult(f"{p.tool.name}: {e}", is_error=True)

@@ -52,3 +52,5 @@ class AgentSettings:
     """The session's id; "" makes a new one."""
     transcript_path: Path | None = None
     """Where the session's transcript goes; None keeps none (a subagent)."""
+    checkpoints: bool = True
+    """Snapshot the project before each turn's first change, for undo (with a transcript only)."""

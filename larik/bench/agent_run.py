@@ -46,6 +46,7 @@ def make_agent_runner(
                 max_turns=task.spec.max_turns,
                 resolver=resolver_for(spec) if resolver_for else None,  # type: ignore[arg-type]
                 transcript_dir=transcripts,
+                checkpoints=False,  # a throwaway folder: nothing to take back
             )
         except LarikError as e:
             outcome.error = str(e)

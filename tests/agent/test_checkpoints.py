@@ -184,7 +184,7 @@ def test_the_users_git_state_is_byte_identical_after_everything(repo, proj):
 def test_the_projects_git_config_hooks_fsmonitor_and_filters_never_run(repo, proj, monkeypatch):
     marker = proj.parent / "ran"
     evil = proj.parent / "evil.sh"
-    evil.write_text(f"#!/bin/sh\necho \"$0 $*\" >> {marker}\ncat\n")
+    evil.write_text(f'#!/bin/sh\necho "$0 $*" >> {marker}\ncat\n')
     evil.chmod(0o755)
     git(proj, "init", "-q", "-b", "main")
     hooks = proj / ".git" / "hooks"

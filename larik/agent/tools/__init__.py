@@ -80,6 +80,7 @@ class ToolContext:
     processes: dict[int, str] = field(default_factory=dict)
     spawn: Spawn | None = None
     emit: Callable[[AgentEvent], None] | None = None
+    before_change: Callable[[], Awaitable[None]] | None = None  # a checkpoint (rewind.py)
 
     def path(self, raw: str) -> Path:
         return resolve_path(self.root, raw).path

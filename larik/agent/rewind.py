@@ -1,0 +1,355 @@
+"""Undo, rewind and fork: taking a session's turns back, built on the checkpoint store
+(larik/agent/checkpoints.py).
+
+The agent owns a :class:`Checkpointer`. Each user turn is numbered (1, 2, … in the order of the
+session's prompts, forks included); before the first tool call of a turn that may change files
+(any ``bash`` command, ``write_file``, ``edit_file``, a subagent that is not ``explore``) it
+snapshots the project, and when the turn ends it snapshots it again and records which files the
+turn changed. The transcript holds it all, so a resumed (or forked) session can still undo::
+
+    {"kind": "turn", "turn": 3, "at": "2026-12-01T10:00:00+00:00"}          before the prompt
+    {"kind": "checkpoint", "id": "<tree>", "turn": 3}                        before the 1st change
+    {"kind": "checkpoint_done", "id": "<tree>", "turn": 3, "after": "<tree>", "files": [...]}
+    {"kind": "undo", "turns": [3], "saved": "<tree>", "files": [...], "kept": [...]}
+
+``/undo`` takes back the newest turn with changes that is not undone yet (repeated, it walks
+back); ``/rewind N`` takes back turns N and later. A file someone changed after the turn that
+last changed it is a conflict: :class:`Rewind` lists them, and the caller decides (overwrite, or
+keep those files as they are). A conversation rewind is :func:`fork_session` at that turn: a new
+session with the records before turn N's prompt; the original is never modified.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .checkpoints import CheckpointError, Plan, Restored, ShadowRepo, Snapshot, Step, show
+from .events import AgentEvent, AgentEventType, NoticeLevel
+
+__all__ = [
+    "Checkpointer",
+    "Rewind",
+    "Turn",
+    "fork_session",
+    "turns_of",
+]
+
+_ID = re.compile(r"[0-9a-f]{40}")
+MAX_FILES_LISTED = 200  # files named in one transcript record (the trees hold them all)
+
+
+@dataclass
+class Turn:
+    n: int
+    prompt: str
+    at: str = ""  # when it started (ISO 8601), "" when not recorded
+    before: str = ""  # the checkpoint taken before its first change ("" none: no changes)
+    after: str = ""  # the files' state it left ("" not recorded: it never ended cleanly)
+    files: list[str] = field(default_factory=list)  # what it changed, printable
+    undone: bool = False
+
+    @property
+    def changed(self) -> bool:
+        """Whether it may have changed files (a turn that never ended cleanly may have)."""
+        return bool(self.before) and (bool(self.files) or not self.after)
+
+
+def turns_of(records: list[dict[str, Any]]) -> list[Turn]:
+    """The user turns of a session, from its transcript records (a reader of records that are
+    not this module's own, or are malformed, skips them)."""
+    out: list[Turn] = []
+    at = ""
+    for rec in records:
+        kind = rec.get("kind")
+        if kind == "turn":
+            at = _text(rec.get("at"))
+        elif kind == "message":
+            prompt = _prompt_text(rec.get("message"))
+            if prompt is not None:
+                out.append(Turn(len(out) + 1, prompt, at))
+                at = ""
+        elif kind in ("checkpoint", "checkpoint_done"):
+            t = _nth(out, rec.get("turn"))
+            cid = rec.get("id")
+            if t is None or not isinstance(cid, str) or not _ID.fullmatch(cid):
+                continue
+            if kind == "checkpoint":
+                t.before = cid
+            elif t.before == cid and _ID.fullmatch(_text(rec.get("after"))):
+                t.after = rec["after"]
+                files = rec.get("files")
+                ok = isinstance(files, list)
+                t.files = [f for f in files if isinstance(f, str)] if ok else []
+        elif kind == "undo":
+            for n in rec.get("turns") or []:
+                t = _nth(out, n)
+                if t is not None:
+                    t.undone = True
+    return out
+
+
+def _nth(turns: list[Turn], n: object) -> Turn | None:
+    if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= len(turns):
+        return turns[n - 1]
+    return None
+
+
+def _text(v: object) -> str:
+    return v if isinstance(v, str) else ""
+
+
+def _prompt_text(message: object) -> str | None:
+    """The text of a user prompt message; None for anything else (replies, tool results)."""
+    if hasattr(message, "model_dump"):
+        message = message.model_dump(mode="json")  # type: ignore[union-attr]
+    if not isinstance(message, dict) or message.get("role") != "user":
+        return None
+    blocks = message.get("blocks")
+    if not isinstance(blocks, list) or not blocks:
+        return None
+    if all(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
+        return None
+    texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
+    return " ".join(" ".join(t for t in texts if isinstance(t, str)).split())
+
+
+@dataclass
+class Rewind:
+    """Taking back ``turns`` (newest first): what it would do, before anything is written."""
+
+    turns: list[Turn]
+    plan: Plan
+
+    @property
+    def files(self) -> list[str]:
+        return [show(p) for p in self.plan.paths]
+
+    @property
+    def conflicts(self) -> list[str]:
+        return [show(p) for p in self.plan.conflicts]
+
+
+@dataclass
+class Undone:
+    turns: list[int]
+    restored: Restored
+
+    def summary(self) -> str:
+        """One line: which turns, which files."""
+        r = self.restored
+        what = "turn " + ", ".join(str(n) for n in self.turns)
+        if not r.changed and not r.kept and not r.refused:
+            return f"{what}: the files were already as they were before it"
+        parts = []
+        if r.changed:
+            parts.append("restored " + _names(r.changed))
+        if r.kept:
+            parts.append("kept your changes to " + _names(r.kept))
+        for p, why in r.refused:
+            parts.append(f"left {show(p)} ({why})")
+        return f"took back {what}: " + "; ".join(parts)
+
+
+def _names(paths: list[bytes], most: int = 8) -> str:
+    shown = [show(p) for p in paths[:most]]
+    more = f" and {len(paths) - most} more" if len(paths) > most else ""
+    return ", ".join(shown) + more
+
+
+Record = Callable[[dict[str, Any]], None]
+
+
+class Checkpointer:
+    """A session's checkpoints: taken by the agent's hooks, used by undo and rewind.
+
+    ``record`` appends a record to the session's transcript. Git runs in a worker thread (a
+    snapshot takes tens of milliseconds, the first one in a big project longer). A snapshot
+    that fails turns checkpoints off for the session, with one warning."""
+
+    def __init__(
+        self, root: Path, record: Record, *, enabled: bool = True, repo: ShadowRepo | None = None
+    ) -> None:
+        self.root = root
+        self._record = record
+        self.enabled = enabled
+        self._repo = repo
+        self.turns: list[Turn] = []
+        self._current: Turn | None = None
+        self._lock = asyncio.Lock()
+        self.why_off = ""
+
+    @property
+    def repo(self) -> ShadowRepo:
+        if self._repo is None:
+            self._repo = ShadowRepo.for_project(self.root)
+        return self._repo
+
+    def load(self, records: list[dict[str, Any]]) -> None:
+        """A resumed session: its turns so far."""
+        self.turns = turns_of(records)
+
+    # -- the agent's hooks ------------------------------------------------------------------
+    def begin_turn(self, prompt: str) -> None:
+        turn = Turn(len(self.turns) + 1, " ".join(prompt.split()), _now())
+        self.turns.append(turn)
+        self._current = turn
+        self._record({"kind": "turn", "turn": turn.n, "at": turn.at})
+
+    async def before_change(self, emit: Callable[[AgentEvent], None] | None = None) -> None:
+        """Before a tool call that may change files: the turn's checkpoint, once; its event
+        (or the warning that checkpoints are off) goes to ``emit``."""
+        turn = self._current
+        if turn is None or turn.before or not self.enabled:
+            return
+        async with self._lock:
+            if turn.before or not self.enabled:
+                return
+            try:
+                snap = await asyncio.to_thread(self.repo.snapshot)
+            except CheckpointError as e:
+                ev = self._off(str(e))
+            else:
+                turn.before = snap.tree
+                self._record({"kind": "checkpoint", "id": snap.tree, "turn": turn.n})
+                data = {"checkpoint": snap.tree, "turn": turn.n}
+                ev = AgentEvent(AgentEventType.CHECKPOINT, data=data)
+        if emit is not None:
+            emit(ev)
+
+    def end_turn(self) -> list[AgentEvent]:
+        """When the turn is over (also on an interrupt): record what it changed. Synchronous,
+        so it can run while an interrupted turn is being closed."""
+        turn, self._current = self._current, None
+        if turn is None or not turn.before or not self.enabled:
+            return []
+        try:
+            snap = self.repo.snapshot()
+            changed = self.repo.changed(turn.before, snap.tree)
+        except CheckpointError as e:
+            return [self._off(str(e))]
+        turn.after = snap.tree
+        turn.files = [show(p) for p in changed]
+        rec: dict[str, Any] = {"kind": "checkpoint_done", "id": turn.before, "turn": turn.n}
+        rec.update(after=snap.tree, files=turn.files[:MAX_FILES_LISTED])
+        if len(changed) > MAX_FILES_LISTED:
+            rec["more_files"] = len(changed) - MAX_FILES_LISTED
+        if snap.skipped:
+            rec["skipped"] = [show(p) for p in snap.skipped[:MAX_FILES_LISTED]]
+        self._record(rec)
+        data = {"checkpoint": turn.before, "turn": turn.n, "files": turn.files, "done": True}
+        return [AgentEvent(AgentEventType.CHECKPOINT, data=data)]
+
+    def _off(self, why: str) -> AgentEvent:
+        self.enabled = False
+        self.why_off = why
+        text = f"checkpoints are off for this session ({why}); /undo cannot take turns back"
+        self._record({"kind": "notice", "text": text, "level": "warning"})
+        return AgentEvent(AgentEventType.NOTICE, text=text, level=NoticeLevel.WARNING)
+
+    # -- undo and rewind ----------------------------------------------------------------------
+    def last_undoable(self) -> Turn | None:
+        for t in reversed(self.turns):
+            if t.changed and not t.undone:
+                return t
+        return None
+
+    def plan_undo(self) -> Rewind | None:
+        """Taking back the newest turn that changed files and is not undone; None when none."""
+        turn = self.last_undoable()
+        return self._plan([turn]) if turn is not None else None
+
+    def plan_rewind(self, n: int) -> Rewind:
+        """Taking back turn ``n`` and every later turn (their file changes)."""
+        if not 1 <= n <= len(self.turns):
+            raise CheckpointError(f"no turn {n}: this session has turns 1 to {len(self.turns)}")
+        todo = [t for t in self.turns[n - 1 :] if t.changed and not t.undone]
+        return self._plan(list(reversed(todo)))
+
+    def _plan(self, turns: list[Turn]) -> Rewind:
+        current = self.repo.snapshot()
+        steps = []
+        for t in turns:  # newest first
+            after = t.after or self._next_before(t) or current.tree
+            steps.append(Step(t.before, after))
+        return Rewind(turns, self.repo.plan(steps, current))
+
+    def _next_before(self, turn: Turn) -> str:
+        for t in self.turns[turn.n :]:
+            if t.before:
+                return t.before
+        return ""
+
+    def carry_out(self, rewind: Rewind, *, overwrite: bool = False) -> Undone:
+        """Write the files back and record it. Conflicts are kept unless ``overwrite``."""
+        restored = self.repo.apply(rewind.plan, overwrite=overwrite)
+        ns = [t.n for t in rewind.turns]
+        for t in rewind.turns:
+            t.undone = True
+        rec: dict[str, Any] = {"kind": "undo", "turns": ns, "saved": rewind.plan.current.tree}
+        rec.update(
+            files=[show(p) for p in restored.changed][:MAX_FILES_LISTED],
+            kept=[show(p) for p in restored.kept][:MAX_FILES_LISTED],
+        )
+        self._record(rec)
+        return Undone(ns, restored)
+
+    def snapshot(self) -> Snapshot:
+        return self.repo.snapshot()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+# -- forks ----------------------------------------------------------------------------------
+def fork_session(root: Path, source: Path, *, before_turn: int | None = None) -> str:
+    """A new session of project ``root`` copied from transcript ``source``: all of it, or
+    only what came before turn ``before_turn``'s prompt. ``source`` is only read. Returns the
+    new session's id."""
+    from .sessions import project_dir
+    from .transcript import Transcript, TranscriptError, load_transcript, new_session_id
+
+    loaded = load_transcript(source)
+    records = loaded.records
+    if before_turn is not None:
+        cut = _cut_before(records, before_turn)
+        if cut is None:
+            raise TranscriptError(
+                f"no turn {before_turn} in session {loaded.session_id}: "
+                f"it has {len(turns_of(records))}"
+            )
+        records = records[:cut]
+    new_id = new_session_id()
+    header = loaded.header
+    extra: dict[str, Any] = {"forked_from": {"session": loaded.session_id, "turn": before_turn}}
+    if isinstance(header.get("model"), str):
+        extra["model"] = header["model"]
+    cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else str(root)
+    with Transcript.create(
+        project_dir(root) / f"{new_id}.jsonl", cwd=cwd, session_id=new_id, **extra
+    ) as t:
+        for rec in records:
+            if rec.get("kind") == "message":
+                t.append_message(rec["message"])
+            else:
+                t.append(rec)
+    return new_id
+
+
+def _cut_before(records: list[dict[str, Any]], n: int) -> int | None:
+    """The index of the first record of turn ``n`` (its ``turn`` record, or its prompt)."""
+    count = 0
+    for i, rec in enumerate(records):
+        if rec.get("kind") == "message" and _prompt_text(rec.get("message")) is not None:
+            count += 1
+            if count == n:
+                while i > 0 and records[i - 1].get("kind") == "turn":
+                    i -= 1
+                return i
+    return None

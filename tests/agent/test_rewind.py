@@ -1,0 +1,218 @@
+"""Undo, rewind and fork on the real agent (scripted provider, real git, real files)."""
+
+from __future__ import annotations
+
+import json
+
+from larik.agent.events import AgentEventType
+from larik.agent.rewind import fork_session, turns_of
+from larik.agent.transcript import load_transcript
+
+from .conftest import of, run, script
+from .test_checkpoints import git, tree_digest
+
+E = AgentEventType
+
+
+def call(name: str, i: int = 1, **args):
+    return {"tool_calls": [{"name": name, "input": args, "id": f"c{i}"}]}
+
+
+def done(text: str = "done"):
+    return {"text": text}
+
+
+def undo(agent, overwrite: bool = False):
+    rewind = agent.checkpoints.plan_undo()
+    assert rewind is not None
+    return rewind, agent.checkpoints.carry_out(rewind, overwrite=overwrite)
+
+
+async def test_undo_takes_back_a_write_that_made_a_new_file(make_agent, project):
+    agent = await make_agent(script(call("write_file", path="new.txt", content="x\n"), done()))
+    events = await run(agent, "make new.txt")
+    assert (project / "new.txt").exists()
+    cps = of(events, E.CHECKPOINT)
+    assert [c.data.get("done", False) for c in cps] == [False, True]
+    assert cps[1].data["files"] == ["new.txt"] and cps[0].data["checkpoint"] == cps[1].data[
+        "checkpoint"
+    ]
+    rewind, undone = undo(agent)
+    assert not (project / "new.txt").exists()
+    assert undone.summary() == "took back turn 1: restored new.txt"
+
+
+async def test_undo_takes_back_an_overwrite_and_an_edit(make_agent, project):
+    agent = await make_agent(
+        script(
+            call("write_file", path="calc.py", content="overwritten\n"),
+            done(),
+            call("read_file", 2, path="calc.py"),
+            call("edit_file", 3, path="calc.py", old_string="overwritten", new_string="edited"),
+            done(),
+        )
+    )
+    original = (project / "calc.py").read_text()
+    await run(agent, "overwrite")
+    await run(agent, "edit")
+    assert (project / "calc.py").read_text() == "edited\n"
+    undo(agent)
+    assert (project / "calc.py").read_text() == "overwritten\n"
+    undo(agent)  # again: one turn further back
+    assert (project / "calc.py").read_text() == original
+    assert agent.checkpoints.plan_undo() is None
+
+
+async def test_undo_takes_back_a_bash_rm_and_a_file_bash_made(make_agent, project):
+    agent = await make_agent(
+        script(call("bash", command="rm calc.py && mkdir -p out && echo hi > out/made.txt"), done())
+    )
+    start = tree_digest(project)
+    await run(agent, "clean up")
+    assert not (project / "calc.py").exists() and (project / "out" / "made.txt").exists()
+    undo(agent)
+    assert tree_digest(project) == start
+
+
+async def test_a_turn_that_only_reads_takes_no_checkpoint(make_agent, project):
+    agent = await make_agent(script(call("read_file", path="calc.py"), done()))
+    events = await run(agent, "look")
+    assert of(events, E.CHECKPOINT) == []
+    assert agent.checkpoints.plan_undo() is None
+
+
+async def test_any_bash_command_takes_a_checkpoint_first(make_agent, project):
+    agent = await make_agent(script(call("bash", command="ls"), done()))
+    events = await run(agent, "list")
+    assert len(of(events, E.CHECKPOINT)) == 2
+    assert agent.checkpoints.turns[0].files == []
+
+
+async def test_the_transcript_records_checkpoints_so_a_resumed_session_can_undo(
+    make_agent, project
+):
+    agent = await make_agent(script(call("write_file", path="calc.py", content="v2\n"), done()))
+    await run(agent, "change calc")
+    agent._log.close()
+    recs = load_transcript(agent.transcript_path).records
+    kinds = [r["kind"] for r in recs]
+    assert kinds.index("turn") < kinds.index("message") < kinds.index("checkpoint")
+    cp = next(r for r in recs if r["kind"] == "checkpoint_done")
+    assert cp["turn"] == 1 and cp["files"] == ["calc.py"] and len(cp["id"]) == 40
+    resumed = await make_agent(script(), resume=agent.session_id)
+    assert [t.files for t in resumed.checkpoints.turns] == [["calc.py"]]
+    undo(resumed)
+    assert "a - b" in (project / "calc.py").read_text()
+    resumed._log.close()
+    again = await make_agent(script(), resume=agent.session_id)
+    assert again.checkpoints.plan_undo() is None  # the undo was recorded too
+
+
+async def test_a_file_the_user_changed_after_the_turn_is_a_conflict(make_agent, project):
+    agent = await make_agent(
+        script(
+            {
+                "tool_calls": [
+                    {"name": "write_file", "input": {"path": "calc.py", "content": "a\n"}, "id": "1"},
+                    {"name": "write_file", "input": {"path": "b.txt", "content": "b\n"}, "id": "2"},
+                ]
+            },
+            done(),
+        )
+    )
+    await run(agent, "two files")
+    (project / "calc.py").write_text("the user's fix\n")
+    rewind = agent.checkpoints.plan_undo()
+    assert rewind.conflicts == ["calc.py"] and rewind.files == ["b.txt", "calc.py"]
+    undone = agent.checkpoints.carry_out(rewind)
+    assert (project / "calc.py").read_text() == "the user's fix\n"
+    assert not (project / "b.txt").exists()
+    assert "kept your changes to calc.py" in undone.summary()
+
+
+async def test_rewind_takes_back_every_turn_from_n(make_agent, project):
+    agent = await make_agent(
+        script(
+            call("write_file", 1, path="one.txt", content="1\n"),
+            done(),
+            call("write_file", 2, path="two.txt", content="2\n"),
+            done(),
+            call("write_file", 3, path="three.txt", content="3\n"),
+            done(),
+        )
+    )
+    for p in ("one", "two", "three"):
+        await run(agent, p)
+    rewind = agent.checkpoints.plan_rewind(2)
+    assert [t.n for t in rewind.turns] == [3, 2]
+    agent.checkpoints.carry_out(rewind)
+    assert (project / "one.txt").exists()
+    assert not (project / "two.txt").exists() and not (project / "three.txt").exists()
+
+
+async def test_the_users_git_state_is_untouched_by_turns_and_undo(make_agent, git_project):
+    git(git_project, "add", "-A")
+    git(git_project, "commit", "-qm", "init")
+    git(git_project, "branch", "side")
+    state = tree_digest(git_project / ".git")
+    agent = await make_agent(
+        script(call("bash", command="echo more >> calc.py && touch made.txt"), done()),
+        cwd=git_project,
+    )
+    await run(agent, "go")
+    undo(agent)
+    assert tree_digest(git_project / ".git") == state
+    assert git(git_project, "status", "--porcelain") == ""
+
+
+async def test_no_git_turns_checkpoints_off_with_one_warning_and_the_turn_goes_on(
+    make_agent, project, monkeypatch, tmp_path
+):
+    agent = await make_agent(script(call("write_file", path="x.txt", content="x"), done()))
+    empty = tmp_path / "nogit"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    events = await run(agent, "write")
+    warnings = [e.text for e in of(events, E.NOTICE)]
+    assert len(warnings) == 1 and "checkpoints are off" in warnings[0]
+    assert (project / "x.txt").exists() and of(events, E.TURN_END)
+
+
+async def test_a_fork_copies_the_session_and_leaves_the_original_byte_identical(
+    make_agent, project
+):
+    agent = await make_agent(
+        script(call("write_file", 1, path="a.txt", content="a"), done("one"), done("two"))
+    )
+    await run(agent, "first")
+    await run(agent, "second")
+    agent._log.close()
+    original = agent.transcript_path.read_bytes()
+    whole = fork_session(project, agent.transcript_path)
+    cut = fork_session(project, agent.transcript_path, before_turn=2)
+    assert agent.transcript_path.read_bytes() == original
+    forked = await make_agent(script(), resume=whole)
+    assert [m.text() for m in forked.messages] == [m.text() for m in agent.messages]
+    header = json.loads(forked.transcript_path.read_bytes().split(b"\n")[0])
+    assert header["forked_from"] == {"session": agent.session_id, "turn": None}
+    at2 = await make_agent(script(done("again")), resume=cut)
+    assert [m.text() for m in at2.messages] == ["first", "", "", "one"][: len(at2.messages)]
+    assert [t.prompt for t in at2.checkpoints.turns] == ["first"]
+    await run(at2, "second, differently")
+    assert [t.n for t in at2.checkpoints.turns] == [1, 2]
+    undo(at2)  # the fork keeps turn 1's checkpoint
+    assert not (project / "a.txt").exists()
+    assert agent.transcript_path.read_bytes() == original
+
+
+def test_turns_of_skips_malformed_and_hostile_records():
+    recs = [
+        {"kind": "message", "message": {"role": "user", "blocks": [{"type": "text", "text": "hi"}]}},
+        {"kind": "checkpoint", "id": "--output=/etc/passwd", "turn": 1},
+        {"kind": "checkpoint", "id": "a" * 40, "turn": 7},
+        {"kind": "checkpoint", "id": "b" * 40, "turn": True},
+        {"kind": "checkpoint_done", "id": "c" * 40, "turn": 1, "after": "x", "files": "no"},
+        {"kind": "undo", "turns": "1"},
+    ]
+    (turn,) = turns_of(recs)
+    assert turn.before == "" and turn.after == "" and not turn.undone
