@@ -52,6 +52,11 @@ WRITE_TOOLS = ("write_file", "edit_file")  # a redirection is a write: their pat
 HARMLESS_WRITES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
 
 
+def _listed(reasons: list[str], most: int = 3) -> str:
+    more = len(reasons) - most
+    return "; ".join(reasons[:most]) + (f"; and {more} more" if more > 0 else "")
+
+
 def check_mode(mode: str) -> str:
     if mode not in MODES:
         raise ConfigError(f"unknown permission mode {mode!r}: use ask, edits or yolo")
@@ -187,7 +192,7 @@ class PermissionPolicy:
                 if any(rule.matches(t, targets) for t in WRITE_TOOLS):
                     return Decision(
                         "deny",
-                        f"it writes to {path.value}, denied by the rule {rule.text!r} in "
+                        f"it writes to {shell.short(path.value)}, denied by the rule {rule.text!r} in "
                         "permissions.deny",
                     )
         rules = self.allow + self.session_allow
@@ -200,7 +205,7 @@ class PermissionPolicy:
             return Decision(
                 "ask",
                 "a permissions.deny rule is in force and Larik cannot tell whether this "
-                f"command breaks it: {'; '.join(doubts)}",
+                f"command breaks it: {_listed(doubts)}",
             )
         if (
             not doubts
@@ -213,11 +218,12 @@ class PermissionPolicy:
         if verdict == "allow":
             return Decision("allow")
         if doubts:
-            return Decision("ask", f"no allow rule can cover it: {'; '.join(doubts)}")
+            return Decision("ask", f"no allow rule can cover it: {_listed(doubts)}")
         if outside:
             return Decision(
                 "ask",
-                f"it writes outside the project ({', '.join(outside)}), which no allow rule covers",
+                f"it writes outside the project, to {', '.join(map(shell.short, outside))}; no "
+                "allow rule covers that",
             )
         return Decision("ask")
 
@@ -232,11 +238,13 @@ class PermissionPolicy:
             if v in HARMLESS_WRITES:
                 continue
             if v is None:
-                doubts.append(f"it writes to {w.raw}, a path known only when it runs")
+                doubts.append(f"it writes to {shell.short(w.raw)}, a path known only when it runs")
             elif script.makes_links:
-                doubts.append(f"it writes to {v} and makes a link (ln) that may lead elsewhere")
+                doubts.append(
+                    f"it writes to {shell.short(v)} and makes a link (ln) that may lead elsewhere"
+                )
             elif script.changes_dir and not v.startswith(("/", "~")):
-                doubts.append(f"it writes to {v} after changing directory")
+                doubts.append(f"it writes to {shell.short(v)} after changing directory")
             elif not resolve_path(self.root, v).inside:
                 outside.append(v)
         return outside, doubts
@@ -316,8 +324,8 @@ class PermissionPolicy:
             return f"permission denied: {d.reason}"
         if self.approver is None and self.mode == "yolo":
             return (
-                f"permission denied: {d.reason}. Write the command so that it can be read "
-                "without running it, or ask the user to change permissions.deny."
+                f"permission denied: {d.reason}. Write the command without that, or ask the "
+                "user to change permissions.deny."
             )
         if self.approver is None:
             what = "file changes" if tool.kind == "write" else "commands"

@@ -41,6 +41,7 @@ __all__ = [
     "Word",
     "Wrapper",
     "parse",
+    "short",
 ]
 
 MAX_DEPTH = 8  # nested `bash -c` strings and backticks re-read; deeper is not vouched for
@@ -185,6 +186,12 @@ def loader_var(name: str) -> bool:
     return any(up.startswith(v[:-1]) if v.endswith("*") else up == v for v in LOADER_VARS)
 
 
+def short(text: str, limit: int = 160) -> str:
+    """A piece of a command for a message: one line, at most ``limit`` characters."""
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
 def parse(command: str) -> Script:
     """The command as bash would read it (cached: one command is looked at several times)."""
     return _parse(command)
@@ -193,7 +200,10 @@ def parse(command: str) -> Script:
 @lru_cache(maxsize=256)
 def _parse(command: str) -> Script:
     r = _Reader()
-    r.read(command, 0)
+    try:
+        r.read(command, 0)
+    except (RecursionError, ValueError) as e:  # never a traceback: not vouched for, so asked
+        r.unvouched.append(f"it could not be read ({type(e).__name__})")
     return Script(
         source=command,
         commands=tuple(r.commands),
@@ -214,12 +224,11 @@ def _parser() -> Any:
 
 
 def _text(node: Any) -> str:
-    return node.text.decode("utf-8", "surrogatepass")
+    return node.text.decode("utf-8", "replace")
 
 
 # -- words -----------------------------------------------------------------------------------
 _DQ_ESCAPES = '$`"\\\n'
-_GLOB = re.compile(r"[*?]|\[.*\]|\{[^{}]*(,|\.\.)[^{}]*\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUMBER = re.compile(r"[0-9][0-9A-Za-z#@_]*")
 _ANSI = re.compile(
@@ -301,13 +310,33 @@ def _pieces(node: Any) -> list[tuple[str, bool]] | None:
     return None
 
 
+def _expands(masked: str) -> bool:
+    """Whether unquoted text (quoted characters masked) is a glob or a brace expansion: ``*``,
+    ``?``, ``[…]``, or ``{…,…}``/``{a..b}``. Linear, whatever the text (no regex backtracking)."""
+    if "*" in masked or "?" in masked:
+        return True
+    bracket = masked.find("[")
+    if bracket >= 0 and "]" in masked[bracket + 1 :]:
+        return True
+    depth_start = -1
+    for i, c in enumerate(masked):
+        if c == "{":
+            depth_start = i
+        elif c == "}" and depth_start >= 0:
+            inner = masked[depth_start + 1 : i]
+            if "," in inner or ".." in inner:
+                return True
+            depth_start = -1
+    return False
+
+
 def word(node: Any) -> Word:
     """A word as bash passes it to the program, when no expansion is left to do."""
     pieces = _pieces(node)
     if pieces is None:
         return Word(_text(node), None)
     masked = "".join("_" if quoted else c for c, quoted in pieces)
-    if _GLOB.search(masked):  # a glob or brace expansion: bash would rewrite it
+    if _expands(masked):  # a glob or brace expansion: bash would rewrite it
         return Word(_text(node), None)
     return Word(_text(node), "".join(c for c, _ in pieces))
 
@@ -344,7 +373,11 @@ class _Reader:
         if "\0" in source:
             self.unvouched.append("a NUL character in the command")
             return
-        data = source.encode("utf-8", "surrogatepass")
+        try:
+            data = source.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: not text bash and the grammar agree on
+            self.unvouched.append("characters that are not valid UTF-8")
+            data = source.encode("utf-8", "replace")
         root = _parser().parse(data).root_node
         if root.has_error:
             self.unvouched.append("bash cannot parse it as written (a syntax error)")
@@ -363,7 +396,9 @@ class _Reader:
         if node.is_named and not node.child_count and t not in _LITERAL_LEAVES:
             if _unescaped(_text(node), ("`", "$(")):
                 # the grammar left a substitution as text (`${x:-`cmd`}`, `${x#$(cmd)}`)
-                self.unvouched.append(f"a substitution the parser did not read: {_text(node)}")
+                self.unvouched.append(
+                    f"a substitution the parser did not read: {short(_text(node))}"
+                )
         if t == "heredoc_body":
             return self._heredoc(node, depth)
         if t == "command":
@@ -412,7 +447,7 @@ class _Reader:
     def _sets(self, name: str) -> None:
         """The command sets variable ``name``."""
         if loader_var(name):
-            self.unvouched.append(f"it sets {name}, which changes what programs run")
+            self.unvouched.append(f"it sets {short(name)}, which changes what programs run")
 
     def _command(self, node: Any, depth: int) -> None:
         name_node = node.child_by_field_name("name")
@@ -435,7 +470,9 @@ class _Reader:
         while True:
             name = words[0].value
             if name is None:
-                self.unvouched.append(f"the command name {words[0].raw} is only known when it runs")
+                self.unvouched.append(
+                    f"the command name {short(words[0].raw)} is only known when it runs"
+                )
                 break
             base = name.rsplit("/", 1)[-1]
             if base in _DIR_CHANGERS:
@@ -455,7 +492,7 @@ class _Reader:
                 break
             inner = self._unwrap(wrapper, words)
             if inner is None:
-                self.unvouched.append(f"cannot tell which command {name} runs")
+                self.unvouched.append(f"cannot tell which command {short(name)} runs")
                 break
             if not inner:
                 break
@@ -537,7 +574,7 @@ class _Reader:
             if v is None:
                 if has_c:
                     break
-                self.unvouched.append(f"cannot tell what {words[0].raw} runs")
+                self.unvouched.append(f"cannot tell what {short(words[0].raw)} runs")
                 return False
             if v in ("--", "-"):
                 i += 1
@@ -555,12 +592,14 @@ class _Reader:
         if has_c:
             string = words[i].value if i < len(words) else None
             if string is None:
-                self.unvouched.append(f"the string {words[0].raw} -c runs is not literal")
+                self.unvouched.append(f"the string {short(words[0].raw)} -c runs is not literal")
             else:
                 self.read(string, depth + 1)
             return True
         if reads_stdin or i >= len(words):
-            self.unvouched.append(f"{words[0].raw} reads the commands it runs from its input")
+            self.unvouched.append(
+                f"{short(words[0].raw)} reads the commands it runs from its input"
+            )
         return False
 
     def _find(self, words: list[Word], depth: int) -> None:
@@ -585,7 +624,7 @@ class _Reader:
             if not (base in _NAME_TAKERS or (option and words[k - 1].value == option)):
                 continue
             if w.value is None:
-                self.unvouched.append(f"{base} takes a variable name from a variable")
+                self.unvouched.append(f"{short(base)} takes a variable name from a variable")
                 return
             if _NAME.fullmatch(w.value):
                 self._sets(w.value)
@@ -619,7 +658,7 @@ class _Reader:
             if c.type == "command_substitution" and not _text(c).startswith("`"):
                 a, b = c.start_byte - node.start_byte, c.end_byte - node.start_byte
                 body[a:b] = b" " * (b - a)
-        text = body.decode("utf-8", "surrogatepass")
+        text = body.decode("utf-8", "replace")
         spans = _backtick_spans(text)
         if spans is None:
             self.unvouched.append("a heredoc body with an unclosed backtick")

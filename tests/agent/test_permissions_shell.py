@@ -7,6 +7,7 @@ at the bottom run the agent and check that no file appears outside the project.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -366,3 +367,74 @@ async def test_deny_rules_stop_hidden_commands_in_yolo(make_agent, project):
     await run(agent)
     assert sorted(p.name for p in project.iterdir()) == ["calc.py"]
     assert all(b.is_error and "permission denied" in b.content for b in agent.messages[2].blocks)
+
+
+# -- hostile input: read without a traceback, and bounded ------------------------------------------
+def nested_bash(depth: int, inner: str = "touch x") -> str:
+    for _ in range(depth):
+        inner = "bash -c " + shlex.quote(inner)
+    return inner
+
+
+def test_bash_c_strings_are_followed_to_a_depth_then_not_vouched_for(project):
+    assert verdict(project, nested_bash(5), deny=["bash: touch*"], mode="yolo") == "deny"
+    d = decide(project, nested_bash(12), deny=["bash: touch*"], mode="yolo")
+    assert d.verdict == "ask" and "nested" in d.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo " + "$(" * 2000 + "x" + ")" * 2000,
+        "echo \udc80 > /x\udc81",  # a lone surrogate from a JSON string
+        "echo " + "[" * 20000,
+        "echo {" + "a," * 20000,
+        "cat <<E\n" + "`$X` " * 2000 + "\nE",
+        "(" * 5000 + "ls" + ")" * 5000,
+        "echo " + "\\\n" * 5000 + "x",
+        "; ".join(f"$X{i}" for i in range(2000)),
+        "echo \0; touch x",
+    ],
+)
+def test_hostile_input_is_read_without_a_traceback_and_reasons_stay_short(project, command):
+    d = decide(project, command, allow=["bash: echo*"], deny=["bash: touch*"], mode="yolo")
+    assert d.verdict in ("ask", "allow", "deny") and len(d.reason) < 1000
+
+
+async def test_print_mode_says_why_no_rule_can_cover_a_command(make_agent, project, outside):
+    agent = await make_agent(
+        script(
+            {
+                "tool_calls": [
+                    {"name": "bash", "input": {"command": f"pytest > {outside}/log"}},
+                    {"name": "bash", "input": {"command": "eval ls"}},
+                ]
+            },
+            {"text": "ok"},
+        ),
+        config=cfg(allow=["bash: pytest*"]),
+        permission_mode="ask",
+        approver=None,
+    )
+    await run(agent)
+    first, second = agent.messages[2].blocks
+    assert f"it writes outside the project, to {outside}/log" in first.content
+    assert "no permissions.allow rule can cover this command" in first.content
+    assert "eval runs a string as code" in second.content
+    assert not (outside / "log").exists()
+
+
+async def test_yolo_with_a_deny_rule_refuses_what_it_cannot_read_in_print_mode(make_agent, project):
+    agent = await make_agent(
+        script(
+            {"tool_calls": [{"name": "bash", "input": {"command": "eval 'touch x'"}}]},
+            {"text": "ok"},
+        ),
+        config=cfg(deny=["bash: touch*"], mode="yolo"),
+        permission_mode="yolo",
+        approver=None,
+    )
+    await run(agent)
+    result = agent.messages[2].blocks[0]
+    assert result.is_error and "cannot tell whether this command breaks it" in result.content
+    assert "eval runs a string as code" in result.content and not (project / "x").exists()
