@@ -75,6 +75,12 @@ def root(
         metavar="ID",
         help="Resume session ID (without an ID: list this project's sessions).",
     ),
+    fork: bool = typer.Option(
+        False,
+        "--fork",
+        help="With --resume or --continue: go on in a new session copied from that one "
+        "(which is left as it was).",
+    ),
 ) -> None:
     """Run Larik in the current project."""
     if ctx.invoked_subcommand is not None:
@@ -85,6 +91,8 @@ def root(
     if resume == "":
         raise typer.Exit(_list_sessions(cwd))
     session = resume if resume is not None else ("latest" if cont else None)
+    if fork:
+        session = _fork(cwd, session)
     if print_prompt is not None:
         from .printmode import PrintOptions, run_print
 
@@ -130,6 +138,25 @@ def _list_sessions(cwd: object) -> int:
         print(f"{s.id:<{id_w}}  {active:<16}  {model:<{model_w}}  {s.messages:>4}  {prompt}")
     print("Resume one with: larik --resume ID   (or larik --continue for the latest)")
     return 0
+
+
+def _fork(cwd: object, session: str | None) -> str:
+    """``--fork``: the id of a new session copied from ``session`` (docs/undo.md)."""
+    from .agent.rewind import fork_session
+    from .agent.session_log import session_path
+    from .llm.errors import LarikError
+
+    if session is None:
+        print("larik: --fork needs --resume ID or --continue", file=sys.stderr)
+        raise typer.Exit(2)
+    try:
+        path = session_path(cwd, session)  # type: ignore[arg-type]
+        new_id = fork_session(cwd, path)  # type: ignore[arg-type]
+    except LarikError as e:
+        print(f"larik: {e}", file=sys.stderr)
+        raise typer.Exit(2) from None
+    print(f"larik: forked session {path.stem} as {new_id}", file=sys.stderr)
+    return new_id
 
 
 def _elide(text: str, width: int, *, middle: bool = True) -> str:

@@ -34,9 +34,10 @@ async def test_undo_takes_back_a_write_that_made_a_new_file(make_agent, project)
     assert (project / "new.txt").exists()
     cps = of(events, E.CHECKPOINT)
     assert [c.data.get("done", False) for c in cps] == [False, True]
-    assert cps[1].data["files"] == ["new.txt"] and cps[0].data["checkpoint"] == cps[1].data[
-        "checkpoint"
-    ]
+    assert (
+        cps[1].data["files"] == ["new.txt"]
+        and cps[0].data["checkpoint"] == cps[1].data["checkpoint"]
+    )
     rewind, undone = undo(agent)
     assert not (project / "new.txt").exists()
     assert undone.summary() == "took back turn 1: restored new.txt"
@@ -113,7 +114,11 @@ async def test_a_file_the_user_changed_after_the_turn_is_a_conflict(make_agent, 
         script(
             {
                 "tool_calls": [
-                    {"name": "write_file", "input": {"path": "calc.py", "content": "a\n"}, "id": "1"},
+                    {
+                        "name": "write_file",
+                        "input": {"path": "calc.py", "content": "a\n"},
+                        "id": "1",
+                    },
                     {"name": "write_file", "input": {"path": "b.txt", "content": "b\n"}, "id": "2"},
                 ]
             },
@@ -207,7 +212,10 @@ async def test_a_fork_copies_the_session_and_leaves_the_original_byte_identical(
 
 def test_turns_of_skips_malformed_and_hostile_records():
     recs = [
-        {"kind": "message", "message": {"role": "user", "blocks": [{"type": "text", "text": "hi"}]}},
+        {
+            "kind": "message",
+            "message": {"role": "user", "blocks": [{"type": "text", "text": "hi"}]},
+        },
         {"kind": "checkpoint", "id": "--output=/etc/passwd", "turn": 1},
         {"kind": "checkpoint", "id": "a" * 40, "turn": 7},
         {"kind": "checkpoint", "id": "b" * 40, "turn": True},
