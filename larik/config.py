@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from .llm.errors import ConfigError
 from .llm.net import is_loopback_host, validate_base_url
 from .llm.types import Effort
+from .mcp.config import McpConfig
 
 if TYPE_CHECKING:
     from .trust import ProjectTrust
@@ -107,13 +108,25 @@ def sessions_dir() -> Path:
 def project_config_path(cwd: Path | None = None) -> Path | None:
     """The nearest ``.larik/config.toml`` from ``cwd`` upward to the git root (inclusive).
     Outside a git repository only ``cwd`` itself is looked at."""
+    return _project_file(cwd, ".larik/config.toml")
+
+
+def project_mcp_json_path(cwd: Path | None = None) -> Path | None:
+    """The nearest ``.mcp.json`` (MCP servers, the format other agents share), searched like
+    :func:`project_config_path`."""
+    from .mcp.config import MCP_JSON
+
+    return _project_file(cwd, MCP_JSON)
+
+
+def _project_file(cwd: Path | None, relative: str) -> Path | None:
     start = (cwd or Path.cwd()).resolve()
     chain = [start, *start.parents]
     root = next((d for d in chain if (d / ".git").exists()), None)
     dirs = chain[: chain.index(root) + 1] if root is not None else [start]
     user = user_config_path().resolve()
     for d in dirs:
-        candidate = d / ".larik" / "config.toml"
+        candidate = d / relative
         if candidate.is_file() and candidate.resolve() != user:
             return candidate
     return None
@@ -253,6 +266,8 @@ class Config(BaseModel):
     """User config only: project folders whose own config may loosen safety or run code."""
     checkpoints: bool = True
     """Snapshot the project's files before each turn's first change, so /undo and /rewind work."""
+    mcp: McpConfig = Field(default_factory=McpConfig)
+    """MCP tool servers ([mcp.servers.NAME]); a trusted project's .mcp.json adds its own."""
 
     _sources: tuple[Path, ...] = PrivateAttr(default=())
     _trust: Any = PrivateAttr(default=None)
@@ -352,26 +367,33 @@ def load_config(
     user_perms = _table(merged.get("permissions"))
     user_mode = str(user_perms.get("mode") or "ask")
     project = project_config_path(cwd)
+    mcp_json = project_mcp_json_path(cwd)
     project_trust: trust.ProjectTrust | None = None
-    if project is not None:
-        data = _read_toml(project)
-        for key in _USER_ONLY:
-            if key in data:
-                raise ConfigError(
-                    f"{project}: {key}: only allowed in the user config ({user}); a project "
-                    "file must not "
-                    + ("redirect API keys" if key == "providers" else "trust itself")
-                )
-        _validate(data, project)
+    if project is not None or mcp_json is not None:
+        data: dict[str, Any] = {}
+        if project is not None:
+            data = _read_toml(project)
+            for key in _USER_ONLY:
+                if key in data:
+                    raise ConfigError(
+                        f"{project}: {key}: only allowed in the user config ({user}); a project "
+                        "file must not "
+                        + ("redirect API keys" if key == "providers" else "trust itself")
+                    )
+            _validate(data, project)
         always, gated, deny = trust.split_project(data, user_mode)
-        root = project.parent.parent.resolve()
+        if mcp_json is not None:
+            gated[trust.MCP_JSON] = _read_mcp_json(mcp_json)
+        config_file = project if project is not None else mcp_json
+        assert config_file is not None
+        root = (project.parent.parent if project is not None else config_file.parent).resolve()
         allow: list[str] = []
         if gated:
             fingerprint = trust.digest(gated)
             source = _trust_source(root, merged, trust_project, remembered, fingerprint)
             project_trust = trust.ProjectTrust(
                 root=root,
-                config_file=project,
+                config_file=config_file,
                 asks=trust.describe(gated, user_mode),
                 digest=fingerprint,
                 gated=gated,
@@ -386,16 +408,64 @@ def load_config(
                     perms["mode"] = gated["permissions.mode"]
                 allow = list(gated.get("permissions.allow") or [])
                 always["permissions"] = perms
+                merged = _with_servers(merged, gated.get(trust.MCP_JSON) or {})
         merged = _deep_merge(merged, always)
         perms = _table(merged.get("permissions"))
         perms["allow"] = _union(user_perms.get("allow") or [], allow)
         perms["deny"] = _union(user_perms.get("deny") or [], deny)
         merged["permissions"] = perms
-        sources.append(project)
+        sources.extend(p for p in (mcp_json, project) if p is not None)
     config = _validate(merged, sources[-1] if sources else user)
     config._sources = tuple(sources)
     config._trust = project_trust
+    _mark_server_sources(config, user, mcp_json, project)
     return config
+
+
+def _read_mcp_json(path: Path) -> dict[str, Any]:
+    """A project's ``.mcp.json`` as ``[mcp.servers]`` tables, each validated (errors name it)."""
+    from .mcp.config import McpServerConfig, read_mcp_json
+
+    try:
+        servers = read_mcp_json(path)
+    except ValueError as e:
+        raise ConfigError(f"{path}: {e}") from None
+    for name, table in servers.items():
+        try:
+            McpConfig(servers={name: McpServerConfig.model_validate(table)})
+        except ValidationError as e:
+            err = e.errors()[0]
+            key = ".".join(str(p) for p in err["loc"] if p != "servers")
+            where = f"mcpServers.{name[:40]}" + (f".{key}" if key and key != name else "")
+            msg = str(err["msg"]).removeprefix("Value error, ")
+            raise ConfigError(f"{path}: {where}: {msg}") from None
+    return servers
+
+
+def _with_servers(merged: dict[str, Any], servers: Mapping[str, Any]) -> dict[str, Any]:
+    """``merged`` with a trusted ``.mcp.json``'s servers: each replaces a same-named one whole."""
+    if not servers:
+        return merged
+    mcp = _table(merged.get("mcp"))
+    mcp["servers"] = {**_table(mcp.get("servers")), **servers}
+    return {**merged, "mcp": mcp}
+
+
+def _mark_server_sources(
+    config: Config, user: Path, mcp_json: Path | None, project: Path | None
+) -> None:
+    """Remember which file configured each MCP server (for /mcp and ``larik mcp list``)."""
+    trusted = config.project_trust is not None and config.project_trust.trusted
+    gated = config.project_trust.gated if config.project_trust is not None else {}
+    from_project = _table(gated.get("mcp")).get("servers") or {}
+    from_json = gated.get(".mcp.json") or {}
+    for name, server in config.mcp.servers.items():
+        if trusted and project is not None and name in from_project:
+            server._source = str(project)
+        elif trusted and mcp_json is not None and name in from_json:
+            server._source = str(mcp_json)
+        else:
+            server._source = str(user)
 
 
 def _table(value: Any) -> dict[str, Any]:

@@ -12,6 +12,7 @@ permissions.mode      applied only when it is at least as strict as the user's (
 permissions.allow     ignored
 permissions.deny      always applied, added to the user's deny rules
 hooks, mcp, commands  ignored (whole tables: they run programs)
+.mcp.json             ignored (the project's MCP servers, in the format other agents share)
 trusted_projects      an error (only the user's file may name trusted folders)
 providers             an error (a project must not redirect API keys; see larik.config)
 ====================  =====================================================================
@@ -37,6 +38,7 @@ from typing import Any, Literal
 
 __all__ = [
     "GATED",
+    "MCP_JSON",
     "GATED_TABLES",
     "MODE_STRICTNESS",
     "ProjectTrust",
@@ -53,12 +55,17 @@ MODE_STRICTNESS = ("ask", "edits", "yolo")
 #: Top-level tables a project brings that run programs: ignored unless trusted.
 GATED_TABLES = ("hooks", "mcp", "commands")
 
+#: The key a project's ``.mcp.json`` (its ``mcpServers``, as ``[mcp.servers]`` tables) is
+#: gated under: it starts programs like ``[mcp]`` does.
+MCP_JSON = ".mcp.json"
+
 #: What an untrusted project's setting does, by dotted key (a test walks this table).
 GATED: dict[str, Literal["tighten-only", "ignored", "merged"]] = {
     "permissions.mode": "tighten-only",
     "permissions.allow": "ignored",
     "permissions.deny": "merged",
     **{table: "ignored" for table in GATED_TABLES},
+    MCP_JSON: "ignored",
 }
 
 _FILE_NAME = "trust.json"
@@ -128,6 +135,10 @@ def describe(gated: Mapping[str, Any], user_mode: str) -> tuple[str, ...]:
     for key, value in gated.items():
         if key == "permissions.mode":
             out.append(f"permissions.mode = {value!r} (yours: {user_mode!r})")
+        elif key == MCP_JSON and isinstance(value, Mapping):
+            out.append(f"{MCP_JSON} starts MCP servers: " + "; ".join(_server_lines(value)))
+        elif key == "mcp" and isinstance(value, Mapping) and isinstance(value.get("servers"), Mapping):
+            out.append("[mcp] starts MCP servers: " + "; ".join(_server_lines(value["servers"])))
         elif key == "permissions.allow":
             rules = ", ".join(repr(r) for r in value) if isinstance(value, list) else repr(value)
             out.append(f"permissions.allow = [{rules}]")
@@ -136,6 +147,17 @@ def describe(gated: Mapping[str, Any], user_mode: str) -> tuple[str, ...]:
         else:
             out.append(f"{key} = {value!r}")
     return tuple(_short(s) for s in out)
+
+
+def _server_lines(servers: Mapping[str, Any]) -> list[str]:
+    """Each server as ``NAME (the command line or URL)``: what trusting the project runs."""
+    out = []
+    for name, table in servers.items():
+        t = table if isinstance(table, Mapping) else {}
+        args = t.get("args") if isinstance(t.get("args"), list) else []
+        what = " ".join(str(a) for a in [t.get("command") or t.get("url") or "?", *args])
+        out.append(f"{name} ({what[:120]})")
+    return out
 
 
 def _short(text: str, limit: int = 300) -> str:

@@ -1,0 +1,261 @@
+"""MCP server settings: the ``[mcp]`` table of config.toml and a project's ``.mcp.json``.
+
+Imports pydantic only (never the ``mcp`` SDK): :mod:`larik.config` validates these models when it
+loads a file, before the TUI has anything to start.
+
+``[mcp.servers.NAME]`` is either a **stdio** server (``command``, ``args``, ``env``, ``cwd``) or a
+**streamable HTTP** one (``url``, ``headers``). ``.mcp.json`` — the file Claude Code, Cursor and
+others share — holds ``{"mcpServers": {NAME: {...}}}`` in the same shape (``type`` may say
+``stdio``, ``http`` or ``streamable-http``; ``sse`` is refused: the SDK's streamable HTTP is the
+transport Larik speaks over the network); :func:`from_mcp_json` turns it into these models.
+
+``${VAR}`` and ``${VAR:-default}`` in ``command``, ``args``, ``env``, ``cwd``, ``url`` and
+``headers`` are expanded from Larik's environment when the server starts (:func:`expand`), not
+when the file is read: a missing variable fails that one server, visibly, not the whole config.
+Every value of ``env`` and ``headers`` that came from a variable, every header value, and every
+``env`` value whose name looks like a credential is a secret: :func:`secret_values` lists them
+for masking.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+__all__ = [
+    "MCP_JSON",
+    "McpConfig",
+    "McpServerConfig",
+    "Expanded",
+    "expand",
+    "from_mcp_json",
+    "read_mcp_json",
+    "valid_server_name",
+]
+
+MCP_JSON = ".mcp.json"
+#: Server names become part of tool names (``mcp__NAME__TOOL``): letters, digits, ``-`` and
+#: single ``_`` only (``__`` separates the parts).
+_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*")
+MAX_NAME = 32
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASS|AUTH|CREDENTIAL|COOKIE|SESSION", re.IGNORECASE)
+MAX_MCP_JSON_BYTES = 1 << 20
+
+
+def valid_server_name(name: str) -> bool:
+    return len(name) <= MAX_NAME and _NAME.fullmatch(name) is not None
+
+
+class McpServerConfig(BaseModel):
+    """One ``[mcp.servers.NAME]`` table."""
+
+    model_config = ConfigDict(
+        extra="forbid", validate_assignment=True, use_attribute_docstrings=True
+    )
+
+    command: str = ""
+    """stdio: the program to start (looked up on PATH)."""
+    args: list[str] = Field(default_factory=list)
+    """stdio: its arguments."""
+    env: dict[str, str] = Field(default_factory=dict, repr=False)
+    """stdio: extra environment variables (``${VAR}`` takes one from Larik's environment)."""
+    cwd: str = ""
+    """stdio: the folder to start it in (relative to the project root); empty: the project root."""
+    url: str = ""
+    """Streamable HTTP: the endpoint; https, or http for 127.0.0.1/::1/localhost only."""
+    headers: dict[str, str] = Field(default_factory=dict, repr=False)
+    """Streamable HTTP: headers sent with every request, e.g. Authorization = "Bearer ${TOKEN}"."""
+    enabled: bool = True
+    """false: listed by /mcp and ``larik mcp list``, but not started."""
+    tools: list[str] | None = None
+    """Only these of the server's tools are offered to the model (fnmatch patterns); unset: all."""
+    timeout: float = Field(default=120.0, gt=0, le=3600)
+    """Seconds one tool call (or resource read, prompt) may take."""
+    startup_timeout: float = Field(default=30.0, gt=0, le=600)
+    """Seconds the server may take to start and answer the handshake."""
+
+    _source: str = PrivateAttr(default="")
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerConfig:
+        if bool(self.command) == bool(self.url):
+            raise ValueError("give either command (a stdio server) or url (streamable HTTP)")
+        if self.url and (self.args or self.env or self.cwd):
+            raise ValueError("args, env and cwd are for stdio servers (command), not url")
+        if self.command and self.headers:
+            raise ValueError("headers are for HTTP servers (url), not command")
+        return self
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, v: str) -> str:
+        if v and "${" not in v:
+            from ..config import validate_base_url
+
+            validate_base_url(v)
+        return v
+
+    @field_validator("env")
+    @classmethod
+    def _check_env(cls, v: dict[str, str]) -> dict[str, str]:
+        for key in v:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+                raise ValueError(f"{key!r} is not an environment variable name")
+        return v
+
+    @property
+    def transport(self) -> Literal["stdio", "http"]:
+        return "stdio" if self.command else "http"
+
+    @property
+    def source(self) -> str:
+        """Where the server was configured: the file's path ("" when made in code)."""
+        return self._source
+
+    def describe(self) -> str:
+        """The command line or URL, as configured (no variable expanded, no header shown)."""
+        if self.command:
+            return " ".join([self.command, *self.args])
+        return self.url
+
+
+class McpConfig(BaseModel):
+    """``[mcp]``: tool servers (Model Context Protocol)."""
+
+    model_config = ConfigDict(
+        extra="forbid", validate_assignment=True, use_attribute_docstrings=True
+    )
+
+    servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+    """Server name -> how to start or reach it. Tools are named mcp__NAME__TOOL."""
+    defer_share: float = Field(default=0.1, ge=0, le=1)
+    """When all MCP tool schemas would take more than this share of the model's context
+    window, they are not sent; the model finds them with the tool_search tool instead."""
+
+    @field_validator("servers")
+    @classmethod
+    def _check_names(cls, v: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:
+        for name in v:
+            if not valid_server_name(name):
+                raise ValueError(
+                    f"server name {name[:40]!r}: use letters, digits, '-' and single '_' "
+                    f"(at most {MAX_NAME} characters)"
+                )
+        return v
+
+
+# --------------------------------------------------------------------------------- .mcp.json
+
+
+def read_mcp_json(path: Path) -> dict[str, Any]:
+    """The ``mcpServers`` object of a ``.mcp.json``, converted to ``[mcp.servers]`` tables (not
+    yet validated). Raises ``ValueError`` with a one-line reason (the caller names the file)."""
+    if not path.is_file():
+        raise ValueError("not a regular file")
+    if path.stat().st_size > MAX_MCP_JSON_BYTES:
+        raise ValueError(f"larger than {MAX_MCP_JSON_BYTES >> 20} MiB; not an MCP config")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    except RecursionError:
+        raise ValueError("invalid JSON: nested too deeply") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"invalid JSON at line {e.lineno}: {e.msg}") from None
+    return from_mcp_json(data)
+
+
+def from_mcp_json(data: Any) -> dict[str, Any]:
+    """``{"mcpServers": {...}}`` -> ``{NAME: table}`` in the ``[mcp.servers]`` shape."""
+    if not isinstance(data, Mapping):
+        raise ValueError("the top level must be an object with mcpServers")
+    servers = data.get("mcpServers", {})
+    if not isinstance(servers, Mapping):
+        raise ValueError("mcpServers must be an object")
+    out: dict[str, Any] = {}
+    for name, entry in servers.items():
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"mcpServers.{str(name)[:40]}: must be an object")
+        table = dict(entry)
+        kind = table.pop("type", None)
+        if kind == "sse":
+            raise ValueError(
+                f"mcpServers.{name}: type 'sse' (the old HTTP+SSE transport) is not supported; "
+                "use the server's streamable HTTP endpoint (type 'http')"
+            )
+        if kind not in (None, "stdio", "http", "streamable-http", "streamableHttp"):
+            raise ValueError(f"mcpServers.{str(name)[:40]}: unknown type {str(kind)[:20]!r}")
+        out[str(name)] = table
+    return out
+
+
+# ----------------------------------------------------------------------------- at start time
+
+
+@dataclass(frozen=True)
+class Expanded:
+    """A server's settings with ``${VAR}`` replaced, and the values to mask."""
+
+    command: str
+    args: list[str]
+    env: dict[str, str]
+    cwd: str
+    url: str
+    headers: dict[str, str]
+    secrets: tuple[str, ...]
+
+
+class MissingVariable(ValueError):
+    pass
+
+
+def _sub(text: str, environ: Mapping[str, str], found: list[str]) -> str:
+    def one(m: re.Match[str]) -> str:
+        value = environ.get(m.group(1))
+        if value is None or (value == "" and m.group(2) is not None):
+            if m.group(2) is None:
+                raise MissingVariable(f"the environment variable {m.group(1)} is not set")
+            value = m.group(2)
+        found.append(value)
+        return value
+
+    return _VAR.sub(one, text)
+
+
+def expand(cfg: McpServerConfig, environ: Mapping[str, str] | None = None) -> Expanded:
+    """``cfg`` with every ``${VAR}`` expanded; raises ``MissingVariable`` (a ValueError) for a
+    variable that is unset and has no default. http is allowed for loopback hosts only, also
+    after expansion."""
+    env_in = os.environ if environ is None else environ
+    plain: list[str] = []
+    secrets: list[str] = []
+    command = _sub(cfg.command, env_in, plain)
+    args = [_sub(a, env_in, plain) for a in cfg.args]
+    cwd = _sub(cfg.cwd, env_in, plain)
+    url = _sub(cfg.url, env_in, plain)
+    env: dict[str, str] = {}
+    for key, raw in cfg.env.items():
+        found: list[str] = []
+        env[key] = _sub(raw, env_in, found)
+        secrets.extend(found)
+        if _SECRET_NAME.search(key):
+            secrets.append(env[key])
+    headers: dict[str, str] = {}
+    for key, raw in cfg.headers.items():
+        headers[key] = _sub(raw, env_in, [])
+        secrets.append(headers[key])
+        # "Bearer TOKEN": the token alone is the secret too (it may appear without the prefix)
+        secrets.extend(part for part in headers[key].split() if len(part) >= 8)
+    if url:
+        from ..config import validate_base_url
+
+        validate_base_url(url)
+    return Expanded(command, args, env, cwd, url, headers, tuple(s for s in secrets if s))

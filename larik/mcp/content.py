@@ -1,0 +1,111 @@
+"""MCP results as Larik's neutral pieces: text for the model, images as image blocks.
+
+A tool result's content list may hold text, images, audio, links to resources and embedded
+resources; ``structuredContent`` may come with it. What the model gets:
+
+* text blocks, joined by blank lines (an error result's text is the error message);
+* images (PNG, JPEG, GIF, WebP; at most :data:`MAX_IMAGES`, each at most :data:`MAX_IMAGE`
+  bytes of base64) as tool-result images; others as a one-line note;
+* audio and binary resources as a one-line note (type and size: no model here reads audio);
+* a resource link as ``[resource: URI (name)]``; an embedded text resource as its text;
+* ``structuredContent`` as JSON when the content list has no text (servers are asked to send
+  both; when they do, the text is used once, not twice);
+* everything cut to :data:`MAX_TEXT` characters, with a note saying how much was left out
+  (a 5 MB result must not fill the context window).
+
+The functions take the SDK's pydantic objects but read them by attribute, so this module imports
+no SDK.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..llm.types import Block
+
+__all__ = [
+    "MAX_IMAGE",
+    "MAX_IMAGES",
+    "MAX_TEXT",
+    "Converted",
+    "clip",
+    "result_parts",
+    "resource_text",
+]
+
+MAX_TEXT = 60_000
+MAX_IMAGE = 5 * 1024 * 1024
+MAX_IMAGES = 8
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+
+
+@dataclass
+class Converted:
+    text: str = ""
+    images: list[Block] = field(default_factory=list)
+    is_error: bool = False
+
+
+def clip(text: str, limit: int = MAX_TEXT) -> str:
+    if len(text) <= limit:
+        return text
+    return (
+        text[:limit]
+        + f"\n[… cut: the result has {len(text):,} characters; the first {limit:,} are shown]"
+    )
+
+
+def _size(b64: str) -> str:
+    n = len(b64) * 3 // 4
+    return f"{n / 1024 / 1024:.1f} MB" if n >= 1 << 20 else f"{n / 1024:.0f} KB"
+
+
+def _piece(item: Any, out: Converted, texts: list[str]) -> None:
+    from ..llm.types import Block
+
+    kind = getattr(item, "type", "")
+    if kind == "text":
+        texts.append(str(getattr(item, "text", "")))
+    elif kind == "image":
+        mime = str(getattr(item, "mime_type", "") or "")
+        data = str(getattr(item, "data", "") or "")
+        if mime in IMAGE_TYPES and len(data) <= MAX_IMAGE and len(out.images) < MAX_IMAGES:
+            out.images.append(Block.image(mime, data))
+        else:
+            texts.append(f"[image {mime or '?'} of {_size(data)} not passed on]")
+    elif kind == "audio":
+        mime = getattr(item, "mime_type", "") or "?"
+        texts.append(f"[audio {mime} of {_size(str(getattr(item, 'data', '') or ''))} omitted]")
+    elif kind == "resource_link":
+        name = getattr(item, "name", "") or ""
+        texts.append(f"[resource: {getattr(item, 'uri', '')}{f' ({name})' if name else ''}]")
+    elif kind == "resource":
+        texts.append(resource_text(getattr(item, "resource", None)))
+    else:
+        texts.append(f"[{kind or 'unknown'} content omitted]")
+
+
+def resource_text(contents: Any) -> str:
+    """One resource's contents as text (a binary one as a one-line note)."""
+    uri = getattr(contents, "uri", "")
+    text = getattr(contents, "text", None)
+    if text is not None:
+        return str(text)
+    mime = getattr(contents, "mime_type", "") or "?"
+    return f"[binary resource {uri} ({mime}, {_size(str(getattr(contents, 'blob', '') or ''))})]"
+
+
+def result_parts(result: Any) -> Converted:
+    """A ``CallToolResult`` as text and images for the model."""
+    out = Converted(is_error=bool(getattr(result, "is_error", False)))
+    texts: list[str] = []
+    for item in getattr(result, "content", None) or []:
+        _piece(item, out, texts)
+    structured = getattr(result, "structured_content", None)
+    if structured is not None and not any(t.strip() for t in texts):
+        texts.append(json.dumps(structured, ensure_ascii=False, indent=1))
+    out.text = clip("\n\n".join(t for t in texts if t)) or ("(no output)" if not out.images else "")
+    return out

@@ -1,0 +1,185 @@
+"""All of a session's MCP servers, and the tools they give the agent.
+
+::
+
+    manager = McpManager.from_config(config, root)
+    manager.start_all()                    # background tasks; returns at once
+    agent = await Agent.create(..., tool_source=manager)
+    ...
+    await manager.close()                  # every server stopped, no process left behind
+
+The manager is the agent's *tool source* (see :class:`larik.agent.tools.ToolSource`): ``get``
+finds a tool by the name the model called, ``specs(window)`` lists what to send with a request.
+
+**Context cost.** Each tool's schema is sent with every request. When all MCP tool specs together
+would take more than ``[mcp] defer_share`` of the model's context window (tokens estimated as
+the agent estimates them: characters / 4 of the JSON sent), they are deferred: the request carries
+one small ``tool_search`` tool instead, and the tools it finds are added from the next request
+on. A deferred tool the model names exactly still runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .server import McpServer, PromptInfo, ResourceInfo, State, ToolInfo
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..llm.types import ToolSpec
+    from .config import McpConfig
+    from .tools import McpTool, SearchTool
+
+__all__ = ["McpManager", "spec_tokens"]
+
+CHARS_PER_TOKEN = 4  # the agent's estimate (larik.agent.compaction.CHARS_PER_TOKEN)
+
+
+def spec_tokens(specs: list[ToolSpec]) -> int:
+    """Estimated tokens the specs take in a request."""
+    return (
+        sum(len(json.dumps(s.model_dump(), ensure_ascii=False)) for s in specs) // CHARS_PER_TOKEN
+    )
+
+
+class McpManager:
+    def __init__(
+        self,
+        config: McpConfig,
+        root: Path,
+        on_change: Callable[[McpServer], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.root = Path(root)
+        self.on_change = on_change
+        self.servers: dict[str, McpServer] = {
+            name: McpServer(name, cfg, self.root, self._changed)
+            for name, cfg in config.servers.items()
+        }
+        self._loaded: set[str] = set()  # deferred tools the model found with tool_search
+        self._tools: dict[str, McpTool] = {}
+        self._search: SearchTool | None = None
+
+    @classmethod
+    def from_config(
+        cls, config: Config, root: Path, on_change: Callable[[McpServer], None] | None = None
+    ) -> McpManager:
+        return cls(config.mcp, root, on_change)
+
+    def _changed(self, server: McpServer) -> None:
+        self._tools = {}
+        if self.on_change is not None:
+            self.on_change(server)
+
+    # -- lifecycle --------------------------------------------------------------------------------
+    def start_all(self) -> None:
+        """Start every enabled server in the background."""
+        for server in self.servers.values():
+            server.start()
+
+    async def wait_settled(self) -> None:
+        """Wait until no server is starting (each bounded by its startup timeout)."""
+        await asyncio.gather(
+            *(s.wait_settled(s.config.startup_timeout + 5) for s in self.servers.values())
+        )
+
+    async def close(self) -> None:
+        """Stop every server; their processes are gone when this returns."""
+        await asyncio.gather(*(s.stop() for s in self.servers.values()), return_exceptions=True)
+
+    async def set_enabled(self, name: str, enabled: bool) -> McpServer:
+        """Enable (and start) or disable (and stop) a server for this session."""
+        server = self.servers[name]
+        if enabled:
+            if server.state is State.DISABLED:
+                server.state = State.STOPPED
+            server.start()
+            await server.wait_settled(server.config.startup_timeout + 5)
+        else:
+            await server.stop(State.DISABLED)
+        self._tools = {}
+        return server
+
+    # -- what is offered --------------------------------------------------------------------------
+    def tool_infos(self) -> list[ToolInfo]:
+        return [t for s in self.servers.values() if s.state is State.READY for t in s.tools]
+
+    def _table(self) -> dict[str, McpTool]:
+        if not self._tools:
+            from .tools import McpTool
+
+            self._tools = {t.name: McpTool(t, self) for t in self.tool_infos()}
+        return self._tools
+
+    def get(self, name: str) -> Any:
+        """The tool the model called by ``name`` (an MCP tool or ``tool_search``), or None."""
+        from .tools import SEARCH_NAME
+
+        if name == SEARCH_NAME:
+            return self._search
+        return self._table().get(name)
+
+    def names(self) -> list[str]:
+        return list(self._table())
+
+    def all_specs(self) -> list[ToolSpec]:
+        return [t.spec() for t in self._table().values()]
+
+    def deferring(self, window: int) -> bool:
+        share = self.config.defer_share
+        if not window or share <= 0:
+            return False
+        return spec_tokens(self.all_specs()) > share * window
+
+    def specs(self, window: int) -> list[ToolSpec]:
+        """The specs to send with a request to a model with a ``window``-token context."""
+        table = self._table()
+        if not table:
+            self._search = None
+            return []
+        if not self.deferring(window):
+            self._search = None
+            return [t.spec() for t in table.values()]
+        from .tools import SearchTool
+
+        self._search = SearchTool(self)
+        loaded = [table[n].spec() for n in sorted(self._loaded) if n in table]
+        return [self._search.spec(), *loaded]
+
+    def deferred_summary(self) -> str:
+        by_server: dict[str, int] = {}
+        for t in self.tool_infos():
+            by_server[t.server] = by_server.get(t.server, 0) + 1
+        return ", ".join(f"{s}: {n} tools" for s, n in by_server.items())
+
+    def search(self, query: str, limit: int) -> list[ToolInfo]:
+        """Tools matching ``query`` (an exact name, or words scored against names and
+        descriptions), best first; they are sent with every later request."""
+        infos = self.tool_infos()
+        exact = [t for t in infos if t.name == query.strip() or t.remote == query.strip()]
+        if exact:
+            found = exact[:limit]
+        else:
+            words = [w for w in re.split(r"[^a-z0-9]+", query.lower()) if len(w) > 1]
+            scored = []
+            for t in infos:
+                name = t.name.lower()
+                text = f"{t.title} {t.description}".lower()
+                score = sum(3 * (w in name) + (w in text) for w in words)
+                if score:
+                    scored.append((-score, t.name, t))
+            found = [t for *_, t in sorted(scored)[:limit]]
+        self._loaded.update(t.name for t in found)
+        return found
+
+    # -- resources and prompts --------------------------------------------------------------------
+    def resources(self) -> list[ResourceInfo]:
+        return [r for s in self.servers.values() if s.state is State.READY for r in s.resources]
+
+    def prompts(self) -> list[PromptInfo]:
+        return [p for s in self.servers.values() if s.state is State.READY for p in s.prompts]

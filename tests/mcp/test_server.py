@@ -1,0 +1,235 @@
+"""One MCP server's lifecycle and calls, against real servers written with the SDK."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import pytest
+
+from larik.mcp.config import McpConfig, McpServerConfig
+from larik.mcp.content import MAX_TEXT, result_parts
+from larik.mcp.manager import McpManager
+from larik.mcp.server import McpCallError, McpServer, State
+from tests.mcp.conftest import pid_alive, stdio_config
+
+
+async def started(tmp_path, cfg: McpServerConfig, name: str = "t") -> McpServer:
+    server = McpServer(name, cfg, tmp_path)
+    server.start()
+    await server.wait_settled(60)
+    return server
+
+
+async def test_a_stdio_server_lists_its_tools_resources_and_prompts(tmp_path):
+    server = await started(tmp_path, stdio_config())
+    try:
+        assert server.state is State.READY, server.error
+        names = {t.name: t for t in server.tools}
+        assert "mcp__t__echo" in names and names["mcp__t__echo"].read_only
+        assert not names["mcp__t__write_note"].read_only
+        assert names["mcp__t__echo"].schema["properties"]["text"] == {"type": "string"}
+        # a name providers refuse is made safe and mapped back to the server's own
+        dotted = next(t for t in server.tools if t.remote == "files.read-all")
+        assert dotted.name.startswith("mcp__t__files_read-all_")
+        assert [r.uri for r in server.resources] == ["note://readme"]
+        assert server.prompts[0].name == "review"
+        assert server.prompts[0].arguments[0][:2] == ("path", True)
+        assert server.instructions == "A server for Larik's tests."
+        result = await server.call_tool(dotted.remote, {})
+        assert result_parts(result).text == "dotted ok"
+    finally:
+        await server.stop()
+    assert server.state is State.STOPPED
+
+
+async def test_a_tool_error_is_an_error_result_not_an_exception(tmp_path):
+    server = await started(tmp_path, stdio_config())
+    try:
+        parts = result_parts(await server.call_tool("fail", {"reason": "the disk is full"}))
+        assert parts.is_error
+        assert server.state is State.READY
+    finally:
+        await server.stop()
+
+
+async def test_a_5_mb_result_is_cut_for_the_model(tmp_path):
+    server = await started(tmp_path, stdio_config())
+    try:
+        parts = result_parts(await server.call_tool("big", {}))
+        assert len(parts.text) < MAX_TEXT + 200
+        assert "5,242,880 characters" in parts.text
+        # the connection survives it
+        assert result_parts(await server.call_tool("echo", {"text": "hi"})).text == "echo: hi"
+    finally:
+        await server.stop()
+
+
+async def test_images_come_back_as_image_blocks(tmp_path):
+    server = await started(tmp_path, stdio_config())
+    try:
+        parts = result_parts(await server.call_tool("picture", {}))
+        assert parts.text == "a picture"
+        assert [b.media_type for b in parts.images] == ["image/png"]
+    finally:
+        await server.stop()
+
+
+async def test_a_server_that_exits_at_start_fails_with_its_stderr_tail(tmp_path):
+    server = await started(tmp_path, stdio_config("exit"))
+    assert server.state is State.FAILED
+    assert "fatal: missing GITHUB_TOKEN" in server.stderr_tail
+    with pytest.raises(McpCallError, match="failed"):
+        await server.call_tool("echo", {"text": "x"})
+    await server.stop()
+    assert server.state is State.FAILED  # stopping keeps the failure on show
+
+
+async def test_a_command_that_does_not_exist_fails_in_one_line(tmp_path):
+    server = await started(tmp_path, McpServerConfig(command="/nonexistent/mcp-server"))
+    assert server.state is State.FAILED
+    assert "cannot start '/nonexistent/mcp-server'" in server.error
+    assert "\n" not in server.error
+
+
+async def test_a_server_that_hangs_on_initialize_times_out_and_is_killed(tmp_path):
+    pidfile = tmp_path / "pids"
+    cfg = stdio_config("hang", startup_timeout=1.5, env={"MCP_TEST_PIDFILE": str(pidfile)})
+    server = await started(tmp_path, cfg)
+    assert server.state is State.FAILED
+    assert "did not answer within 1.5 s" in server.error
+    assert "starting in mode hang" in server.stderr_tail
+    pid = int(pidfile.read_text().split()[0])
+    for _ in range(100):
+        if not pid_alive(pid):
+            break
+        await asyncio.sleep(0.05)
+    assert not pid_alive(pid)
+
+
+async def test_a_server_that_dies_mid_call_fails_that_call_and_reconnects_on_the_next(tmp_path):
+    pidfile = tmp_path / "pids"
+    server = await started(tmp_path, stdio_config(env={"MCP_TEST_PIDFILE": str(pidfile)}))
+    try:
+        with pytest.raises(McpCallError) as err:
+            await server.call_tool("die", {})
+        assert server.state is State.FAILED
+        assert "dying now" in str(err.value) or "dying now" in server.stderr_tail
+        # reconnect on demand: the next call starts it again
+        parts = result_parts(await server.call_tool("echo", {"text": "back"}))
+        assert parts.text == "echo: back"
+        assert server.state is State.READY
+        assert len(pidfile.read_text().split()) == 2
+    finally:
+        await server.stop()
+
+
+async def test_a_slow_call_times_out_and_the_server_stays_usable(tmp_path):
+    server = await started(tmp_path, stdio_config(timeout=1))
+    try:
+        with pytest.raises(McpCallError, match="did not answer within 1 s"):
+            await server.call_tool("slow", {"seconds": 5})
+        assert server.state is State.READY
+    finally:
+        await server.stop()
+
+
+async def test_stop_leaves_no_process_behind(tmp_path):
+    pidfile = tmp_path / "pids"
+    manager = McpManager(
+        McpConfig(
+            servers={
+                f"s{i}": stdio_config(env={"MCP_TEST_PIDFILE": str(pidfile)}) for i in range(3)
+            }
+        ),
+        tmp_path,
+    )
+    manager.start_all()
+    await manager.wait_settled()
+    assert all(s.state is State.READY for s in manager.servers.values())
+    pids = [int(p) for p in pidfile.read_text().split()]
+    assert len(pids) == 3 and all(pid_alive(p) for p in pids)
+    await manager.close()
+    assert not any(pid_alive(p) for p in pids)
+
+
+async def test_env_variables_are_expanded_and_the_servers_secrets_masked(tmp_path, monkeypatch):
+    monkeypatch.setenv("TEST_MCP_TOKEN", "tok-0123456789abcdef")
+    cfg = stdio_config(env={"GITHUB_TOKEN": "${TEST_MCP_TOKEN}"})
+    server = await started(tmp_path, cfg)
+    try:
+        parts = result_parts(await server.call_tool("env", {"name": "GITHUB_TOKEN"}))
+        assert parts.text == "tok-0123456789abcdef"  # the server gets the value
+        assert server.mask("token tok-0123456789abcdef leaked") == "token *** leaked"
+        # Larik's own keys are not passed to servers unless the config says so
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-should-not-leak")
+    finally:
+        await server.stop()
+    server = await started(tmp_path, stdio_config())
+    try:
+        parts = result_parts(await server.call_tool("env", {"name": "ANTHROPIC_API_KEY"}))
+        assert parts.text == "<unset>"
+    finally:
+        await server.stop()
+
+
+async def test_a_missing_variable_fails_that_server_only(tmp_path):
+    manager = McpManager(
+        McpConfig(
+            servers={
+                "good": stdio_config(),
+                "bad": stdio_config(env={"TOKEN": "${LARIK_TEST_UNSET_VAR}"}),
+            }
+        ),
+        tmp_path,
+    )
+    manager.start_all()
+    await manager.wait_settled()
+    try:
+        assert manager.servers["good"].state is State.READY
+        assert manager.servers["bad"].state is State.FAILED
+        assert "LARIK_TEST_UNSET_VAR is not set" in manager.servers["bad"].error
+    finally:
+        await manager.close()
+
+
+async def test_the_tools_allow_list_keeps_only_matching_tools(tmp_path):
+    server = await started(tmp_path, stdio_config(tools=["echo", "wri*"]))
+    try:
+        assert sorted(t.remote for t in server.tools) == ["echo", "write_note"]
+        assert server.hidden_tools > 0
+    finally:
+        await server.stop()
+
+
+async def test_a_streamable_http_server_works_the_same(tmp_path, http_url):
+    server = await started(tmp_path, McpServerConfig(url=http_url, headers={"X-Test": "yes"}))
+    try:
+        assert server.state is State.READY, server.error
+        assert "mcp__t__echo" in {t.name for t in server.tools}
+        assert result_parts(await server.call_tool("echo", {"text": "web"})).text == "echo: web"
+        parts = result_parts(await server.call_tool("big", {}))
+        assert "5,242,880 characters" in parts.text
+        assert result_parts(await server.call_tool("fail", {"reason": "x"})).is_error
+    finally:
+        await server.stop()
+
+
+async def test_an_http_server_that_is_not_there_fails_in_one_line(tmp_path):
+    from tests.mcp.conftest import free_port
+
+    cfg = McpServerConfig(url=f"http://127.0.0.1:{free_port()}/mcp", startup_timeout=5)
+    server = await started(tmp_path, cfg)
+    assert server.state is State.FAILED
+    assert server.error and "\n" not in server.error
+
+
+def test_the_sdk_is_not_imported_by_the_config_models():
+    import subprocess
+
+    code = (
+        "import sys, larik.mcp.config, larik.mcp.manager, larik.mcp.names, larik.mcp.content\n"
+        "print('mcp' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
