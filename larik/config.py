@@ -625,12 +625,13 @@ def _prune(data: dict[str, Any], depth: int = 0) -> dict[str, Any]:
 
 
 def _holds_secret(data: Mapping[str, Any]) -> bool:
-    providers = data.get("providers")
-    if not isinstance(providers, Mapping):
-        return False
+    providers = _table(data.get("providers"))
+    servers = _table(_table(data.get("mcp")).get("servers"))  # MCP env and headers hold tokens
     return any(
         isinstance(p, Mapping) and (p.get("api_key") or p.get("headers"))
         for p in providers.values()
+    ) or any(
+        isinstance(s, Mapping) and (s.get("env") or s.get("headers")) for s in servers.values()
     )
 
 

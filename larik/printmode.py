@@ -109,16 +109,23 @@ async def _run(opts: PrintOptions, prompt: str, out: IO[str], err: IO[str]) -> i
         config = load_config(opts.cwd, trust_project=opts.trust_project)
         if config.project_trust and not config.project_trust.trusted:
             print(config.project_trust.ignored_line(), file=err)
-        agent = await Agent.create(
-            cwd=opts.cwd,
-            config=config,
-            model=opts.model,
-            effort=opts.effort,  # type: ignore[arg-type]
-            permission_mode=opts.permission_mode,
-            approver=None,
-            resume=opts.resume,
-            max_turns=opts.max_turns,
-        )
+        servers = await _start_mcp(config, opts.cwd, err)
+        try:
+            agent = await Agent.create(
+                cwd=opts.cwd,
+                config=config,
+                model=opts.model,
+                effort=opts.effort,  # type: ignore[arg-type]
+                permission_mode=opts.permission_mode,
+                approver=None,
+                resume=opts.resume,
+                max_turns=opts.max_turns,
+                tool_source=servers,
+            )
+        except BaseException:
+            if servers is not None:
+                await servers.close()
+            raise
     except TranscriptError as e:
         raise UsageError(str(e)) from None
     outcome = _Outcome()
@@ -136,6 +143,8 @@ async def _run(opts: PrintOptions, prompt: str, out: IO[str], err: IO[str]) -> i
         outcome.error, outcome.stop = f"internal error: {type(e).__name__}: {e}", "error"
     finally:
         await agent.close()
+        if servers is not None:
+            await servers.close()  # every server process is gone before Larik exits
     ok = not outcome.error and outcome.stop in _OK
     if outcome.stop == "interrupted":
         print(INTERRUPTED, file=err)
@@ -154,6 +163,22 @@ async def _run(opts: PrintOptions, prompt: str, out: IO[str], err: IO[str]) -> i
         out.write(json.dumps(_result(agent, outcome, ok), ensure_ascii=False) + "\n")
     out.flush()
     return 0 if ok else 1
+
+
+async def _start_mcp(config: Any, cwd: Path, err: IO[str]) -> Any:
+    """Start the configured MCP servers and wait for them (each within its startup timeout):
+    a one-shot task needs its tools from the first request. A server that fails is one
+    warning line; the task goes on without it."""
+    if not config.mcp.servers:
+        return None
+    from .mcp.manager import McpManager
+
+    manager = McpManager.from_config(config, cwd)
+    manager.start_all()
+    await manager.wait_settled()
+    for line in manager.problems():
+        print(f"larik: warning: {line}", file=err)
+    return manager
 
 
 def _on_event(ev: AgentEvent, fmt: str, outcome: _Outcome, out: IO[str], err: IO[str]) -> None:

@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-HEAVY = ("anthropic", "openai", "google.genai", "textual")
+HEAVY = ("anthropic", "openai", "google.genai", "textual", "mcp")
 
 PROBE = """
 import sys

@@ -38,12 +38,13 @@ from .session_log import SessionLog, session_path
 from .sessions import Rebuilt, project_dir, rebuild
 from .settings import AgentSettings, Resolver
 from .subagent import subagent_answer, tools_for
-from .tools import ToolContext, ToolError, tool_specs
+from .tools import ToolContext, ToolError, ToolSource, tool_specs
 from .transcript import Transcript, new_session_id
 from .usage import Accounting
 
 if TYPE_CHECKING:
     from ..config import Config
+    from ..llm.types import ToolSpec
     from ..routing import Resolved
 
 __all__ = ["Agent", "AgentSettings"]
@@ -121,7 +122,7 @@ class Agent:
         self._ctx = ToolContext(root=s.root, processes=s.processes)
         if "task" in s.tools:
             self._ctx.spawn = self._run_task
-        self._runner = ToolRunner(s.tools, s.policy, self._ctx)
+        self._runner = ToolRunner(s.tools, s.policy, self._ctx, s.tool_source)
         on = s.checkpoints and s.transcript_path is not None and s.role_label is None
         self.checkpoints = Checkpointer(s.root, self._record, enabled=on)
         """The session's turns and checkpoints: ``/undo`` and ``/rewind`` use it."""
@@ -152,9 +153,11 @@ class Agent:
         max_turns: int | None = None,
         transcript_dir: Path | None = None,
         checkpoints: bool = True,
+        tool_source: ToolSource | None = None,
     ) -> Agent:
         """``transcript_dir`` overrides where a new session's transcript goes (bench keeps its
-        runs apart from the user's sessions); ``checkpoints=False`` takes none (bench)."""
+        runs apart from the user's sessions); ``checkpoints=False`` takes none (bench);
+        ``tool_source`` adds tools beyond the built-in ones (the MCP servers')."""
         root = Path(cwd).resolve()
         in_use: list[Agent] = []  # unset roles (compact, worker…) follow the model in use
         if resolver is None:
@@ -189,6 +192,7 @@ class Agent:
             session_id=session_id,
             transcript_path=path or (transcript_dir or project_dir(root)) / f"{session_id}.jsonl",
             checkpoints=checkpoints and config.checkpoints,
+            tool_source=tool_source,
         )
         agent = cls(settings, resolved, transcript)
         in_use.append(agent)
@@ -355,9 +359,13 @@ class Agent:
             model=self.model,
             system=self._system,
             messages=msgs,
-            tools=self._specs if self._caps.tools else [],
+            tools=self._tool_specs() if self._caps.tools else [],
             effort=self.effort,
         )
+
+    def _tool_specs(self) -> list[ToolSpec]:
+        source = self._settings.tool_source
+        return [*self._specs, *source.specs(self.context_window)] if source else self._specs
 
     async def _call_model(self, reply: _Reply) -> AsyncIterator[AgentEvent]:
         """Stream one reply into ``reply``; on ContextOverflow compact and retry once."""
@@ -482,6 +490,7 @@ class Agent:
             context=self._system[1],
             session_id="",
             transcript_path=None,
+            tool_source=None,
         )
         return Agent(settings, self._settings.resolver(role))
 

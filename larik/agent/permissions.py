@@ -39,10 +39,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..llm.errors import ConfigError
+from ..tool_names import is_known_tool_pattern
 from . import shell
 from .events import Approver, PermissionRequest
 from .paths import resolve_path
-from .tools import ALL_TOOLS, Tool, ToolArgs, ToolContext
+from .tools import ALL_TOOLS, AnyTool, ToolContext
 
 __all__ = ["MODES", "PermissionPolicy", "Rule", "check_mode"]
 
@@ -76,9 +77,9 @@ class Rule:
         tool, pattern = tool.strip(), pattern.strip().strip("\"'") if sep else "*"
         if not tool:
             raise ConfigError(f"{where}: rule {text!r} names no tool (write it as 'TOOL: PATTERN')")
-        if not any(fnmatch.fnmatchcase(t, tool) for t in ALL_TOOLS):
+        if not is_known_tool_pattern(tool):
             raise ConfigError(
-                f"{where}: rule {text!r} names no known tool ({', '.join(ALL_TOOLS)})"
+                f"{where}: rule {text!r} names no known tool ({', '.join(ALL_TOOLS)}, or mcp__…)"
             )
         return cls(tool, pattern or "*", text)
 
@@ -151,7 +152,7 @@ class PermissionPolicy:
         return any(rule.matches(tool_name, targets) for rule in self.deny)
 
     # -- the pure part ----------------------------------------------------------------------
-    def decide(self, tool: Tool, args: ToolArgs) -> Decision:
+    def decide(self, tool: AnyTool, args: Any) -> Decision:
         if tool.kind == "exec":
             return self._decide_command(tool.name, tool.target(args))
         name, target = tool.name, tool.target(args)
@@ -285,11 +286,13 @@ class PermissionPolicy:
             return None
         return self._rule_for(tool_name, script.commands[0], narrow=True)
 
-    def always_rules(self, tool: Tool, args: ToolArgs) -> tuple[list[Rule], str]:
+    def always_rules(self, tool: AnyTool, args: Any) -> tuple[list[Rule], str]:
         """What "allow always" remembers for this call, and how to say it to the user."""
         if tool.kind == "write":
             rules = [Rule(t, "*", f"{t}: *") for t in ("write_file", "edit_file")]
             return rules, "file edits in this project"
+        if tool.kind != "exec":  # an MCP tool: its target is its arguments, not a command
+            return [Rule(tool.name, "*", tool.name)], f"every {tool.name} call"
         cmd = tool.target(args)
         rule = self._narrow_rule(tool.name, cmd)
         if rule is not None:
@@ -297,12 +300,14 @@ class PermissionPolicy:
             return [rule], f"{rule.text!r} ({stem}, alone or with more arguments)"
         return [Rule(tool.name, cmd, f"{tool.name}: {cmd}", exact=True)], "this exact command"
 
-    def _how_to_allow(self, tool: Tool, args: ToolArgs) -> str:
+    def _how_to_allow(self, tool: AnyTool, args: Any) -> str:
         """How the user could let this very call through without being asked."""
         if tool.path_target:
             rp = resolve_path(self.root, tool.target(args))
             rule = f"{tool.name}: {rp.rel if rp.inside else rp.path.as_posix()}"
             return f"--permission-mode edits, or add a permissions.allow rule such as {rule!r}"
+        if tool.kind != "exec":
+            return f"--permission-mode yolo, or add a permissions.allow rule such as {tool.name!r}"
         script = shell.parse(tool.target(args))
         rules = [self._rule_for(tool.name, c, narrow=False) for c in script.commands]
         if script.unvouched or any(self._writes(script)) or not rules or None in rules:
@@ -314,7 +319,7 @@ class PermissionPolicy:
 
     # -- asking -----------------------------------------------------------------------------
     async def check(
-        self, tool: Tool, args: ToolArgs, tool_input: dict[str, Any], ctx: ToolContext
+        self, tool: AnyTool, args: Any, tool_input: dict[str, Any], ctx: ToolContext
     ) -> str | None:
         """None when the call may run; otherwise the reason it may not, for the model."""
         d = self.decide(tool, args)
@@ -328,7 +333,7 @@ class PermissionPolicy:
                 "user to change permissions.deny."
             )
         if self.approver is None:
-            what = "file changes" if tool.kind == "write" else "commands"
+            what = {"write": "file changes", "exec": "commands"}.get(tool.kind, "these calls")
             why = f" ({d.reason})" if d.reason else ""
             return (
                 f"permission denied: {tool.name} needs approval in {self.mode!r} permission "

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from ..llm.types import Block
 from .events import AgentEvent, AgentEventType
 from .permissions import PermissionPolicy
-from .tools import Tool, ToolArgs, ToolContext, ToolError, ToolResult, get_tool
+from .tools import AnyTool, ToolContext, ToolError, ToolResult, ToolSource, get_tool
 
 __all__ = ["INTERRUPTED", "ToolRunner", "answer_all"]
 
@@ -32,8 +32,8 @@ class _Prepared:
 
     def __init__(self, call: Block) -> None:
         self.call = call
-        self.tool: Tool | None = None
-        self.args: ToolArgs | None = None
+        self.tool: AnyTool | None = None
+        self.args: Any = None
         self.raw: dict[str, Any] = {}
         self.error = ""
 
@@ -49,16 +49,29 @@ class _Prepared:
 
 
 class ToolRunner:
-    def __init__(self, tools: tuple[str, ...], policy: PermissionPolicy, ctx: ToolContext) -> None:
+    def __init__(
+        self,
+        tools: tuple[str, ...],
+        policy: PermissionPolicy,
+        ctx: ToolContext,
+        source: ToolSource | None = None,
+    ) -> None:
         self.tools = tools
         self.policy = policy
         self.ctx = ctx
+        self.source = source  # tools beyond the built-in ones (MCP servers)
 
     def prepare(self, call: Block) -> _Prepared:
         p = _Prepared(call)
-        tool = get_tool(call.name) if call.name in self.tools else None
+        tool: AnyTool | None = get_tool(call.name) if call.name in self.tools else None
+        if tool is None and self.source is not None:
+            tool = self.source.get(call.name)
         if tool is None:
-            p.error = f"unknown tool {call.name!r}; the tools are: {', '.join(self.tools)}"
+            names = [*self.tools, *(self.source.names() if self.source is not None else [])]
+            listed = ", ".join(names[:60]) + (
+                f", … ({len(names)} in all)" if len(names) > 60 else ""
+            )
+            p.error = f"unknown tool {call.name!r}; the tools are: {listed}"
             return p
         p.tool = tool
         try:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .tools import ALL_TOOLS
+from .tools import ALL_TOOLS, ToolSource
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -40,7 +40,9 @@ class AgentSettings:
     max_turns: int
     """Model calls per user turn before the turn ends with ``max_turns``."""
     tools: tuple[str, ...] = ALL_TOOLS
-    """The tools offered to the model."""
+    """The built-in tools offered to the model."""
+    tool_source: ToolSource | None = None
+    """More tools, asked before each request (the MCP servers'); subagents get none."""
     role_label: str | None = None
     """A subagent's role (its system prompt says it is one); None for the main agent."""
     context: str | None = None

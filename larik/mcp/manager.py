@@ -88,6 +88,10 @@ class McpManager:
             *(s.wait_settled(s.config.startup_timeout + 5) for s in self.servers.values())
         )
 
+    def problems(self) -> list[str]:
+        """One line per server that failed (its reason and the end of its stderr)."""
+        return [s.unavailable() for s in self.servers.values() if s.state is State.FAILED]
+
     async def close(self) -> None:
         """Stop every server; their processes are gone when this returns."""
         await asyncio.gather(*(s.stop() for s in self.servers.values()), return_exceptions=True)

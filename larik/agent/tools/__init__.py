@@ -9,6 +9,10 @@
 
 ``KIND`` drives the permission modes; read tools (and explore subagents) may run concurrently.
 File tools have ``PATH_TARGET = True``: their target is a path, confined to the project root.
+
+Tools that come and go while a session runs (MCP servers' tools) are not modules here: a
+:class:`ToolSource` hands the agent their specs for each request and looks up the calls it does
+not know; each is an :class:`AnyTool`, the same interface :class:`Tool` has.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -30,7 +34,9 @@ from ..paths import resolve_path
 __all__ = [
     "ALL_TOOLS",
     "READ_ONLY_TOOLS",
+    "AnyTool",
     "Tool",
+    "ToolSource",
     "ToolArgs",
     "ToolContext",
     "ToolError",
@@ -39,7 +45,7 @@ __all__ = [
     "tool_specs",
 ]
 
-Kind = Literal["read", "write", "exec", "task"]
+Kind = Literal["read", "write", "exec", "task", "mcp"]
 
 
 class ToolError(Exception):
@@ -125,6 +131,34 @@ class Tool:
             description=self.description,
             input_schema=_clean_schema(self.args.model_json_schema()),
         )
+
+
+class AnyTool(Protocol):
+    """What the tool runner and the permission policy use of a tool: :class:`Tool` for the
+    built-in ones, other classes for tools a :class:`ToolSource` brings."""
+
+    name: str
+    kind: str
+    path_target: bool
+
+    @property
+    def args(self) -> type[BaseModel]: ...
+    async def run(self, args: Any, ctx: ToolContext) -> ToolResult: ...
+    def target(self, args: Any) -> str: ...
+    def summary(self, args: Any) -> str: ...
+    async def preview(self, args: Any, ctx: ToolContext) -> str: ...
+    def read_only(self, args: Any) -> bool: ...
+    def spec(self) -> ToolSpec: ...
+
+
+class ToolSource(Protocol):
+    """Tools beyond the built-in ones, e.g. MCP servers' (:class:`larik.mcp.manager.McpManager`).
+    ``specs(window)`` is asked before every request (the tools may change; a source may send
+    fewer schemas to a model with a small ``window``); ``get`` finds a called tool by name."""
+
+    def get(self, name: str) -> AnyTool | None: ...
+    def names(self) -> list[str]: ...
+    def specs(self, window: int) -> list[ToolSpec]: ...
 
 
 _cache: dict[str, Tool] = {}

@@ -28,6 +28,7 @@ from google.genai import types
 
 from ..errors import APIError
 from ..replay import replayable_blocks
+from ..schema import gemini_schema
 from ..types import Block, Message, Request, StopReason, StreamEvent, Usage
 
 __all__ = [
@@ -138,7 +139,7 @@ def build_config(request: Request, thinking: bool | None = None) -> types.Genera
                     types.FunctionDeclaration(
                         name=t.name,
                         description=t.description,
-                        parameters_json_schema=t.input_schema,
+                        parameters_json_schema=gemini_schema(t.input_schema),
                     )
                     for t in request.tools
                 ]

@@ -1,0 +1,81 @@
+"""``larik mcp list|add|remove``."""
+
+from __future__ import annotations
+
+import json
+import stat
+import sys
+
+from larik.config import load_config, user_config_path
+from tests.mcp.conftest import SCRIPT
+from tests.test_printmode import larik
+
+
+def test_add_list_and_remove_a_stdio_server(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = larik(
+        "mcp", "add", "fs", "--env", "TOKEN=${FS_TOKEN}", "--", "npx", "-y", "server-fs", "/tmp"
+    )
+    assert code == 0, err
+    server = load_config(tmp_path).mcp.servers["fs"]
+    assert server.command == "npx" and server.args == ["-y", "server-fs", "/tmp"]
+    assert server.env == {"TOKEN": "${FS_TOKEN}"}
+    assert stat.S_IMODE(user_config_path().stat().st_mode) == 0o600  # env may hold a token
+    code, out, err = larik("mcp", "list", "--json")
+    [row] = json.loads(out)["servers"]
+    assert row["name"] == "fs" and row["target"] == "npx -y server-fs /tmp"
+    code, out, err = larik("mcp", "remove", "fs")
+    assert code == 0 and "fs" not in load_config(tmp_path).mcp.servers
+
+
+def test_add_an_http_server_with_a_header(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = larik(
+        "mcp",
+        "add",
+        "web",
+        "--url",
+        "https://mcp.example.com/mcp",
+        "-H",
+        "Authorization: Bearer ${T}",
+    )
+    assert code == 0, err
+    server = load_config(tmp_path).mcp.servers["web"]
+    assert server.headers == {"Authorization": "Bearer ${T}"}
+
+
+def test_bad_adds_are_one_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = larik("mcp", "add", "x", "--url", "http://evil.example/mcp")
+    assert code == 2 and "plain http" in err and err.count("\n") == 1
+    code, _, err = larik("mcp", "add", "a__b", "--", "cmd")
+    assert code == 2 and "server name" in err
+    code, _, err = larik("mcp", "add", "x")
+    assert code == 2 and "either command" in err
+    assert larik("mcp", "add", "x", "--", "cmd")[0] == 0
+    code, _, err = larik("mcp", "add", "x", "--", "other")
+    assert code == 2 and "already configured" in err
+    code, _, err = larik("mcp", "remove", "nope")
+    assert code == 1 and "no MCP server named 'nope'" in err
+
+
+def test_list_check_starts_the_servers_and_reports_them(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert larik("mcp", "add", "good", "--", sys.executable, str(SCRIPT), "ok")[0] == 0
+    assert larik("mcp", "add", "bad", "--", sys.executable, str(SCRIPT), "exit")[0] == 0
+    code, out, err = larik("mcp", "list", "--check", "--json")
+    rows = {r["name"]: r for r in json.loads(out)["servers"]}
+    assert rows["good"]["state"] == "ready" and rows["good"]["tools"] >= 8
+    assert (
+        rows["bad"]["state"] == "failed" and "fatal: missing GITHUB_TOKEN" in rows["bad"]["error"]
+    )
+
+
+def test_a_project_server_is_not_removed_from_the_user_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"p": {"command": "x"}}}))
+    code, out, err = larik("mcp", "list")
+    assert "No MCP servers" in out and "ignored (untrusted project)" in err
+    code, _, err = larik("mcp", "remove", "p")
+    assert code == 1 and ".mcp.json (a project file)" in err
