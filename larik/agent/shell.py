@@ -122,6 +122,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "stdbuf": Wrapper(valued=_set("-i -o -e --input --output --error")),
     "setsid": Wrapper(flags=_set("-c -f -w --ctty --fork --wait")),
     "coproc": Wrapper(),
+    "!": Wrapper(),  # `! ! cmd`: the grammar reads the second `!` as a command name
     "xargs": Wrapper(
         flags=_set(
             "-0 -r -t -p -x -o --null --no-run-if-empty --verbose --interactive --exit --open-tty"

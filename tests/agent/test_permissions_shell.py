@@ -220,6 +220,7 @@ DENIED_TOUCH = [
     'echo "${y:-$(touch x)}"',
     "ls >(touch x)",
     "f() { touch x; }",
+    "! ! touch x",  # the grammar reads the second `!` as a command name
     "a=$(touch x)",
 ]
 
