@@ -14,7 +14,8 @@ over folders two levels deep (about 14 files a folder, as in a real source tree)
 agent uses) is set up with a first snapshot, timed on its own (it stores every file). Then each
 round, for each variant in a rotating order, the named number of files is modified (appended
 to, so the size changes too) and one snapshot is timed: the wall time of ``snapshot()``, which
-is what a turn waits for before its first change. ``undo 10`` times ``plan`` + ``apply`` of a
+is what a turn waits for before its first change, and the CPU time it took (this process and
+the git commands together: less sensitive than wall time to a busy machine). ``undo 10`` times ``plan`` + ``apply`` of a
 step that changed 10 files (what ``/undo`` does after its own snapshot).
 """
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -71,6 +73,7 @@ def measure(n: int, rounds: int, profile: bool) -> list[TableRow]:
         times: dict[str, list[float]] = {f"{k} changed": [] for k in CHANGES}
         times["undo 10"] = []
         names = list(times)
+        cpu: dict[str, list[float]] = {name: [] for name in names}
         for r in range(rounds):
             order = names[r % len(names) :] + names[: r % len(names)]
             for name in order:
@@ -78,22 +81,36 @@ def measure(n: int, rounds: int, profile: bool) -> list[TableRow]:
                     before = repo.snapshot()
                     touch(files, 10, rnd)
                     after = repo.snapshot()
+                    c = _cpu()
                     t = time.perf_counter()
                     repo.apply(repo.plan([Step(before.tree, after.tree)], after))
                     times[name].append(time.perf_counter() - t)
+                    cpu[name].append(_cpu() - c)
                     continue
                 touch(files, int(name.split()[0]), rnd)
+                c = _cpu()
                 t = time.perf_counter()
                 repo.snapshot()
                 times[name].append(time.perf_counter() - t)
+                cpu[name].append(_cpu() - c)
         if profile:
             _profile(repo, files, rnd)
-    rows = [TableRow([f"{n:,} files", "first snapshot", f"{first * 1000:.0f}", "", ""], True)]
+    first_row = [f"{n:,} files", "first snapshot", f"{first * 1000:.0f}", "", "", ""]
+    rows = [TableRow(first_row, True)]
     for name in names:
-        s = stat(times[name])
+        s, c = stat(times[name]), stat(cpu[name])
         cells = [f"{n:,} files", name, f"{s.median * 1000:.1f}", f"{s.low * 1000:.1f}"]
-        rows.append(TableRow([*cells, f"{s.high * 1000:.1f}"]))
+        rows.append(TableRow([*cells, f"{s.high * 1000:.1f}", f"{c.median * 1000:.1f}"]))
     return rows
+
+
+def _cpu() -> float:
+    """CPU seconds used so far by this process and the git commands it waited for."""
+    me, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _profile(repo: ShadowRepo, files: list[Path], rnd: random.Random) -> None:
@@ -122,7 +139,7 @@ def main() -> None:
     rows = []
     for n in args.files:
         rows += measure(n, args.rounds, args.profile)
-    print_table(["project", "snapshot", "median ms", "min", "max"], rows)
+    print_table(["project", "snapshot", "median ms", "min", "max", "cpu ms"], rows)
     print()
     print("\n".join(machine_lines()))
 

@@ -37,6 +37,7 @@ __all__ = [
     "Rewind",
     "Turn",
     "fork_session",
+    "one_line",
     "turns_of",
 ]
 
@@ -44,10 +45,15 @@ _ID = re.compile(r"[0-9a-f]{40}")
 MAX_FILES_LISTED = 200  # files named in one transcript record (the trees hold them all)
 
 
+def one_line(text: str) -> str:
+    """A prompt on one line (for lists)."""
+    return " ".join(text.split())
+
+
 @dataclass
 class Turn:
     n: int
-    prompt: str
+    prompt: str  # its text as typed
     at: str = ""  # when it started (ISO 8601), "" when not recorded
     before: str = ""  # the checkpoint taken before its first change ("" none: no changes)
     after: str = ""  # the files' state it left ("" not recorded: it never ended cleanly)
@@ -116,7 +122,7 @@ def _prompt_text(message: object) -> str | None:
     if all(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
         return None
     texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
-    return " ".join(" ".join(t for t in texts if isinstance(t, str)).split())
+    return "\n".join(t for t in texts if isinstance(t, str))
 
 
 @dataclass
@@ -182,6 +188,7 @@ class Checkpointer:
         self.turns: list[Turn] = []
         self._current: Turn | None = None
         self._lock = asyncio.Lock()
+        self._warm: asyncio.Future[None] | None = None
         self.why_off = ""
 
     @property
@@ -196,10 +203,21 @@ class Checkpointer:
 
     # -- the agent's hooks ------------------------------------------------------------------
     def begin_turn(self, prompt: str) -> None:
-        turn = Turn(len(self.turns) + 1, " ".join(prompt.split()), _now())
+        turn = Turn(len(self.turns) + 1, prompt, _now())
         self.turns.append(turn)
         self._current = turn
         self._record({"kind": "turn", "turn": turn.n, "at": turn.at})
+        if self.enabled and self._warm is None:
+            self._warm = asyncio.get_running_loop().run_in_executor(None, self._warm_up)
+
+    def _warm_up(self) -> None:
+        """The session's first snapshot, while the model thinks: in a project never
+        checkpointed before it stores every file (seconds for thousands), after that it fills
+        the index's stat cache; the turn's own checkpoint then costs only what changed."""
+        try:
+            self.repo.snapshot()
+        except CheckpointError:
+            pass  # the turn's own checkpoint says why
 
     async def before_change(self, emit: Callable[[AgentEvent], None] | None = None) -> None:
         """Before a tool call that may change files: the turn's checkpoint, once; its event

@@ -148,6 +148,8 @@ def _restored(done: Any) -> dict[str, Any]:
 
 
 def _list(cp: Any, session_id: str, json_out: bool) -> int:
+    from ..agent.rewind import one_line
+
     if json_out:
         rows = [
             {
@@ -169,7 +171,7 @@ def _list(cp: Any, session_id: str, json_out: bool) -> int:
     for t in cp.turns:
         files = ", ".join(t.files[:4]) + (f" +{len(t.files) - 4}" if len(t.files) > 4 else "")
         state = " (undone)" if t.undone else ""
-        print(f"{t.n:>3}  {_time(t.at):<16}  {_clip(t.prompt, 50):<50}  {files or '-'}{state}")
+        print(f"{t.n:>3}  {_time(t.at):<16}  {_clip(one_line(t.prompt), 50):<50}  {files or '-'}{state}")
     print("Go back with: larik rewind N [--code | --conversation]")
     return 0
 
