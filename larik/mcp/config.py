@@ -98,7 +98,7 @@ class McpServerConfig(BaseModel):
     @classmethod
     def _check_url(cls, v: str) -> str:
         if v and "${" not in v:
-            from ..config import validate_base_url
+            from ..llm.net import validate_base_url
 
             validate_base_url(v)
         return v
@@ -255,7 +255,7 @@ def expand(cfg: McpServerConfig, environ: Mapping[str, str] | None = None) -> Ex
         # "Bearer TOKEN": the token alone is the secret too (it may appear without the prefix)
         secrets.extend(part for part in headers[key].split() if len(part) >= 8)
     if url:
-        from ..config import validate_base_url
+        from ..llm.net import validate_base_url
 
         validate_base_url(url)
     return Expanded(command, args, env, cwd, url, headers, tuple(s for s in secrets if s))

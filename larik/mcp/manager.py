@@ -56,7 +56,8 @@ class McpManager:
     ) -> None:
         self.config = config
         self.root = Path(root)
-        self.on_change = on_change
+        self.listeners: list[Callable[[McpServer], None]] = [on_change] if on_change else []
+        """Called with a server whenever its state changes (the TUI's status line, /mcp)."""
         self.servers: dict[str, McpServer] = {
             name: McpServer(name, cfg, self.root, self._changed)
             for name, cfg in config.servers.items()
@@ -73,8 +74,8 @@ class McpManager:
 
     def _changed(self, server: McpServer) -> None:
         self._tools = {}
-        if self.on_change is not None:
-            self.on_change(server)
+        for listener in list(self.listeners):
+            listener(server)
 
     # -- lifecycle --------------------------------------------------------------------------------
     def start_all(self) -> None:
@@ -95,6 +96,15 @@ class McpManager:
     async def close(self) -> None:
         """Stop every server; their processes are gone when this returns."""
         await asyncio.gather(*(s.stop() for s in self.servers.values()), return_exceptions=True)
+
+    def summary(self) -> str:
+        """A few words for a status line: ``mcp 2/3`` (ready of enabled), with failures."""
+        enabled = [s for s in self.servers.values() if s.state is not State.DISABLED]
+        if not enabled:
+            return ""
+        ready = sum(s.state is State.READY for s in enabled)
+        failed = sum(s.state is State.FAILED for s in enabled)
+        return f"mcp {ready}/{len(enabled)}" + (f" ({failed} failed)" if failed else "")
 
     async def set_enabled(self, name: str, enabled: bool) -> McpServer:
         """Enable (and start) or disable (and stop) a server for this session."""
