@@ -78,7 +78,7 @@ async def attach_resources(text: str, manager: McpManager) -> Attached:
                 out.blocks.append(Block.image(mime, str(blob)))
             else:
                 texts.append(resource_text(contents))
-        body = clip("\n".join(texts), MAX_TEXT)
+        body = server.mask(clip("\n".join(texts), MAX_TEXT))
         out.blocks.append(Block.text_block(f"<resource {mention}>\n{body}\n</resource>"))
         out.names.append(mention)
     return out
@@ -167,5 +167,6 @@ async def run_prompt(manager: McpManager, info: PromptInfo, line: str) -> list[B
             images.append(Block.image(content.mime_type, str(content.data)))
         elif kind == "resource":
             texts.append(resource_text(getattr(content, "resource", None)))
-    text = clip("\n\n".join(t for t in texts if t)) or f"(prompt {info.name} returned nothing)"
+    text = manager.servers[info.server].mask(clip("\n\n".join(t for t in texts if t)))
+    text = text or f"(prompt {info.name} returned nothing)"
     return [Block.text_block(text), *images]

@@ -147,10 +147,13 @@ class McpServer:
         return self.mask(self._tail.text())
 
     def mask(self, text: str) -> str:
+        """``text`` without this server's secrets (nor any other Larik knows)."""
+        from ..llm import secrets
+
         for value in self._secrets:
             if value and value in text:
                 text = text.replace(value, _MASK)
-        return text
+        return secrets.mask(text)
 
     def _set(self, state: State, error: str = "") -> None:
         self.state = state
@@ -479,10 +482,7 @@ def _quiet_sdk_logging() -> None:
 
 
 def _remember_secrets(values: tuple[str, ...]) -> None:
-    """Register the server's secret values with Larik's masking of outgoing text, when the
-    process-wide registry exists (``larik.llm.secrets``)."""
-    try:
-        from ..llm import secrets  # type: ignore[attr-defined]
-    except ImportError:
-        return
+    """Register the server's secret values with Larik's masking of all outgoing text."""
+    from ..llm import secrets
+
     secrets.remember(*values)

@@ -75,7 +75,7 @@ class McpTool:
             raise ToolError(str(e)) from None
         parts = result_parts(result)
         return ToolResult(
-            parts.text,
+            server.mask(parts.text),  # a server echoing its token must not send it to the model
             is_error=parts.is_error,
             images=parts.images,
             data={"mcp_server": self.info.server},

@@ -169,3 +169,22 @@ def test_an_untrusted_projects_mcp_json_does_not_start_in_print_mode(tmp_path, p
     assert mark.exists()
     [result] = tool_results(out)
     assert result["content"] == "echo: x"
+
+
+def test_a_server_echoing_its_token_does_not_send_it_to_the_model(tmp_path, project, monkeypatch):
+    from larik.llm import secrets
+
+    monkeypatch.setenv("TEST_MCP_TOKEN", "tok-0123456789abcdef")
+    write_user(server_toml(extra='env = { GITHUB_TOKEN = "${TEST_MCP_TOKEN}" }\n'))
+    model = script(
+        tmp_path / "s.json",
+        {"tool_calls": [{"name": "mcp__t__env", "input": {"name": "GITHUB_TOKEN"}}]},
+        {"text": "done"},
+    )
+    try:
+        code, out, err = run(project, model, mode="yolo")
+        [result] = tool_results(out)
+        assert result["content"] == "***"  # the server had the value; the model sees a mask
+        assert "tok-0123456789abcdef" not in out
+    finally:
+        secrets.forget_all()

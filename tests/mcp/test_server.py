@@ -161,6 +161,10 @@ async def test_env_variables_are_expanded_and_the_servers_secrets_masked(tmp_pat
         parts = result_parts(await server.call_tool("env", {"name": "GITHUB_TOKEN"}))
         assert parts.text == "tok-0123456789abcdef"  # the server gets the value
         assert server.mask("token tok-0123456789abcdef leaked") == "token *** leaked"
+        from larik.llm import secrets  # and so does all of Larik's outgoing text
+
+        assert secrets.mask("x tok-0123456789abcdef") == "x ***"
+        secrets.forget_all()
         # Larik's own keys are not passed to servers unless the config says so
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-should-not-leak")
     finally:
