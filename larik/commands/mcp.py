@@ -6,7 +6,6 @@ by ``list --check``, which starts the servers).
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -74,6 +73,8 @@ def list_cmd(
     if pt is not None and not pt.trusted:
         print(pt.ignored_line(), file=sys.stderr)
     if json_out:
+        import json
+
         print(json.dumps({"servers": rows}, indent=2))
         return
     if not rows:
