@@ -9,6 +9,7 @@ none). A request sends ``system=[prefix, context]``.
 
 from __future__ import annotations
 
+import os
 import platform
 import subprocess
 from datetime import date
@@ -84,10 +85,22 @@ def project_instructions(root: Path) -> tuple[str, str] | None:
     return None
 
 
+# reading the project's repository must not change it (no index refresh written back) nor
+# run what its .git/config names (an fsmonitor program, hooks)
+_READ_ONLY_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
+
+
 def _git(root: Path, *args: str) -> str | None:
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
     try:
         proc = subprocess.run(
-            ["git", *args], cwd=root, capture_output=True, text=True, timeout=5, check=False
+            ["git", *_READ_ONLY_GIT, *args],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+            env=env,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None

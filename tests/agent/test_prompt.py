@@ -44,3 +44,25 @@ def test_huge_instructions_are_cut(project):
     (project / "AGENTS.md").write_text("x" * 50_000)
     ctx = prompt.session_context(project)
     assert len(ctx) < 25_000 and "AGENTS.md cut at" in ctx
+
+
+def test_the_git_summary_runs_no_fsmonitor_of_the_project_and_writes_nothing_to_its_git(
+    git_project,
+):
+    """A cloned repository's .git/config could name a program as core.fsmonitor: `git status`
+    would run it at every session start. The summary reads with it off and writes no index."""
+    from .test_checkpoints import git, tree_digest
+
+    marker = git_project.parent / "ran"
+    evil = git_project.parent / "evil.sh"
+    evil.write_text(f"#!/bin/sh\necho ran >> {marker}\n")
+    evil.chmod(0o755)
+    git(git_project, "add", "-A")
+    git(git_project, "commit", "-qm", "one")
+    git(git_project, "config", "core.fsmonitor", str(evil))
+    (git_project / "calc.py").write_text("changed\n")  # the index's stat data goes stale
+    state = tree_digest(git_project / ".git")
+    ctx = prompt.session_context(git_project)
+    assert "calc.py" in ctx
+    assert not marker.exists()
+    assert tree_digest(git_project / ".git") == state
