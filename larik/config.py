@@ -53,6 +53,7 @@ __all__ = [
     "PermissionsConfig",
     "ProviderConfig",
     "RoutingSnapshot",
+    "StuckConfig",
     "is_loopback_host",
     "load_config",
     "project_config_path",
@@ -195,6 +196,21 @@ class ModelOverride(_Strict):
     """Paid by a flat-rate plan: ranked right after local models by suggest_routing."""
 
 
+class StuckConfig(_Strict):
+    """``[stuck]``: when a model going round in circles is told so, then stopped (0: off)."""
+
+    repeats: int = Field(default=3, ge=0)
+    """The same call with the same result this many times in a row."""
+    alternations: int = Field(default=3, ge=0)
+    """Two calls taking turns (A B A B …), this many times each."""
+    text_repeats: int = Field(default=3, ge=0)
+    """The same reply text this many times in a row."""
+    tool_errors: int = Field(default=5, ge=0)
+    """Errors in a row from one tool."""
+    warnings: int = Field(default=1, ge=0)
+    """Detections answered with a nudge to the model before the turn ends ``stuck``."""
+
+
 class PermissionsConfig(_Strict):
     """``[permissions]``: what tools may do without asking."""
 
@@ -262,6 +278,8 @@ class Config(BaseModel):
     """Seconds to wait for the first streamed chunk of a reply."""
     idle_timeout: float = Field(default=180.0, gt=0)
     """Seconds to wait between streamed chunks."""
+    stuck: StuckConfig = Field(default_factory=StuckConfig)
+    """When a looping model is nudged, then stopped."""
     trusted_projects: list[str] = Field(default_factory=list)
     """User config only: project folders whose own config may loosen safety or run code."""
     checkpoints: bool = True

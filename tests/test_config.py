@@ -289,10 +289,10 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
 
 
 def test_the_configuration_doc_names_every_key():
-    from larik.config import ModelOverride, PermissionsConfig, ProviderConfig
+    from larik.config import ModelOverride, PermissionsConfig, ProviderConfig, StuckConfig
 
     text = DOC.read_text()
-    for model in (Config, ProviderConfig, ModelOverride, PermissionsConfig):
+    for model in (Config, ProviderConfig, ModelOverride, PermissionsConfig, StuckConfig):
         for name in model.model_fields:
             documented = f"`{name}`" in text or f"`[{name}" in text  # a key or a [table]
             assert documented, f"{model.__name__}.{name} is not documented"

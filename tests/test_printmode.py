@@ -128,6 +128,21 @@ def test_the_max_turns_limit_exits_1_and_says_why(project, tmp_path):
     assert code == 1 and json.loads(out)["stop_reason"] == "max_turns"
 
 
+def test_a_looping_model_ends_stuck_in_json_and_stream_json(project, tmp_path):
+    call = {"tool_calls": [{"name": "glob", "input": {"pattern": "*"}}]}
+    model = write_script(tmp_path / "s.json", *[call] * 100)
+    code, out, _ = larik("-p", "loop", "-m", model, "--output-format", "json")
+    result = json.loads(out)
+    assert code == 1 and result["stop_reason"] == "stuck" and not result["ok"]
+    code, out, _ = larik("-p", "loop", "-m", model, "--output-format", "stream-json")
+    lines = [json.loads(x) for x in out.splitlines()]
+    end = [x for x in lines if x["type"] == "turn_end"][0]
+    assert code == 1 and end["stop_reason"] == "stuck" and end["data"]["stuck"] == "repeat"
+    assert lines[-1]["stop_reason"] == "stuck"
+    code, out, err = larik("-p", "loop", "-m", model)
+    assert code == 1 and "stuck" in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize(
     "argv,needle",
     [

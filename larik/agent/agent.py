@@ -13,7 +13,8 @@ conversation valid for every provider — the partial reply kept (marked interru
 call given a result (synthesised "interrupted" errors for those that did not finish), running
 commands killed. A reply cut at the output limit ends the turn with ``max_tokens`` and a warning
 (its tool calls, if any, still get results). Hitting ``max_turns`` ends the turn with stop reason
-``max_turns`` and ``data["max_turns"]``.
+``max_turns`` and ``data["max_turns"]``. A model going round in circles (:mod:`.stuck`) is told
+so once in a tool result, then its turn ends with stop reason ``stuck`` and ``data["stuck"]``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from .runner import ToolRunner, answer_all
 from .session_log import SessionLog, session_path
 from .sessions import Rebuilt, project_dir, rebuild
 from .settings import AgentSettings, Resolver
+from .stuck import StuckDetector
 from .subagent import subagent_answer, tools_for
 from .tools import ToolContext, ToolError, ToolSource, tool_specs
 from .transcript import Transcript, new_session_id
@@ -127,6 +129,7 @@ class Agent:
         self.checkpoints = Checkpointer(s.root, self._record, enabled=on)
         """The session's turns and checkpoints: ``/undo`` and ``/rewind`` use it."""
         self._ctx.before_change = lambda: self.checkpoints.before_change(self._ctx.emit)
+        self._stuck = StuckDetector(s.config.stuck)
         self._notices: list[AgentEvent] = []
         self._partial: _Partial | None = None
         self._running: _Running | None = None
@@ -288,6 +291,7 @@ class Agent:
             await prev.aclose()  # abandoned mid-way: its cleanup settles the conversation
         try:
             self._settle()
+            self._stuck.start_turn()
             async for ev in self._probe():
                 yield ev
             for ev in self._take_notices():
@@ -337,7 +341,7 @@ class Agent:
                 warn=True,
             )
         if uses:
-            async for ev in self._run_tools(uses):
+            async for ev in self._run_tools(msg, uses):
                 yield ev
             if last:
                 yield self._notice(
@@ -461,7 +465,7 @@ class Agent:
         return caps.warnings
 
     # -- tools --------------------------------------------------------------------------------
-    async def _run_tools(self, calls: list[Block]) -> AsyncIterator[AgentEvent]:
+    async def _run_tools(self, reply: Message, calls: list[Block]) -> AsyncIterator[AgentEvent]:
         queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
         results: dict[int, Block] = {}
         self._ctx.emit = queue.put_nowait
@@ -472,9 +476,17 @@ class Agent:
             yield ev
         self._running = None
         task.result()
-        msg = Message(role="user", blocks=answer_all(calls, results))
+        keys = [(c.name, self._runner.call_key(c)) for c in calls]
+        blocks, verdicts = self._stuck.review(reply.text(), keys, answer_all(calls, results))
+        msg = Message(role="user", blocks=blocks)
         self._append(msg)
         yield AgentEvent(E.MESSAGE, message=msg)
+        for v in verdicts:
+            if v.stop:
+                yield self._notice(v.message, warn=True)
+                data = {"stuck": v.pattern, "repeats": v.count}
+                raise _TurnOver(StopReason.STUCK, reply.text(), data)
+            yield self._notice(f"the model is repeating itself ({v.what}); told it so", warn=True)
 
     def spawn(self, role: str) -> Agent:
         """A subagent for ``role`` (what the ``task`` tool runs): a new conversation on the

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from ..llm.types import Block
 from .events import AgentEvent, AgentEventType
 from .permissions import PermissionPolicy
+from .stuck import call_key
 from .tools import AnyTool, ToolContext, ToolError, ToolResult, ToolSource, get_tool
 
 __all__ = ["INTERRUPTED", "ToolRunner", "answer_all"]
@@ -85,6 +86,13 @@ class ToolRunner:
             p.error = f"invalid arguments for {call.name}: " + _validation_text(e)
         return p
 
+    def call_key(self, call: Block) -> str:
+        """The call as the stuck detector compares it: validated arguments (defaults filled
+        in) when they validate, else the raw text."""
+        p = self.prepare(call)
+        dump = getattr(p.args, "model_dump", None)
+        return call_key(call.name, dump(mode="json") if dump is not None else call.input)
+
     async def run_all(self, calls: list[Block], emit: Emit, results: dict[int, Block]) -> None:
         prepared = [self.prepare(c) for c in calls]
         i = 0
@@ -126,8 +134,8 @@ class ToolRunner:
         )
 
     async def _execute(self, p: _Prepared) -> ToolResult:
-        if p.error or p.tool is None or p.args is None:
-            return ToolResult(p.error, is_error=True)
+        if p.error or p.tool is None or p.args is None:  # unknown tool, unusable arguments
+            return ToolResult(p.error, is_error=True, data={"bad_call": True})
         try:
             denied = await self.policy.check(p.tool, p.args, p.raw, self.ctx)
             if denied:

@@ -34,16 +34,22 @@ async def subagent_answer(
 ) -> str:
     """The final answer of the subagent turn ``events``; its usage and notices go to
     ``forward``. A failed turn raises ToolError (the model sees an error result)."""
-    answer, error, max_turns = "", "", False
+    answer, error, max_turns, stuck = "", "", False, ""
     async for ev in events:
         if (ev.type is E.USAGE and ev.usage is not None) or ev.type is E.NOTICE:
             forward(ev)
         elif ev.type is E.TURN_END:
             answer, max_turns = ev.text, bool(ev.data.get("max_turns"))
+            stuck = str(ev.data.get("stuck") or "")
         elif ev.type is E.ERROR:
             error = ev.text
     if error:
         raise ToolError(f"the {role} subagent failed: {error}")
     if max_turns:
         answer += f"\n[the {role} subagent stopped at the max-turns limit before finishing]"
+    if stuck:
+        answer += (
+            f"\n[the {role} subagent was stopped: it was stuck repeating itself ({stuck}) "
+            "before finishing; do not give it the same job again unchanged]"
+        )
     return answer.strip() or f"(the {role} subagent finished without an answer)"

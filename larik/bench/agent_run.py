@@ -54,14 +54,20 @@ def make_agent_runner(
         try:
             async for ev in agent.run_turn(task.spec.prompt):
                 if ev.type is T.USAGE and ev.usage is not None:
-                    outcome.turns += 0 if ev.subagent else 1
+                    if ev.subagent:
+                        outcome.subagent_turns += 1
+                    else:
+                        outcome.turns += 1
                     outcome.usage = outcome.usage + ev.usage
                     if ev.cost is not None:
                         outcome.cost = (outcome.cost or 0.0) + ev.cost
                 elif ev.type is T.ERROR:
-                    outcome.error = ev.text
-                elif ev.type is T.TURN_END and ev.stop_reason is StopReason.MAX_TURNS:
-                    outcome.turn_limit = True
+                    outcome.error, outcome.stop = ev.text, "error"
+                elif ev.type is T.TOOL_END and ev.data.get("bad_call"):
+                    outcome.bad_calls += 1
+                elif ev.type is T.TURN_END:
+                    outcome.turn_limit = ev.stop_reason is StopReason.MAX_TURNS
+                    outcome.stop = str(ev.stop_reason or "")
         except APIError as e:
             outcome.error = str(e)
         finally:

@@ -35,6 +35,7 @@ PASS = ""
 CHECK_FAILED = "check failed"
 TIMEOUT = "time-out"
 TURN_LIMIT = "turn limit"
+STUCK = "stuck"
 PROVIDER_ERROR = "provider error"
 HARNESS_ERROR = "harness error"
 
@@ -48,6 +49,9 @@ class AgentOutcome:
     cost: float | None = None
     error: str = ""  # a provider error that ended the run
     turn_limit: bool = False
+    stop: str = ""  # the turn's stop reason ("end_turn", "max_turns", "stuck", …)
+    bad_calls: int = 0  # tool calls whose name or arguments could not be used
+    subagent_turns: int = 0  # model calls made by subagents
 
 
 @dataclass
@@ -59,6 +63,9 @@ class RunResult:
     reason: str  # "" when passed, else one of the constants above
     detail: str = ""
     turns: int = 0
+    stop: str = ""  # how the agent's turn ended: its stop reason, "error", "" (time-out)
+    bad_calls: int = 0  # tool calls with an unknown tool or arguments that did not parse/validate
+    subagent_turns: int = 0  # model calls made by subagents (not in ``turns``)
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
@@ -127,6 +134,9 @@ async def run_one(
                 if outcome.turn_limit:
                     result.reason = TURN_LIMIT
                     result.detail = f"stopped after {outcome.turns} model calls"
+                elif outcome.stop == STUCK:
+                    result.reason = STUCK
+                    result.detail = f"stopped as stuck after {outcome.turns} model calls"
                 else:
                     result.reason = CHECK_FAILED
                     result.detail = _last_line(check.output)
@@ -145,6 +155,9 @@ async def run_one(
 
 def _fill_usage(result: RunResult, outcome: AgentOutcome) -> None:
     result.turns = outcome.turns
+    result.stop = outcome.stop
+    result.bad_calls = outcome.bad_calls
+    result.subagent_turns = outcome.subagent_turns
     result.input_tokens = outcome.usage.input
     result.output_tokens = outcome.usage.output
     result.cache_read_tokens = outcome.usage.cache_read

@@ -215,6 +215,7 @@ class StopReason(StrEnum):
     ERROR = "error"
     INTERRUPTED = "interrupted"
     MAX_TURNS = "max_turns"  # the agent's turn limit, never a provider's
+    STUCK = "stuck"  # the agent stopped a model going round in circles, never a provider's
 
 
 class EventType(StrEnum):

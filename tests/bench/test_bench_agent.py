@@ -6,7 +6,14 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from larik.bench.agent_run import make_agent_runner
-from larik.bench.runner import CHECK_FAILED, PROVIDER_ERROR, TIMEOUT, TURN_LIMIT, run_bench
+from larik.bench.runner import (
+    CHECK_FAILED,
+    PROVIDER_ERROR,
+    STUCK,
+    TIMEOUT,
+    TURN_LIMIT,
+    run_bench,
+)
 from larik.bench.tasks import load_tasks
 from larik.cli import app
 from larik.config import Config
@@ -119,6 +126,15 @@ async def test_turn_limit_is_recorded(tmp_path, monkeypatch):
     loop = [{"tool_calls": [{"name": "read_file", "input": {"path": "stats.py"}}]}] * 3
     res = await run_bench(["looper"], [task], runner(tmp_path, {"looper": loop}))
     assert res[0].reason == TURN_LIMIT and res[0].turns == 2
+
+
+async def test_a_looping_model_ends_stuck_not_at_the_turn_limit_and_bad_calls_count(tmp_path):
+    task = TASKS["fix-failing-test"]
+    bad = {"tool_calls": [{"name": "read_file", "input": '{"path": '}]}
+    loop = [bad, *[{"tool_calls": [{"name": "read_file", "input": {"path": "stats.py"}}]}] * 40]
+    res = await run_bench(["looper"], [task], runner(tmp_path, {"looper": loop}))
+    assert res[0].reason == STUCK and res[0].stop == "stuck" and res[0].turns == 5
+    assert res[0].bad_calls == 1 and "stuck" in res[0].detail
 
 
 async def test_two_models_several_tasks_jobs_four_equals_jobs_one(tmp_path):

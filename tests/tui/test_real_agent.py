@@ -191,3 +191,15 @@ async def test_compact_clear_and_resume_commands_work_on_the_real_agent(real):
         await wait_for(pilot, lambda: app.session_id == first)
         await wait_for(pilot, lambda: "Summary: we said hello twice." in screen_text(app))
         assert "Earlier conversation, compacted" in screen_text(app)
+
+
+async def test_a_looping_model_ends_with_a_stuck_notice(real):
+    loop = {"tool_calls": [{"name": "glob", "input": {"pattern": "*"}}]}
+    app = real.app([loop] * 20)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "go")
+        await turn_done(pilot)
+        text = screen_text(app)
+        assert "going round in circles" in text and "the model is stuck" in text
+        assert len(real.provider.requests) == 4

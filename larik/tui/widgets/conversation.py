@@ -39,6 +39,7 @@ _STOP_NOTES = {  # by StopReason's values (a StrEnum: its members look these up)
     "max_tokens": ("the reply hit the output token limit", "warning"),
     "refusal": ("the model refused", "warning"),
     "error": ("the turn ended with an error", "error"),
+    "stuck": ("the model was going round in circles: the turn was stopped", "warning"),
 }
 
 
