@@ -69,7 +69,6 @@ BUILTIN_ROLES = ("smart", "worker", "explore", "compact")
 #: Roles that default to the current Claude models (see the catalog's ``[defaults]``).
 CLAUDE_ROLES = ("opus", "sonnet", "haiku")
 
-ProviderType = Literal["anthropic", "openai", "gemini", "ollama", "openai-compatible"]
 ReasoningHistory = Literal["inline", "field", "strip"]
 _SECRET_KEYS = ("api_key", "headers")
 #: A config file larger than this is refused unread (no config needs it; a huge value would
@@ -145,8 +144,8 @@ class _Strict(BaseModel):
 class ProviderConfig(_Strict):
     """One ``[providers.NAME]`` table: settings for a built-in provider or a custom one."""
 
-    type: ProviderType | None = None
-    """Adapter to use; required for a new provider, optional for a built-in one."""
+    type: str | None = None
+    """Adapter kind (a registered one); required for a new provider, optional for a built-in one."""
     base_url: str = ""
     """Endpoint; https, or http for 127.0.0.1/::1/localhost only. Empty: the default."""
     api_key: str = Field(default="", repr=False)
@@ -159,6 +158,16 @@ class ProviderConfig(_Strict):
     """openai-compatible only: send earlier reasoning back inline (<think>), as a field, or strip it."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Extra keyword arguments passed to the adapter as is."""
+
+    @field_validator("type")
+    @classmethod
+    def _check_type(cls, v: str | None) -> str | None:
+        from .llm import registry
+
+        known = [k.name for k in registry.kinds() if k.listed]
+        if v is not None and v not in known:
+            raise ValueError(f"must be one of {', '.join(known)}")
+        return v
 
     @field_validator("base_url")
     @classmethod

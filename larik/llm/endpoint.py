@@ -73,7 +73,7 @@ class Endpoint:
             return is_loopback_url(self.base_url)
         entry = registry.kind(self.kind)
         spec = registry.get(self.name)
-        return bool((entry is not None and entry.local) or (spec is not None and spec.local))
+        return bool((entry is not None and entry.in_process) or (spec is not None and spec.local))
 
     @property
     def key_hint(self) -> str:
@@ -175,7 +175,7 @@ def _base_url(
             validate_base_url(url)
         except ValueError as e:
             raise ConfigError(f"{where}: {e}") from None
-    elif kind is not None and not kind.local:
+    elif kind is not None and not kind.in_process:
         raise ConfigError(f"{where}: a {kind.name} provider needs one")
     return url
 

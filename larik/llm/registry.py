@@ -93,8 +93,8 @@ class Kind:
     """Turns ``base_url_env``'s value into a URL (``OLLAMA_HOST``'s ``host:port``); "module:attr"."""
     list_models_path: str = ""
     """``GET`` path under the base URL where a local server lists its models ("" = not probed)."""
-    local: bool = False
-    """Runs in this process or machine whatever its URL (``scripted``)."""
+    in_process: bool = False
+    """Runs in this process: no URL, no wire, so no conformance kit (``scripted``)."""
     per_model: bool = False
     """One adapter per model: the factory also gets ``model=`` (``scripted``: the script path)."""
     retry: bool = True
@@ -158,7 +158,7 @@ def register_kind(entry: Kind) -> Kind:
                 entry.credential_env_names,
                 type=entry.name,
                 base_url=entry.base_url,
-                local=entry.local,
+                local=entry.in_process,
             )
     return entry
 
@@ -279,11 +279,14 @@ def _scripted_factory(endpoint: Endpoint, *, model: str, **_: Any) -> ScriptedPr
 
 # ------------------------------------------------------------------------------- built-ins
 
+#: What an httpx2 client imports when it opens its first connection (the transport, TLS).
+HTTP_STACK = ("httpx2", "httpcore2", "h11", "anyio", "truststore")
+
 BUILTIN_KINDS = (
     Kind(
         name="anthropic",
         adapter="larik.llm.providers.anthropic:AnthropicProvider",
-        warm_modules=("httpx2", "anthropic"),
+        warm_modules=(*HTTP_STACK, "anthropic"),
         credential_env_names=("ANTHROPIC_API_KEY",),
         base_url="https://api.anthropic.com",
         base_url_env="ANTHROPIC_BASE_URL",
@@ -291,7 +294,7 @@ BUILTIN_KINDS = (
     Kind(
         name="openai",
         adapter="larik.llm.providers.openai_responses:OpenAIResponsesProvider",
-        warm_modules=("httpx2", "openai"),
+        warm_modules=(*HTTP_STACK, "openai"),
         credential_env_names=("OPENAI_API_KEY",),
         base_url="https://api.openai.com/v1",
         base_url_env="OPENAI_BASE_URL",
@@ -300,7 +303,7 @@ BUILTIN_KINDS = (
     Kind(
         name="gemini",
         adapter="larik.llm.providers.gemini:GeminiProvider",
-        warm_modules=("httpx2", "google.genai"),
+        warm_modules=(*HTTP_STACK, "google.genai"),
         credential_env_names=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
         base_url="https://generativelanguage.googleapis.com/",
         base_url_env="GOOGLE_GEMINI_BASE_URL",
@@ -308,7 +311,7 @@ BUILTIN_KINDS = (
     Kind(
         name="ollama",
         adapter="larik.llm.providers.ollama:OllamaProvider",
-        warm_modules=("httpx2",),
+        warm_modules=HTTP_STACK,
         optional_key_env=("OLLAMA_API_KEY",),
         base_url="http://127.0.0.1:11434",
         base_url_env="OLLAMA_HOST",
@@ -318,7 +321,7 @@ BUILTIN_KINDS = (
     Kind(
         name="openai-compatible",
         adapter="larik.llm.providers.openai_compat:OpenAICompatProvider",
-        warm_modules=("httpx2", "openai"),
+        warm_modules=(*HTTP_STACK, "openai", "jiter"),
         list_models_path="/models",
         named_provider=False,
     ),
@@ -326,7 +329,7 @@ BUILTIN_KINDS = (
         name="scripted",
         adapter=_scripted_factory,
         warm_modules=(),
-        local=True,
+        in_process=True,
         per_model=True,
         retry=False,
         listed=False,

@@ -41,7 +41,7 @@ def warm(modules: tuple[str, ...]) -> None:
             try:
                 importlib.import_module(name)
             except Exception:  # the adapter reports it, with context, when it needs the module
-                return
+                continue
     finally:
         gc.freeze()
         if enabled:

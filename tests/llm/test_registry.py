@@ -134,3 +134,45 @@ def test_importing_the_registry_catalog_and_routing_imports_no_sdk():
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+# -- kinds -------------------------------------------------------------------------------------
+
+
+def test_every_built_in_kind_is_registered_once_with_its_facts():
+    kinds = {k.name: k for k in registry.kinds()}
+    assert set(kinds) == {
+        "anthropic",
+        "openai",
+        "gemini",
+        "ollama",
+        "openai-compatible",
+        "scripted",
+    }
+    assert kinds["anthropic"].base_url_env == "ANTHROPIC_BASE_URL"
+    assert kinds["ollama"].optional_key_env == ("OLLAMA_API_KEY",)
+    assert kinds["scripted"].in_process and not kinds["scripted"].listed
+
+
+def test_a_kind_with_a_provider_of_its_name_registers_both_and_unregisters_both():
+    entry = registry.Kind(
+        name="test-kind", adapter="x:Y", warm_modules=(), base_url="https://t.example"
+    )
+    registry.register_kind(entry)
+    try:
+        assert registry.kind("test-kind") is entry
+        assert registry.get("test-kind").type == "test-kind"
+        with pytest.raises(RegistryError, match="already registered"):
+            registry.register_kind(entry)
+    finally:
+        registry.unregister_kind("test-kind")
+    assert registry.kind("test-kind") is None and registry.get("test-kind") is None
+
+
+def test_a_config_type_must_be_a_registered_kind():
+    from larik.config import Config
+
+    with pytest.raises(ValueError, match="must be one of anthropic, openai"):
+        Config(providers={"box": {"type": "azure"}})
+    with pytest.raises(ValueError, match="must be one of"):
+        Config(providers={"box": {"type": "scripted"}})  # not offered as a config type

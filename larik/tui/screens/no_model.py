@@ -17,29 +17,17 @@ from ..render import markdown
 
 __all__ = ["NoModelScreen", "no_model_text"]
 
-# Used when the provider registry is not available; the registry is the source of truth.
-_FALLBACK_KEYS = (
-    ("anthropic", "ANTHROPIC_API_KEY"),
-    ("openai", "OPENAI_API_KEY"),
-    ("gemini", "GEMINI_API_KEY or GOOGLE_API_KEY"),
-    ("openrouter", "OPENROUTER_API_KEY"),
-    ("groq", "GROQ_API_KEY"),
-    ("deepseek", "DEEPSEEK_API_KEY"),
-    ("nvidia-nim", "NVIDIA_API_KEY"),
-)
-
 
 def _key_rows() -> list[tuple[str, str]]:
-    try:
-        from ...llm import registry
-    except ImportError:
-        return list(_FALLBACK_KEYS)
+    """(provider, its key variables) for every registered provider that needs a key."""
+    from ...llm import registry
+
     rows = []
     for name in registry.names():
         spec = registry.get(name)
         if spec is not None and spec.credential_env_names and not spec.local:
             rows.append((name, " or ".join(spec.credential_env_names)))
-    return rows or list(_FALLBACK_KEYS)
+    return rows
 
 
 def _config_path() -> str:
