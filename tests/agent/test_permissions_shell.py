@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from larik.agent import shell
 from larik.agent.events import Approval
 from larik.agent.permissions import PermissionPolicy
+from larik.agent.shell import LOADER_VARS, OPAQUE, WRAPPERS
 from larik.agent.tools import get_tool
 from larik.config import Config, PermissionsConfig
 
@@ -377,10 +379,13 @@ def nested_bash(depth: int, inner: str = "touch x") -> str:
     return inner
 
 
-def test_bash_c_strings_are_followed_to_a_depth_then_not_vouched_for(project):
-    assert verdict(project, nested_bash(5), deny=["bash: touch*"], mode="yolo") == "deny"
-    d = decide(project, nested_bash(12), deny=["bash: touch*"], mode="yolo")
+def test_bash_c_strings_are_followed_to_a_depth_then_not_vouched_for(project, monkeypatch):
+    monkeypatch.setattr(shell, "MAX_DEPTH", 3)  # quoting grows fivefold a level: keep it small
+    shell._parse.cache_clear()
+    assert verdict(project, nested_bash(3), deny=["bash: touch*"], mode="yolo") == "deny"
+    d = decide(project, nested_bash(4), deny=["bash: touch*"], mode="yolo")
     assert d.verdict == "ask" and "nested" in d.reason
+    shell._parse.cache_clear()
 
 
 @pytest.mark.parametrize(
@@ -439,3 +444,25 @@ async def test_yolo_with_a_deny_rule_refuses_what_it_cannot_read_in_print_mode(m
     result = agent.messages[2].blocks[0]
     assert result.is_error and "cannot tell whether this command breaks it" in result.content
     assert "eval runs a string as code" in result.content and not (project / "x").exists()
+
+
+# -- the tables, walked ----------------------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(WRAPPERS))
+def test_every_wrapper_is_seen_through_by_a_deny_rule(project, name):
+    cmd = f"{name} {'5 ' * WRAPPERS[name].operands}touch x"
+    assert verdict(project, cmd, deny=["bash: touch*"], mode="yolo") == "deny", cmd
+    transparent = WRAPPERS[name].transparent
+    expected = "allow" if transparent else "ask"  # sudo and doas must be named by the rule
+    assert verdict(project, cmd, allow=["bash: touch*"]) == expected, cmd
+
+
+@pytest.mark.parametrize("var", LOADER_VARS)
+def test_setting_a_loader_variable_is_never_covered(project, var):
+    name = var.replace("*", "X")
+    for cmd in (f"{name}=/tmp/evil pytest", f"env {name}=/tmp/evil pytest", f"read {name} < f"):
+        assert verdict(project, cmd, allow=["bash: pytest*", "bash: read*"]) == "ask", cmd
+
+
+@pytest.mark.parametrize("name", sorted(OPAQUE))
+def test_every_opaque_builtin_is_never_covered(project, name):
+    assert verdict(project, f"{name} x", allow=["bash: *"]) == "ask"
