@@ -1,7 +1,10 @@
 """edit_file(path, old_string, new_string, replace_all?): replace exact text; a diff comes back.
 
 ``old_string`` must occur exactly once unless ``replace_all`` is set; otherwise the edit is
-refused with the count, so the model can add context. Line endings are kept as they were.
+refused with the count, so the model can add context. Line endings are kept as they were. When
+it does not occur at all, the relaxations of :mod:`._match` are tried (trailing whitespace,
+indentation, quotes, line endings): one place found is edited and the result says which
+relaxation matched; more than one is refused.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from pydantic import Field
 
 from . import ToolArgs, ToolContext, ToolError, ToolResult
 from ._files import read_text, unified_diff
+from ._match import Ambiguous, relaxed_match
 
 NAME = "edit_file"
 KIND = "write"
@@ -36,7 +40,8 @@ def summary(args: Args) -> str:
     return args.path + (" (all occurrences)" if args.replace_all else "")
 
 
-def _apply(args: Args, ctx: ToolContext) -> tuple[str, str, int]:
+def _apply(args: Args, ctx: ToolContext) -> tuple[str, str, int, str]:
+    """(old text, new text, replacements, the relaxation that matched or "")."""
     path = ctx.path(args.path)
     shown = ctx.show(path)
     if not args.old_string:
@@ -50,28 +55,43 @@ def _apply(args: Args, ctx: ToolContext) -> tuple[str, str, int]:
         old_s, new_s = old_s.replace("\n", "\r\n"), new_s.replace("\n", "\r\n")
         count = old.count(old_s)
     if count == 0:
-        raise ToolError(
-            f"old_string was not found in {shown}; read the file and copy the text exactly "
-            "(whitespace and indentation included)"
-        )
+        try:
+            found = relaxed_match(old, args.old_string, args.new_string)
+        except Ambiguous as e:
+            raise ToolError(
+                f"old_string was not found in {shown} as written, and matches {e.count} places "
+                f"once {e.relaxation} differences are ignored; copy the text exactly from the "
+                "file, with enough surrounding lines to make it unique"
+            ) from None
+        if found is None:
+            raise ToolError(
+                f"old_string was not found in {shown}; read the file and copy the text exactly "
+                "(whitespace and indentation included)"
+            )
+        return old, found.apply(old), 1, found.relaxation
     if count > 1 and not args.replace_all:
         raise ToolError(
             f"old_string occurs {count} times in {shown}; add surrounding lines to make it "
             "unique, or set replace_all to replace every occurrence"
         )
-    return old, old.replace(old_s, new_s), count
+    return old, old.replace(old_s, new_s), count, ""
 
 
 async def preview(args: Args, ctx: ToolContext) -> str:
-    old, new, _ = _apply(args, ctx)
+    old, new, _, _ = _apply(args, ctx)
     return unified_diff(old, new, ctx.show(ctx.path(args.path)))
 
 
 async def run(args: Args, ctx: ToolContext) -> ToolResult:
     path = ctx.path(args.path)
     shown = ctx.show(path)
-    old, new, count = _apply(args, ctx)
+    old, new, count, relaxed = _apply(args, ctx)
     path.write_bytes(new.encode("utf-8"))
     diff = unified_diff(old, new, shown)
     what = f"{count} replacements" if count > 1 else "1 replacement"
+    if relaxed:
+        what += (
+            f" (old_string did not match exactly: it matched one place once {relaxed} "
+            "differences were ignored; check the diff)"
+        )
     return ToolResult(f"edited {shown}: {what}\n{diff}", data={"diff": diff})
