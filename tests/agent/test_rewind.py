@@ -224,3 +224,22 @@ def test_turns_of_skips_malformed_and_hostile_records():
     ]
     (turn,) = turns_of(recs)
     assert turn.before == "" and turn.after == "" and not turn.undone
+
+
+async def test_a_turn_making_files_with_odd_names_keeps_the_transcript_valid_and_undoes(
+    make_agent, project
+):
+    agent = await make_agent(
+        script(
+            call("bash", command="printf x > $'caf\\xe9.txt' && printf y > $'two\\nlines'"), done()
+        )
+    )
+    events = await run(agent, "odd names")
+    files = of(events, E.CHECKPOINT)[-1].data["files"]
+    assert files == ["caf\\xe9.txt", "two\\nlines"]
+    agent._log.close()
+    loaded = load_transcript(agent.transcript_path)
+    assert not loaded.problems
+    resumed = await make_agent(script(), resume=agent.session_id)
+    undo(resumed)
+    assert sorted(p.name for p in project.iterdir()) == ["calc.py"]
