@@ -12,6 +12,7 @@ permissions.mode      applied only when it is at least as strict as the user's (
 permissions.allow     ignored
 permissions.deny      always applied, added to the user's deny rules
 hooks, mcp, commands  ignored (whole tables: they run programs)
+checkpoints = false   ignored (a project must not turn off what /undo needs)
 .mcp.json             ignored (the project's MCP servers, in the format other agents share)
 trusted_projects      an error (only the user's file may name trusted folders)
 providers             an error (a project must not redirect API keys; see larik.config)
@@ -66,6 +67,7 @@ GATED: dict[str, Literal["tighten-only", "ignored", "merged"]] = {
     "permissions.deny": "merged",
     **{table: "ignored" for table in GATED_TABLES},
     MCP_JSON: "ignored",
+    "checkpoints": "tighten-only",  # may turn them on, not off (they are how /undo works)
 }
 
 _FILE_NAME = "trust.json"
@@ -120,6 +122,8 @@ def split_project(
             gated["permissions.mode"] = perms.pop("mode")
     if "permissions" in data:
         always["permissions"] = perms
+    if always.get("checkpoints") is False:
+        gated["checkpoints"] = always.pop("checkpoints")
     return always, gated, deny
 
 

@@ -270,3 +270,14 @@ def test_a_scripted_model_that_is_a_folder_binary_or_too_deep_is_one_line(tmp_pa
         err = capsys.readouterr().err
         assert code in (1, 2) and needle in err and "Traceback" not in err, (spec, err)
         assert len(err.strip().splitlines()) == 1, err
+
+
+def test_an_untrusted_project_cannot_turn_checkpoints_off_but_may_turn_them_on(tmp_path):
+    make_project(tmp_path, "checkpoints = false\n")
+    config = load_config(tmp_path)
+    assert config.checkpoints is True
+    assert config.project_trust is not None and "checkpoints = False" in config.project_trust.asks
+    assert load_config(tmp_path, trust_project=True).checkpoints is False
+    write_user("checkpoints = false\n")
+    make_project(tmp_path, "checkpoints = true\n")
+    assert load_config(tmp_path).checkpoints is True
