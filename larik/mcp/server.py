@@ -289,12 +289,15 @@ class McpServer:
             command=exp.command, args=exp.args, env=exp.env or None, cwd=str(cwd)
         )
         read_fd, write_fd = os.pipe()
+        pipe_inode = os.fstat(write_fd).st_ino
         errlog = os.fdopen(write_fd, "w")
         loop = asyncio.get_running_loop()
         transport: asyncio.ReadTransport | None = None
+        group: int | None = None
         try:
             try:
                 async with stdio_client(params, errlog=errlog) as streams:
+                    group = _child_by_stderr(pipe_inode)
                     errlog.close()  # the server holds its own copy; EOF then means it exited
                     transport, _ = await loop.connect_read_pipe(
                         lambda: _StderrReader(self._tail, self._on_stderr_eof),
@@ -310,6 +313,8 @@ class McpServer:
                 os.close(read_fd)
             if transport is not None:
                 transport.close()
+            if group is not None:
+                await _end_group(group)
 
     def _on_stderr_eof(self) -> None:
         """The server's stderr closed: it exited (or closed stderr, which servers do not)."""
@@ -424,6 +429,48 @@ class McpServer:
 
 class _StartError(Exception):
     pass
+
+
+def _child_by_stderr(inode: int) -> int | None:
+    """The process id of the server just started: our child whose stderr is our pipe. The SDK
+    does not expose its process; on Linux /proc tells. None elsewhere (or if it already left)."""
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return None
+    for tid in tasks:
+        try:
+            with open(f"/proc/self/task/{tid}/children") as f:
+                children = f.read().split()
+        except OSError:
+            continue
+        for pid in children:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/2") == f"pipe:[{inode}]":
+                    return int(pid)
+            except OSError:
+                continue
+    return None
+
+
+async def _end_group(pgid: int) -> None:
+    """After the SDK's shutdown: end what the server left in its process group (it is the
+    group's leader, started in a session of its own). The SDK kills the group only when the
+    server itself does not exit; a server that exits on EOF can leave children (``npx`` and the
+    node process it started)."""
+    import signal
+
+    for sig, wait in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 0.0)):
+        try:
+            os.killpg(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        for _ in range(int(wait / 0.05)):
+            await asyncio.sleep(0.05)
+            try:
+                os.killpg(pgid, 0)
+            except (ProcessLookupError, PermissionError):
+                return
 
 
 @asynccontextmanager

@@ -4,7 +4,8 @@
 
 MODE: ``ok`` (tools, a resource, a prompt), ``exit`` (writes to stderr and exits at once),
 ``hang`` (never answers the handshake), ``many`` (120 tools with long descriptions).
-``$MCP_TEST_PIDFILE``, when set, gets the process id (to check nothing is left running);
+``$MCP_TEST_PIDFILE``, when set, gets the process id (to check nothing is left running), and
+with ``$MCP_TEST_CHILD`` the id of a child process it starts;
 ``$MCP_TEST_MARK``, when set, is a file created at start (the hostile-repository tests).
 """
 
@@ -20,8 +21,13 @@ def main() -> None:
     args = sys.argv[1:]
     mode = args[0] if args and not args[0].startswith("--") else "ok"
     if os.environ.get("MCP_TEST_PIDFILE"):
+        pids = [os.getpid()]
+        if os.environ.get("MCP_TEST_CHILD"):  # like npx starting node: a child of its own
+            import subprocess
+
+            pids.append(subprocess.Popen(["sleep", "300"]).pid)
         with open(os.environ["MCP_TEST_PIDFILE"], "a") as f:
-            f.write(f"{os.getpid()}\n")
+            f.write("".join(f"{p}\n" for p in pids))
     if os.environ.get("MCP_TEST_MARK"):
         open(os.environ["MCP_TEST_MARK"], "w").close()
     print(f"test server starting in mode {mode}", file=sys.stderr, flush=True)

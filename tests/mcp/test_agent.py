@@ -188,3 +188,46 @@ def test_a_server_echoing_its_token_does_not_send_it_to_the_model(tmp_path, proj
         assert "tok-0123456789abcdef" not in out
     finally:
         secrets.forget_all()
+
+
+def test_ctrl_c_during_a_call_leaves_no_server_running(tmp_path, project):
+    import signal
+    import subprocess
+    import time
+
+    from tests.mcp.conftest import pid_alive
+
+    pidfile = tmp_path / "pids"
+    env = f'env = {{ MCP_TEST_PIDFILE = "{pidfile}", MCP_TEST_CHILD = "1" }}\n'
+    write_user(server_toml(extra=env))
+    model = script(
+        tmp_path / "s.json",
+        {"tool_calls": [{"name": "mcp__t__slow", "input": {"seconds": 60}}]},
+        {"text": "done"},
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "larik.cli", "-p", "go", "-m", model, "--permission-mode", "yolo"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (pidfile.exists() and pidfile.read_text().strip()):
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.1)
+        time.sleep(1.5)  # the call is under way
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    pids = [int(p) for p in pidfile.read_text().split()]
+    assert len(pids) == 2  # the server and the child it started
+    for _ in range(50):
+        if not any(pid_alive(p) for p in pids):
+            break
+        time.sleep(0.1)
+    assert not any(pid_alive(p) for p in pids)
