@@ -220,12 +220,16 @@ class McpServer:
             await self.wait_settled(self.config.startup_timeout + 5)
 
     async def _own(self) -> None:
-        import anyio
-
-        _quiet_sdk_logging()
         timeout = self.config.startup_timeout
         timed_out = False
         try:
+            # the SDK takes most of a second to import: in a thread, so a TUI keeps drawing
+            await asyncio.to_thread(_import_sdk)
+            if self._stopping:
+                return
+            import anyio
+
+            _quiet_sdk_logging()
             # one scope for the whole connection: the SDK's task groups live inside it; its
             # deadline is the startup timeout until the server is ready, then none
             with anyio.CancelScope(deadline=anyio.current_time() + timeout) as scope:
@@ -515,6 +519,17 @@ def _last(tail: str) -> str:
 
 
 _logging_quiet = False
+SDK_MODULES = ("anyio", "mcp", "mcp.client.stdio", "mcp.client.streamable_http")
+
+
+def _import_sdk() -> None:
+    import importlib
+
+    try:
+        for name in SDK_MODULES:
+            importlib.import_module(name)
+    except ImportError as e:
+        raise _StartError(f"the MCP SDK cannot be imported ({e}); reinstall larik") from None
 
 
 def _quiet_sdk_logging() -> None:

@@ -237,3 +237,26 @@ def test_the_sdk_is_not_imported_by_the_config_models():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+async def test_stopping_a_server_that_is_still_starting_ends_it(tmp_path):
+    pidfile = tmp_path / "pids"
+    cfg = stdio_config("hang", startup_timeout=60, env={"MCP_TEST_PIDFILE": str(pidfile)})
+    server = McpServer("t", cfg, tmp_path)
+    server.start()
+    for _ in range(300):
+        if pidfile.exists() and pidfile.read_text().strip():
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.wait_for(server.stop(), 15)
+    assert server.state is State.STOPPED
+    pid = int(pidfile.read_text().split()[0])
+    assert not pid_alive(pid)
+    # and stopped before the SDK was even imported: nothing is started later
+    early = McpServer(
+        "e", stdio_config(env={"MCP_TEST_PIDFILE": str(tmp_path / "early")}), tmp_path
+    )
+    early.start()
+    await early.stop()
+    await asyncio.sleep(2)
+    assert not (tmp_path / "early").exists()
