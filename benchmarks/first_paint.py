@@ -31,7 +31,7 @@
 
    * ``SDK imported before start``: the floor, a first request that waits for no import;
    * ``larik``: as it is — the app imports the session's SDK in a worker thread once the
-     agent is ready (``LarikApp.warm_up_sdk``);
+     agent is ready (``ChatScreen.warm_up_sdk``);
    * the same with Enter pressed as soon as the agent is ready (no typing time): the first
      request then waits for whatever of the import is left;
    * ``without the warm-up thread``: ``warm_up_sdk`` disabled, so the adapter imports its
@@ -422,6 +422,7 @@ def request_child(variant: str, port: int, typing: float, home: str, project: st
     import importlib
 
     from larik.tui.app import LarikApp
+    from larik.tui.screens.chat import ChatScreen
     from larik.tui.widgets.streaming_markdown import StreamingMarkdown
 
     cwd = Path(project)
@@ -442,6 +443,20 @@ def request_child(variant: str, port: int, typing: float, home: str, project: st
             cwd=cwd, config=built[0].config, model=model, approver=approver, resume=resume
         )
 
+    real_use, real_warm = ChatScreen.use_agent, ChatScreen.warm_up_sdk
+
+    async def use_agent(self: ChatScreen, agent: Any, **kw: Any) -> None:
+        await real_use(self, agent, **kw)
+        result["agent_ready"] = time.perf_counter()
+        result["sdk_at_ready"] = "anthropic" in sys.modules
+
+    def warm_up_sdk(self: ChatScreen) -> None:
+        if variant != "no-warmup":
+            real_warm(self)
+
+    ChatScreen.use_agent = use_agent  # type: ignore[method-assign]
+    ChatScreen.warm_up_sdk = warm_up_sdk  # type: ignore[method-assign]
+
     class App(LarikApp):
         CSS_PATH = str(Path(sys.modules[LarikApp.__module__].__file__ or "").parent / "app.tcss")
         shown_at = 0.0
@@ -451,18 +466,9 @@ def request_child(variant: str, port: int, typing: float, home: str, project: st
             self.painted_at = time.perf_counter()
             super()._after_first_frame()
 
-        async def _use_agent(self, agent: Any, **kw: Any) -> None:
-            await super()._use_agent(agent, **kw)
-            result["agent_ready"] = time.perf_counter()
-            result["sdk_at_ready"] = "anthropic" in sys.modules
-
-        def warm_up_sdk(self) -> None:
-            if variant != "no-warmup":
-                super().warm_up_sdk()
-
         def post_display_hook(self) -> None:
             if not self.shown_at:
-                for w in self.conv.query(StreamingMarkdown):
+                for w in self.chat.conv.query(StreamingMarkdown):
                     if w.frames:
                         self.shown_at = time.perf_counter()
 
@@ -482,11 +488,11 @@ def request_child(variant: str, port: int, typing: float, home: str, project: st
             while not app.painted_at:
                 await asyncio.sleep(0.002)
             painted = app.painted_at
-            while app.agent is None and time.perf_counter() < painted + 30:
+            while app.chat.agent is None and time.perf_counter() < painted + 30:
                 await asyncio.sleep(0.001)
             await asyncio.sleep(max(0.0, painted + typing - time.perf_counter()))
             result["sdk_at_enter"] = "anthropic" in sys.modules
-            app.prompt.load_text("hello")
+            app.chat.prompt.load_text("hello")
             enter = time.perf_counter()
             await pilot.press("enter")
             while not app.shown_at and time.perf_counter() < enter + 30:

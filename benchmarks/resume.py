@@ -207,6 +207,18 @@ async def run(project: Path, resume: str | None, mode: str, cap: float) -> dict[
         marks["agent_create"] = time.perf_counter() - t
         return agent
 
+    from larik.tui.screens.chat import ChatScreen
+
+    real_use = ChatScreen.use_agent
+
+    async def use_agent(self: ChatScreen, agent: Any, **kw: Any) -> None:
+        t = time.perf_counter()
+        await real_use(self, agent, **kw)
+        marks["show_history"] = time.perf_counter() - t
+        marks["ready"] = time.perf_counter()
+
+    ChatScreen.use_agent = use_agent  # type: ignore[method-assign]
+
     class App(tui_app.LarikApp):
         CSS_PATH = str(Path(tui_app.__file__).parent / "app.tcss")
         frames: list[float] = []
@@ -214,12 +226,6 @@ async def run(project: Path, resume: str | None, mode: str, cap: float) -> dict[
         def _after_first_frame(self) -> None:
             marks.setdefault("first_frame", time.perf_counter())
             super()._after_first_frame()
-
-        async def _use_agent(self, agent: Any, **kw: Any) -> None:
-            t = time.perf_counter()
-            await super()._use_agent(agent, **kw)
-            marks["show_history"] = time.perf_counter() - t
-            marks["ready"] = time.perf_counter()
 
         def _display(self, screen: Any, renderable: Any) -> None:
             if renderable is not None:
@@ -257,12 +263,12 @@ async def run(project: Path, resume: str | None, mode: str, cap: float) -> dict[
             await asyncio.sleep(0.001)
         painted = next(f for f in app.frames if f > marks["ready"])
         interactive = max(key_handled[0], painted)
-        messages = len(app.agent.messages) if app.agent else 0
-        widgets = len(app.conv.items)
-        archived = app.conv.archive.item_count
+        messages = len(app.chat.agent.messages) if app.chat.agent else 0
+        widgets = len(app.chat.conv.items)
+        archived = app.chat.conv.archive.item_count
         rss_interactive = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         # the older history is drawn into the archive on idle, after the screen is interactive
-        archive = app.conv.archive
+        archive = app.chat.conv.archive
         while getattr(archive, "pending", 0) and time.perf_counter() < start + limit:
             await asyncio.sleep(0.005)
         drawn = time.perf_counter()

@@ -278,10 +278,10 @@ def larik_app(probe: Probe, rate: float) -> Any:
 
 
 async def start_larik(app: Any) -> None:
-    while app.agent is None:
+    while app.chat.agent is None:
         await asyncio.sleep(0.01)
-    app.conv.add_user("Write a long answer with code.")
-    app.start_turn("Write a long answer with code.")
+    app.chat.conv.add_user("Write a long answer with code.")
+    app.chat.start_turn("Write a long answer with code.")
 
 
 # -- the plain-Textual variants ---------------------------------------------------------------

@@ -98,8 +98,7 @@ class Agent:
     def __init__(
         self, settings: AgentSettings, resolved: Resolved, transcript: Transcript | None = None
     ) -> None:
-        """``transcript``: the session's, reopened to resume it (else one is created at the
-        first record, when ``settings.transcript_path`` is set)."""
+        """``transcript``: the session's, reopened to resume it (else made when first needed)."""
         s = self._settings = settings
         self.root = s.root
         self.config = s.config
@@ -116,8 +115,7 @@ class Agent:
         )
         self.transcript_path = self._log.path
         self._resolved = resolved
-        self.usage = Accounting()
-        """Tokens and cost so far: per model that answered, per role, in total."""
+        self.usage = Accounting()  # tokens and cost so far: per model, per role, in total
         context = s.context if s.context is not None else prompt.session_context(s.root)
         self._system = [prompt.prefix(s.role_label, list(s.tools)), context]
         self._specs = tool_specs(s.tools)
@@ -489,11 +487,9 @@ class Agent:
             yield self._notice(f"the model is repeating itself ({v.what}); told it so", warn=True)
 
     def spawn(self, role: str) -> Agent:
-        """A subagent for ``role`` (what the ``task`` tool runs): a new conversation on the
-        model the role resolves to, with the role's tools (``subagent.tools_for``), in the same
-        project, under the same permission policy, sharing this agent's effort, session context
-        and running-process table, keeping no transcript of its own. Raises LarikError when the
-        role does not resolve."""
+        """A subagent on ``role``'s model and tools (what ``task`` runs): this agent's settings,
+        policy, effort, context and process table, no transcript (docs/agent.md, Subagents).
+        Raises LarikError when the role does not resolve."""
         settings = replace(
             self._settings,
             effort=self.effort,
@@ -564,23 +560,12 @@ class Agent:
             f"compacting {len(old)} earlier messages with {resolved.spec} ({reason})"
         )
         done = None
-        for shrink in (1, 2, 4):  # text can take more tokens than estimated: ask with less
-            request = compaction.summary_request(resolved.model, old, window // shrink)
-            try:
-                async with aclosing(resolved.provider.stream(request)) as events:
-                    async for sev in events:
-                        if sev.type is EventType.NOTICE:
-                            yield self._notice(sev.text, warn=True)
-                        elif sev.type is EventType.DONE:
-                            done = sev
-                break
-            except ContextOverflow:
-                if shrink == 4:
-                    raise
-        if done is None or done.message is None or not done.message.text().strip():
-            raise APIError(
-                0, "the compact model returned no summary", provider=resolved.provider_name
-            )
+        async for sev in compaction.summarise(resolved, old, window):
+            if sev.type is EventType.DONE:
+                done = sev
+            else:
+                yield self._notice(sev.text, warn=True)
+        assert done is not None and done.message is not None  # summarise says so
         answered = done.message.model or resolved.model
         provider = resolved.provider_name if answered == resolved.model else None
         yield self._account(done.usage or Usage(), answered, provider, "compact")

@@ -8,13 +8,22 @@ model can summarise it, with or without tool support), long tool results and inp
 
 from __future__ import annotations
 
-from ..llm.types import Message, Request
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from typing import TYPE_CHECKING
+
+from ..llm.errors import APIError, ContextOverflow
+from ..llm.types import EventType, Message, Request, StreamEvent
+
+if TYPE_CHECKING:
+    from ..routing import Resolved
 
 __all__ = [
     "SUMMARY_HEADER",
     "choose_cut",
     "estimate_tokens",
     "render",
+    "summarise",
     "summary_message",
     "summary_request",
 ]
@@ -114,3 +123,29 @@ def summary_request(model: str, messages: list[Message], window: int) -> Request
 
 def summary_message(summary: str) -> Message:
     return Message.user(f"{SUMMARY_HEADER}\n\n{summary.strip()}")
+
+
+async def summarise(
+    resolved: Resolved, messages: list[Message], window: int
+) -> AsyncIterator[StreamEvent]:
+    """Ask ``resolved`` (the compact role's model) to summarise ``messages``: its NOTICE
+    events, then its DONE event, whose message has the summary's text. Text can take more
+    tokens than estimated, so a ContextOverflow is asked again with half, then a quarter of
+    ``window``. No summary is an APIError."""
+    done = None
+    for shrink in (1, 2, 4):
+        request = summary_request(resolved.model, messages, window // shrink)
+        try:
+            async with aclosing(resolved.provider.stream(request)) as events:
+                async for sev in events:
+                    if sev.type is EventType.NOTICE:
+                        yield sev
+                    elif sev.type is EventType.DONE:
+                        done = sev
+            break
+        except ContextOverflow:
+            if shrink == 4:
+                raise
+    if done is None or done.message is None or not done.message.text().strip():
+        raise APIError(0, "the compact model returned no summary", provider=resolved.provider_name)
+    yield done

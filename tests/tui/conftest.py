@@ -83,25 +83,28 @@ async def wait_for(pilot: Any, cond: Callable[[], Any], timeout: float = 10.0) -
 
 async def ready(pilot: Any) -> None:
     app = pilot.app
-    await wait_for(pilot, lambda: app.agent is not None)
+    await wait_for(pilot, lambda: app.chat.agent is not None)
 
 
 async def send(pilot: Any, text: str) -> None:
     """Type ``text`` into the prompt and press Enter."""
     app = pilot.app
-    app.prompt.focus()
-    app.prompt.load_text(text)
-    app.prompt.move_cursor(
-        (app.prompt.document.line_count - 1, len(text.splitlines()[-1]) if text else 0)
+    app.chat.prompt.focus()
+    app.chat.prompt.load_text(text)
+    app.chat.prompt.move_cursor(
+        (app.chat.prompt.document.line_count - 1, len(text.splitlines()[-1]) if text else 0)
     )
-    app.prompt.menu.close()
+    app.chat.prompt.menu.close()
     await pilot.press("enter")
 
 
 async def turn_done(pilot: Any) -> None:
     app = pilot.app
-    await wait_for(pilot, lambda: not app.busy and (app._turn is None or not app._turn.is_running))
-    await app.conv.flush()
+    await wait_for(
+        pilot,
+        lambda: not app.chat.busy and (app.chat._turn is None or not app.chat._turn.is_running),
+    )
+    await app.chat.conv.flush()
     await pilot.pause()
 
 

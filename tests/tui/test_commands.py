@@ -1,7 +1,15 @@
-"""Slash commands in the app: unknown ones, /help, /effort, /cost, /permissions, /compact."""
+"""Slash commands: the registry (every command has a handler, a help line and a test), and
+the commands in the app: unknown ones, /help, /effort, /cost, /permissions, /compact, /exit.
+
+A command's test is named ``test_slash_<name>_…``, in any ``tests/tui/test_*.py`` module."""
 
 from __future__ import annotations
 
+import ast
+import inspect
+from pathlib import Path
+
+from larik.tui import slash
 from larik.tui.widgets.notice import Notice
 from larik.tui.widgets.streaming_markdown import StreamingMarkdown
 
@@ -23,7 +31,7 @@ async def test_an_unknown_command_says_so_and_shows_help(harness):
         assert not harness.provider.requests
 
 
-async def test_effort_sets_the_effort_of_the_next_request(harness):
+async def test_slash_effort_sets_the_effort_of_the_next_request(harness):
     app = harness.app([{"text": "ok"}])
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -37,7 +45,7 @@ async def test_effort_sets_the_effort_of_the_next_request(harness):
         assert any("unknown effort" in n for n in notices(app))
 
 
-async def test_cost_lists_usage_per_model_and_role(harness):
+async def test_slash_cost_lists_usage_per_model_and_role(harness):
     app = harness.app([{"text": "ok", "usage": {"input": 1200, "output": 300}}])
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
@@ -50,7 +58,7 @@ async def test_cost_lists_usage_per_model_and_role(harness):
         assert "main" in screen_text(app)
 
 
-async def test_permissions_sets_the_mode_shown_in_the_status_bar(harness):
+async def test_slash_permissions_sets_the_mode_shown_in_the_status_bar(harness):
     app = harness.app([])
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -60,7 +68,7 @@ async def test_permissions_sets_the_mode_shown_in_the_status_bar(harness):
         assert screen_text(app).rstrip().endswith("yolo")
 
 
-async def test_compact_runs_the_agents_compaction_and_shows_its_notice(harness):
+async def test_slash_compact_runs_the_agents_compaction_and_shows_its_notice(harness):
     app = harness.app([{"text": "ok"}])
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -72,7 +80,7 @@ async def test_compact_runs_the_agents_compaction_and_shows_its_notice(harness):
         assert [m.text() for m in harness.agent.messages] == ["summary of the conversation"]
 
 
-async def test_exit_quits(harness):
+async def test_slash_exit_quits_and_closes_the_agent(harness):
     app = harness.app([])
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -87,8 +95,8 @@ async def test_a_commands_notice_is_scrolled_into_view_after_reading_back(harnes
         await ready(pilot)
         await send(pilot, "hello")
         await turn_done(pilot)
-        app.conv.scroll_up(animate=False)
-        app.conv.scroll_up(animate=False)
+        app.chat.conv.scroll_up(animate=False)
+        app.chat.conv.scroll_up(animate=False)
         await pilot.pause()
         await send(pilot, "/effort high")
         await pilot.pause()
@@ -119,3 +127,75 @@ async def test_changing_the_permission_mode_is_confirmed_in_one_line(harness):
         assert notices(app)[len(before) :] == [
             "permission mode: edits (was ask): edit freely, confirm commands"
         ]
+
+
+def _slash_tests() -> set[str]:
+    names: set[str] = set()
+    for path in Path(__file__).parent.glob("test_*.py"):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                names.add(node.name)
+    return {n for n in names if n.startswith("test_slash_")}
+
+
+def test_every_slash_command_has_a_handler_a_help_line_and_a_test():
+    tests = _slash_tests()
+    assert slash.COMMANDS
+    for c in slash.COMMANDS:
+        assert inspect.iscoroutinefunction(c.handler), c.name
+        assert list(inspect.signature(c.handler).parameters) == ["chat", "arg"], c.name
+        assert c.summary.strip() and "\n" not in c.summary, c.name
+        assert c.usage.split()[0] == f"/{c.name}", c.name
+        assert any(t.startswith(f"test_slash_{c.name}_") for t in tests), f"/{c.name}: no test"
+
+
+def test_slash_names_and_aliases_are_unique_and_each_finds_its_command():
+    seen: list[str] = []
+    for c in slash.COMMANDS:
+        for name in (c.name, *c.aliases):
+            assert slash.find(name.upper()) is c
+            seen.append(name)
+    assert len(seen) == len(set(seen))
+
+
+def test_the_registry_test_notices_a_command_without_a_test(monkeypatch):
+    async def handler(chat, arg):
+        pass
+
+    orphan = slash.SlashCommand("frob", "/frob", "does nothing", handler)
+    monkeypatch.setattr(slash, "COMMANDS", (*slash.COMMANDS, orphan))
+    try:
+        test_every_slash_command_has_a_handler_a_help_line_and_a_test()
+    except AssertionError as e:
+        assert "/frob: no test" in str(e)
+    else:
+        raise AssertionError("a command without a test passed")
+
+
+async def test_slash_help_lists_every_command_and_the_keys(harness):
+    app = harness.app([])
+    async with app.run_test(size=(120, 60)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/help")
+        await wait_for(pilot, lambda: "Ctrl+C twice" in screen_text(app))
+        shown = screen_text(app)
+        assert all(c.usage in shown and c.summary in shown for c in slash.COMMANDS)
+        await send(pilot, "/? ")  # its alias (the space: no completion to take)
+        await wait_for(pilot, lambda: notices(app)[-2:] == [slash.help_markdown()] * 2)
+
+
+async def test_a_bug_in_a_handler_is_one_line_and_the_session_goes_on(harness, monkeypatch):
+    async def broken(chat, arg):
+        raise KeyError("boom")
+
+    bad = slash.SlashCommand("effort", "/effort", "broken", broken)
+    monkeypatch.setattr(slash, "COMMANDS", (bad,))
+    app = harness.app([{"text": "still here"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/effort high")
+        await pilot.pause()
+        assert notices(app)[-1] == "/effort failed: KeyError: 'boom'"
+        await send(pilot, "hello")
+        await turn_done(pilot)
+        assert "still here" in screen_text(app)

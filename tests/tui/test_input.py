@@ -28,7 +28,7 @@ async def test_shift_enter_adds_a_line(harness):
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await pilot.press("a", "shift+enter", "b")
-        assert app.prompt.text == "a\nb" and not harness.provider.requests
+        assert app.chat.prompt.text == "a\nb" and not harness.provider.requests
 
 
 async def test_up_recalls_earlier_prompts_and_down_returns_to_the_draft(harness):
@@ -41,11 +41,11 @@ async def test_up_recalls_earlier_prompts_and_down_returns_to_the_draft(harness)
         await turn_done(pilot)
         await pilot.press(*"dra")
         await pilot.press("up")
-        assert app.prompt.text == "second"
+        assert app.chat.prompt.text == "second"
         await pilot.press("up")
-        assert app.prompt.text == "first"
+        assert app.chat.prompt.text == "first"
         await pilot.press("down", "down")
-        assert app.prompt.text == "dra"
+        assert app.chat.prompt.text == "dra"
 
 
 async def test_typing_a_slash_lists_matching_commands_and_tab_completes(harness):
@@ -53,12 +53,12 @@ async def test_typing_a_slash_lists_matching_commands_and_tab_completes(harness)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await pilot.press("/", "r")
-        assert app.menu.is_open
-        labels = [c.value for c in app.menu.items]
+        assert app.chat.menu.is_open
+        labels = [c.value for c in app.chat.menu.items]
         assert labels == ["/routing", "/resume"]
         await pilot.press("down", "tab")
-        assert app.prompt.text == "/resume "
-        assert not app.menu.is_open
+        assert app.chat.prompt.text == "/resume "
+        assert not app.chat.menu.is_open
 
 
 async def test_at_path_completion_and_attachment_of_text_and_image_files(harness):
@@ -68,7 +68,7 @@ async def test_at_path_completion_and_attachment_of_text_and_image_files(harness
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await pilot.press(*"read @no")
-        assert [c.value for c in app.menu.items] == ["@notes.txt"]
+        assert [c.value for c in app.chat.menu.items] == ["@notes.txt"]
         await pilot.press("tab", *"and @shot.png", "enter")
         await turn_done(pilot)
         blocks = harness.provider.requests[0].messages[0].blocks
@@ -131,4 +131,39 @@ async def test_prompt_history_is_kept_between_runs(harness, tmp_path):
     async with again.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await pilot.press("up")
-        assert again.prompt.text == "a prompt\nover two lines"
+        assert again.chat.prompt.text == "a prompt\nover two lines"
+
+
+async def test_a_bang_command_printing_10_mb_shows_a_bounded_tail(harness):
+    from larik.agent.tools.bash import MAX_OUTPUT
+
+    app = harness.app([])
+    script = "import sys; sys.stdout.write(('x' * 99 + '\\n') * 100_000 + 'THE-END\\n')"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, f'!python3 -c "{script}"')
+        await wait_for(
+            pilot,
+            lambda: app.query(ToolCard) and app.query_one(ToolCard).status != "running",
+            timeout=30,
+        )
+        card = app.query_one(ToolCard)
+        assert card.status == "ok" and card.data["exit_code"] == 0
+        assert len(card.result) < MAX_OUTPUT + 200  # the tool's bound, not 10 MB
+        assert card.result.startswith("[… 9,9") and "bytes of earlier output omitted" in card.result
+        assert "THE-END" in card.result.splitlines()[-2]  # the tail is kept: that is the end
+        await wait_for(pilot, lambda: "THE-END" in screen_text(app))  # the card shows its end
+
+
+async def test_escape_stops_a_bang_command_and_its_children(harness, tmp_path):
+    marker = tmp_path / "late"
+    app = harness.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, f"!(sleep 2; touch {marker}) & sleep 30")
+        await wait_for(pilot, lambda: app.query(ToolCard))
+        await pilot.pause(0.3)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.query_one(ToolCard).status == "interrupted")
+        await pilot.pause(2.5)
+        assert not marker.exists()  # the whole process group was killed

@@ -65,7 +65,7 @@ async def test_resume_shows_the_earlier_conversation(harness):
         assert len(harness.provider.requests[0].messages) == 5
 
 
-async def test_resume_command_picks_a_session_and_replaces_the_view(harness, monkeypatch):
+async def test_slash_resume_picks_a_session_and_replaces_the_view(harness, monkeypatch):
     SESSIONS["old-2"] = [
         Message.user("earlier question"),
         Message(role="assistant", blocks=[Block.text_block("earlier answer")]),
@@ -119,7 +119,7 @@ async def test_a_history_that_cannot_be_drawn_is_one_line_and_the_session_goes_o
     def broken(messages):
         raise ValueError("a block the view does not know")
 
-    app.conv.show_history = broken
+    app.chat.conv.show_history = broken
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await wait_for(
@@ -138,7 +138,7 @@ async def test_resuming_an_unknown_session_says_so_and_starts_a_new_one(harness)
         assert harness.factory_calls[-1]["resume"] is None
 
 
-async def test_clear_starts_a_new_session_and_keeps_effort(harness):
+async def test_slash_clear_starts_a_new_session_and_keeps_effort(harness):
     app = harness.app([{"text": "one"}])
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)

@@ -10,7 +10,7 @@ from larik.tui.screens.no_model import NoModelScreen
 from .conftest import ready, screen_text, send, turn_done, wait_for
 
 
-async def test_after_model_switch_the_next_request_goes_to_the_new_model_without_old_thinking(
+async def test_slash_model_spec_sends_the_next_request_to_the_new_model_without_old_thinking(
     harness,
 ):
     turns = [{"thinking": "private reasoning of model a", "text": "first"}, {"text": "second"}]
@@ -31,7 +31,9 @@ async def test_after_model_switch_the_next_request_goes_to_the_new_model_without
         assert "scripted/model-b" in screen_text(app)
 
 
-async def test_the_picker_lists_local_models_and_switches_to_the_one_picked(harness):
+async def test_slash_model_opens_the_picker_with_local_models_and_switches_to_the_one_picked(
+    harness,
+):
     harness.local = [LocalModel("ollama", "qwen3-coder", "Ollama")]
     app = harness.app([])
     async with app.run_test(size=(100, 30)) as pilot:

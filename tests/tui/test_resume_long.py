@@ -102,7 +102,7 @@ async def drawn(pilot: Any) -> None:
     """The agent is ready and the archive holds all the older history."""
     app = pilot.app
     await ready(pilot)
-    await wait_for(pilot, lambda: app.conv.archive.pending == 0, timeout=60)
+    await wait_for(pilot, lambda: app.chat.conv.archive.pending == 0, timeout=60)
     await pilot.pause()
 
 
@@ -112,12 +112,12 @@ async def test_a_long_resumed_session_shows_its_newest_items_and_takes_keys(sess
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await wait_for(pilot, lambda: "2000 messages" in screen_text(app))
-        assert len(app.conv.items) <= KEEP + 1  # the newest items, and the "resumed" notice
-        assert app.conv.archive.item_count + len(app.conv.items) > KEEP + 1
+        assert len(app.chat.conv.items) <= KEEP + 1  # the newest items, and the "resumed" notice
+        assert app.chat.conv.archive.item_count + len(app.chat.conv.items) > KEEP + 1
         last = messages[-1].text().splitlines()[0]
         await wait_for(pilot, lambda: last in screen_text(app))
         await pilot.press("h", "i")
-        assert app.prompt.text == "hi"
+        assert app.chat.prompt.text == "hi"
 
 
 async def test_older_history_is_reachable_by_scrolling_back_to_the_first_prompt(session):
@@ -125,15 +125,15 @@ async def test_older_history_is_reachable_by_scrolling_back_to_the_first_prompt(
     app = resumed_app(cwd)
     async with app.run_test(size=(100, 30)) as pilot:
         await drawn(pilot)
-        archived = [line.strip() for line in app.conv.archive.plain_lines()]
+        archived = [line.strip() for line in app.chat.conv.archive.plain_lines()]
         first = archived.index("› Prompt 1: fix module 1.")
         assert first < archived.index("› Prompt 2: fix module 2.")
         assert any("read_file  src/m1.py" in line for line in archived)
         assert any("Thought (" in line for line in archived)
-        app.conv.scroll_home(animate=False)
+        app.chat.conv.scroll_home(animate=False)
         await pilot.pause()
         assert "Prompt 1: fix module 1." in screen_text(app)
-        app.conv.scroll_end(animate=False)
+        app.chat.conv.scroll_end(animate=False)
         await pilot.pause()
         assert messages[-1].text().splitlines()[0] in screen_text(app)
 
@@ -153,9 +153,9 @@ async def test_what_the_user_reads_stays_put_while_older_history_is_drawn_above(
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await pilot.pause()
-        archive = app.conv.archive
+        archive = app.chat.conv.archive
         assert slices and archive.pending == archive.item_count
-        app.conv.scroll_to(y=5, animate=False)
+        app.chat.conv.scroll_to(y=5, animate=False)
         await pilot.pause()
         before = conversation_text(app)
         for _ in range(30):
@@ -208,11 +208,11 @@ async def test_an_item_archived_from_history_looks_like_its_widget_folded(harnes
     app = harness.app([])
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        await app.conv.mount_all(widgets)
-        await app.conv.flush()
+        await app.chat.conv.mount_all(widgets)
+        await app.chat.conv.flush()
         await pilot.pause()
         for item, widget in zip(items, widgets, strict=True):
-            ours = _lines(app, app.conv.archived_form(item))
+            ours = _lines(app, app.chat.conv.archived_form(item))
             theirs = _lines(app, widget.archived())  # type: ignore[attr-defined]
             assert ours == theirs, item.kind
 

@@ -14,7 +14,7 @@ from larik.tui.widgets.notice import Notice
 from .conftest import ready, screen_text, send, wait_for
 
 
-async def test_changing_a_role_applies_now_and_s_saves_it_to_the_user_config(harness):
+async def test_slash_routing_changes_a_role_now_and_s_saves_it_to_the_user_config(harness):
     config = Config()
     harness.local = [LocalModel("ollama", "qwen3-coder", "Ollama")]
     app = harness.app([], config=config)

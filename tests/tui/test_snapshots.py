@@ -58,7 +58,7 @@ def check(app, name: str) -> None:
 
 async def settle(pilot) -> None:
     await pilot.pause(0.1)
-    await pilot.app.conv.flush()
+    await pilot.app.chat.conv.flush()
     await pilot.pause()
 
 

@@ -12,8 +12,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from textual.app import ComposeResult
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
 from larik.llm.errors import ConfigError
 from larik.tui import warmup
+from larik.tui.app import LarikApp
 
 from .conftest import ready, screen_text, send, turn_done, wait_for
 
@@ -43,10 +48,10 @@ async def test_the_config_is_loaded_after_the_first_frame_and_used_from_then_on(
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         assert calls == [True]
-        assert app.config is config and app.status.config is config
-        app.prompt.focus()
+        assert app.config is config and app.chat.status.config is config
+        app.chat.prompt.focus()
         await pilot.press("up")
-        assert app.prompt.text == "an earlier prompt"
+        assert app.chat.prompt.text == "an earlier prompt"
 
 
 async def test_a_broken_config_ends_the_app_with_code_2_and_its_one_line(harness):
@@ -71,9 +76,9 @@ async def test_a_turn_sent_while_the_sdk_is_still_importing_waits_for_it_with_th
         await ready(pilot)
         await send(pilot, "hello")
         await pilot.pause(0.1)
-        assert app.busy and harness.provider.requests == []
+        assert app.chat.busy and harness.provider.requests == []
         await pilot.press("o", "k")
-        assert app.prompt.text == "ok"
+        assert app.chat.prompt.text == "ok"
         gate.set()
         await turn_done(pilot)
         assert len(harness.provider.requests) == 1
@@ -99,3 +104,37 @@ def test_the_warm_up_leaves_a_paused_collector_paused(monkeypatch):
     finally:
         gc.enable()
         gc.unfreeze()
+
+
+class _Question(ModalScreen[str]):
+    BINDINGS = [("y", "dismiss('yes')")]
+
+    def __init__(self) -> None:
+        super().__init__(classes="modal")
+
+    def compose(self) -> ComposeResult:
+        yield Static("Answer me first (y)", classes="dialog")
+
+
+async def test_a_modal_asked_at_start_up_comes_over_the_chat_screen_before_the_agent(harness):
+    answers: list[str] = []
+
+    class AsksFirst(LarikApp):
+        async def start_up(self) -> None:
+            if await self.load_config():
+                answers.append(await self.push_screen_wait(_Question()))
+                await self.chat.start()
+
+    plain = harness.app([{"text": "hi there"}])
+    app = AsksFirst(plain.chat.factory, cwd=harness.cwd, discover_local=plain.chat.discover_local)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: "Answer me first" in screen_text(app))
+        assert isinstance(app.screen, _Question)
+        assert "starting…" in screen_text(app)  # the chat screen is beneath it, painted
+        assert harness.factory_calls == [] and app.chat.agent is None
+        await pilot.press("y")
+        await ready(pilot)
+        assert answers == ["yes"] and app.screen is app.chat
+        await send(pilot, "hello")
+        await turn_done(pilot)
+        assert "hi there" in screen_text(app)

@@ -35,10 +35,10 @@ async def test_old_items_fold_into_the_archive_and_stay_readable(harness):
         for i in range(40):
             await send(pilot, f"question {i}")
             await turn_done(pilot)
-        assert len(app.conv.items) <= KEEP + SLACK
-        archived = "\n".join(app.conv.archive.plain_lines())
+        assert len(app.chat.conv.items) <= KEEP + SLACK
+        archived = "\n".join(app.chat.conv.archive.plain_lines())
         assert "› question 0" in archived and "answer 0" in archived
-        app.conv.scroll_home(animate=False)
+        app.chat.conv.scroll_home(animate=False)
         await pilot.pause()
         assert "question 0" in screen_text(app)
 

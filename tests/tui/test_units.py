@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from larik.config import Config
-from larik.tui import commands, resume_hint
+from larik.tui import resume_hint, slash
 from larik.tui.attachments import build_prompt, complete_path, mentions
 from larik.tui.local_servers import LocalModel
 from larik.tui.mdsplit import finished_prefix
@@ -18,7 +18,7 @@ from larik.tui.models import (
     picker_entries,
 )
 from larik.tui.widgets.status_bar import status_text
-from larik.tui.widgets.tool_card import key_argument
+from larik.tui.widgets.tool_card import ToolCard, key_argument
 
 
 # -- where a growing Markdown text can be frozen -----------------------------------------------
@@ -55,24 +55,24 @@ def test_freezing_in_pieces_gives_the_same_blocks_as_freezing_at_once():
 
 # -- slash commands ------------------------------------------------------------------------
 def test_a_command_line_parses_to_name_and_argument():
-    assert commands.parse("/model  openai/gpt-5 ") == ("model", "openai/gpt-5")
-    assert commands.parse("/HELP") == ("help", "")
+    assert slash.parse("/model  openai/gpt-5 ") == ("model", "openai/gpt-5")
+    assert slash.parse("/HELP") == ("help", "")
 
 
 @pytest.mark.parametrize("text", ["hello", "/usr/bin/env is broken", "// comment", "/ x", "/"])
 def test_prompts_that_only_look_like_commands_are_not_commands(text):
-    assert commands.parse(text) is None
+    assert slash.parse(text) is None
 
 
 def test_completion_matches_names_and_aliases_by_prefix():
-    assert [c.name for c in commands.complete("r")] == ["routing", "resume"]
-    assert [c.name for c in commands.complete("q")] == ["exit"]
-    assert commands.find("quit").name == "exit" and commands.find("nope") is None
+    assert [c.name for c in slash.complete("r")] == ["routing", "resume"]
+    assert [c.name for c in slash.complete("q")] == ["exit"]
+    assert slash.find("quit").name == "exit" and slash.find("nope") is None
 
 
 def test_help_lists_every_command():
-    text = commands.help_markdown()
-    assert all(f"/{c.name}" in text for c in commands.COMMANDS)
+    text = slash.help_markdown()
+    assert all(f"/{c.name}" in text for c in slash.COMMANDS)
 
 
 def test_the_resume_hint_names_the_command():
@@ -205,3 +205,15 @@ def test_the_sdk_to_warm_up_follows_the_providers_adapter():
     assert sdk_modules("scripted") == ()
     custom = Config(providers={"box": {"type": "gemini", "base_url": "http://127.0.0.1:1/"}})
     assert "google.genai" in sdk_modules("box", custom)
+
+
+def test_a_long_command_output_card_shows_its_end_and_other_results_their_start():
+    output = "\n".join(f"line {i}" for i in range(1, 501))
+    bash = ToolCard("bash", {"command": "make"})
+    bash.finish(output, data={"exit_code": 2}, is_error=True)
+    shown = bash._result_text().plain.splitlines()
+    assert shown[0] == "… 300 earlier lines" and shown[-1] == "line 500" and len(shown) == 201
+    read = ToolCard("read_file", {"path": "big.txt"})
+    read.finish(output)
+    shown = read._result_text().plain.splitlines()
+    assert shown[0] == "line 1" and shown[-1] == "… 300 more lines"

@@ -1,8 +1,8 @@
 """A tool call as a compact card: tool, key argument, status and duration on one line.
 
 Enter or a click expands it to the arguments and the result: edits as a coloured unified diff
-(with only the arguments the diff does not show), ``bash`` with its exit code, anything else
-as text (long results are cut to their first lines).
+(with only the arguments the diff does not show), ``bash`` and ``!command`` with their exit
+code (long output cut to its last lines), anything else as text (cut to its first lines).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from .rendered_lines import RenderedLines
 __all__ = ["ToolCard", "key_argument"]
 
 MAX_RESULT_LINES = 200
+TAIL_TOOLS = frozenset({"bash", "!"})  # shell output: its end is shown when it is long
 _KEY_ARGS = ("command", "path", "file_path", "pattern", "query", "url", "description", "prompt")
 _ICONS = {"running": "⋯", "ok": "✓", "error": "✗", "denied": "⊘", "interrupted": "◼"}
 _COLOURS = {"running": "yellow", "ok": "green", "error": "red", "denied": "magenta"}
@@ -150,16 +151,26 @@ class ToolCard(RenderedLines, can_focus=True):
         if has_diff:
             parts.append(diff_text(str(diff)))
         elif self.result:
-            lines = self.result.splitlines()
-            shown = "\n".join(lines[:MAX_RESULT_LINES])
-            style = "red" if self.status == "error" else ""
-            text = Text(shown, style=style)
-            if len(lines) > MAX_RESULT_LINES:
-                text.append(f"\n… {len(lines) - MAX_RESULT_LINES} more lines", style="dim")
-            parts.append(text)
+            parts.append(self._result_text())
         elif self.status == "running":
             parts.append(Text("running…", style="dim"))
         return Group(*parts)
+
+    def _result_text(self) -> Text:
+        """The result, cut to ``MAX_RESULT_LINES``: a command's last lines (that is where its
+        errors are, and what the bash runner keeps), anything else's first lines."""
+        lines = self.result.splitlines()
+        style = "red" if self.status == "error" else ""
+        cut = len(lines) - MAX_RESULT_LINES
+        if cut <= 0:
+            return Text("\n".join(lines), style=style)
+        if self.tool_name in TAIL_TOOLS:
+            text = Text(f"… {cut} earlier lines\n", style="dim")
+            text.append("\n".join(lines[cut:]), style=style)
+            return text
+        text = Text("\n".join(lines[:MAX_RESULT_LINES]), style=style)
+        text.append(f"\n… {cut} more lines", style="dim")
+        return text
 
     def archived(self) -> RenderableType:
         body = self._body_renderable() if self.expanded else None

@@ -1,0 +1,50 @@
+"""The prompt history file: one JSON string per line, the newest last, kept to ``KEEP`` lines.
+
+Reading or writing it never fails the app: an unreadable file is an empty history, a line that
+is not a JSON string is skipped, a write that fails is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+__all__ = ["KEEP", "append", "load"]
+
+KEEP = 500
+
+
+def load(path: Path | None) -> list[str]:
+    """The prompts in ``path``, oldest first (at most ``KEEP``); the file is cut back to them
+    once it holds twice as many, so it does not grow without end."""
+    if path is None:
+        return []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    if len(lines) > 2 * KEEP:
+        try:
+            path.write_text("\n".join(lines[-KEEP:]) + "\n", encoding="utf-8")
+        except OSError:
+            pass
+    out = []
+    for line in lines[-KEEP:]:
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, str):
+            out.append(item)
+    return out
+
+
+def append(path: Path | None, text: str) -> None:
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(text, ensure_ascii=False) + "\n")
+    except OSError:
+        pass

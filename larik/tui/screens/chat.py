@@ -1,0 +1,497 @@
+"""The main screen: the conversation, the prompt, the status line, and the agent behind them.
+
+It owns the agent and everything that runs against it, each as a worker of this screen: a turn
+(``_run_turn`` iterates ``agent.run_turn`` and hands every event to the conversation view; Esc
+cancels it, which is how the agent is interrupted), a ``!command`` (run by the bash tool's own
+runner, so its output is bounded like the tool's), the SDK warm-up thread, a model switch, the
+search for local servers behind the model picker. Slash commands live in ``larik/tui/slash.py``
+and use this screen's public methods. Permission questions arrive through ``approve`` as a
+modal.
+
+The app (``larik/tui/app.py``) makes this its default screen and starts it after the first
+frame: ``use_config`` once the config is loaded, then ``start``. A question the app asks at
+start-up (a modal pushed over this screen) comes before ``start``: nothing here needs the agent
+to exist, every command and key says "no model yet" until it does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.worker import Worker, WorkerState
+
+from ... import __version__
+from ...agent.events import AgentEventType, Approval, PermissionRequest
+from ...llm.errors import LarikError, MissingKeyError
+from .. import gcpolicy, history, slash, warmup
+from ..attachments import build_prompt
+from ..local_servers import LocalModel, discover
+from ..models import ModelEntry, picker_entries
+from ..protocol import AgentFactory, AgentLike
+from ..widgets.completion_menu import CompletionMenu
+from ..widgets.conversation import ConversationView
+from ..widgets.notice import Notice
+from ..widgets.prompt_input import PromptInput
+from ..widgets.status_bar import StatusBar, agent_spec
+
+if TYPE_CHECKING:  # imported where it is pushed: no modal is on the first frame
+    from .model_picker import ModelPickerScreen
+
+__all__ = ["ChatScreen", "Discover"]
+
+E = AgentEventType
+SHELL_TIMEOUT = 300.0
+IDLE_COLLECT_AFTER = 5.0  # seconds without a turn or a key press before a full collection
+_STATUS_EVENTS = frozenset({E.USAGE, E.MESSAGE, E.TURN_END, E.NOTICE, E.ERROR})
+
+Discover = Callable[[Any], Awaitable[list[LocalModel]]]  # (config) -> models found
+
+
+class ChatScreen(Screen[None]):
+    BINDINGS = [Binding("escape", "interrupt", "interrupt", show=False)]
+
+    def __init__(
+        self,
+        agent_factory: AgentFactory,
+        *,
+        cwd: Path,
+        config: Any = None,
+        model: str = "",
+        resume: str | None = None,
+        discover_local: Discover | None = None,
+        history_path: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.factory = agent_factory
+        self.cwd = Path(cwd)
+        self.config = config
+        self.start_model = model
+        self.start_resume = resume
+        self.discover_local: Discover = discover_local or discover
+        self.history_path = history_path
+        self.agent: AgentLike | None = None
+        self.session_id = ""
+        self.busy = False
+        self.local_models: list[LocalModel] | None = None
+        self._turn: Worker[None] | None = None
+        self._shell: Worker[None] | None = None
+        self._warmup: Worker[None] | None = None
+        self._last_key = 0.0
+        self._gc_timer: Timer | None = None
+        self.menu = CompletionMenu()
+        self.prompt = PromptInput(cwd=self.cwd, menu=self.menu, history=history.load(history_path))
+        self.status = StatusBar(config, id="status")
+        self.conv = ConversationView()
+
+    # -- layout and start ---------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield self.conv
+        with Vertical(id="bottom"):
+            yield self.menu
+            yield self.prompt
+            yield self.status
+
+    def on_mount(self) -> None:
+        self.prompt.focus()
+        self.status.show(None, note="starting…")
+
+    def use_config(self, config: Any, history_path: Path | None = None) -> None:
+        """The config loaded after the first frame (and the prompt history file it names)."""
+        self.config = self.status.config = config
+        if history_path is not None:
+            self.history_path = history_path
+            self.prompt.prompt_history[:0] = history.load(history_path)
+
+    async def start(self) -> None:
+        """Build the agent the command line asked for (model, session to resume)."""
+        await self.start_agent(self.start_model, self.start_resume)
+
+    async def start_agent(self, model: str = "", resume: str | None = None) -> None:
+        self.status.show(None, note="connecting…")
+        try:
+            agent = await self.factory(approver=self.approve, model=model, resume=resume)
+        except MissingKeyError as e:
+            await self._no_model(str(e))
+            return
+        except LarikError as e:
+            if resume:
+                self.conv.add_notice(
+                    f"could not resume {resume}: {e}; starting a new session", "error"
+                )
+                await self.start_agent(model, None)
+                return
+            self.conv.add_notice(f"{e}", "error")
+            self.conv.add_notice("pick a model with /model, or see /help")
+            self.status.show(None, note="no model: /model to pick one")
+            return
+        except Exception as e:  # never a traceback on screen
+            self.conv.add_notice(f"could not start the agent: {type(e).__name__}: {e}", "error")
+            self.status.show(None, note="no model: /model to pick one")
+            return
+        await self.use_agent(agent)
+
+    async def use_agent(
+        self, agent: AgentLike, *, keep_settings_from: AgentLike | None = None
+    ) -> None:
+        if keep_settings_from is not None:
+            agent.effort = keep_settings_from.effort
+            agent.permission_mode = keep_settings_from.permission_mode
+        self.agent = agent
+        self.session_id = agent.session_id
+        self.warm_up_sdk()
+        if agent.messages:
+            try:
+                self.conv.show_history(agent.messages)
+            except Exception as e:  # the session goes on even if its past cannot be drawn
+                self.conv.add_notice(
+                    f"could not show the earlier conversation: {type(e).__name__}: {e}", "error"
+                )
+            self.conv.add_notice(
+                f"resumed session {agent.session_id} ({len(agent.messages)} messages)"
+            )
+        elif keep_settings_from is None and not self.conv.items:
+            self.conv.add_notice(
+                f"larik {__version__} · {self.cwd.name or self.cwd} · {self.current_spec()} · "
+                "/help for commands"
+            )
+        self.refresh_status()
+
+    def warm_up_sdk(self) -> None:
+        """Import the current model's SDK (and what drawing a reply needs) in a thread now, not
+        on the first request; a turn started before it is done waits for it (``_run_turn``)."""
+        if self.agent is None:
+            return
+        try:
+            modules = warmup.sdk_modules(self.agent.provider_name, self.config)
+        except Exception:  # only an optimisation
+            modules = ()
+        self._warmup = self._warm(warmup.UI_MODULES + modules)
+
+    @work(thread=True, group="warmup", exit_on_error=False)
+    def _warm(self, modules: tuple[str, ...]) -> None:
+        warmup.warm(modules)
+
+    async def _warmed_up(self) -> None:
+        """Wait for the warm-up thread, if it is still importing: awaited here, the screen and
+        the keys stay live (the adapter's own import would block the event loop on the
+        module's import lock until the thread is done)."""
+        worker = self._warmup
+        if worker is not None and worker.is_running:
+            try:
+                await worker.wait()
+            except Exception:  # cancelled or failed: the adapter's import reports it
+                pass
+
+    async def _no_model(self, reason: str) -> None:
+        from .model_picker import ModelPickerScreen
+        from .no_model import NoModelScreen
+
+        self.status.show(None, note="looking for local model servers…")
+        local = await self.find_local()
+        if local:
+            self.conv.add_notice(f"{reason}. Found models on this machine: pick one.", "warning")
+            self.status.show(None, note="no model: pick one")
+            picker = ModelPickerScreen(
+                self.entries(), title="Pick a model", looked=slash.looked_text(local)
+            )
+            self.app.push_screen(picker, callback=self._picked_model)
+            return
+        self.status.show(None, note="no model")
+        self.app.push_screen(NoModelScreen(reason, self.config), callback=self._no_model_answer)
+
+    def _no_model_answer(self, answer: str | None) -> None:
+        if answer == "retry":
+            self.run_worker(self.start_agent(self.start_model), group="agent", exclusive=True)
+        else:
+            self.app.exit(0)
+
+    # -- the agent's side ---------------------------------------------------------------------
+    async def approve(self, request: PermissionRequest) -> Approval:
+        """The agent's Approver: a modal; cancelling the turn while it is up takes it down."""
+        from .permission import PermissionScreen
+
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Approval] = loop.create_future()
+        screen = PermissionScreen(request)
+
+        def done(result: Approval | None) -> None:
+            if not answer.done():
+                answer.set_result(result or Approval(allow=False))
+
+        self.app.push_screen(screen, callback=done)
+        try:
+            return await answer
+        finally:
+            if screen in self.app.screen_stack and self.app.screen is screen:
+                self.app.pop_screen()
+
+    def refresh_status(self) -> None:
+        self.status.show(self.agent, busy=self.busy)
+        if self.agent is not None:
+            self.session_id = self.agent.session_id
+
+    # -- input --------------------------------------------------------------------------------
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        text = message.text
+        history.append(self.history_path, text)
+        if text.startswith("!"):
+            self.run_shell(text[1:].strip())
+            return
+        parsed = slash.parse(text)
+        if parsed is not None:
+            await slash.run(self, *parsed)
+            return
+        if self.agent is None:
+            self.say("no model yet: pick one with /model", "warning")
+            return
+        if self.busy:
+            self.prompt.load_text(text)
+            self.say("a turn is running: wait for it, or press Esc to interrupt", "warning")
+            return
+        attached = build_prompt(text, self.cwd)
+        for problem in attached.problems:
+            self.conv.add_notice(problem, "warning")
+        self.conv.add_user(text, attached.files)
+        self.start_turn(attached.prompt())
+
+    def start_turn(self, prompt: Any, *, compact: bool = False) -> None:
+        self.busy = True
+        self.refresh_status()
+        self._turn = self._run_turn(prompt, compact)
+
+    @work(group="turn", exclusive=True, exit_on_error=False)
+    async def _run_turn(self, prompt: Any, compact: bool) -> None:
+        agent = self.agent
+        assert agent is not None
+        try:
+            await self._warmed_up()
+            stream = agent.compact() if compact else agent.run_turn(prompt)
+            async for ev in stream:
+                self.conv.handle(ev)
+                if ev.type in _STATUS_EVENTS:
+                    self.refresh_status()
+        except asyncio.CancelledError:
+            self.conv.interrupted()
+            raise
+        except LarikError as e:
+            self.conv.add_notice(str(e), "error")
+        except Exception as e:  # one line, never a traceback
+            self.conv.add_notice(f"internal error: {type(e).__name__}: {e}", "error")
+        finally:
+            self.busy = False
+            self.refresh_status()
+            self._schedule_idle_collect()
+
+    def note_key(self) -> None:
+        """A key was pressed (anywhere: the app tells): typing puts off the idle collection."""
+        self._last_key = time.monotonic()
+
+    def _schedule_idle_collect(self) -> None:
+        """A full collection a few seconds after a turn, unless typing or a turn came first."""
+        if self._gc_timer is not None:
+            self._gc_timer.stop()
+        self._gc_timer = self.set_timer(IDLE_COLLECT_AFTER, self._idle_collect)
+
+    def _idle_collect(self) -> None:
+        self._gc_timer = None
+        if self.busy or time.monotonic() - self._last_key < IDLE_COLLECT_AFTER:
+            self._schedule_idle_collect()
+            return
+        gcpolicy.collect_idle()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker is self._turn and event.state in (WorkerState.CANCELLED, WorkerState.ERROR):
+            self.busy = False
+            self.refresh_status()
+
+    def action_interrupt(self) -> None:
+        if self.menu.is_open:
+            self.menu.close()
+            return
+        stopped = False
+        for worker in (self._turn, self._shell):
+            if worker is not None and worker.is_running:
+                worker.cancel()
+                stopped = True
+        if not stopped:
+            self.prompt.focus()
+
+    def cancel_input(self) -> None:
+        """Ctrl+C once: interrupt a running turn and clear the prompt."""
+        if self.busy:
+            self.action_interrupt()
+        self.prompt.clear()
+
+    async def quit(self) -> None:
+        """Stop what runs (turn, ``!command``), close the agent (its session is saved), exit."""
+        for worker in (self._turn, self._shell):
+            if worker is not None and worker.is_running:
+                worker.cancel()
+                try:
+                    await worker.wait()
+                except Exception:  # cancelled or failed: we are leaving
+                    pass
+        if self.agent is not None:
+            try:
+                await self.agent.close()
+            except Exception:  # closing is best effort on the way out
+                pass
+        self.app.exit(0)
+
+    # -- !command -----------------------------------------------------------------------------
+    def run_shell(self, command: str) -> None:
+        if not command:
+            self.say("usage: !COMMAND (runs it here and shows the output)")
+            return
+        self._shell = self._shell_command(command)
+
+    @work(group="shell", exit_on_error=False)
+    async def _shell_command(self, command: str) -> None:
+        """Run by the bash tool's runner: its own process group (killed on Esc or timeout),
+        the output's tail kept (``bash.MAX_OUTPUT``), the exit code."""
+        from ...agent.tools import ToolContext, bash
+
+        card = self.conv.add_tool("!", {"command": command}, command)
+        started = time.monotonic()
+        try:
+            args = bash.Args(command=command, timeout=SHELL_TIMEOUT)
+            result = await bash.run(args, ToolContext(root=self.cwd))
+        except asyncio.CancelledError:
+            card.mark_interrupted()
+            raise
+        except OSError as e:  # no shell, or the project directory is gone: say so on the card
+            card.finish(f"cannot run it: {e.strerror or e}", is_error=True, duration=0.0)
+            card.action_toggle()
+            return
+        code = result.data.get("exit_code", -1)
+        card.finish(
+            result.content,
+            is_error=result.is_error or code != 0,
+            duration=time.monotonic() - started,
+            data={"exit_code": code},
+        )
+        card.action_toggle()
+
+    # -- what slash commands use --------------------------------------------------------------
+    def say(self, text: str, level: str = "info", *, as_markdown: bool = False) -> None:
+        """The outcome of something the user typed (a command, a `!command`), as a notice at
+        the end of the conversation, scrolled into view. A reply streaming meanwhile is not
+        split by it: it goes on growing above the notice."""
+        self.conv.mount(Notice(text, level, as_markdown=as_markdown))
+        self.conv.anchor()
+
+    def need_agent(self) -> AgentLike | None:
+        """The agent, or None after saying there is no model yet."""
+        if self.agent is None:
+            self.say("no model yet: pick one with /model", "warning")
+        return self.agent
+
+    def idle(self, what: str) -> bool:
+        """No turn is running; else says ``what`` must wait."""
+        if self.busy:
+            self.say(f"{what}: wait for the turn to end, or press Esc", "warning")
+            return False
+        return True
+
+    def current_spec(self) -> str:
+        return agent_spec(self.agent) if self.agent is not None else ""
+
+    def entries(self) -> list[ModelEntry]:
+        """What the model pickers list: the catalog's and the config's models, and local ones."""
+        try:
+            return picker_entries(self.config, self.local_models or [])
+        except Exception as e:  # a broken catalog must not break the picker
+            self.conv.add_notice(f"model list incomplete: {e}", "warning")
+            return [
+                ModelEntry(m.spec, source="local", note=m.server) for m in self.local_models or []
+            ]
+
+    async def find_local(self) -> list[LocalModel]:
+        try:
+            self.local_models = await self.discover_local(self.config)
+        except Exception:  # discovery is best effort
+            self.local_models = []
+        return self.local_models
+
+    def open_model_picker(self) -> None:
+        """The model picker, listing local servers' models as they are found."""
+        from .model_picker import ModelPickerScreen
+
+        picker = ModelPickerScreen(self.entries(), current=self.current_spec())
+        self.app.push_screen(picker, callback=self._picked_model)
+        self._discover_into(picker)
+
+    @work(group="discover", exclusive=True, exit_on_error=False)
+    async def _discover_into(self, picker: ModelPickerScreen) -> None:
+        local: list[LocalModel] = []
+        try:
+            local = await self.find_local()
+        finally:  # found, failed or cancelled: the picker stops saying it is looking
+            entries = [e for e in self.entries() if e.source == "local"]
+            if picker.is_attached:
+                picker.add_local(entries, slash.looked_text(local))
+
+    def _picked_model(self, spec: str | None) -> None:
+        if spec:
+            self._switch_in_worker(spec)
+
+    @work(group="switch", exclusive=True, exit_on_error=False)
+    async def _switch_in_worker(self, spec: str) -> None:
+        await self.switch_model(spec)
+
+    async def switch_model(self, spec: str) -> None:
+        """Go on with the conversation on ``spec`` (or start the agent on it, if none yet)."""
+        if self.agent is None:
+            await self.start_agent(spec)
+            if self.agent is not None:
+                self.say(f"model: {self.current_spec()}")
+            return
+        try:
+            if self.busy:
+                resolved = self.agent.set_model(spec)
+            else:  # building a provider may import its SDK: keep the screen live meanwhile
+                resolved = await asyncio.to_thread(self.agent.set_model, spec)
+        except LarikError as e:
+            self.say(f"cannot switch to {spec}: {e}", "error")
+            return
+        except Exception as e:  # one line, never a traceback
+            self.say(f"cannot switch to {spec}: {type(e).__name__}: {e}", "error")
+            return
+        shown = getattr(resolved, "spec", "") or self.current_spec()
+        self.say(f"model: {shown} (the conversation goes on)")
+        self.refresh_status()
+        self.warm_up_sdk()
+
+    async def replace_agent(self, old: AgentLike, *, resume: str | None) -> None:
+        """A new session (``resume`` None) or an earlier one in place of ``old``; effort and
+        permission mode carry over. If it cannot be opened, ``old`` goes on."""
+        try:
+            new = await self.factory(
+                approver=self.approve, model=self.current_spec(), resume=resume
+            )
+        except LarikError as e:
+            self.say(str(e), "error")
+            return
+        except Exception as e:  # one line, never a traceback; the old session goes on
+            self.say(f"could not open the session: {type(e).__name__}: {e}", "error")
+            return
+        try:
+            await old.close()
+        except Exception:  # the old session is saved already
+            pass
+        await self.conv.clear()
+        await self.use_agent(new, keep_settings_from=old)
+        if resume is None:
+            self.say(f"new session {new.session_id}")
+        elif not new.messages:
+            self.say(f"resumed session {new.session_id} (no messages yet)")

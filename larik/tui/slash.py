@@ -1,0 +1,305 @@
+"""Slash commands: one small object per command, in one table, ``COMMANDS``.
+
+A command is a :class:`SlashCommand`: its name and aliases, its usage and one-line help, and its
+handler, ``async (chat, arg)``, where ``chat`` is the
+:class:`~larik.tui.screens.chat.ChatScreen` it was typed in. The table drives parsing,
+completion, ``/help`` and dispatch (:func:`run`), and the tests walk it: every command has a
+handler, a help line and a test named ``test_slash_<name>_…`` (tests/tui/test_commands.py).
+Adding one is a handler here, a row in ``COMMANDS`` and that test (docs/architecture.md).
+
+Handlers use the chat screen's public methods (``say``, ``need_agent``, ``idle``,
+``switch_model``, ``replace_agent``, …). The screens they open are imported when opened, so
+none is imported before the first frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..llm.errors import LarikError
+from .widgets.status_bar import UNKNOWN_COST
+
+if TYPE_CHECKING:  # annotations only: the chat screen imports this module
+    from .protocol import AgentLike
+    from .screens.chat import ChatScreen
+
+__all__ = [
+    "COMMANDS",
+    "SlashCommand",
+    "complete",
+    "cost_markdown",
+    "find",
+    "help_markdown",
+    "looked_text",
+    "parse",
+    "run",
+]
+
+Handler = Callable[["ChatScreen", str], Awaitable[None]]
+
+EFFORTS = ("low", "medium", "high", "max")
+MODES = {
+    "ask": "confirm edits and commands",
+    "edits": "edit freely, confirm commands",
+    "yolo": "never ask",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SlashCommand:
+    name: str
+    usage: str  # shown in the completion menu and /help: "/name [ARG]"
+    summary: str  # the one help line
+    handler: Handler
+    aliases: tuple[str, ...] = ()
+
+
+# -- the handlers -----------------------------------------------------------------------------
+async def _model(chat: ChatScreen, arg: str) -> None:
+    if arg:
+        await chat.switch_model(arg)
+    else:
+        chat.open_model_picker()
+
+
+async def _routing(chat: ChatScreen, arg: str) -> None:
+    if chat.config is None:
+        chat.say("routing needs a config", "error")
+        return
+    if chat.local_models is None:
+        await chat.find_local()
+    from .screens.routing import RoutingScreen
+
+    def closed(summary: str | None) -> None:
+        if summary:
+            chat.say(summary)
+
+    chat.app.push_screen(RoutingScreen(chat.config, chat.entries()), callback=closed)
+
+
+async def _effort(chat: ChatScreen, arg: str) -> None:
+    agent = chat.need_agent()
+    if agent is None:
+        return
+    level = arg.lower()
+    if not level:
+        chat.say(
+            f"effort: {agent.effort or 'default'} (set with /effort low|medium|high|max|default)"
+        )
+        return
+    if level not in (*EFFORTS, "default"):
+        chat.say(f"unknown effort {arg!r}: use low, medium, high, max or default", "error")
+        return
+    was = agent.effort or "default"
+    agent.effort = "" if level == "default" else level
+    chat.say(f"effort: {level} (was {was}; from the next turn)")
+    chat.refresh_status()
+
+
+async def _compact(chat: ChatScreen, arg: str) -> None:
+    if chat.need_agent() is None or not chat.idle("/compact"):
+        return
+    chat.say("compacting the conversation…")
+    chat.start_turn(None, compact=True)
+
+
+async def _clear(chat: ChatScreen, arg: str) -> None:
+    old = chat.need_agent()
+    if old is None or not chat.idle("/clear"):
+        return
+    await chat.replace_agent(old, resume=None)
+
+
+async def _resume(chat: ChatScreen, arg: str) -> None:
+    old = chat.need_agent()
+    if old is None or not chat.idle("/resume"):
+        return
+    if arg:
+        await chat.replace_agent(old, resume=arg)
+        return
+    try:
+        from ..agent.sessions import list_sessions
+
+        sessions = list_sessions(chat.cwd)
+    except Exception as e:  # unreadable sessions: say so
+        chat.say(f"cannot list sessions: {e}", "error")
+        return
+    if not [s for s in sessions if s.id != old.session_id]:
+        chat.say("no earlier sessions in this project")
+        return
+
+    def picked(session_id: str | None) -> None:
+        if session_id and chat.agent is not None:
+            chat.run_worker(
+                chat.replace_agent(chat.agent, resume=session_id),
+                group="agent",
+                exit_on_error=False,
+            )
+
+    from .screens.sessions import SessionPickerScreen
+
+    chat.app.push_screen(SessionPickerScreen(sessions, current=old.session_id), callback=picked)
+
+
+async def _cost(chat: ChatScreen, arg: str) -> None:
+    agent = chat.need_agent()
+    if agent is not None:
+        chat.say(cost_markdown(agent), as_markdown=True)
+
+
+async def _permissions(chat: ChatScreen, arg: str) -> None:
+    agent = chat.need_agent()
+    if agent is None:
+        return
+    mode = arg.lower()
+    if mode:
+        if mode not in MODES:
+            chat.say(f"unknown mode {arg!r}: use ask, edits or yolo", "error")
+            return
+        was = agent.permission_mode
+        agent.permission_mode = mode
+        chat.say(f"permission mode: {mode} (was {was}): {MODES[mode]}")
+        chat.refresh_status()
+        return
+    lines = [
+        f"permission mode: **{agent.permission_mode}** (set with `/permissions ask|edits|yolo`)"
+    ]
+    lines.append("- " + " · ".join(f"{m}: {what}" for m, what in MODES.items()))
+    perms = getattr(chat.config, "permissions", None)
+    for kind in ("allow", "deny"):
+        rules = getattr(perms, kind, None) or []
+        if rules:
+            lines.append(f"- {kind}: " + ", ".join(f"`{r}`" for r in rules))
+    chat.say("\n".join(lines), as_markdown=True)
+
+
+async def _help(chat: ChatScreen, arg: str) -> None:
+    chat.say(help_markdown(), as_markdown=True)
+
+
+async def _exit(chat: ChatScreen, arg: str) -> None:
+    await chat.quit()
+
+
+# -- the table --------------------------------------------------------------------------------
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand(
+        "model", "/model [SPEC]", "pick a model, or switch to SPEC (provider/model)", _model
+    ),
+    SlashCommand(
+        "routing", "/routing", "role -> model -> fallbacks: change, apply a preset, save", _routing
+    ),
+    SlashCommand(
+        "effort", "/effort [LEVEL]", "reasoning effort: low, medium, high, max or default", _effort
+    ),
+    SlashCommand("compact", "/compact", "summarise the conversation to free context", _compact),
+    SlashCommand(
+        "clear", "/clear", "start a new session (the old one stays saved)", _clear, ("new",)
+    ),
+    SlashCommand("resume", "/resume [ID]", "open an earlier session of this project", _resume),
+    SlashCommand("cost", "/cost", "tokens and cost so far, per model and per role", _cost),
+    SlashCommand(
+        "permissions",
+        "/permissions [MODE]",
+        "show or set the permission mode: ask, edits, yolo",
+        _permissions,
+    ),
+    SlashCommand("help", "/help", "this list, and the keys", _help, ("?",)),
+    SlashCommand("exit", "/exit", "quit (prints how to resume)", _exit, ("quit", "q")),
+)
+
+
+def find(name: str) -> SlashCommand | None:
+    name = name.lower()
+    for c in COMMANDS:
+        if name == c.name or name in c.aliases:
+            return c
+    return None
+
+
+def parse(text: str) -> tuple[str, str] | None:
+    """``"/model  openai/gpt-5 "`` -> ``("model", "openai/gpt-5")``; None when not a command.
+
+    A line that starts with ``//`` or ``/`` followed by a space, or that looks like a path
+    (``/usr/bin …``), is a prompt, not a command.
+    """
+    s = text.strip()
+    if not s.startswith("/") or s.startswith("//") or len(s) < 2 or s[1].isspace():
+        return None
+    head, _, rest = s[1:].partition(" ")
+    if "/" in head:
+        return None
+    return head.lower(), rest.strip()
+
+
+def complete(prefix: str) -> list[SlashCommand]:
+    """Commands whose name (or an alias) starts with ``prefix`` (without the slash)."""
+    p = prefix.lower()
+    return [c for c in COMMANDS if c.name.startswith(p) or any(a.startswith(p) for a in c.aliases)]
+
+
+async def run(chat: ChatScreen, name: str, arg: str) -> None:
+    """Run ``/name arg`` typed in ``chat``. An unknown name, a LarikError or a bug in a handler
+    is a line in the conversation, never a traceback."""
+    cmd = find(name)
+    if cmd is None:
+        chat.say(f"unknown command /{name}", "error")
+        chat.say(help_markdown(), as_markdown=True)
+        return
+    try:
+        await cmd.handler(chat, arg)
+    except LarikError as e:
+        chat.say(f"/{cmd.name}: {e}", "error")
+    except Exception as e:  # a bug must not take the session down: one line, no traceback
+        chat.say(f"/{cmd.name} failed: {type(e).__name__}: {e}", "error")
+
+
+KEYS = (
+    ("Enter", "send"),
+    ("Shift+Enter, Ctrl+J", "new line"),
+    ("Up / Down", "prompt history"),
+    ("@path", "attach a file (images too)"),
+    ("!command", "run a shell command here and show its output"),
+    ("Esc", "interrupt the running turn"),
+    ("Ctrl+C twice", "quit"),
+)
+
+
+def help_markdown() -> str:
+    rows = "\n".join(f"| `{c.usage}` | {c.summary} |" for c in COMMANDS)
+    keys = "\n".join(f"| {k} | {v} |" for k, v in KEYS)
+    return f"| command | does |\n|---|---|\n{rows}\n\n| key | does |\n|---|---|\n{keys}\n"
+
+
+def looked_text(local: list[Any]) -> str:
+    """The picker's footer once the search for local servers is over."""
+    return f"{len(local)} local model(s) found" if local else "no local server answered"
+
+
+def cost_markdown(agent: AgentLike) -> str:
+    def money(v: float | None) -> str:
+        return f"${v:.4f}" if v is not None else UNKNOWN_COST
+
+    usage = agent.usage
+    rows = [
+        "| model | input | output | cache read | cache write | cost |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for model, u in usage.by_model.items():
+        rows.append(
+            f"| {model} | {u.input} | {u.output} | {u.cache_read} | {u.cache_write} | "
+            f"{money(usage.cost_by_model.get(model))} |"
+        )
+    t = usage.total
+    rows.append(
+        f"| **total** | {t.input} | {t.output} | {t.cache_read} | {t.cache_write} | "
+        f"**{money(usage.total_cost)}** |"
+    )
+    out = "\n".join(rows)
+    if usage.by_role:
+        out += "\n\n| role | tokens |\n|---|---:|\n" + "\n".join(
+            f"| {role or 'main'} | {u.total} |" for role, u in usage.by_role.items()
+        )
+    return out
