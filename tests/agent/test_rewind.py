@@ -243,3 +243,41 @@ async def test_a_turn_making_files_with_odd_names_keeps_the_transcript_valid_and
     resumed = await make_agent(script(), resume=agent.session_id)
     undo(resumed)
     assert sorted(p.name for p in project.iterdir()) == ["calc.py"]
+
+
+async def test_an_interrupted_turn_records_what_it_changed_and_can_be_undone(make_agent, project):
+    import asyncio
+
+    from .test_interrupt import interrupt_when
+
+    agent = await make_agent(
+        script(call("bash", command="echo half > half.txt; rm calc.py; sleep 30"), done())
+    )
+
+    async def written():
+        for _ in range(500):
+            if (project / "half.txt").exists() and not (project / "calc.py").exists():
+                return
+            await asyncio.sleep(0.01)
+
+    await interrupt_when(agent, "go", lambda ev: ev.type is E.TOOL_START, ready=written)
+    assert agent.checkpoints.turns[0].files == ["calc.py", "half.txt"]
+    undo(agent)
+    assert sorted(p.name for p in project.iterdir()) == ["calc.py"]
+    agent._log.close()
+    kinds = [r["kind"] for r in load_transcript(agent.transcript_path).records]
+    assert kinds.index("checkpoint_done") < kinds.index("undo")
+
+
+async def test_a_turn_that_never_recorded_its_end_is_undone_from_the_files_now(make_agent, project):
+    """A crash between the checkpoint and the turn's end: the files as they are now stand in
+    for what the turn left."""
+    agent = await make_agent(script(call("write_file", path="x.txt", content="x"), done()))
+    await run(agent, "write")
+    turn = agent.checkpoints.turns[0]
+    turn.after, turn.files = "", []
+    assert turn.changed
+    rewind = agent.checkpoints.plan_undo()
+    assert rewind.files == ["x.txt"] and rewind.conflicts == []
+    agent.checkpoints.carry_out(rewind)
+    assert not (project / "x.txt").exists()
