@@ -120,6 +120,7 @@ class Agent:
         self._system = [prompt.prefix(s.role_label, list(s.tools)), context]
         self._specs = tool_specs(s.tools)
         self._ctx = ToolContext(root=s.root, processes=s.processes)
+        self._ctx.path_denied = s.policy.denies_path  # for the files grep and glob list
         if "task" in s.tools:
             self._ctx.spawn = self._run_task
         self._runner = ToolRunner(s.tools, s.policy, self._ctx, s.tool_source)

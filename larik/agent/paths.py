@@ -3,14 +3,24 @@
 A path is taken relative to the project root, ``~`` expanded, then resolved: ``..`` collapses
 and every existing symlink is followed, so a link inside the project that points outside it
 resolves outside it. The permission policy refuses such paths unless an allow rule covers them.
+
+File names that are not UTF-8 (bytes a Latin-1 or Shift-JIS tool wrote) reach Python as lone
+surrogates (``os.fsdecode``), which cannot be sent to a model or written to a transcript.
+:func:`shown` writes each such byte as ``\\xNN`` (``café.py`` in Latin-1 is ``caf\\xe9.py``),
+and :func:`resolve_path` reads that form back, so the model can pass a name it was shown to
+read_file. A name that really contains ``\\xNN`` is found first.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ResolvedPath", "resolve_path"]
+__all__ = ["ResolvedPath", "resolve_path", "shown"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPED_BYTE = re.compile(r"\\x([89a-fA-F][0-9a-fA-F])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,15 +32,41 @@ class ResolvedPath:
     def __str__(self) -> str:
         return self.rel
 
+    @property
+    def targets(self) -> list[str]:
+        """What permission rules match: the relative and the absolute path when inside the
+        root, only the absolute one outside it."""
+        return [self.rel, self.path.as_posix()] if self.inside else [self.path.as_posix()]
+
 
 def resolve_path(root: Path, raw: str) -> ResolvedPath:
     root = root.resolve()
-    p = Path(raw).expanduser() if raw else Path(".")
-    if not p.is_absolute():
-        p = root / p
+    p = _absolute(root, raw)
+    if "\\x" in raw and not p.exists() and not p.is_symlink():
+        escaped = _absolute(root, _ESCAPED_BYTE.sub(lambda m: chr(0xDC00 + int(m[1], 16)), raw))
+        if escaped.exists() or escaped.is_symlink():
+            p = escaped
     resolved = p.resolve(strict=False)
     try:
         rel = resolved.relative_to(root).as_posix()
         return ResolvedPath(resolved, True, rel or ".")
     except ValueError:
         return ResolvedPath(resolved, False, resolved.as_posix())
+
+
+def _absolute(root: Path, raw: str) -> Path:
+    p = Path(raw).expanduser() if raw else Path(".")
+    return p if p.is_absolute() else root / p
+
+
+def shown(text: str) -> str:
+    """``text`` as valid UTF-8: an undecodable byte kept by ``os.fsdecode`` becomes ``\\xNN``,
+    any other lone surrogate ``\\udNNN``."""
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(_escape, text)
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m[0])
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"

@@ -194,7 +194,7 @@ async def test_grep_uses_ripgrep_when_it_is_on_path(project, tmp_path, monkeypat
     fake = tmp_path / "bin"
     fake.mkdir()
     rg = fake / "rg"
-    rg.write_text('#!/bin/sh\necho "calc.py:1:from fake rg"\n')
+    rg.write_text("#!/bin/sh\nprintf 'calc.py\\0001:from fake rg\\n'\n")  # rg's --null form
     rg.chmod(rg.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
     out = await call(project, "grep", pattern="add")

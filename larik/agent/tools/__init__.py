@@ -9,6 +9,8 @@
 
 ``KIND`` drives the permission modes; read tools (and explore subagents) may run concurrently.
 File tools have ``PATH_TARGET = True``: their target is a path, confined to the project root.
+A result's text is always valid UTF-8: lone surrogates (from file names that are not UTF-8) are
+written as ``\\xNN`` (see ``larik.agent.paths.shown``).
 
 Tools that come and go while a session runs (MCP servers' tools) are not modules here: a
 :class:`ToolSource` hands the agent their specs for each request and looks up the calls it does
@@ -29,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from ...llm.types import Block, ToolSpec
 from ...tool_names import ALL_TOOLS, READ_ONLY_TOOLS
 from ..events import AgentEvent
-from ..paths import resolve_path
+from ..paths import resolve_path, shown
 
 __all__ = [
     "ALL_TOOLS",
@@ -59,6 +61,13 @@ class ToolResult:
     images: list[Block] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)  # for front ends: diff, exit_code, …
 
+    def __post_init__(self) -> None:
+        # the one place every tool's text passes: nothing unencodable reaches a model or a file
+        self.content = shown(self.content)
+        for k, v in self.data.items():
+            if isinstance(v, str):
+                self.data[k] = shown(v)
+
 
 class ToolArgs(BaseModel):
     """Base of every tool's arguments: unknown keys are errors; an explicit null means "default"."""
@@ -74,29 +83,37 @@ class ToolArgs(BaseModel):
 
 
 Spawn = Callable[[str, str], Awaitable[str]]
+PathDenied = Callable[[str, Path], bool]
 
 
 @dataclass
 class ToolContext:
     """What a tool may use. ``processes`` maps the process-group ids of running commands to
     their start tokens, so an interrupt can kill them; ``spawn(role, prompt)`` runs a subagent
-    and returns its answer."""
+    and returns its answer; ``path_denied(tool, path)`` says whether ``permissions.deny`` covers
+    a file a tool meets on its own (grep and glob ask it for every file they list, giving the
+    path as listed: it follows symlinks itself)."""
 
     root: Path
     processes: dict[int, str] = field(default_factory=dict)
     spawn: Spawn | None = None
     emit: Callable[[AgentEvent], None] | None = None
     before_change: Callable[[], Awaitable[None]] | None = None  # a checkpoint (rewind.py)
+    path_denied: PathDenied | None = None
 
     def path(self, raw: str) -> Path:
         return resolve_path(self.root, raw).path
 
+    def denied(self, tool: str, path: Path) -> bool:
+        return self.path_denied is not None and self.path_denied(tool, path)
+
     def show(self, path: Path) -> str:
-        """A path as the model should see it: relative to the root when inside it."""
+        """A path as the model should see it: relative to the root when inside it, bytes that
+        are not UTF-8 written as ``\\xNN``."""
         try:
-            return path.relative_to(self.root.resolve()).as_posix() or "."
+            return shown(path.relative_to(self.root.resolve()).as_posix() or ".")
         except ValueError:
-            return path.as_posix()
+            return shown(path.as_posix())
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,16 @@
-"""Helpers shared by the file tools: reading text exactly, diffs, and listing project files.
+"""Helpers shared by the file tools: opening only regular files, reading text exactly, diffs,
+and listing the project files a tool may see.
+
+The file tools read and write regular files only. A FIFO, socket or device, and any file of
+/proc or /sys, is refused before it is opened (opening a FIFO blocks until a writer comes), and
+the check is repeated on the descriptor, opened non-blocking, so a swap in between cannot block
+either.
 
 Listing respects .gitignore: inside a git work tree it asks git (``git ls-files -co
 --exclude-standard``), elsewhere it walks the tree and honours .gitignore files simply (no
-negation).
+negation). :func:`visible_files` then keeps what a tool may see: regular files (a symlink
+counts as its target) whose real path stays inside the project root or the folder searched,
+and that no ``permissions.deny`` rule covers. Symlinked folders are not entered.
 """
 
 from __future__ import annotations
@@ -11,21 +19,127 @@ import difflib
 import fnmatch
 import os
 import re
+import stat
 import subprocess
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
+from typing import BinaryIO
 
 from . import ToolError
 
-__all__ = ["glob_regex", "list_files", "read_text", "unified_diff"]
+__all__ = [
+    "glob_regex",
+    "list_files",
+    "open_regular",
+    "read_text",
+    "special_kind",
+    "unified_diff",
+    "utf8",
+    "visible_files",
+    "write_regular",
+]
+
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a directory"),
+)
+_PSEUDO_ROOTS = ("/proc", "/sys")
+_OPEN = os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+
+
+@cache
+def _pseudo_devices() -> frozenset[int]:
+    devices = set()
+    for where in _PSEUDO_ROOTS:
+        try:
+            devices.add(os.stat(where).st_dev)
+        except OSError:
+            pass
+    return frozenset(devices)
+
+
+def special_kind(st: os.stat_result, path: Path | None = None) -> str | None:
+    """What a non-regular file is ("a named pipe (FIFO)", …); None for a regular file."""
+    for test, kind in _KINDS:
+        if test(st.st_mode):
+            return kind
+    if not stat.S_ISREG(st.st_mode):
+        return "a special file"
+    if st.st_dev in _pseudo_devices() or (
+        path is not None and any(path.is_relative_to(r) for r in _PSEUDO_ROOTS)
+    ):
+        return "a file of /proc or /sys"
+    return None
+
+
+def _refuse(st: os.stat_result, path: Path, shown: str) -> None:
+    kind = special_kind(st, path)
+    if kind:
+        raise ToolError(
+            f"{shown} is {kind}, not a regular file; the file tools read and write only "
+            "regular files"
+        )
+
+
+def open_regular(path: Path, shown: str) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file; a ToolError otherwise, without
+    opening it."""
+    try:
+        _refuse(os.stat(path), path, shown)
+        fd = os.open(path, os.O_RDONLY | _OPEN)
+    except FileNotFoundError:
+        raise ToolError(f"no such file: {shown}") from None
+    except OSError as e:
+        raise ToolError(f"cannot read {shown}: {e.strerror}") from None
+    try:
+        _refuse(os.fstat(fd), path, shown)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def write_regular(path: Path, data: bytes, shown: str) -> None:
+    """Create ``path`` or replace its content, only if it is (or will be) a regular file."""
+    try:
+        if path.exists():
+            _refuse(os.stat(path), path, shown)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | _OPEN, 0o666)
+    except OSError as e:  # ENXIO: a FIFO put there in between, with no reader
+        raise ToolError(f"cannot write {shown}: {e.strerror}") from None
+    try:
+        _refuse(os.fstat(fd), path, shown)
+        os.set_blocking(fd, True)
+        os.ftruncate(fd, 0)
+        with os.fdopen(fd, "wb", closefd=False) as fh:
+            fh.write(data)
+    finally:
+        os.close(fd)
+
+
+def utf8(text: str, what: str) -> bytes:
+    """``text`` encoded to write; a model's JSON can carry lone surrogates, which are no text."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        code = ord(e.object[e.start])
+        raise ToolError(
+            f"{what} is not valid text: it has a lone surrogate (U+{code:04X}) at character "
+            f"{e.start}"
+        ) from None
 
 
 def read_text(path: Path, shown: str) -> str:
     """The file's text with its line endings untouched; a clear error if it is not text."""
-    if not path.exists():
-        raise ToolError(f"no such file: {shown}")
     if path.is_dir():
         raise ToolError(f"{shown} is a directory")
-    data = path.read_bytes()
+    with open_regular(path, shown) as fh:
+        data = fh.read()
     if b"\x00" in data[:8192]:
         raise ToolError(f"{shown} is a binary file; it cannot be edited as text")
     try:
@@ -79,9 +193,44 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
 
 
 def list_files(base: Path) -> list[str]:
-    """Files under ``base`` (posix paths relative to it), .gitignore respected, .git skipped."""
+    """Files under ``base`` (posix paths relative to it), .gitignore respected, .git skipped.
+    A name that is not UTF-8 carries its bytes as lone surrogates (``os.fsdecode``)."""
     listed = _git_files(base)
     return listed if listed is not None else _walk(base)
+
+
+def visible_files(
+    base: Path, root: Path, denied: Callable[[Path], bool] | None = None
+) -> list[str]:
+    """The part of :func:`list_files` a file tool may show: regular files whose real path is
+    inside ``root`` or ``base`` and that ``denied`` does not refuse (it is given the path as
+    listed, and follows links itself). ``base`` and ``root`` are resolved paths."""
+    out: list[str] = []
+    dirs: dict[str, Path | None] = {}
+    for rel in list_files(base):
+        folder, _, name = rel.rpartition("/")
+        if folder not in dirs:  # git lists files from its index: a folder may be a link now
+            real = (base / folder).resolve() if folder else base
+            dirs[folder] = real if _within(real, root, base) else None
+        where = dirs[folder]
+        if where is None:
+            continue
+        path = where / name
+        try:
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode):
+                if not _within(path.resolve(strict=True), root, base):
+                    continue
+                st = os.stat(path)
+        except (OSError, RuntimeError):  # gone, dangling, a loop
+            continue
+        if special_kind(st) is None and not (denied and denied(base / rel)):
+            out.append(rel)
+    return out
+
+
+def _within(path: Path, root: Path, base: Path) -> bool:
+    return path.is_relative_to(root) or path.is_relative_to(base)
 
 
 def _git_files(base: Path) -> list[str] | None:
@@ -97,8 +246,7 @@ def _git_files(base: Path) -> list[str] | None:
         return None
     if proc.returncode != 0:
         return None
-    names = [n for n in proc.stdout.decode("utf-8", "replace").split("\0") if n]
-    return sorted(n for n in names if (base / n).is_file())
+    return sorted(os.fsdecode(n) for n in proc.stdout.split(b"\0") if n)
 
 
 class _Ignore:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from . import ToolArgs, ToolContext, ToolError, ToolResult
-from ._files import read_text, unified_diff
+from ._files import read_text, unified_diff, utf8, write_regular
 from ._match import Ambiguous, relaxed_match
 
 NAME = "edit_file"
@@ -86,7 +86,7 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     path = ctx.path(args.path)
     shown = ctx.show(path)
     old, new, count, relaxed = _apply(args, ctx)
-    path.write_bytes(new.encode("utf-8"))
+    write_regular(path, utf8(new, "new_string"), shown)
     diff = unified_diff(old, new, shown)
     what = f"{count} replacements" if count > 1 else "1 replacement"
     if relaxed:

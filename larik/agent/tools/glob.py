@@ -1,4 +1,8 @@
-"""glob(pattern, path?): files matching a glob, .gitignore respected, sorted by path."""
+"""glob(pattern, path?): files matching a glob, .gitignore respected, sorted by path.
+
+It lists what grep would search (``_files.visible_files``): regular files, no link leading out
+of the project, nothing a ``permissions.deny`` rule covers.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,9 @@ import asyncio
 
 from pydantic import Field
 
+from ..paths import shown
 from . import ToolArgs, ToolContext, ToolError, ToolResult
-from ._files import glob_regex, list_files
+from ._files import glob_regex, visible_files
 
 NAME = "glob"
 KIND = "read"
@@ -38,13 +43,14 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     if not base.is_dir():
         raise ToolError(f"{ctx.show(base)} is not a directory")
     rx = glob_regex(args.pattern.removeprefix("./"))
-    files = await asyncio.to_thread(list_files, base)
+    files = await asyncio.to_thread(
+        visible_files, base, ctx.root.resolve(), lambda p: ctx.denied(NAME, p)
+    )
     hits = [f for f in files if rx.match(f)]
     prefix = "" if ctx.show(base) == "." else ctx.show(base).rstrip("/") + "/"
     if not hits:
         return ToolResult(f"no files match {args.pattern}")
-    shown = [prefix + h for h in hits[:MAX_RESULTS]]
-    text = "\n".join(shown)
+    text = "\n".join(shown(prefix + h) for h in hits[:MAX_RESULTS])
     if len(hits) > MAX_RESULTS:
         text += f"\n[{len(hits) - MAX_RESULTS} more not shown; narrow the pattern]"
     return ToolResult(text, data={"count": len(hits)})

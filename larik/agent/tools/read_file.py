@@ -1,18 +1,28 @@
 """read_file(path, offset?, limit?): a text file with line numbers, paged; images as image blocks.
 
 Binary files are refused with a clear message; long lines are cut; a long file comes back one page
-at a time with a note saying how to read the next page.
+at a time with a note saying how to read the next page. Text that is not valid UTF-8 (a Latin-1
+file) is shown with U+FFFD for each byte that does not decode, and a note says so. FIFOs,
+sockets, devices and files of /proc or /sys are refused without being opened
+(``_files.open_regular``). The file is read in a worker thread, so the loop (and an interrupt)
+never waits on it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import io
 import os
+import re
+from pathlib import Path
+from typing import BinaryIO
 
 from pydantic import Field
 
 from ...llm.types import Block
 from . import ToolArgs, ToolContext, ToolError, ToolResult
+from ._files import open_regular
 
 NAME = "read_file"
 KIND = "read"
@@ -62,13 +72,20 @@ def image_type(head: bytes) -> str | None:
     return None
 
 
+_CONTROL = re.compile(rb"[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f]")
+_UNDECODED = re.compile("[\udc80-\udcff]")  # bytes kept by the surrogateescape decoder
+
+
 def looks_binary(head: bytes) -> bool:
+    """NUL bytes, or text that is not UTF-8 and has control bytes that text does not have."""
     if b"\x00" in head:
         return True
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as e:
-        return e.start < len(head) - 4  # a multi-byte character cut at the sniff boundary is fine
+        if e.start >= len(head) - 4:  # a multi-byte character cut at the sniff boundary
+            return False
+        return len(_CONTROL.findall(head)) > len(head) // 20
     return False
 
 
@@ -79,35 +96,47 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
         raise ToolError(f"no such file: {shown}")
     if path.is_dir():
         raise ToolError(f"{shown} is a directory; use glob to list files")
-    size = path.stat().st_size
-    with open(path, "rb") as fh:
+    return await asyncio.to_thread(_read, path, shown, args.offset, args.limit)
+
+
+def _read(path: Path, shown: str, offset: int, limit: int) -> ToolResult:
+    with open_regular(path, shown) as fh:
+        size = os.fstat(fh.fileno()).st_size
         head = fh.read(SNIFF)
-    media = image_type(head)
-    if media:
-        if size > MAX_IMAGE:
-            raise ToolError(f"{shown} is an image of {size:,} bytes; the limit is {MAX_IMAGE:,}")
-        data = base64.b64encode(path.read_bytes()).decode("ascii")
-        return ToolResult(
-            f"{shown}: {media} image, {size:,} bytes (attached)",
-            images=[Block.image(media, data)],
-        )
-    if looks_binary(head):
-        raise ToolError(
-            f"{shown} is a binary file ({size:,} bytes); read_file shows only text and images"
-        )
-    return _page(path, shown, args.offset, args.limit)
+        media = image_type(head)
+        if media:
+            if size > MAX_IMAGE:
+                raise ToolError(
+                    f"{shown} is an image of {size:,} bytes; the limit is {MAX_IMAGE:,}"
+                )
+            data = base64.b64encode(head + fh.read()).decode("ascii")
+            return ToolResult(
+                f"{shown}: {media} image, {size:,} bytes (attached)",
+                images=[Block.image(media, data)],
+            )
+        if looks_binary(head):
+            raise ToolError(
+                f"{shown} is a binary file ({size:,} bytes); read_file shows only text and images"
+            )
+        fh.seek(0)
+        return _page(fh, shown, offset, limit)
 
 
-def _page(path: os.PathLike[str], shown: str, offset: int, limit: int) -> ToolResult:
+def _page(raw: BinaryIO, shown: str, offset: int, limit: int) -> ToolResult:
     out: list[str] = []
     chars = 0
     total = 0
     last = offset - 1
     cut_lines = 0
+    undecoded = 0
     full = False
-    with open(path, encoding="utf-8", errors="replace", newline=None) as fh:
+    reader = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline=None)
+    with reader as fh:
         for n, line in enumerate(fh, start=1):
             total = n
+            if not line.isascii() and _UNDECODED.search(line):
+                undecoded += 1
+                line = _UNDECODED.sub("\ufffd", line)
             if n < offset or full:
                 continue
             line = line.rstrip("\n")
@@ -133,4 +162,9 @@ def _page(path: os.PathLike[str], shown: str, offset: int, limit: int) -> ToolRe
         )
     if cut_lines:
         text += f"\n[{cut_lines} line(s) longer than {MAX_LINE} characters were cut]"
+    if undecoded:
+        text += (
+            f"\n[{shown} is not UTF-8 text: {undecoded} line(s) have bytes that do not decode, "
+            "shown as \ufffd; edit_file cannot change this file]"
+        )
     return ToolResult(text, data={"lines": total})

@@ -1,11 +1,15 @@
-"""write_file(path, content): create or replace a file; the change comes back as a diff."""
+"""write_file(path, content): create or replace a file; the change comes back as a diff.
+
+Only a regular file is written: a FIFO, socket or device at the path is refused without being
+opened (``_files.write_regular``).
+"""
 
 from __future__ import annotations
 
 from pydantic import Field
 
 from . import ToolArgs, ToolContext, ToolError, ToolResult
-from ._files import unified_diff
+from ._files import open_regular, unified_diff, utf8, write_regular
 
 NAME = "write_file"
 KIND = "write"
@@ -35,7 +39,8 @@ def _old(args: Args, ctx: ToolContext) -> tuple[str, bool]:
         raise ToolError(f"{ctx.show(path)} is a directory")
     if not path.exists():
         return "", True
-    return path.read_bytes().decode("utf-8", errors="replace"), False
+    with open_regular(path, ctx.show(path)) as fh:
+        return fh.read().decode("utf-8", errors="replace"), False
 
 
 async def preview(args: Args, ctx: ToolContext) -> str:
@@ -46,9 +51,10 @@ async def preview(args: Args, ctx: ToolContext) -> str:
 async def run(args: Args, ctx: ToolContext) -> ToolResult:
     path = ctx.path(args.path)
     shown = ctx.show(path)
+    data = utf8(args.content, "content")
     old, created = _old(args, ctx)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(args.content.encode("utf-8"))
+    write_regular(path, data, shown)
     diff = unified_diff(old, args.content, shown, created=created)
     lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
     verb = "created" if created else "wrote"
