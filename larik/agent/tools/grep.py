@@ -139,6 +139,7 @@ async def _ripgrep(
     errors = asyncio.create_task(_head(proc.stderr))
     lines: list[str] = []
     stopped = ""
+    ended = False  # ripgrep closed its output: it is exiting by itself
     allowed: dict[bytes, str | None] = {}  # file as ripgrep printed it -> as shown, or denied
     try:
         async with asyncio.timeout(TIMEOUT):
@@ -154,19 +155,35 @@ async def _ripgrep(
                     lines.append(f"{allowed[name]}:{rest.decode('utf-8', 'replace')}")
                     if len(lines) > MAX_MATCHES:
                         break
+            else:
+                ended = True
     except TimeoutError:
         stopped = f"ripgrep ran past the {TIMEOUT:g} s time limit"
     finally:
-        if proc.returncode is None:
-            try:
-                proc.kill()
-            except ProcessLookupError:
-                pass
-        await proc.wait()
+        await _end(proc, ended)
         err = await errors
     if (proc.returncode or 0) > 1 and not lines and not stopped:
         raise ToolError("ripgrep failed: " + err.decode("utf-8", "replace").strip()[:300])
     return lines, stopped
+
+
+async def _end(proc: asyncio.subprocess.Process, ended: bool) -> None:
+    """Wait for ripgrep, killing it first unless it is ending by itself: killing a process that
+    has just exited makes ``subprocess`` reap it behind asyncio's back ("Unknown child process",
+    exit status 255)."""
+    if ended:
+        try:
+            async with asyncio.timeout(2):
+                await proc.wait()
+                return
+        except TimeoutError:
+            pass
+    if proc.returncode is None:
+        try:
+            proc.kill()
+        except ProcessLookupError:
+            pass
+    await proc.wait()
 
 
 async def _head(stream: asyncio.StreamReader, keep: int = 2000) -> bytes:
