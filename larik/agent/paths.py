@@ -32,12 +32,6 @@ class ResolvedPath:
     def __str__(self) -> str:
         return self.rel
 
-    @property
-    def targets(self) -> list[str]:
-        """What permission rules match: the relative and the absolute path when inside the
-        root, only the absolute one outside it."""
-        return [self.rel, self.path.as_posix()] if self.inside else [self.path.as_posix()]
-
 
 def resolve_path(root: Path, raw: str) -> ResolvedPath:
     root = root.resolve()
