@@ -57,6 +57,7 @@ class LarikApp(App[int]):
     ) -> None:
         super().__init__()
         self.config_loader = config_loader
+        self._reload_config: ConfigLoader | None = None
         self.startup_error = ""  # why the app ended before it could start (printed by run_tui)
         self.first_paint_done = False
         self._last_ctrl_c = 0.0
@@ -98,7 +99,43 @@ class LarikApp(App[int]):
         (``await self.push_screen_wait(screen)``)."""
         if not await self.load_config():
             return
+        await self.ask_trust()
         await self.chat.start()
+
+    async def ask_trust(self) -> None:
+        """ "Trust this folder?" when the project's config asks for what needs trust and the
+        user has not answered for exactly these settings; the answer is remembered and, if yes,
+        the config is loaded again with them applied. A remembered "no" is one notice."""
+        pt = getattr(self.config, "project_trust", None)
+        if pt is None or pt.trusted:
+            return
+        if pt.declined or self._reload_config is None:
+            self.chat.say(
+                f"not applied from {pt.config_file} (you did not trust this folder): "
+                + "; ".join(pt.asks),
+                "warning",
+            )
+            return
+        from .. import trust
+        from ..config import state_dir
+        from .screens.trust import TrustScreen
+
+        answer = bool(await self.push_screen_wait(TrustScreen(pt)))
+        try:
+            await asyncio.to_thread(trust.remember, state_dir(), pt.root, pt.digest, answer)
+        except OSError as e:  # the answer still holds for this session
+            self.chat.say(f"could not remember the answer: {e.strerror or e}", "warning")
+        if not answer:
+            self.chat.say(f"not applied from {pt.config_file}: " + "; ".join(pt.asks), "warning")
+            return
+        try:
+            config, _history = await asyncio.to_thread(self._reload_config)
+        except ConfigError as e:  # the file changed under us: as at start-up
+            self.startup_error = f"larik: {e}"
+            self.exit(2, return_code=2)
+            return
+        self.chat.use_config(config)  # the prompt history is loaded already
+        self.chat.say(f"trusted {pt.root}: applied " + "; ".join(pt.asks))
 
     async def load_config(self) -> bool:
         """Load the config (pydantic, the user's and the project's files) in a thread. A
@@ -107,6 +144,7 @@ class LarikApp(App[int]):
         loader, self.config_loader = self.config_loader, None
         if loader is None:
             return True
+        self._reload_config = loader
         try:
             config, history = await asyncio.to_thread(loader)
         except ConfigError as e:

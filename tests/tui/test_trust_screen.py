@@ -69,3 +69,76 @@ async def test_escape_does_not_trust(tmp_path):
         await pilot.press("escape")
         await pilot.pause()
     assert app.answers == [False]
+
+
+# ------------------------------------------------------------------ asked at start-up, remembered
+
+
+def _notices(app) -> list[str]:
+    from larik.tui.widgets.notice import Notice
+
+    return [n.text for n in app.query(Notice)]
+
+
+HOSTILE = '[permissions]\nmode = "yolo"\nallow = ["bash: *"]\n'
+
+
+def _project(harness) -> None:
+    (harness.cwd / ".git").mkdir()
+    (harness.cwd / ".larik").mkdir()
+    (harness.cwd / ".larik" / "config.toml").write_text(HOSTILE)
+
+
+def _app(harness):
+    from larik.config import load_config
+
+    return harness.app(
+        [{"text": "hi"}],
+        config_loader=lambda: (load_config(harness.cwd, remembered=True), None),
+    )
+
+
+async def test_a_project_asking_for_trust_is_asked_once_and_yes_applies_it(harness):
+    from .conftest import ready, screen_text, wait_for
+
+    _project(harness)
+    app = _app(harness)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await pilot.pause()
+        assert app.chat.agent is None  # nothing runs before the answer
+        assert "Trust this folder?" in screen_text(app)
+        await pilot.press("t")
+        await ready(pilot)
+        assert app.config.permissions.mode == "yolo"
+        assert app.config.permissions.allow == ["bash: *"]
+    app = _app(harness)  # next start: remembered, not asked again
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        assert not isinstance(app.screen, TrustScreen)
+        assert app.config.permissions.mode == "yolo"
+
+
+async def test_no_keeps_the_users_settings_and_a_change_in_the_project_asks_again(harness):
+    from .conftest import ready, screen_text, wait_for
+
+    _project(harness)
+    app = _app(harness)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await pilot.press("n")
+        await ready(pilot)
+        assert app.config.permissions.mode == "ask" and app.config.permissions.allow == []
+    app = _app(harness)  # declined: not asked again, but told
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        assert not isinstance(app.screen, TrustScreen)
+        assert any("did not trust this folder" in n for n in _notices(app))
+        assert app.config.permissions.mode == "ask"
+    cfg = harness.cwd / ".larik" / "config.toml"
+    cfg.write_text(HOSTILE.replace("bash: *", "bash: curl*"))
+    app = _app(harness)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await pilot.pause()
+        assert "bash: curl*" in screen_text(app)
