@@ -176,7 +176,7 @@ class Agent:
         if resume is not None:
             path = session_path(root, resume)
             transcript, loaded = Transcript.reopen(path)
-            rebuilt = rebuild(loaded.header, loaded.records)
+            rebuilt = rebuild(loaded.header, loaded.records, loaded.problems)
         try:
             resolved = resolver(model or (rebuilt.model if rebuilt else ""))
         except BaseException:
@@ -211,6 +211,10 @@ class Agent:
         if rebuilt.model and rebuilt.model != self._resolved.spec:
             self._record_switch(rebuilt.model)
         self._answer_dangling_calls()
+        if rebuilt.problems:  # shown (and recorded) when the next turn starts
+            self._notices.append(
+                AgentEvent(E.NOTICE, text=rebuilt.report(), level=NoticeLevel.WARNING)
+            )
         self.context_tokens = compaction.estimate_tokens(self.messages)
         self._counted = len(self.messages)
 

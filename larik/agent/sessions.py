@@ -12,22 +12,29 @@ messages are written by the agent:
 
 Rebuilding replays message and compaction records in order, so a resumed session continues
 from exactly the conversation that was being sent (after a compaction: its compacted form).
+A record that cannot be used is skipped and counted in ``Rebuilt.problems``, with the lines the
+loader skipped; ``Rebuilt.report()`` says so in one line.
+
+A session id names a file in the project's folder and nothing else: :func:`check_session_id`
+refuses anything with a path separator, a leading dot or a character outside ``[A-Za-z0-9._-]``,
+so ``--resume ../../x`` or an absolute path never reads or appends outside the sessions folder.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..llm.types import Message, Usage
-from .transcript import TranscriptError
+from .transcript import TranscriptError, loads_strict
 
 __all__ = [
     "SessionInfo",
+    "check_session_id",
     "find_session",
     "latest_session",
     "list_sessions",
@@ -82,10 +89,26 @@ def latest_session(cwd: Path) -> SessionInfo | None:
     return sessions[0] if sessions else None
 
 
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+def check_session_id(session_id: str) -> str:
+    """``session_id`` if it can only name a file in a project's sessions folder, else a
+    TranscriptError (no separators, no leading dot, no ``..`` path, at most 128 characters)."""
+    if not _SESSION_ID.fullmatch(session_id):
+        shown = session_id if len(session_id) <= 60 else session_id[:57] + "..."
+        raise TranscriptError(
+            f"{shown!r} is not a session id (letters, digits, '.', '_' and '-' only, "
+            "no path); run `larik --resume` to list them"
+        )
+    return session_id
+
+
 def find_session(cwd: Path, session_id: str) -> Path:
     """The transcript of session ``session_id`` (or a unique prefix of it) in this project."""
+    check_session_id(session_id)
     exact = project_dir(cwd) / f"{session_id}.jsonl"
-    if exact.is_file():
+    if exact.is_file() and not exact.is_symlink():
         return exact
     matches = [s for s in list_sessions(cwd) if s.id.startswith(session_id)] if session_id else []
     if len(matches) == 1:
@@ -105,13 +128,15 @@ _SWITCH = b'"model_switch"'
 
 def _info(path: Path) -> SessionInfo | None:
     try:
+        if path.is_symlink() or not path.is_file():
+            return None  # never a session: the transcript writer refuses to follow it
         data = path.read_bytes()
         st = path.stat()
     except OSError:
         return None
     lines = data.split(b"\n")
     try:
-        header = json.loads(lines[0])
+        header = loads_strict(lines[0])
     except ValueError:
         return None
     if not isinstance(header, dict) or header.get("kind") != "header":
@@ -127,8 +152,8 @@ def _info(path: Path) -> SessionInfo | None:
         count += 1
         if not first and b'"role":"user"' in line[:64]:
             try:
-                first = Message.model_validate(json.loads(line)["message"]).text()
-            except (ValueError, KeyError):
+                first = Message.model_validate(loads_strict(line)["message"]).text()
+            except (ValueError, KeyError, TypeError):
                 continue
         elif not model and b'"role":"assistant"' in line[:64]:
             model = _answered_by(line)
@@ -145,7 +170,7 @@ def _info(path: Path) -> SessionInfo | None:
 
 def _switched_to(line: bytes) -> str:
     try:
-        rec = json.loads(line)
+        rec = loads_strict(line)
     except ValueError:
         return ""
     to = rec.get("to") if isinstance(rec, dict) and rec.get("kind") == "model_switch" else None
@@ -155,7 +180,7 @@ def _switched_to(line: bytes) -> str:
 def _answered_by(line: bytes) -> str:
     """The model of an assistant message record (a transcript without a header model)."""
     try:
-        model = json.loads(line)["message"].get("model")
+        model = loads_strict(line)["message"].get("model")
     except (ValueError, KeyError, TypeError, AttributeError):
         return ""
     return model if isinstance(model, str) else ""
@@ -168,26 +193,51 @@ class Rebuilt:
     usage: list[tuple[str, str, Usage, float | None]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
+    def report(self) -> str:
+        """One line saying what was skipped ("" when nothing was)."""
+        if not self.problems:
+            return ""
+        n = len(self.problems)
+        more = f" (and {n - 1} more)" if n > 1 else ""
+        return (
+            f"{n} unreadable transcript line{'s' if n > 1 else ''} skipped while resuming: "
+            f"{self.problems[0]}{more}"
+        )
 
-def rebuild(header: dict[str, Any], records: list[dict[str, Any]]) -> Rebuilt:
-    out = Rebuilt([], str(header.get("model", "")))
+
+def rebuild(
+    header: dict[str, Any], records: list[dict[str, Any]], problems: list[str] | None = None
+) -> Rebuilt:
+    """The conversation the records describe. ``problems``: what the loader already skipped
+    (kept first in ``Rebuilt.problems``)."""
+    out = Rebuilt([], _text(header.get("model")), problems=list(problems or ()))
     for rec in records:
         kind = rec.get("kind")
         try:
             if kind == "message":
                 out.messages.append(rec["message"])
             elif kind == "compaction":
-                kept = int(rec.get("kept", 0))
+                kept = rec.get("kept", 0)
+                if not isinstance(kept, int) or isinstance(kept, bool) or kept < 0:
+                    raise ValueError(f"kept is {kept!r}")
                 summary = Message.model_validate(rec["message"])
-                tail = out.messages[len(out.messages) - kept :] if kept else []
-                out.messages = [summary, *tail]
+                tail = out.messages[len(out.messages) - min(kept, len(out.messages)) :]
+                out.messages = [summary, *(tail if kept else [])]
             elif kind == "model_switch":
-                out.model = str(rec.get("to", out.model))
+                out.model = _text(rec.get("to")) or out.model
             elif kind == "usage":
                 usage = Usage.model_validate(rec.get("usage") or {})
                 cost = rec.get("cost")
                 cost = float(cost) if isinstance(cost, int | float) else None
-                out.usage.append((str(rec.get("model", "")), str(rec.get("role", "")), usage, cost))
-        except (KeyError, TypeError, ValueError) as e:  # pydantic's ValidationError is a ValueError
-            out.problems.append(f"a {kind} record was skipped: {type(e).__name__}")
+                if cost is not None and not math.isfinite(cost):
+                    raise ValueError(f"cost is {cost}")
+                out.usage.append((_text(rec.get("model")), _text(rec.get("role")), usage, cost))
+        except (KeyError, TypeError, ValueError, OverflowError) as e:  # ValidationError: ValueError
+            out.problems.append(
+                f"a {_text(kind)[:40] or '?'} record was skipped: {type(e).__name__}"
+            )
     return out
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""

@@ -8,13 +8,22 @@ records of kinds it does not know as plain dicts.
 
 Every append is written and flushed (and fsynced) before it returns, so a crash loses at most
 the line being written. Loading tolerates a truncated last line, reports any other corrupt
-line by number and keeps every good one, and refuses a newer format version.
+line by number (not JSON, non-standard JSON such as ``Infinity``, nesting too deep to parse, a
+record that is not an object) and keeps every good one, and refuses a newer format version.
+
+A transcript holds what the agent read, so it is private: the file is created (or, when
+reopened, made) mode 0600, a folder created for it 0700, and a symlink is never followed. An
+open transcript is locked (``flock`` through the ``filelock`` package, on the transcript's own
+descriptor, so no lock file is left behind and a crashed writer's lock goes with it): a second
+writer gets :class:`SessionLocked` instead of interleaving its records with the first one's.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -30,9 +39,12 @@ from ..llm.types import Message
 __all__ = [
     "FORMAT_VERSION",
     "LoadedTranscript",
+    "SessionLocked",
     "Transcript",
     "TranscriptError",
     "load_transcript",
+    "loads_strict",
+    "private_dir",
 ]
 
 FORMAT_VERSION = 1
@@ -40,6 +52,10 @@ FORMAT_VERSION = 1
 
 class TranscriptError(LarikError):
     """A transcript file cannot be read at all (missing, bad header, newer format)."""
+
+
+class SessionLocked(TranscriptError):
+    """Another Larik process (or another open session in this one) is writing this transcript."""
 
 
 @dataclass
@@ -56,12 +72,12 @@ class LoadedTranscript:
 
 
 class Transcript:
-    """An open, append-only transcript file."""
+    """An open, append-only, locked transcript file. Use :meth:`create` or :meth:`reopen`."""
 
-    def __init__(self, path: Path, header: dict[str, Any]) -> None:
+    def __init__(self, path: Path, header: dict[str, Any], fd: int) -> None:
         self.path = path
         self.header = header
-        self._fh = open(path, "a", encoding="utf-8")
+        self._fh = os.fdopen(fd, "a", encoding="utf-8")
 
     @property
     def session_id(self) -> str:
@@ -77,7 +93,7 @@ class Transcript:
         **extra: Any,
     ) -> Transcript:
         p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(p.parent)
         header = {
             "kind": "header",
             "session": session_id or new_session_id(),
@@ -87,21 +103,29 @@ class Transcript:
             "format": FORMAT_VERSION,
             **extra,
         }
-        t = cls(p, header)
+        t = cls(p, header, _open_locked(p, create=True))
         t._write_line(json.dumps(header, ensure_ascii=False))
         return t
 
     @classmethod
     def reopen(cls, path: str | Path) -> tuple[Transcript, LoadedTranscript]:
-        """Open an existing transcript for appending, after loading it.
+        """Lock an existing transcript, load it and open it for appending.
 
-        A truncated last line is cut off first, so the next record starts on a fresh line.
+        The lock is taken before reading, so a transcript another process is writing is never
+        read half-written. A truncated last line is cut off, so the next record starts on a
+        fresh line. The file (and its folder) are made private if an older Larik left them not.
         """
         p = Path(path)
-        loaded = load_transcript(p)
-        if loaded.truncated_tail:
-            _cut_partial_tail(p)
-        return cls(p, loaded.header), loaded
+        fd = _open_locked(p, create=False)
+        try:
+            private_dir(p.parent)
+            loaded = load_transcript(p)
+            if loaded.truncated_tail:
+                _cut_partial_tail(p, fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(p, loaded.header, fd), loaded
 
     def append(self, record: dict[str, Any]) -> None:
         self._write_line(json.dumps(record, ensure_ascii=False))
@@ -117,7 +141,12 @@ class Transcript:
         self._fh.flush()
         os.fsync(self._fh.fileno())
 
+    @property
+    def closed(self) -> bool:
+        return self._fh.closed
+
     def close(self) -> None:
+        """Close the file, which releases the lock."""
         if not self._fh.closed:
             self._fh.close()
 
@@ -126,6 +155,60 @@ class Transcript:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def private_dir(path: Path) -> None:
+    """Create folder ``path`` (and any missing parent) mode 0700; an existing ``path`` that
+    belongs to this user is made 0700 too. What it holds is nobody else's business."""
+    missing = [d for d in (path, *path.parents) if not d.exists()]
+    for d in reversed(missing):
+        try:
+            d.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+    try:
+        st = path.stat()
+        if st.st_uid == os.getuid() and st.st_mode & 0o077:
+            path.chmod(0o700)
+    except OSError:
+        pass
+
+
+def _open_locked(p: Path, *, create: bool) -> int:
+    """A descriptor of ``p`` open for appending, mode 0600, exclusively locked.
+
+    Refuses a symlink (``O_NOFOLLOW``) and anything but a regular file; raises SessionLocked
+    when another writer holds the lock."""
+    from filelock import lock_descriptor
+
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_NONBLOCK", 0)  # a FIFO planted as a transcript must not hang us
+    if create:
+        flags |= os.O_CREAT
+    try:
+        fd = os.open(p, flags, 0o600)
+    except FileNotFoundError:
+        raise TranscriptError(f"{p}: no such session file") from None
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise TranscriptError(f"{p}: is a symbolic link; a session file must not be") from None
+        raise TranscriptError(f"{p}: cannot open the session file ({e.strerror})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise TranscriptError(f"{p}: not a regular file")
+        os.set_blocking(fd, True)
+        if not lock_descriptor(fd, blocking=False):
+            raise SessionLocked(
+                f"session {p.stem} is in use: another larik is writing to it "
+                "(wait for it to finish, or start a new session)"
+            )
+        if st.st_mode & 0o077 and st.st_uid == os.getuid():
+            os.fchmod(fd, 0o600)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def new_session_id() -> str:
@@ -146,7 +229,7 @@ def load_transcript(path: str | Path) -> LoadedTranscript:
     if not lines or not lines[0].strip():
         raise TranscriptError(f"{p}: empty session file")
     try:
-        header = json.loads(lines[0])
+        header = loads_strict(lines[0])
     except ValueError:
         raise TranscriptError(f"{p}:1: the header is not valid JSON") from None
     if not isinstance(header, dict) or header.get("kind") != "header":
@@ -163,7 +246,7 @@ def load_transcript(path: str | Path) -> LoadedTranscript:
         if not raw.strip():
             continue
         try:
-            rec = json.loads(raw)
+            rec = loads_strict(raw)
             if not isinstance(rec, dict) or "kind" not in rec:
                 raise ValueError("not a record")
         except ValueError:
@@ -188,8 +271,20 @@ def load_transcript(path: str | Path) -> LoadedTranscript:
     return out
 
 
-def _cut_partial_tail(p: Path) -> None:
+def loads_strict(raw: bytes | str) -> Any:
+    """One JSON value as the standard defines it: ``NaN``/``Infinity`` (which ``json`` accepts
+    by default) and nesting too deep for the parser are a ValueError like any other bad JSON
+    (bytes that are not UTF-8 are one already)."""
+    try:
+        return json.loads(raw, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _cut_partial_tail(p: Path, fd: int) -> None:
     data = p.read_bytes()
-    cut = data.rfind(b"\n") + 1
-    with open(p, "r+b") as fh:
-        fh.truncate(cut)
+    os.ftruncate(fd, data.rfind(b"\n") + 1)

@@ -142,6 +142,7 @@ async def test_resume_after_compaction_rebuilds_the_compacted_conversation(make_
     agent = await make_agent(main, resolver=Roles(main, compact=summariser()))
     await run(agent, "one")
     await run(agent, "two")
+    await agent.close()  # a session is written by one agent at a time
     p2 = script({"text": "resumed"})
     resumed = await make_agent(p2, resume="latest")
     assert resumed.messages == agent.messages

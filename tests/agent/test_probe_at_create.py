@@ -44,6 +44,7 @@ async def test_the_loaded_window_is_known_right_after_create(make_agent):
 async def test_a_resumed_session_shows_its_context_use_before_the_first_reply(make_agent):
     first = await make_agent(Local({"text": "x" * 4000}))
     await run(first, "a long answer please")
+    await first.close()  # a session is written by one agent at a time
     resumed = await make_agent(Local(), resume="latest")
     assert resumed.context_window == 4096
     assert resumed.context_tokens * 100 // resumed.context_window >= 20  # ~1,000 of 4,096

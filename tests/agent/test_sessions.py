@@ -74,6 +74,7 @@ async def test_continue_rebuilds_exactly_the_conversation_that_was_sent(make_age
     agent = await make_agent(p)
     await run(agent, "what does add do")
     before = agent.messages
+    await agent.close()  # a session is written by one agent at a time
     p2 = script({"text": "still here"})
     resumed = await make_agent(p2, resume="latest")
     assert resumed.session_id == agent.session_id and resumed.messages == before
@@ -87,8 +88,10 @@ async def test_continue_rebuilds_exactly_the_conversation_that_was_sent(make_age
 async def test_resume_by_id_or_unique_prefix_and_clear_errors(make_agent, project):
     agent = await make_agent(script({"text": "x"}))
     await run(agent)
+    await agent.close()
     by_id = await make_agent(script(), resume=agent.session_id)
     assert by_id.messages == agent.messages
+    await by_id.close()
     by_prefix = await make_agent(script(), resume=agent.session_id[:-2])
     assert by_prefix.session_id == agent.session_id
     with pytest.raises(TranscriptError, match="no session 'nope'"):
@@ -145,6 +148,7 @@ async def test_resume_goes_back_to_the_model_the_session_last_used(make_agent):
     await run(agent)
     agent.set_model("other/m2")
     await run(agent)
+    await agent.close()
     resumed = await make_agent(a, resolver=roles, resume="latest")
     assert resumed.spec == "other/m2"
 
@@ -164,6 +168,7 @@ async def test_a_listed_session_names_the_model_it_last_used(make_agent, project
 async def test_resume_restores_the_session_usage_totals(make_agent):
     agent = await make_agent(script({"text": "a", "usage": {"input": 10, "output": 5}}))
     await run(agent)
+    await agent.close()
     resumed = await make_agent(script(), resume="latest")
     assert resumed.usage.total.input == 10 and resumed.usage.by_role["main"].output == 5
 

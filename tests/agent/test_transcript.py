@@ -103,3 +103,110 @@ def test_not_a_session_file_is_refused(tmp_path):
     path.write_text('{"role":"user"}\n')
     with pytest.raises(TranscriptError, match=":1: not a Larik session"):
         load_transcript(path)
+
+
+# -- private, locked, never following a link ------------------------------------------------
+
+
+def test_a_transcript_and_a_folder_made_for_it_are_private(tmp_path):
+    path = tmp_path / "new" / "deeper" / "s.jsonl"
+    with Transcript.create(path) as t:
+        t.append_message(Message.user("secret file contents"))
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert path.parent.stat().st_mode & 0o777 == 0o700
+    assert path.parent.parent.stat().st_mode & 0o777 == 0o700
+
+
+def test_reopening_an_old_world_readable_transcript_makes_it_private(tmp_path):
+    path = tmp_path / "s.jsonl"
+    with Transcript.create(path) as t:
+        t.append_message(Message.user("one"))
+    path.chmod(0o644)
+    tmp_path.chmod(0o755)
+    t, _ = Transcript.reopen(path)
+    t.close()
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert tmp_path.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_second_writer_is_refused_until_the_first_closes(tmp_path):
+    from larik.agent.transcript import SessionLocked
+
+    path = tmp_path / "s.jsonl"
+    first = Transcript.create(path, session_id="s")
+    first.append_message(Message.user("one"))
+    with pytest.raises(SessionLocked, match="in use"):
+        Transcript.reopen(path)
+    first.append_message(Message.user("two"))
+    first.close()
+    second, loaded = Transcript.reopen(path)
+    assert [m.text() for m in loaded.messages] == ["one", "two"]
+    with pytest.raises(SessionLocked):
+        Transcript.reopen(path)
+    second.close()
+
+
+def test_a_locked_transcript_is_not_cut_while_its_writer_is_mid_line(tmp_path):
+    """The lock is taken before reading: a half-written last line of a live session is the
+    writer's, not a crash to repair."""
+    from larik.agent.transcript import SessionLocked
+
+    path = tmp_path / "s.jsonl"
+    first = Transcript.create(path)
+    first._fh.write('{"kind":"message","mess')  # a write in progress
+    first._fh.flush()
+    size = path.stat().st_size
+    with pytest.raises(SessionLocked):
+        Transcript.reopen(path)
+    assert path.stat().st_size == size
+    first.close()
+
+
+def test_a_symlinked_transcript_is_never_opened(tmp_path):
+    victim = tmp_path / "victim.jsonl"
+    with Transcript.create(victim) as t:
+        t.append_message(Message.user("theirs"))
+    before = victim.read_bytes()
+    link = tmp_path / "s.jsonl"
+    link.symlink_to(victim)
+    with pytest.raises(TranscriptError, match="symbolic link"):
+        Transcript.reopen(link)
+    with pytest.raises(TranscriptError, match="symbolic link"):
+        Transcript.create(link)
+    assert victim.read_bytes() == before
+
+
+# -- corrupt lines: skipped and counted, never a crash --------------------------------------
+
+CORRUPT = {
+    "infinity": b'{"kind": "usage", "usage": {"input": 1}, "cost": Infinity}',
+    "nan message": b'{"kind":"message","message":{"role":"user","blocks":[],"x":NaN}}',
+    "deep nesting": b"[" * 100_000,
+    "deep object": b'{"kind":"notice","text":' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    "truncated": b'{"kind":"message","message":{"role":"user","blo',
+    "binary": bytes(range(256)) * 4,
+    "not an object": b"[1, 2, 3]",
+}
+
+
+@pytest.mark.parametrize("name", CORRUPT)
+def test_a_corrupt_line_in_the_middle_is_skipped_and_reported(tmp_path, name):
+    path = tmp_path / "s.jsonl"
+    with Transcript.create(path) as t:
+        t.append_message(Message.user("before"))
+        t._fh.write(CORRUPT[name].decode("latin-1").replace("\n", " ") + "\n")
+        t.append_message(Message.user("after"))
+    if name == "binary":  # written as bytes, exactly
+        lines = path.read_bytes().split(b"\n")
+        lines[2] = CORRUPT[name].replace(b"\n", b" ")
+        path.write_bytes(b"\n".join(lines))
+    loaded = load_transcript(path)
+    assert [m.text() for m in loaded.messages] == ["before", "after"]
+    assert len(loaded.problems) == 1 and ":3: not valid JSON" in loaded.problems[0]
+
+
+def test_a_header_nested_too_deep_is_a_clear_error(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"[" * 100_000 + b"\n")
+    with pytest.raises(TranscriptError, match=":1: the header is not valid JSON"):
+        load_transcript(path)
