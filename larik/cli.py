@@ -73,7 +73,8 @@ def root(
         "--resume",
         "-r",
         metavar="ID",
-        help="Resume session ID (without an ID: list this project's sessions).",
+        help="Resume session ID (without an ID: list this project's sessions; print mode "
+        "needs the ID).",
     ),
     fork: bool = typer.Option(
         False,
@@ -88,10 +89,10 @@ def root(
     from pathlib import Path
 
     cwd = Path.cwd()
-    if resume == "":
+    if resume == "" and print_prompt is None:  # print mode refuses it (printmode._check)
         raise typer.Exit(_list_sessions(cwd))
     session = resume if resume is not None else ("latest" if cont else None)
-    if fork:
+    if fork and session != "":  # a bare --resume in print mode is refused first
         session = _fork(cwd, session)
     if print_prompt is not None:
         from .printmode import PrintOptions, run_print

@@ -7,8 +7,13 @@ call, so in ``ask`` mode anything that would need a prompt is denied and the mod
 
 Exit codes: 0 the model finished its turn; 1 it could not (a model or tool failure, the
 max-turns limit, a reply cut off or refused); 2 bad usage or config (one line on stderr);
-130 interrupted (Ctrl+C), with the session left resumable; 141 the reader of stdout went away
-(``larik -p … | head``): Larik stops quietly, the session saved, as a shell reports SIGPIPE.
+130 interrupted (Ctrl+C), 143 terminated (SIGTERM), 129 hung up (SIGHUP) — each stops the run
+the same way: running commands killed, the session saved and resumable, the result object still
+written in json/stream-json; 141 the reader of stdout went away (``larik -p … | head``): Larik
+stops quietly, the session saved, as a shell reports SIGPIPE.
+
+The prompt (``-p -`` reads it from stdin as bytes) is UTF-8; bytes that are not (a Latin-1 file
+in ``git diff``) are kept as ``\\xNN`` escapes and a warning says how many.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import sys
+import threading
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,13 +33,21 @@ from .agent.events import AgentEvent, AgentEventType
 from .llm.errors import ConfigError, LarikError, ResolveError
 from .llm.types import EFFORTS, StopReason
 
-__all__ = ["OUTPUT_FORMATS", "PrintOptions", "event_json", "run_print"]
+__all__ = ["OUTPUT_FORMATS", "STOP_SIGNALS", "PrintOptions", "event_json", "run_print", "utf8_text"]
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 E = AgentEventType
 _OK = (StopReason.END_TURN, StopReason.STOP_SEQUENCE)
 INTERRUPTED = "larik: interrupted; the session was saved (larik --continue resumes it)"
 EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
+
+# The signals that stop a run like Ctrl+C does, and the stop reason each gives. The exit code is
+# 128 + the signal's number, as a shell reports a program a signal ended.
+STOP_SIGNALS: dict[int, str] = {
+    signal.SIGINT: "interrupted",
+    signal.SIGTERM: "terminated",
+    signal.SIGHUP: "terminated",
+}
 
 
 class UsageError(LarikError):
@@ -59,6 +74,55 @@ class _Outcome:
     error: str = ""
 
 
+class _Stopped(KeyboardInterrupt):
+    """A stop signal came before the run's task existed (reading the prompt, starting up).
+    A KeyboardInterrupt, so asyncio lets it through as it does Ctrl+C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _StopSignals:
+    """SIGINT, SIGTERM and SIGHUP stop a run the same way. The first one cancels the run's task,
+    whose cleanup kills running commands and closes the session (as asyncio.run does for
+    Ctrl+C, which this replaces); before that task exists it raises :class:`_Stopped`. Another
+    Ctrl+C while stopping raises KeyboardInterrupt at once; other repeats are ignored.
+    Installed only in the main thread (the only one that receives signals)."""
+
+    def __init__(self) -> None:
+        self.signum = 0
+        self.task: asyncio.Task[Any] | None = None
+        self._old: dict[int, Any] = {}
+
+    def __enter__(self) -> _StopSignals:
+        if threading.current_thread() is threading.main_thread():
+            for sig in STOP_SIGNALS:
+                self._old[sig] = signal.signal(sig, self._on_signal)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        if self.signum:
+            if signum == signal.SIGINT:
+                raise KeyboardInterrupt
+            return
+        self.signum = signum
+        task = self.task
+        if task is None:
+            raise _Stopped(signum)
+        if not task.done():
+            task.cancel()
+            task.get_loop().call_soon_threadsafe(lambda: None)  # wake the loop's select
+
+    @property
+    def stop_reason(self) -> str:
+        return STOP_SIGNALS.get(self.signum, "interrupted")
+
+
 def run_print(
     opts: PrintOptions,
     *,
@@ -67,25 +131,29 @@ def run_print(
     stderr: IO[str] | None = None,
 ) -> int:
     out, err = stdout or sys.stdout, stderr or sys.stderr
-    try:
-        prompt = _check(opts, stdin or sys.stdin)
-        return asyncio.run(_run(opts, prompt, out, err))
-    except (UsageError, ConfigError, ResolveError) as e:
-        print(f"larik: {e}", file=err)
-        return 2
-    except LarikError as e:  # e.g. the session could not start: one line, not a traceback
-        print(f"larik: {e}", file=err)
-        return 1
-    except KeyboardInterrupt:
-        print(INTERRUPTED, file=err)
-        return 130
-    except BrokenPipeError:
-        if out is sys.stdout:  # nothing more can reach the reader; keep exit's flush quiet too
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_PIPE_CLOSED
+    with _StopSignals() as signals:
+        try:
+            prompt = _check(opts, stdin or sys.stdin, err)
+            return asyncio.run(_run(opts, prompt, out, err, signals))
+        except (UsageError, ConfigError, ResolveError) as e:
+            print(f"larik: {e}", file=err)
+            return 2
+        except LarikError as e:  # e.g. the session could not start: one line, not a traceback
+            print(f"larik: {e}", file=err)
+            return 1
+        except _Stopped as e:
+            signals.signum = e.signum
+            return _stopped(opts, None, _Outcome(stop=signals.stop_reason), signals, out, err)
+        except KeyboardInterrupt:
+            print(INTERRUPTED, file=err)
+            return 130
+        except BrokenPipeError:
+            if out is sys.stdout:  # nothing more can reach the reader; keep exit's flush quiet
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return EXIT_PIPE_CLOSED
 
 
-def _check(opts: PrintOptions, stdin: IO[str]) -> str:
+def _check(opts: PrintOptions, stdin: IO[str], err: IO[str]) -> str:
     if opts.output_format not in OUTPUT_FORMATS:
         raise UsageError(
             f"unknown output format {opts.output_format!r}: use {', '.join(OUTPUT_FORMATS)}"
@@ -94,64 +162,76 @@ def _check(opts: PrintOptions, stdin: IO[str]) -> str:
         raise UsageError(f"unknown effort {opts.effort!r}: use low, medium, high or max")
     if opts.max_turns is not None and opts.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
-    prompt = stdin.read() if opts.prompt == "-" else opts.prompt
+    if opts.resume == "":
+        raise UsageError(
+            "--resume needs a session id in print mode: use --continue (-c) for the latest "
+            "session, or run `larik --resume` to list them"
+        )
+    if opts.prompt == "-":
+        buffer = getattr(stdin, "buffer", None)  # bytes: the pipe's encoding is not ours to guess
+        prompt, bad = utf8_text(buffer.read() if buffer is not None else stdin.read())
+    else:
+        prompt, bad = utf8_text(opts.prompt)
     if not prompt.strip():
         raise UsageError("no prompt: pass -p PROMPT, or -p - to read it from stdin")
+    if bad:
+        print(
+            f"larik: warning: the prompt is not valid UTF-8: {bad} byte{'s' if bad > 1 else ''} "
+            "kept as \\xNN escapes",
+            file=err,
+        )
     return prompt
 
 
-async def _run(opts: PrintOptions, prompt: str, out: IO[str], err: IO[str]) -> int:
-    from .agent import Agent
-    from .agent.transcript import TranscriptError
-    from .config import load_config
-
-    try:
-        config = load_config(opts.cwd, trust_project=opts.trust_project)
-        if config.project_trust and not config.project_trust.trusted:
-            print(config.project_trust.ignored_line(), file=err)
-        servers = await _start_mcp(config, opts.cwd, err)
+def utf8_text(value: str | bytes) -> tuple[str, int]:
+    """``value`` as text every provider and the transcript accept, and how many bytes of it
+    were not UTF-8. Those bytes (in ``str``: the surrogate escapes Python makes of them in argv
+    and stdin) become ``\\xNN`` escapes: the model still sees what was there."""
+    if isinstance(value, str):
         try:
-            agent = await Agent.create(
-                cwd=opts.cwd,
-                config=config,
-                model=opts.model,
-                effort=opts.effort,  # type: ignore[arg-type]
-                permission_mode=opts.permission_mode,
-                approver=None,
-                resume=opts.resume,
-                max_turns=opts.max_turns,
-                tool_source=servers,
-            )
-        except BaseException:
-            if servers is not None:
-                await servers.close()
-            raise
-    except TranscriptError as e:
-        raise UsageError(str(e)) from None
+            value.encode("utf-8")
+            return value, 0
+        except UnicodeEncodeError:
+            try:
+                value = value.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:  # a lone surrogate that is no escaped byte
+                value = value.encode("utf-8", "surrogatepass")
+    try:
+        return value.decode("utf-8"), 0
+    except UnicodeDecodeError:
+        text = value.decode("utf-8", "backslashreplace")
+        return text, len(value) - len(value.decode("utf-8", "ignore").encode("utf-8"))
+
+
+async def _run(
+    opts: PrintOptions, prompt: str, out: IO[str], err: IO[str], signals: _StopSignals
+) -> int:
+    signals.task = asyncio.current_task()
     outcome = _Outcome()
+    try:
+        agent, servers = await _create_agent(opts, err)
+    except asyncio.CancelledError:  # stopped while starting: nothing was saved
+        outcome.stop = signals.stop_reason
+        return _stopped(opts, None, outcome, signals, out, err)
     try:
         async with aclosing(agent.run_turn(prompt)) as events:
             async for ev in events:
                 _on_event(ev, opts.output_format, outcome, out, err)
     except BrokenPipeError:
         raise  # the reader went away: stop (the turn is closed and saved), say nothing
-    except asyncio.CancelledError:  # Ctrl+C: asyncio.run cancels this task
-        outcome.stop = "interrupted"
+    except asyncio.CancelledError:  # a stop signal: _StopSignals cancelled this task
+        outcome.stop = signals.stop_reason
     except LarikError as e:
         outcome.error, outcome.stop = str(e), "error"
     except Exception as e:  # a bug: one line, not a traceback
         outcome.error, outcome.stop = f"internal error: {type(e).__name__}: {e}", "error"
     finally:
-        await agent.close()
+        await agent.close()  # kills running commands, closes (and unlocks) the transcript
         if servers is not None:
             await servers.close()  # every server process is gone before Larik exits
+    if outcome.stop in ("interrupted", "terminated"):
+        return _stopped(opts, agent, outcome, signals, out, err)
     ok = not outcome.error and outcome.stop in _OK
-    if outcome.stop == "interrupted":
-        print(INTERRUPTED, file=err)
-        if opts.output_format != "text":
-            out.write(json.dumps(_result(agent, outcome, ok), ensure_ascii=False) + "\n")
-        out.flush()
-        return 130
     if opts.output_format == "text":
         if outcome.text:
             out.write(outcome.text.rstrip("\n") + "\n")
@@ -160,25 +240,102 @@ async def _run(opts: PrintOptions, prompt: str, out: IO[str], err: IO[str]) -> i
         elif not ok:
             print(f"larik: the turn ended without finishing ({outcome.stop})", file=err)
     else:
-        out.write(json.dumps(_result(agent, outcome, ok), ensure_ascii=False) + "\n")
+        out.write(json.dumps(_result(agent, outcome, ok, opts), ensure_ascii=False) + "\n")
     out.flush()
     return 0 if ok else 1
 
 
-async def _start_mcp(config: Any, cwd: Path, err: IO[str]) -> Any:
-    """Start the configured MCP servers and wait for them (each within its startup timeout):
-    a one-shot task needs its tools from the first request. A server that fails is one
-    warning line; the task goes on without it."""
+async def _create_agent(opts: PrintOptions, err: IO[str]) -> tuple[Any, Any]:
+    """The agent for this run and its MCP servers (None without any). ``--continue`` on a
+    session another Larik is writing starts a new session (and says so); ``--resume ID`` on
+    one is bad usage, like a missing session."""
+    from .agent import Agent
+    from .agent.transcript import SessionLocked, TranscriptError
+    from .config import load_config
+
+    config = load_config(opts.cwd, trust_project=opts.trust_project)
+    if config.project_trust and not config.project_trust.trusted:
+        print(config.project_trust.ignored_line(), file=err)
+    servers = _start_mcp(config, opts.cwd)
+
+    async def create(resume: str | None) -> Agent:
+        return await Agent.create(
+            cwd=opts.cwd,
+            config=config,
+            model=opts.model,
+            effort=opts.effort,  # type: ignore[arg-type]
+            permission_mode=opts.permission_mode,
+            approver=None,
+            resume=resume,
+            max_turns=opts.max_turns,
+            tool_source=servers,
+        )
+
+    try:
+        if servers is not None:  # a one-shot task needs the servers' tools from the first request
+            await servers.wait_settled()  # each within its startup timeout
+            for line in servers.problems():  # a server that failed: the task goes on without it
+                print(f"larik: warning: {line}", file=err)
+        try:
+            return await create(opts.resume), servers
+        except SessionLocked as e:
+            if opts.resume != "latest":
+                raise
+            print(
+                f"larik: the latest session {e.session_id} is in use by another larik; "
+                "starting a new session",
+                file=err,
+            )
+            return await create(None), servers
+    except BaseException as e:
+        if servers is not None:
+            await servers.close()
+        if isinstance(e, TranscriptError):
+            raise UsageError(str(e)) from None
+        raise
+
+
+def _start_mcp(config: Any, cwd: Path) -> Any:
+    """Start the configured MCP servers (None without any); the caller waits for them, and
+    closes them however it ends (a stop signal while they start included)."""
     if not config.mcp.servers:
         return None
     from .mcp.manager import McpManager
 
     manager = McpManager.from_config(config, cwd)
     manager.start_all()
-    await manager.wait_settled()
-    for line in manager.problems():
-        print(f"larik: warning: {line}", file=err)
     return manager
+
+
+def _stopped(
+    opts: PrintOptions,
+    agent: Any,
+    outcome: _Outcome,
+    signals: _StopSignals,
+    out: IO[str],
+    err: IO[str],
+) -> int:
+    """A run a signal stopped: one line on stderr, the result object in json/stream-json,
+    exit code 128 + the signal. Output that cannot be written (the terminal hung up) is
+    dropped: the session is what matters, and it is saved."""
+    signum = signals.signum or signal.SIGINT
+    saved = agent is not None and Path(agent.transcript_path).is_file()
+    if signum == signal.SIGINT and saved:
+        line = INTERRUPTED
+    else:
+        what = f"{outcome.stop} ({signal.Signals(signum).name})"
+        tail = "the session was saved (larik --continue resumes it)" if saved else "nothing saved"
+        line = f"larik: {what}; {tail}"
+    result = _result(agent, outcome, False, opts)
+    result["signal"] = signal.Signals(signum).name
+    try:
+        print(line, file=err)
+        if opts.output_format != "text":
+            out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        out.flush()
+    except OSError:
+        pass
+    return 128 + signum
 
 
 def _on_event(ev: AgentEvent, fmt: str, outcome: _Outcome, out: IO[str], err: IO[str]) -> None:
@@ -219,7 +376,23 @@ def event_json(ev: AgentEvent) -> dict[str, Any]:
     return d
 
 
-def _result(agent: Any, outcome: _Outcome, ok: bool) -> dict[str, Any]:
+def _result(agent: Any, outcome: _Outcome, ok: bool, opts: PrintOptions) -> dict[str, Any]:
+    if agent is None:  # stopped before the agent existed
+        zero = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
+        return {
+            "type": "result",
+            "ok": False,
+            "text": outcome.text,
+            "stop_reason": outcome.stop or "error",
+            "error": outcome.error or None,
+            "session_id": None,
+            "model": opts.model or None,
+            "usage": zero,
+            "cost": 0.0,
+            "usage_by_model": {},
+            "cost_by_model": {},
+            "usage_by_role": {},
+        }
     return {
         "type": "result",
         "ok": ok,
@@ -228,13 +401,13 @@ def _result(agent: Any, outcome: _Outcome, ok: bool) -> dict[str, Any]:
         "error": outcome.error or None,
         "session_id": agent.session_id,
         "model": agent.spec,
-        "usage": agent.usage.total.model_dump(exclude_defaults=False),
-        "cost": agent.usage.total_cost,
+        "usage": agent.total_usage.model_dump(exclude_defaults=False),
+        "cost": agent.total_cost,
         "usage_by_model": {
-            m: u.model_dump(exclude_defaults=False) for m, u in agent.usage.by_model.items()
+            m: u.model_dump(exclude_defaults=False) for m, u in agent.usage_by_model.items()
         },
-        "cost_by_model": dict(agent.usage.cost_by_model),
+        "cost_by_model": dict(agent.cost_by_model),
         "usage_by_role": {
-            r: u.model_dump(exclude_defaults=False) for r, u in agent.usage.by_role.items()
+            r: u.model_dump(exclude_defaults=False) for r, u in agent.usage_by_role.items()
         },
     }

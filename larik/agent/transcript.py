@@ -57,6 +57,13 @@ class TranscriptError(LarikError):
 class SessionLocked(TranscriptError):
     """Another Larik process (or another open session in this one) is writing this transcript."""
 
+    def __init__(self, session_id: str) -> None:
+        super().__init__(
+            f"session {session_id} is in use: another larik is writing to it "
+            "(wait for it to finish, or start a new session)"
+        )
+        self.session_id = session_id
+
 
 @dataclass
 class LoadedTranscript:
@@ -199,10 +206,7 @@ def _open_locked(p: Path, *, create: bool) -> int:
             raise TranscriptError(f"{p}: not a regular file")
         os.set_blocking(fd, True)
         if not lock_descriptor(fd, blocking=False):
-            raise SessionLocked(
-                f"session {p.stem} is in use: another larik is writing to it "
-                "(wait for it to finish, or start a new session)"
-            )
+            raise SessionLocked(p.stem)
         if st.st_mode & 0o077 and st.st_uid == os.getuid():
             os.fchmod(fd, 0o600)
     except BaseException:

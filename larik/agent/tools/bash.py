@@ -1,10 +1,17 @@
 """bash(command, timeout?): run a shell command in the project root.
 
 The command runs in its own session (``start_new_session``), so on timeout or interrupt the
-whole process group is killed (``os.killpg``), children included. Output (stdout and stderr
-together) is capped with the *tail* kept, since that is where errors are; the exit code is
-always reported. Background processes that keep the output open are stopped shortly after the
-shell exits.
+whole process group is killed (``os.killpg``), children included — also when the interrupt
+comes while the shell is still being started. Output (stdout and stderr together) is capped
+with the *tail* kept, since that is where errors are; the exit code is always reported.
+Background processes that keep the output open are stopped shortly after the shell exits.
+
+Commands do not see credentials (:func:`child_env`): the variables Larik's providers read their
+keys from (each registered provider's ``credential_env_names``) and, as Codex's default shell
+environment policy does, every variable whose name contains KEY, SECRET, TOKEN or PASSWORD
+(any case) are left out, so neither a model nor a repository's script can ``echo
+$ANTHROPIC_API_KEY``. ``LARIK_BASH_KEEP_ENV`` (comma-separated names, in the user's own
+environment) keeps the ones a user wants their commands to have, e.g. ``GITHUB_TOKEN``.
 """
 
 from __future__ import annotations
@@ -12,7 +19,10 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
+from collections.abc import Mapping
 from pathlib import Path
+from typing import IO
 
 from pydantic import Field
 
@@ -29,6 +39,8 @@ DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
 MAX_OUTPUT = 30_000  # characters of output kept (the tail)
 GRACE = 1.0  # seconds to wait for the output to close after the shell exits
+SECRET_NAME_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD")
+KEEP_ENV = "LARIK_BASH_KEEP_ENV"  # names to pass on although they look like credentials
 
 
 class Args(ToolArgs):
@@ -94,24 +106,39 @@ def kill_group(pgid: int, token: str = "") -> None:
         pass
 
 
-async def run(args: Args, ctx: ToolContext) -> ToolResult:
-    env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
-    proc = await asyncio.create_subprocess_exec(
-        "bash",
-        "-c",
-        args.command,
-        cwd=ctx.root,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-        env=env,
+def is_secret_name(name: str, providers: frozenset[str] = frozenset()) -> bool:
+    """Whether variable ``name`` holds a credential: a provider's key variable, or a name with
+    KEY, SECRET, TOKEN or PASSWORD in it (any case)."""
+    upper = name.upper()
+    return name in providers or any(part in upper for part in SECRET_NAME_PARTS)
+
+
+def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a command runs with: ``base`` (default ``os.environ``) without its
+    credentials, unless named in ``LARIK_BASH_KEEP_ENV``; pagers off, no git prompts."""
+    from ...llm import registry
+
+    env = dict(os.environ if base is None else base)
+    keep = {n.strip() for n in env.get(KEEP_ENV, "").split(",") if n.strip()}
+    providers = frozenset(
+        n
+        for name in registry.names()
+        if (spec := registry.get(name))
+        for n in spec.credential_env_names
     )
+    out = {k: v for k, v in env.items() if k in keep or not is_secret_name(k, providers)}
+    out.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
+    return out
+
+
+async def run(args: Args, ctx: ToolContext) -> ToolResult:
+    proc = _spawn(args.command, ctx.root)
     pgid = proc.pid  # a new session: its leader's pid is the group id
     token = start_token(pgid)
-    ctx.processes[pgid] = token
+    ctx.processes[pgid] = token  # known before the first await: an interrupt can always kill it
     tail = _Tail(MAX_OUTPUT)
-    reader = asyncio.create_task(_read(proc, tail))
+    assert proc.stdout is not None
+    reader = asyncio.create_task(_read(proc.stdout, tail))
     timed_out = stray = False
     try:
         try:
@@ -130,27 +157,64 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
             async with asyncio.timeout(GRACE):
                 await asyncio.shield(reader)
     finally:
-        if proc.returncode is None:
+        if proc.poll() is None or not reader.done():
             kill_group(pgid, token)  # interrupted (cancelled): take the whole group down
+            proc.poll()
         if not reader.done():
             reader.cancel()
         ctx.processes.pop(pgid, None)
     return _result(args, proc.returncode, tail, timed_out, stray)
 
 
-async def _exited(proc: asyncio.subprocess.Process) -> None:
-    """Wait for the shell itself to exit. (``proc.wait()`` would also wait for every process
-    holding its output open, such as a background server the command started.)"""
+def _spawn(command: str, cwd: Path) -> subprocess.Popen[bytes]:
+    """``bash -c command`` started in a new session, synchronously: its pid is known before
+    anything can interrupt the start (asyncio's own start, interrupted, kills only the shell
+    and leaves what it already started running)."""
+    return subprocess.Popen(
+        ["bash", "-c", command],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env=child_env(),
+    )
+
+
+async def _exited(proc: subprocess.Popen[bytes]) -> None:
+    """Wait for the shell itself to exit. (Waiting for the output to close would also wait for
+    every process holding it open, such as a background server the command started.)"""
     delay = 0.002
-    while proc.returncode is None:
+    while proc.poll() is None:
         await asyncio.sleep(delay)
         delay = min(delay * 2, 0.05)
 
 
-async def _read(proc: asyncio.subprocess.Process, tail: _Tail) -> None:
-    assert proc.stdout is not None
-    while chunk := await proc.stdout.read(65536):
-        tail.add(chunk)
+async def _read(pipe: IO[bytes], tail: _Tail) -> None:
+    """Read the command's output until every process holding it open has closed it."""
+    loop = asyncio.get_running_loop()
+    fd = pipe.fileno()
+    os.set_blocking(fd, False)
+    eof = loop.create_future()
+
+    def readable() -> None:
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if chunk:
+            tail.add(chunk)
+        elif not eof.done():
+            eof.set_result(None)
+
+    loop.add_reader(fd, readable)
+    try:
+        await eof
+    finally:
+        loop.remove_reader(fd)
+        pipe.close()
 
 
 def _result(args: Args, code: int | None, tail: _Tail, timed_out: bool, stray: bool) -> ToolResult:
