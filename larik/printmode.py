@@ -401,13 +401,13 @@ def _result(agent: Any, outcome: _Outcome, ok: bool, opts: PrintOptions) -> dict
         "error": outcome.error or None,
         "session_id": agent.session_id,
         "model": agent.spec,
-        "usage": agent.total_usage.model_dump(exclude_defaults=False),
-        "cost": agent.total_cost,
+        "usage": agent.usage.total.model_dump(exclude_defaults=False),
+        "cost": agent.usage.total_cost,
         "usage_by_model": {
-            m: u.model_dump(exclude_defaults=False) for m, u in agent.usage_by_model.items()
+            m: u.model_dump(exclude_defaults=False) for m, u in agent.usage.by_model.items()
         },
-        "cost_by_model": dict(agent.cost_by_model),
+        "cost_by_model": dict(agent.usage.cost_by_model),
         "usage_by_role": {
-            r: u.model_dump(exclude_defaults=False) for r, u in agent.usage_by_role.items()
+            r: u.model_dump(exclude_defaults=False) for r, u in agent.usage.by_role.items()
         },
     }

@@ -326,3 +326,29 @@ def test_the_tui_without_a_terminal_is_one_line_pointing_at_print_mode(project):
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.startswith("larik: the TUI needs a terminal") and "larik -p" in proc.stderr
     assert len(proc.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-p", "do it", "--resume"],
+        ["--resume", "-p", "do it"],
+        ["-p", "do it", "-r", "--output-format", "json"],
+        ["-p", "do it", "--resume", "--fork"],
+    ],
+)
+def test_print_mode_resume_without_an_id_is_bad_usage_not_a_listing(project, tmp_path, argv):
+    from larik.agent.sessions import list_sessions
+
+    model = write_script(tmp_path / "s.json", {"text": "earlier"}, {"text": "ran"})
+    larik("-p", "earlier", "-m", model)
+    before = list_sessions(project)
+    code, out, err = larik(*argv, "-m", model)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err == (
+        "larik: --resume needs a session id in print mode: use --continue (-c) for the latest "
+        "session, or run `larik --resume` to list them\n"
+    )
+    after = list_sessions(project)
+    assert [s.id for s in after] == [s.id for s in before]
+    assert after[0].messages == before[0].messages  # the prompt never ran
