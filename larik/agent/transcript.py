@@ -24,6 +24,7 @@ import errno
 import json
 import os
 import stat
+import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -48,6 +49,7 @@ __all__ = [
 ]
 
 FORMAT_VERSION = 1
+LOCK_WAIT = 0.5  # seconds a lock held by someone else is waited for (see _lock)
 
 
 class TranscriptError(LarikError):
@@ -186,8 +188,6 @@ def _open_locked(p: Path, *, create: bool) -> int:
 
     Refuses a symlink (``O_NOFOLLOW``) and anything but a regular file; raises SessionLocked
     when another writer holds the lock."""
-    from filelock import lock_descriptor
-
     flags = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
     flags |= getattr(os, "O_NONBLOCK", 0)  # a FIFO planted as a transcript must not hang us
     if create:
@@ -205,7 +205,7 @@ def _open_locked(p: Path, *, create: bool) -> int:
         if not stat.S_ISREG(st.st_mode):
             raise TranscriptError(f"{p}: not a regular file")
         os.set_blocking(fd, True)
-        if not lock_descriptor(fd, blocking=False):
+        if not _lock(fd):
             raise SessionLocked(p.stem)
         if st.st_mode & 0o077 and st.st_uid == os.getuid():
             os.fchmod(fd, 0o600)
@@ -213,6 +213,21 @@ def _open_locked(p: Path, *, create: bool) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def _lock(fd: int) -> bool:
+    """Lock ``fd``, waiting at most LOCK_WAIT seconds. A writer holds its lock for its whole
+    life, so the wait changes nothing for it; it is for a process forked by another thread (a
+    ``git`` or a command starting) that holds a copy of the descriptor for the moment between
+    its fork and its exec, and with it the lock."""
+    from filelock import lock_descriptor
+
+    deadline = time.monotonic() + LOCK_WAIT
+    while not lock_descriptor(fd, blocking=False):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def new_session_id() -> str:
