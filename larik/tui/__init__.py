@@ -42,6 +42,7 @@ def run_tui(
         await asyncio.to_thread(importlib.import_module, "larik.agent.agent")
         from ..agent import Agent  # resolving the model imports its SDK: after the first frame
 
+        assert app.config is not None, "the config is still loading"  # start_up loads it first
         return await Agent.create(
             cwd=cwd,
             config=app.config,

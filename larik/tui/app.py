@@ -19,7 +19,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import App
@@ -30,11 +30,14 @@ from . import gcpolicy
 from .protocol import AgentFactory
 from .screens.chat import ChatScreen, Discover
 
+if TYPE_CHECKING:  # no pydantic before the first frame
+    from ..config import Config
+
 __all__ = ["ConfigLoader", "LarikApp"]
 
 QUIT_WINDOW = 2.0
 # () -> (config, prompt history file or None); may raise ConfigError
-ConfigLoader = Callable[[], tuple[Any, Path | None]]
+ConfigLoader = Callable[[], "tuple[Config, Path | None]"]
 
 
 class LarikApp(App[int]):
@@ -48,7 +51,7 @@ class LarikApp(App[int]):
         agent_factory: AgentFactory,
         *,
         cwd: Path,
-        config: Any = None,
+        config: Config | None = None,
         model: str = "",
         resume: str | None = None,
         discover_local: Discover | None = None,
@@ -72,7 +75,7 @@ class LarikApp(App[int]):
         )
 
     @property
-    def config(self) -> Any:
+    def config(self) -> Config | None:
         """The config in use (None until it is loaded)."""
         return self.chat.config
 

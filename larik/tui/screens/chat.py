@@ -44,7 +44,8 @@ from ..widgets.notice import Notice
 from ..widgets.prompt_input import PromptInput
 from ..widgets.status_bar import StatusBar, agent_spec
 
-if TYPE_CHECKING:  # imported where it is pushed: no modal is on the first frame
+if TYPE_CHECKING:  # no pydantic before the first frame; modals are imported when pushed
+    from ...config import Config
     from .model_picker import ModelPickerScreen
 
 __all__ = ["ChatScreen", "Discover"]
@@ -65,7 +66,7 @@ class ChatScreen(Screen[None]):
         agent_factory: AgentFactory,
         *,
         cwd: Path,
-        config: Any = None,
+        config: Config | None = None,
         model: str = "",
         resume: str | None = None,
         discover_local: Discover | None = None,
@@ -74,7 +75,7 @@ class ChatScreen(Screen[None]):
         super().__init__()
         self.factory = agent_factory
         self.cwd = Path(cwd)
-        self.config = config
+        self.config: Config | None = config
         self.start_model = model
         self.start_resume = resume
         self.discover_local: Discover = discover_local or discover
@@ -105,7 +106,7 @@ class ChatScreen(Screen[None]):
         self.prompt.focus()
         self.status.show(None, note="starting…")
 
-    def use_config(self, config: Any, history_path: Path | None = None) -> None:
+    def use_config(self, config: Config, history_path: Path | None = None) -> None:
         """The config loaded after the first frame (and the prompt history file it names)."""
         self.config = self.status.config = config
         if history_path is not None:
