@@ -167,3 +167,19 @@ async def test_escape_stops_a_bang_command_and_its_children(harness, tmp_path):
         await wait_for(pilot, lambda: app.query_one(ToolCard).status == "interrupted")
         await pilot.pause(2.5)
         assert not marker.exists()  # the whole process group was killed
+
+
+async def test_a_bang_command_gets_the_bash_tools_environment_without_credentials(
+    harness, monkeypatch
+):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-should-not-show")
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-should-not-show")
+    monkeypatch.setenv("PLAIN_SETTING", "plain-shows")
+    app = harness.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "!echo k=$ANTHROPIC_API_KEY t=$MY_SERVICE_TOKEN p=$PLAIN_SETTING")
+        await wait_for(
+            pilot, lambda: app.query(ToolCard) and app.query_one(ToolCard).status != "running"
+        )
+        assert "k= t= p=plain-shows" in app.query_one(ToolCard).result
