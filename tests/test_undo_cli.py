@@ -36,6 +36,9 @@ def call(name: str, **args) -> dict:
     return {"tool_calls": [{"name": name, "input": args}]}
 
 
+READ = call("read_file", path="calc.py")  # a file is replaced only after it was read
+
+
 def turn(tmp_path: Path, name: str, *steps: dict, resume: bool = True) -> list[dict]:
     """One `larik -p` turn (continuing the latest session); its stream-json events."""
     model = write_script(tmp_path / f"{name}.json", *steps, {"text": f"{name} done"})
@@ -48,8 +51,13 @@ def turn(tmp_path: Path, name: str, *steps: dict, resume: bool = True) -> list[d
 def four_turns(tmp_path: Path) -> list[list[dict]]:
     return [
         turn(tmp_path, "t1", call("write_file", path="new.txt", content="new\n"), resume=False),
-        turn(tmp_path, "t2", call("write_file", path="calc.py", content="overwritten\n")),
-        turn(tmp_path, "t3", call("edit_file", path="calc.py", old_string="over", new_string="re")),
+        turn(tmp_path, "t2", READ, call("write_file", path="calc.py", content="overwritten\n")),
+        turn(
+            tmp_path,
+            "t3",
+            READ,
+            call("edit_file", path="calc.py", old_string="over", new_string="re"),
+        ),
         turn(tmp_path, "t4", call("bash", command="rm keep.txt && echo made > made.txt")),
     ]
 
@@ -148,7 +156,7 @@ def test_rewind_both_restores_the_code_and_forks_the_conversation(project, tmp_p
 
 
 def test_a_file_changed_by_the_user_is_not_overwritten_without_being_asked(project, tmp_path):
-    turn(tmp_path, "t1", call("write_file", path="calc.py", content="agent\n"), resume=False)
+    turn(tmp_path, "t1", READ, call("write_file", path="calc.py", content="agent\n"), resume=False)
     (project / "calc.py").write_text("my own fix\n")
     code, _, err = larik("undo")
     assert code == 1 and "calc.py" in err and "nothing was written" in err
@@ -159,7 +167,7 @@ def test_a_file_changed_by_the_user_is_not_overwritten_without_being_asked(proje
 
 
 def test_force_overwrites_the_users_change(project, tmp_path):
-    turn(tmp_path, "t1", call("write_file", path="calc.py", content="agent\n"), resume=False)
+    turn(tmp_path, "t1", READ, call("write_file", path="calc.py", content="agent\n"), resume=False)
     (project / "calc.py").write_text("my own fix\n")
     assert larik("undo", "--force")[0] == 0
     assert (project / "calc.py").read_text() == ORIGINAL

@@ -41,6 +41,7 @@ from .settings import AgentSettings, Resolver
 from .stuck import StuckDetector
 from .subagent import subagent_answer, tools_for
 from .tools import ToolContext, ToolError, ToolSource, tool_specs
+from .tools._seen import SeenFiles
 from .transcript import Transcript, new_session_id
 from .usage import Accounting
 
@@ -119,7 +120,7 @@ class Agent:
         context = s.context if s.context is not None else prompt.session_context(s.root)
         self._system = [prompt.prefix(s.role_label, list(s.tools)), context]
         self._specs = tool_specs(s.tools)
-        self._ctx = ToolContext(root=s.root, processes=s.processes)
+        self._ctx = ToolContext(root=s.root, processes=s.processes, seen=SeenFiles())
         self._ctx.path_denied = s.policy.denies_path  # for the files grep and glob list
         if "task" in s.tools:
             self._ctx.spawn = self._run_task

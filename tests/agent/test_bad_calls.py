@@ -68,11 +68,12 @@ async def test_a_tool_error_is_prefixed_with_the_tool_name(make_agent):
 
 
 async def test_tool_end_carries_the_edit_diff(make_agent):
-    _, events = await first_result(
-        make_agent,
-        {"name": "edit_file", "input": {"path": "calc.py", "old_string": "-", "new_string": "+"}},
+    edit = {"name": "edit_file", "input": {"path": "calc.py", "old_string": "-", "new_string": "+"}}
+    p = script(
+        {"tool_calls": [{"name": "read_file", "input": {"path": "calc.py"}}, edit]}, {"text": "ok"}
     )
-    end = of(events, E.TOOL_END)[0]
+    events = await run(await make_agent(p))
+    end = of(events, E.TOOL_END)[1]
     assert not end.is_error and "+    return a + b" in end.data["diff"] and end.duration >= 0
 
 

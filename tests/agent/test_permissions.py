@@ -66,12 +66,12 @@ async def test_edits_mode_allows_writes_and_asks_for_bash(make_agent):
     ],
 )
 async def test_the_print_mode_denial_suggests_a_rule_that_allows_that_call(make_agent, call, rule):
-    res, _ = await results(make_agent, call, permission_mode="ask", approver=None)
-    assert res[0].is_error and f"rule such as {rule!r}" in res[0].content
+    res, _ = await results(make_agent, READ, call, permission_mode="ask", approver=None)
+    assert res[1].is_error and f"rule such as {rule!r}" in res[1].content
     res, _ = await results(
-        make_agent, call, config=cfg(allow=[rule]), permission_mode="ask", approver=None
+        make_agent, READ, call, config=cfg(allow=[rule]), permission_mode="ask", approver=None
     )
-    assert not res[0].is_error, res[0].content
+    assert not res[1].is_error, res[1].content
 
 
 async def test_yolo_mode_never_asks(make_agent):
@@ -110,7 +110,7 @@ async def test_the_mode_comes_from_config_and_can_change_mid_session(make_agent)
 async def test_edit_approval_shows_the_diff_and_what_always_covers(make_agent):
     ok = approver(Approval(allow=True))
     edit = ("edit_file", {"path": "calc.py", "old_string": "a - b", "new_string": "a + b"})
-    await results(make_agent, edit, permission_mode="ask", approver=ok)
+    await results(make_agent, READ, edit, permission_mode="ask", approver=ok)
     req = ok.asked[0]
     assert req.summary == "edit_file: calc.py" and "+    return a + b" in req.diff
     assert req.always == "file edits in this project"

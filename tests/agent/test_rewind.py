@@ -46,6 +46,7 @@ async def test_undo_takes_back_a_write_that_made_a_new_file(make_agent, project)
 async def test_undo_takes_back_an_overwrite_and_an_edit(make_agent, project):
     agent = await make_agent(
         script(
+            call("read_file", 0, path="calc.py"),
             call("write_file", path="calc.py", content="overwritten\n"),
             done(),
             call("read_file", 2, path="calc.py"),
@@ -92,7 +93,13 @@ async def test_any_bash_command_takes_a_checkpoint_first(make_agent, project):
 async def test_the_transcript_records_checkpoints_so_a_resumed_session_can_undo(
     make_agent, project
 ):
-    agent = await make_agent(script(call("write_file", path="calc.py", content="v2\n"), done()))
+    agent = await make_agent(
+        script(
+            call("read_file", 0, path="calc.py"),
+            call("write_file", path="calc.py", content="v2\n"),
+            done(),
+        )
+    )
     await run(agent, "change calc")
     agent._log.close()
     recs = load_transcript(agent.transcript_path).records
@@ -114,6 +121,7 @@ async def test_a_file_the_user_changed_after_the_turn_is_a_conflict(make_agent, 
         script(
             {
                 "tool_calls": [
+                    {"name": "read_file", "input": {"path": "calc.py"}, "id": "0"},
                     {
                         "name": "write_file",
                         "input": {"path": "calc.py", "content": "a\n"},

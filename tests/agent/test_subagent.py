@@ -69,10 +69,11 @@ async def test_a_worker_subagent_gets_every_tool_but_task_and_can_edit(make_agen
         "builder",
         {
             "tool_calls": [
+                {"name": "read_file", "input": {"path": "calc.py"}},
                 {
                     "name": "edit_file",
                     "input": {"path": "calc.py", "old_string": "-", "new_string": "+"},
-                }
+                },
             ]
         },
         {"text": "fixed calc.py"},

@@ -24,15 +24,21 @@ TASKS = {t.name: t for t in load_tasks()}
 
 
 def _solution_turns(task) -> list[dict]:
-    calls = [
+    files = [p.relative_to(task.solution) for p in sorted(task.solution.rglob("*")) if p.is_file()]
+    # a file is replaced only after it was read (no blind overwrite)
+    reads = [
+        {"name": "read_file", "input": {"path": str(rel)}}
+        for rel in files
+        if (task.repo / rel).is_file()
+    ]
+    writes = [
         {
             "name": "write_file",
-            "input": {"path": str(p.relative_to(task.solution)), "content": p.read_text()},
+            "input": {"path": str(rel), "content": (task.solution / rel).read_text()},
         }
-        for p in sorted(task.solution.rglob("*"))
-        if p.is_file()
+        for rel in files
     ]
-    return [{"text": "Applying the fix.", "tool_calls": calls}, {"text": "Done."}]
+    return [{"text": "Applying the fix.", "tool_calls": reads + writes}, {"text": "Done."}]
 
 
 def scripted(scripts: dict[str, list[dict]]):

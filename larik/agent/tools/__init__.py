@@ -100,6 +100,7 @@ class ToolContext:
     emit: Callable[[AgentEvent], None] | None = None
     before_change: Callable[[], Awaitable[None]] | None = None  # a checkpoint (rewind.py)
     path_denied: PathDenied | None = None
+    seen: Any = None  # _seen.SeenFiles: files read, for "read it before you overwrite it"
 
     def path(self, raw: str) -> Path:
         return resolve_path(self.root, raw).path

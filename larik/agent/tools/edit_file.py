@@ -14,6 +14,7 @@ from pydantic import Field
 from . import ToolArgs, ToolContext, ToolError, ToolResult
 from ._files import read_text, unified_diff, utf8, write_regular
 from ._match import Ambiguous, relaxed_match
+from ._seen import remember, require_read
 
 NAME = "edit_file"
 KIND = "write"
@@ -49,6 +50,7 @@ def _apply(args: Args, ctx: ToolContext) -> tuple[str, str, int, str]:
     if args.old_string == args.new_string:
         raise ToolError("old_string and new_string are the same; nothing would change")
     old = read_text(path, shown)
+    require_read(ctx, path, shown)
     old_s, new_s = args.old_string, args.new_string
     count = old.count(old_s)
     if count == 0 and "\r\n" in old and "\r\n" not in old_s:
@@ -87,6 +89,7 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     shown = ctx.show(path)
     old, new, count, relaxed = _apply(args, ctx)
     write_regular(path, utf8(new, "new_string"), shown)
+    remember(ctx, path)
     diff = unified_diff(old, new, shown)
     what = f"{count} replacements" if count > 1 else "1 replacement"
     if relaxed:

@@ -23,6 +23,7 @@ from pydantic import Field
 from ...llm.types import Block
 from . import ToolArgs, ToolContext, ToolError, ToolResult
 from ._files import open_regular
+from ._seen import remember
 
 NAME = "read_file"
 KIND = "read"
@@ -90,6 +91,12 @@ def looks_binary(head: bytes) -> bool:
 
 
 async def run(args: Args, ctx: ToolContext) -> ToolResult:
+    result = await _run(args, ctx)
+    remember(ctx, ctx.path(args.path))  # it may now be edited (tools/_seen.py)
+    return result
+
+
+async def _run(args: Args, ctx: ToolContext) -> ToolResult:
     path = ctx.path(args.path)
     shown = ctx.show(path)
     if not path.exists():

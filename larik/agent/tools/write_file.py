@@ -1,7 +1,8 @@
 """write_file(path, content): create or replace a file; the change comes back as a diff.
 
 Only a regular file is written: a FIFO, socket or device at the path is refused without being
-opened (``_files.write_regular``).
+opened (``_files.write_regular``). Replacing a file needs it read first and unchanged since
+(``_seen``); a write that cuts a file to under a quarter of its non-blank lines says so.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pydantic import Field
 
 from . import ToolArgs, ToolContext, ToolError, ToolResult
 from ._files import open_regular, unified_diff, utf8, write_regular
+from ._seen import remember, require_read, shrink_note
 
 NAME = "write_file"
 KIND = "write"
@@ -39,6 +41,7 @@ def _old(args: Args, ctx: ToolContext) -> tuple[str, bool]:
         raise ToolError(f"{ctx.show(path)} is a directory")
     if not path.exists():
         return "", True
+    require_read(ctx, path, ctx.show(path))
     with open_regular(path, ctx.show(path)) as fh:
         return fh.read().decode("utf-8", errors="replace"), False
 
@@ -55,7 +58,9 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     old, created = _old(args, ctx)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_regular(path, data, shown)
+    remember(ctx, path)
     diff = unified_diff(old, args.content, shown, created=created)
     lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
     verb = "created" if created else "wrote"
-    return ToolResult(f"{verb} {shown} ({lines} lines)", data={"diff": diff})
+    note = "" if created else shrink_note(old, args.content, shown)
+    return ToolResult(f"{verb} {shown} ({lines} lines){note}", data={"diff": diff})
