@@ -246,7 +246,8 @@ class McpServer:
             timed_out = scope.cancelled_caught and scope.deadline != math.inf
         except Exception as e:
             if not self._stopping:
-                self._fail(_describe(e))
+                gone = _is_gone(e) and self.state is State.STARTING
+                self._fail("it exited before answering the handshake" if gone else _describe(e))
         finally:
             self._client = None
             self._scope = None
@@ -496,6 +497,8 @@ async def _all_pages(fn: Callable[..., Any], attr: str) -> list[Any]:
 
 
 def _is_gone(e: BaseException) -> bool:
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+        e = e.exceptions[0]
     text = str(e).lower()
     return isinstance(e, (EOFError, ConnectionError)) or "connection closed" in text
 

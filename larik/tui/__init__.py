@@ -51,6 +51,7 @@ def run_tui(
             permission_mode=permission_mode,
             approver=approver,
             resume=resume,
+            tool_source=app.chat.mcp,  # the MCP servers, started after the first frame
         )
 
     loader = None if config is not None else (lambda: _load_settings(cwd, trust_project))

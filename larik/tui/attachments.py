@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -58,12 +59,15 @@ def _inside(path: Path, root: Path) -> bool:
     return True
 
 
-def build_prompt(text: str, cwd: Path) -> Attached:
+def build_prompt(text: str, cwd: Path, skip: Collection[str] = ()) -> Attached:
+    """``skip``: names of MCP servers; ``@NAME:…`` is their resource, not a path."""
     from ..llm.types import Block
 
     out = Attached(blocks=[Block.text_block(text)])
     root = cwd.resolve()
     for name in dict.fromkeys(mentions(text)):
+        if name.partition(":")[0] in skip and ":" in name:
+            continue
         try:
             _attach(out, name, root)
         except (OSError, RuntimeError, ValueError) as e:  # unreadable, a symlink loop, …

@@ -176,7 +176,13 @@ async def _permissions(chat: ChatScreen, arg: str) -> None:
 
 
 async def _help(chat: ChatScreen, arg: str) -> None:
-    chat.say(help_markdown(), as_markdown=True)
+    chat.say(help_markdown(chat), as_markdown=True)
+
+
+async def _mcp(chat: ChatScreen, arg: str) -> None:
+    from . import mcp
+
+    mcp.open_screen(chat)
 
 
 async def _exit(chat: ChatScreen, arg: str) -> None:
@@ -206,14 +212,24 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "show or set the permission mode: ask, edits, yolo",
         _permissions,
     ),
+    SlashCommand("mcp", "/mcp", "MCP servers: state, tools; turn one on or off, reconnect", _mcp),
     SlashCommand("help", "/help", "this list, and the keys", _help, ("?",)),
     SlashCommand("exit", "/exit", "quit (prints how to resume)", _exit, ("quit", "q")),
 )
 
 
-def find(name: str) -> SlashCommand | None:
+def dynamic(chat: ChatScreen | None) -> list[SlashCommand]:
+    """Commands that come and go with the session: each MCP server prompt (``tui/mcp.py``)."""
+    if chat is None or getattr(chat, "mcp", None) is None:
+        return []
+    from . import mcp
+
+    return mcp.prompt_commands(chat)
+
+
+def find(name: str, chat: ChatScreen | None = None) -> SlashCommand | None:
     name = name.lower()
-    for c in COMMANDS:
+    for c in [*COMMANDS, *dynamic(chat)]:
         if name == c.name or name in c.aliases:
             return c
     return None
@@ -234,19 +250,23 @@ def parse(text: str) -> tuple[str, str] | None:
     return head.lower(), rest.strip()
 
 
-def complete(prefix: str) -> list[SlashCommand]:
+def complete(prefix: str, chat: ChatScreen | None = None) -> list[SlashCommand]:
     """Commands whose name (or an alias) starts with ``prefix`` (without the slash)."""
     p = prefix.lower()
-    return [c for c in COMMANDS if c.name.startswith(p) or any(a.startswith(p) for a in c.aliases)]
+    return [
+        c
+        for c in [*COMMANDS, *dynamic(chat)]
+        if c.name.startswith(p) or any(a.startswith(p) for a in c.aliases)
+    ]
 
 
 async def run(chat: ChatScreen, name: str, arg: str) -> None:
     """Run ``/name arg`` typed in ``chat``. An unknown name, a LarikError or a bug in a handler
     is a line in the conversation, never a traceback."""
-    cmd = find(name)
+    cmd = find(name, chat)
     if cmd is None:
         chat.say(f"unknown command /{name}", "error")
-        chat.say(help_markdown(), as_markdown=True)
+        chat.say(help_markdown(chat), as_markdown=True)
         return
     try:
         await cmd.handler(chat, arg)
@@ -261,14 +281,15 @@ KEYS = (
     ("Shift+Enter, Ctrl+J", "new line"),
     ("Up / Down", "prompt history"),
     ("@path", "attach a file (images too)"),
+    ("@server:URI", "attach an MCP server's resource"),
     ("!command", "run a shell command here and show its output"),
     ("Esc", "interrupt the running turn"),
     ("Ctrl+C twice", "quit"),
 )
 
 
-def help_markdown() -> str:
-    rows = "\n".join(f"| `{c.usage}` | {c.summary} |" for c in COMMANDS)
+def help_markdown(chat: ChatScreen | None = None) -> str:
+    rows = "\n".join(f"| `{c.usage}` | {c.summary} |" for c in [*COMMANDS, *dynamic(chat)])
     keys = "\n".join(f"| {k} | {v} |" for k, v in KEYS)
     return f"| command | does |\n|---|---|\n{rows}\n\n| key | does |\n|---|---|\n{keys}\n"
 

@@ -33,7 +33,7 @@ from textual.worker import Worker, WorkerState
 from ... import __version__
 from ...agent.events import AgentEventType, Approval, PermissionRequest
 from ...llm.errors import LarikError, MissingKeyError
-from .. import gcpolicy, history, slash, warmup
+from .. import gcpolicy, history, mcp, slash, warmup
 from ..attachments import build_prompt
 from ..local_servers import LocalModel, discover
 from ..models import ModelEntry, picker_entries
@@ -81,6 +81,7 @@ class ChatScreen(Screen[None]):
         self.discover_local: Discover = discover_local or discover
         self.history_path = history_path
         self.agent: AgentLike | None = None
+        self.mcp: Any = None  # the MCP servers (larik.mcp.manager.McpManager), once started
         self.session_id = ""
         self.busy = False
         self.local_models: list[LocalModel] | None = None
@@ -114,7 +115,9 @@ class ChatScreen(Screen[None]):
             self.prompt.prompt_history[:0] = history.load(history_path)
 
     async def start(self) -> None:
-        """Build the agent the command line asked for (model, session to resume)."""
+        """Start the MCP servers (in the background) and build the agent the command line asked
+        for (model, session to resume)."""
+        mcp.start(self)
         await self.start_agent(self.start_model, self.start_resume)
 
     async def start_agent(self, model: str = "", resume: str | None = None) -> None:
@@ -259,9 +262,11 @@ class ChatScreen(Screen[None]):
             self.prompt.load_text(text)
             self.say("a turn is running: wait for it, or press Esc to interrupt", "warning")
             return
-        attached = build_prompt(text, self.cwd)
+        attached = build_prompt(text, self.cwd, skip=mcp.resource_names(self))
         for problem in attached.problems:
             self.conv.add_notice(problem, "warning")
+        if mcp.send_with_resources(self, text, attached):  # @server:URI: read, then send
+            return
         self.conv.add_user(text, attached.files)
         self.start_turn(attached.prompt())
 
@@ -347,6 +352,7 @@ class ChatScreen(Screen[None]):
                 await self.agent.close()
             except Exception:  # closing is best effort on the way out
                 pass
+        await mcp.close(self)  # every MCP server stopped: nothing left running
         self.app.exit(0)
 
     # -- !command -----------------------------------------------------------------------------

@@ -1,0 +1,161 @@
+"""MCP in the TUI, on the real Agent and real servers (tests/mcp/server_script.py): servers start
+after the first frame and never hold up a turn, a failure is a notice with the server's stderr,
+/mcp, tools in a turn, prompts as slash commands, @server:URI, and no server left on quit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from larik.agent import Agent
+from larik.config import Config
+from larik.llm.providers.scripted import ScriptedProvider
+from larik.mcp.manager import McpManager
+from larik.mcp.server import State
+from larik.routing import Resolved
+from larik.tui import slash
+from larik.tui.app import LarikApp
+from larik.tui.screens.mcp import McpScreen
+from larik.tui.widgets.notice import Notice
+from tests.mcp.conftest import pid_alive, stdio_config
+
+from .conftest import ready, send, turn_done, wait_for
+
+
+class WithServers:
+    def __init__(self, root: Path) -> None:
+        self.cwd = root / "project"
+        self.cwd.mkdir()
+        self.provider: ScriptedProvider | None = None
+
+    def resolve(self, spec: str) -> Resolved:
+        assert self.provider is not None
+        return Resolved(self.provider, "m", "scripted", None, "scripted/m")
+
+    def app(self, turns: list[dict[str, Any]], servers: dict[str, Any]) -> LarikApp:
+        self.provider = ScriptedProvider(turns)
+        config = Config(mcp={"servers": servers})
+
+        async def factory(*, approver: Any, model: str = "", resume: str | None = None) -> Any:
+            return await Agent.create(  # as run_tui's factory: the chat screen's servers
+                cwd=self.cwd,
+                config=config,
+                approver=approver,
+                resolver=self.resolve,
+                tool_source=app.chat.mcp,
+            )
+
+        async def no_local(config: Any = None) -> list:
+            return []
+
+        app = LarikApp(factory, cwd=self.cwd, config=config, discover_local=no_local)
+        return app
+
+
+@pytest.fixture
+def tui(tmp_path: Path) -> WithServers:
+    return WithServers(tmp_path)
+
+
+def notices(app: Any) -> list[str]:
+    return [n.text for n in app.query(Notice)]
+
+
+async def settled(pilot: Any) -> None:
+    manager = pilot.app.chat.mcp
+    await wait_for(
+        pilot,
+        lambda: all(s.state is not State.STARTING for s in manager.servers.values()),
+        timeout=60,
+    )
+
+
+async def test_slash_mcp_lists_the_servers_and_a_failure_is_a_notice_with_stderr(tui):
+    app = tui.app([], {"t": stdio_config(), "bad": stdio_config("exit")})
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await settled(pilot)
+        await pilot.pause()
+        failed = [n for n in notices(app) if "MCP server 'bad' failed" in n]
+        assert failed and "fatal: missing GITHUB_TOKEN" in failed[0]
+        await send(pilot, "/mcp")
+        await wait_for(pilot, lambda: isinstance(app.screen, McpScreen))
+        await pilot.press("escape")
+        await app.chat.quit()
+
+
+async def test_servers_start_after_the_first_frame_and_never_hold_up_a_turn(tui, monkeypatch):
+    seen: list[bool] = []
+    real_start = McpManager.start_all
+
+    def start_all(self: McpManager) -> None:
+        seen.append(app.first_paint_done)
+        real_start(self)
+
+    monkeypatch.setattr(McpManager, "start_all", start_all)
+    slow = stdio_config("hang", startup_timeout=60)
+    app = tui.app([{"text": "answered at once"}], {"slow": slow})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        assert seen == [True]
+        await send(pilot, "hello")
+        await turn_done(pilot)
+        assert app.chat.mcp.servers["slow"].state is State.STARTING  # still: the turn did not wait
+        assert tui.provider.requests[0].messages[-1].text() == "hello"
+        await app.chat.quit()
+
+
+async def test_a_turn_calls_a_servers_tool(tui):
+    turns = [
+        {"tool_calls": [{"name": "mcp__t__echo", "input": {"text": "from the tui"}}]},
+        {"text": "done"},
+    ]
+    app = tui.app(turns, {"t": stdio_config()})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await settled(pilot)
+        await send(pilot, "use the tool")
+        await turn_done(pilot)
+        sent = tui.provider.requests
+        assert "mcp__t__echo" in [t.name for t in sent[0].tools]
+        results = [b for b in sent[1].messages[-1].blocks if b.type == "tool_result"]
+        assert results[0].content == "echo: from the tui"  # read-only: no question in ask mode
+        await app.chat.quit()
+
+
+async def test_a_server_prompt_is_a_slash_command_and_a_resource_is_attached(tui):
+    app = tui.app([{"text": "reviewed"}, {"text": "read"}], {"t": stdio_config()})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await settled(pilot)
+        assert [c.name for c in slash.complete("mcp__", app.chat)] == ["mcp__t__review"]
+        assert "/mcp__t__review <path> [focus]" in slash.help_markdown(app.chat)
+        await send(pilot, "/mcp__t__review src/app.py")
+        await turn_done(pilot)
+        assert tui.provider.requests[0].messages[-1].text() == (
+            "Please review src/app.py, looking for bugs."
+        )
+        await send(pilot, "/mcp__t__review")
+        await pilot.pause()
+        assert any("missing path" in n for n in notices(app))
+        await send(pilot, "what does @t:note://readme say")
+        await turn_done(pilot)
+        text = tui.provider.requests[1].messages[-1].text()
+        assert "the readme text" in text and "<resource @t:note://readme>" in text
+        assert not any("not attached" in n or "no such" in n for n in notices(app))
+        await app.chat.quit()
+
+
+async def test_quitting_stops_every_server(tui, tmp_path):
+    pidfile = tmp_path / "pids"
+    env = {"MCP_TEST_PIDFILE": str(pidfile), "MCP_TEST_CHILD": "1"}
+    app = tui.app([], {"a": stdio_config(env=env), "b": stdio_config(env=env)})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await settled(pilot)
+        pids = [int(p) for p in pidfile.read_text().split()]
+        assert len(pids) == 4 and all(pid_alive(p) for p in pids)
+        await send(pilot, "/exit")
+        await wait_for(pilot, lambda: not any(pid_alive(p) for p in pids), timeout=30)
