@@ -72,8 +72,21 @@ COLS, ROWS = 100, 30
 TARGET = 1.3
 KEY = "bench-key-not-a-secret"
 MODEL = "anthropic/claude-sonnet-4-5"
-HEAVY = ("anthropic", "openai", "google.genai", "httpx2", "pydantic", "typer", "rich", "textual")
+HEAVY = (
+    "anthropic",
+    "openai",
+    "google.genai",
+    "mcp",
+    "httpx2",
+    "pydantic",
+    "typer",
+    "rich",
+    "textual",
+)
 SDKS = ("anthropic", "openai", "google.genai")
+# --mcp N: the config also names N MCP servers (the tests' stdio server, written with the SDK)
+MCP_SERVERS = [0]
+MCP_SCRIPT = HERE.parents[1] / "tests" / "mcp" / "server_script.py"
 
 BARE_APP = """\
 from textual.app import App
@@ -130,6 +143,10 @@ class Sandbox:
     project, and an environment without any real key."""
 
     def __init__(self, port: int = 9) -> None:
+        servers = "".join(
+            f'\n[mcp.servers.s{i}]\ncommand = "{PY}"\nargs = ["{MCP_SCRIPT}", "ok"]\n'
+            for i in range(MCP_SERVERS[0])
+        )
         self._tmp = tempfile.TemporaryDirectory(prefix="larik-fp-")
         root = Path(self._tmp.name)
         self.home = root / "home"
@@ -138,7 +155,7 @@ class Sandbox:
         self.project.mkdir()
         (self.home / "config.toml").write_text(
             f'model = "{MODEL}"\n\n[providers.anthropic]\n'
-            f'base_url = "http://127.0.0.1:{port}/b/anthropic"\n'
+            f'base_url = "http://127.0.0.1:{port}/b/anthropic"\n' + servers
         )
         env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
         env.update(
@@ -701,8 +718,16 @@ def main() -> None:
         help="the larik command whose first frame is timed (default: the venv's console script;"
         " e.g. a script running another checkout, for a before/after)",
     )
+    p.add_argument(
+        "--mcp",
+        type=int,
+        default=0,
+        metavar="N",
+        help="configure N MCP servers (they start after the first frame)",
+    )
     p.add_argument("--request-child", nargs=5, help=argparse.SUPPRESS)
     args = p.parse_args()
+    MCP_SERVERS[0] = args.mcp
     if args.request_child:
         variant, port, typing, home, project = args.request_child
         request_child(variant, int(port), float(typing), home, project)

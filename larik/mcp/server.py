@@ -140,6 +140,7 @@ class McpServer:
         self._ready = asyncio.Event()
         self._was_ready = False
         self._stopping = False
+        self._http_status = 0  # the last HTTP error status an HTTP server answered
 
     # -- what the front ends show ---------------------------------------------------------------
     @property
@@ -170,6 +171,7 @@ class McpServer:
         self._ready = asyncio.Event()
         self._tail = _Tail()
         self._stopping = False
+        self._http_status = 0
         self._set(State.STARTING)
         self._task = asyncio.get_running_loop().create_task(self._own(), name=f"mcp:{self.name}")
         return self._task
@@ -246,8 +248,7 @@ class McpServer:
             timed_out = scope.cancelled_caught and scope.deadline != math.inf
         except Exception as e:
             if not self._stopping:
-                gone = _is_gone(e) and self.state is State.STARTING
-                self._fail("it exited before answering the handshake" if gone else _describe(e))
+                self._fail(self._start_failure(e))
         finally:
             self._client = None
             self._scope = None
@@ -256,6 +257,18 @@ class McpServer:
             self._fail(f"did not answer within {timeout:g} s of starting")
         elif self.state in (State.STARTING, State.READY):
             self._set(State.STOPPED)
+
+    def _start_failure(self, e: BaseException) -> str:
+        if self._http_status == 401:
+            return (
+                "HTTP 401: the server wants a login; Larik does not do OAuth yet: give it a "
+                "token in headers (Authorization = \"Bearer ${TOKEN}\")"
+            )
+        if self._http_status:
+            return f"HTTP {self._http_status} from {self.config.url}"
+        if _is_gone(e) and self.state is State.STARTING and self.config.command:
+            return "it exited before answering the handshake"
+        return _describe(e)
 
     def _cancel(self) -> None:
         """End the connection task (not a timeout: the deadline is lifted first)."""
@@ -335,7 +348,13 @@ class McpServer:
         from mcp.shared._httpx_utils import create_mcp_http_client
 
         http = create_mcp_http_client(headers=exp.headers or None)
+        http.event_hooks["response"].append(self._on_response)
         return _entered(stack, http, streamable_http_client(exp.url, http_client=http))
+
+    async def _on_response(self, response: Any) -> None:
+        """Keep an HTTP error status: the SDK reports it only as "an error response"."""
+        if response.status_code >= 400:
+            self._http_status = response.status_code
 
     async def _list(self, client: Any) -> None:
         caps = client.server_capabilities

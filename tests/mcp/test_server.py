@@ -260,3 +260,31 @@ async def test_stopping_a_server_that_is_still_starting_ends_it(tmp_path):
     await early.stop()
     await asyncio.sleep(2)
     assert not (tmp_path / "early").exists()
+
+
+@pytest.mark.parametrize(
+    ("status", "error"), [(401, "HTTP 401: the server wants a login"), (503, "HTTP 503 from")]
+)
+async def test_an_http_error_status_is_named_in_the_failure(tmp_path, status, error):
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.send_response(status)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_GET = do_POST
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_port}/mcp"
+        server = await started(tmp_path, McpServerConfig(url=url, startup_timeout=10))
+        assert server.state is State.FAILED and error in server.error
+    finally:
+        httpd.shutdown()
