@@ -9,12 +9,15 @@ Nothing here imports the ``mcp`` SDK: the first server to start imports it in a 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..mcp.manager import McpManager
     from ..mcp.server import McpServer
     from .screens.chat import ChatScreen
+
+Handler = Callable[["ChatScreen", str], Awaitable[None]]
 
 __all__ = [
     "close",
@@ -75,13 +78,13 @@ def open_screen(chat: ChatScreen) -> None:
 # ------------------------------------------------------------------------------ prompts
 
 
-def prompt_commands(chat: ChatScreen) -> list[Any]:
-    """A slash command for each prompt of each ready server (for completion, help, dispatch)."""
+def prompt_commands(chat: ChatScreen) -> list[tuple[str, str, str, Handler]]:
+    """``(name, usage, summary, handler)`` for each prompt of each ready server: the rows
+    ``slash.dynamic`` makes slash commands of."""
     manager = getattr(chat, "mcp", None)
     if manager is None:
         return []
     from ..mcp.mentions import prompt_commands as commands
-    from .slash import SlashCommand
 
     out = []
     for pc in commands(manager):
@@ -89,7 +92,7 @@ def prompt_commands(chat: ChatScreen) -> list[Any]:
         async def handler(chat: ChatScreen, arg: str, info: Any = pc.info) -> None:
             await _run_prompt(chat, info, arg)
 
-        out.append(SlashCommand(pc.name, pc.usage, pc.summary, handler))
+        out.append((pc.name, pc.usage, pc.summary, handler))
     return out
 
 

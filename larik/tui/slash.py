@@ -224,7 +224,7 @@ def dynamic(chat: ChatScreen | None) -> list[SlashCommand]:
         return []
     from . import mcp
 
-    return mcp.prompt_commands(chat)
+    return [SlashCommand(*row) for row in mcp.prompt_commands(chat)]
 
 
 def find(name: str, chat: ChatScreen | None = None) -> SlashCommand | None:
