@@ -48,7 +48,10 @@ def root(
         None, "--effort", metavar="LEVEL", help="Reasoning effort: low, medium, high, max."
     ),
     permission_mode: str | None = typer.Option(
-        None, "--permission-mode", metavar="MODE", help="ask (default), edits or yolo."
+        None,
+        "--permission-mode",
+        metavar="MODE",
+        help="ask (default), edits, yolo or plan (read only, then a plan).",
     ),
     max_turns: int | None = typer.Option(
         None, "--max-turns", metavar="N", help="Most model calls in one turn."

@@ -223,8 +223,8 @@ class StuckConfig(_Strict):
 class PermissionsConfig(_Strict):
     """``[permissions]``: what tools may do without asking."""
 
-    mode: Literal["ask", "edits", "yolo"] = "ask"
-    """ask: confirm edits and commands; edits: edit freely, confirm commands; yolo: never ask."""
+    mode: Literal["ask", "edits", "yolo", "plan"] = "ask"
+    """ask: confirm edits and commands; edits: confirm commands; yolo: never ask; plan: read only."""
     allow: list[str] = Field(default_factory=list)
     """Rules always allowed, as "TOOL: PATTERN", e.g. "bash: pytest*"."""
     deny: list[str] = Field(default_factory=list)

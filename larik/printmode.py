@@ -39,6 +39,10 @@ OUTPUT_FORMATS = ("text", "json", "stream-json")
 E = AgentEventType
 _OK = (StopReason.END_TURN, StopReason.STOP_SEQUENCE)
 INTERRUPTED = "larik: interrupted; the session was saved (larik --continue resumes it)"
+PLAN_HINT = (
+    "larik: plan mode changed nothing; to carry the plan out: "
+    'larik --continue --permission-mode edits -p "carry out the plan"'
+)
 EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 
 # The signals that stop a run like Ctrl+C does, and the stop reason each gives. The exit code is
@@ -72,6 +76,7 @@ class _Outcome:
     text: str = ""
     stop: str = ""
     error: str = ""
+    plan: str = ""  # plan mode: the plan the turn ended with
 
 
 class _Stopped(KeyboardInterrupt):
@@ -239,6 +244,8 @@ async def _run(
             print(f"larik: {outcome.error}", file=err)
         elif not ok:
             print(f"larik: the turn ended without finishing ({outcome.stop})", file=err)
+        elif outcome.plan:
+            print(PLAN_HINT, file=err)
     else:
         out.write(json.dumps(_result(agent, outcome, ok, opts), ensure_ascii=False) + "\n")
     out.flush()
@@ -342,6 +349,7 @@ def _on_event(ev: AgentEvent, fmt: str, outcome: _Outcome, out: IO[str], err: IO
     if ev.type is E.TURN_END:
         outcome.text = ev.text
         outcome.stop = "max_turns" if ev.data.get("max_turns") else str(ev.stop_reason or "")
+        outcome.plan = str(ev.data.get("plan") or "")
     elif ev.type is E.ERROR:
         outcome.error, outcome.stop = ev.text, "error"
     if fmt == "stream-json":
@@ -397,6 +405,7 @@ def _result(agent: Any, outcome: _Outcome, ok: bool, opts: PrintOptions) -> dict
         "type": "result",
         "ok": ok,
         "text": outcome.text,
+        "plan": outcome.plan or None,
         "stop_reason": outcome.stop or "error",
         "error": outcome.error or None,
         "session_id": agent.session_id,

@@ -8,7 +8,7 @@ always apply, merged with the user's (never replacing them). The split is a tabl
 ====================  =====================================================================
 setting               untrusted project
 ====================  =====================================================================
-permissions.mode      applied only when it is at least as strict as the user's (ask > edits > yolo)
+permissions.mode      applied only when as strict as the user's or more (plan > ask > edits > yolo)
 permissions.allow     ignored
 permissions.deny      always applied, added to the user's deny rules
 hooks, mcp, commands  ignored (whole tables: they run programs)
@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 #: Permission modes from the strictest to the loosest.
-MODE_STRICTNESS = ("ask", "edits", "yolo")
+MODE_STRICTNESS = ("plan", "ask", "edits", "yolo")
 
 #: Top-level tables a project brings that run programs: ignored unless trusted.
 GATED_TABLES = ("hooks", "mcp", "commands")

@@ -352,3 +352,28 @@ def test_print_mode_resume_without_an_id_is_bad_usage_not_a_listing(project, tmp
     after = list_sessions(project)
     assert [s.id for s in after] == [s.id for s in before]
     assert after[0].messages == before[0].messages  # the prompt never ran
+
+
+def test_plan_mode_prints_the_plan_changes_nothing_and_says_how_to_carry_on(project, tmp_path):
+    turns = (
+        {
+            "tool_calls": [
+                {
+                    "name": "edit_file",
+                    "input": {"path": "calc.py", "old_string": "a - b", "new_string": "a + b"},
+                }
+            ]
+        },
+        {"text": "1. Change a - b to a + b in calc.py."},
+    )
+    model = write_script(tmp_path / "plan.json", *turns)
+    code, out, err = larik("-p", "fix add", "-m", model, "--permission-mode", "plan")
+    assert code == 0, err
+    assert out == "1. Change a - b to a + b in calc.py.\n"
+    assert "--permission-mode edits" in err
+    assert (project / "calc.py").read_text() == "def add(a, b):\n    return a - b\n"
+    model = write_script(tmp_path / "plan2.json", *turns)
+    code, out, _ = larik(
+        "-p", "fix add", "-m", model, "--permission-mode", "plan", "--output-format", "json"
+    )
+    assert json.loads(out)["plan"] == "1. Change a - b to a + b in calc.py."

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ..llm.errors import APIError, ConfigError, ContextOverflow, LarikError
 from ..llm.replay import replayable_messages
 from ..llm.types import EFFORTS, Block, Effort, EventType, Message, Request, StopReason, Usage
-from . import compaction, prompt
+from . import compaction, plan, prompt
 from .events import AgentEvent, AgentEventType, Approver, NoticeLevel
 from .permissions import PermissionPolicy, check_mode
 from .probe import Capabilities, capabilities, probe
@@ -253,6 +253,11 @@ class Agent:
         self._settings.policy.mode = check_mode(mode)
 
     @property
+    def _plan_mode(self) -> bool:
+        """Plan mode, in the main agent (a subagent's answer is not the plan)."""
+        return self.permission_mode == "plan" and self._settings.role_label is None
+
+    @property
     def system(self) -> list[str]:
         return list(self._system)
 
@@ -301,8 +306,10 @@ class Agent:
             for ev in self._take_notices():
                 yield ev
             blocks = [Block.text_block(prompt_)] if isinstance(prompt_, str) else list(prompt_)
+            self.checkpoints.begin_turn(Message(role="user", blocks=blocks).text())
+            if self._plan_mode:
+                blocks.append(Block.text_block(plan.NOTE))
             user = Message(role="user", blocks=blocks)
-            self.checkpoints.begin_turn(user.text())
             self._append(user)
             yield AgentEvent(E.MESSAGE, message=user)
             try:
@@ -312,6 +319,8 @@ class Agent:
                     async for ev in self._step(last=calls >= self.max_turns):
                         yield ev
             except _TurnOver as over:
+                if self._plan_mode and over.stop is StopReason.END_TURN and over.text.strip():
+                    over.data["plan"] = over.text  # the front end offers to accept it
                 for ev in self.checkpoints.end_turn():
                     yield ev
                 yield AgentEvent(E.TURN_END, text=over.text, stop_reason=over.stop, data=over.data)

@@ -18,6 +18,14 @@ Order of decision for one call:
    the tree must vouch for the command;
 5. the mode: ``ask`` allows reads and asks for writes and bash; ``edits`` allows writes and asks
    for bash; ``yolo`` allows everything. Subagent tasks are allowed (their own calls are checked).
+   ``plan`` (:mod:`.plan`) allows reads, explore subagents and read-only commands and refuses
+   everything else, allow rules included; a read-only command that reads outside the project
+   or near a read deny rule is asked about.
+
+A hook (:mod:`.hooks`) may block a call, or answer ``ask`` or ``allow`` for it: ``allow`` only
+skips a question the rules and mode would ask; it never overrides a denial, nor a question
+asked because a deny rule is in force and Larik cannot tell whether the call breaks it (a
+``firm`` one).
 
 A rule is ``"TOOL: PATTERN"`` (``TOOL`` may itself be a pattern; no pattern means any call),
 matched with fnmatch against the path both relative to the root and absolute, or for bash
@@ -40,14 +48,14 @@ from typing import Any, Literal
 
 from ..llm.errors import ConfigError
 from ..tool_names import is_known_tool_pattern
-from . import shell
+from . import plan, shell
 from .events import Approver, PermissionRequest
 from .paths import resolve_path
-from .tools import ALL_TOOLS, AnyTool, ToolContext
+from .tools import ALL_TOOLS, READ_ONLY_TOOLS, AnyTool, ToolContext
 
 __all__ = ["MODES", "PermissionPolicy", "Rule", "check_mode"]
 
-MODES = ("ask", "edits", "yolo")
+MODES = ("ask", "edits", "yolo", "plan")
 Verdict = Literal["allow", "deny", "ask"]
 WRITE_TOOLS = ("write_file", "edit_file")  # a redirection is a write: their path rules apply
 HARMLESS_WRITES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
@@ -60,7 +68,7 @@ def _listed(reasons: list[str], most: int = 3) -> str:
 
 def check_mode(mode: str) -> str:
     if mode not in MODES:
-        raise ConfigError(f"unknown permission mode {mode!r}: use ask, edits or yolo")
+        raise ConfigError(f"unknown permission mode {mode!r}: use {', '.join(MODES)}")
     return mode
 
 
@@ -109,6 +117,7 @@ class Rule:
 class Decision:
     verdict: Verdict
     reason: str = ""
+    firm: bool = False  # an "ask" that guards a deny rule: only the user may answer it
 
 
 class PermissionPolicy:
@@ -153,6 +162,12 @@ class PermissionPolicy:
 
     # -- the pure part ----------------------------------------------------------------------
     def decide(self, tool: AnyTool, args: Any) -> Decision:
+        d = self._decide(tool, args)
+        if self.mode == "plan" and d.verdict != "deny":
+            return self._plan(tool, args, d)
+        return d
+
+    def _decide(self, tool: AnyTool, args: Any) -> Decision:
         if tool.kind == "exec":
             return self._decide_command(tool.name, tool.target(args))
         name, target = tool.name, tool.target(args)
@@ -207,6 +222,7 @@ class PermissionPolicy:
                 "ask",
                 "a permissions.deny rule is in force and Larik cannot tell whether this "
                 f"command breaks it: {_listed(doubts)}",
+                firm=True,
             )
         if (
             not doubts
@@ -227,6 +243,71 @@ class PermissionPolicy:
                 "allow rule covers that",
             )
         return Decision("ask")
+
+    def _plan(self, tool: AnyTool, args: Any, d: Decision) -> Decision:
+        """Plan mode, for a call no deny rule refused: reads as in ask mode, explore subagents,
+        read-only commands; nothing else."""
+        if tool.kind == "read":
+            return d
+        if tool.kind == "task" and tool.target(args) == "explore":
+            return d
+        if tool.kind != "exec":
+            what = {"write": "file changes are", "task": "worker subagents are"}
+            return Decision(
+                "deny",
+                f"plan mode: {what.get(tool.kind, f'{tool.name} calls are')} off until the user "
+                "accepts a plan; read and search what you need, then present your plan",
+            )
+        script = shell.parse(tool.target(args))
+        writes = [w for w in script.writes if w.value not in HARMLESS_WRITES]
+        readings: list[plan.Reading] = []
+        if writes:
+            problem = f"it writes to {shell.short(writes[0].raw, 60)}"
+        else:
+            problem, readings = plan.script_problem(script)
+        if problem:
+            return Decision(
+                "deny",
+                f"plan mode runs only read-only commands, and {problem}; read and search what "
+                "you need, then present your plan",
+            )
+        return self._plan_reads(script, readings)
+
+    def _plan_reads(self, script: shell.Script, readings: list[plan.Reading]) -> Decision:
+        """A read-only command runs unasked when what it reads is what the read tools may read:
+        inside the project, and clear of any deny rule on a read tool. When such a rule is in
+        force and the command's reach is unclear, the question is firm."""
+        guards = [
+            r for r in self.deny if any(fnmatch.fnmatchcase(t, r.tool) for t in READ_ONLY_TOOLS)
+        ]
+        for r in readings:
+            for p in r.paths:
+                targets = self._path_targets(p, as_written=True)
+                for rule in guards:
+                    if any(rule.matches(t, targets) for t in READ_ONLY_TOOLS):
+                        return Decision(
+                            "deny",
+                            f"it reads {shell.short(p, 60)}, denied by the rule {rule.text!r} "
+                            "in permissions.deny",
+                        )
+        firm = bool(guards)
+        if script.changes_dir:
+            return Decision(
+                "ask", "it changes directory, so its paths cannot be checked", firm=firm
+            )
+        for r in readings:
+            if r.unknown:
+                why = f"it reads {shell.short(r.unknown[0], 60)}, known only when it runs"
+                return Decision("ask", why, firm=firm)
+            if r.walks and guards:
+                why = "it walks folders while a permissions.deny rule on reading is in force"
+                return Decision("ask", why, firm=True)
+            outside = [p for p in r.paths if not resolve_path(self.root, p).inside]
+            if outside:
+                return Decision(
+                    "ask", f"it reads outside the project ({shell.short(outside[0], 60)})"
+                )
+        return Decision("allow")
 
     def _writes(self, script: shell.Script) -> tuple[list[str], list[str]]:
         """The redirection targets outside the project root, and doubts about the targets whose
@@ -331,6 +412,11 @@ class PermissionPolicy:
             return (
                 f"permission denied: {d.reason}. Write the command without that, or ask the "
                 "user to change permissions.deny."
+            )
+        if self.approver is None and self.mode == "plan":
+            return (
+                f"permission denied: {tool.name} needs approval in plan mode ({d.reason}) and "
+                "there is no one to ask (print mode); read inside the project with the read tools"
             )
         if self.approver is None:
             what = {"write": "file changes", "exec": "commands"}.get(tool.kind, "these calls")
