@@ -197,12 +197,27 @@ class ModelOverride(_Strict):
     """USD per million input tokens read from the prompt cache."""
     cache_write_price: float | None = Field(default=None, ge=0)
     """USD per million input tokens written to the prompt cache."""
-    tools: bool | None = None
-    """Whether the model can call tools."""
+    tools: bool | list[str] | None = None
+    """Whether the model can call tools; a list names the built-in tools it is offered."""
     vision: bool | None = None
     """Whether the model can read images."""
     subscription: bool | None = None
     """Paid by a flat-rate plan: ranked right after local models by suggest_routing."""
+    max_turns: int | None = Field(default=None, gt=0)
+    """At most this many model calls per turn with this model (lowers max_turns, never raises it)."""
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    """Sampling temperature sent with every request to this model."""
+
+    @field_validator("tools")
+    @classmethod
+    def _known_tools(cls, v: bool | list[str] | None) -> bool | list[str] | None:
+        from .tool_names import ALL_TOOLS
+
+        if isinstance(v, list):
+            for name in v:
+                if name not in ALL_TOOLS:
+                    raise ValueError(f"unknown tool {name!r} (the tools: {', '.join(ALL_TOOLS)})")
+        return v
 
 
 class StuckConfig(_Strict):
@@ -283,6 +298,8 @@ class Config(BaseModel):
     """Compact the conversation when it fills this fraction of the context window."""
     max_turns: int = Field(default=100, gt=0)
     """Most model calls in one user turn before the agent stops."""
+    subagent_max_turns: int = Field(default=30, gt=0)
+    """Most model calls a subagent (the task tool) makes before it stops (and max_turns at most)."""
     first_chunk_timeout: float = Field(default=300.0, gt=0)
     """Seconds to wait for the first streamed chunk of a reply."""
     idle_timeout: float = Field(default=180.0, gt=0)

@@ -33,6 +33,7 @@ from . import compaction, plan, prompt
 from .events import AgentEvent, AgentEventType, Approver, NoticeLevel
 from .permissions import PermissionPolicy, check_mode
 from .probe import Capabilities, capabilities, probe
+from .profile import Profile, profile_for
 from .rewind import Checkpointer
 from .runner import ToolRunner, answer_all
 from .session_log import SessionLog, session_path
@@ -118,12 +119,11 @@ class Agent:
         self._resolved = resolved
         self.usage = Accounting()  # tokens and cost so far: per model, per role, in total
         context = s.context if s.context is not None else prompt.session_context(s.root)
-        self._system = [prompt.prefix(s.role_label, list(s.tools)), context]
+        self._system = ["", context]  # the prefix follows the model's profile (_use_profile)
+        self._profile = Profile(tools=s.tools)
         self._specs = tool_specs(s.tools)
         self._ctx = ToolContext(root=s.root, processes=s.processes, seen=SeenFiles())
         self._ctx.path_denied = s.policy.denies_path  # for the files grep and glob list
-        if "task" in s.tools:
-            self._ctx.spawn = self._run_task
         self._runner = ToolRunner(s.tools, s.policy, self._ctx, s.tool_source)
         on = s.checkpoints and s.transcript_path is not None and s.role_label is None
         self.checkpoints = Checkpointer(s.root, self._record, enabled=on)
@@ -278,6 +278,20 @@ class Agent:
         for text in self._caps.warnings:
             self._notices.append(AgentEvent(E.NOTICE, text=text, level=NoticeLevel.WARNING))
         self._caps.warnings = []
+        self._use_profile()
+
+    def _use_profile(self) -> None:
+        """Fit the tools, the prompt and the turn limit to the model in use (profile.py)."""
+        s = self._settings
+        prof = profile_for(self._resolved, self.config, s.tools, self._caps.params_b)
+        changed, self._profile = prof != self._profile, prof
+        self._system[0] = prompt.prefix(s.role_label, list(prof.tools), small=prof.small)
+        self._specs = tool_specs(prof.tools)
+        self._runner.tools = prof.tools
+        self._ctx.spawn = self._run_task if "task" in prof.tools else None
+        self.max_turns = prof.turn_limit(s.max_turns)
+        if changed and (note := prof.describe(self.spec)):
+            self._notices.append(AgentEvent(E.NOTICE, text=note))
 
     def _record_switch(self, old: str) -> None:
         r = self._resolved
@@ -378,6 +392,7 @@ class Agent:
             messages=msgs,
             tools=self._tool_specs() if self._caps.tools else [],
             effort=self.effort,
+            temperature=self._profile.temperature,
         )
 
     def _tool_specs(self) -> list[ToolSpec]:
@@ -475,6 +490,7 @@ class Agent:
         self._probe_pending = False
         self._caps = caps
         self.context_window = caps.window
+        self._use_profile()
         return caps.warnings
 
     # -- tools --------------------------------------------------------------------------------
@@ -509,6 +525,7 @@ class Agent:
             self._settings,
             effort=self.effort,
             tools=tools_for(role),
+            max_turns=min(self.max_turns, self.config.subagent_max_turns),
             role_label=role,
             context=self._system[1],
             session_id="",

@@ -27,6 +27,7 @@ class Capabilities:
     catalog_window: int  # 0 when the catalog does not know the model
     tools: bool
     warnings: list[str] = field(default_factory=list)
+    params_b: float | None = None  # size in billions of parameters, when known (profile.py)
 
 
 def no_tools_warning(spec: str) -> str:
@@ -45,6 +46,7 @@ def capabilities(resolved: Resolved, config: Config) -> Capabilities:
         window=info.context_window,
         catalog_window=info.context_window if info.known else 0,
         tools=bool(info.tools) or not info.known,
+        params_b=info.params_b,
     )
     if not caps.tools:
         caps.warnings.append(no_tools_warning(resolved.spec))
@@ -61,7 +63,7 @@ async def probe(resolved: Resolved, caps: Capabilities) -> Capabilities:
         tools = await provider.supports_tools(resolved.model)
     except (LarikError, OSError):
         return caps
-    out = Capabilities(caps.window, caps.catalog_window, caps.tools)
+    out = Capabilities(caps.window, caps.catalog_window, caps.tools, params_b=caps.params_b)
     if window:
         if caps.catalog_window and window < caps.catalog_window:
             out.warnings.append(

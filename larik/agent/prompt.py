@@ -43,14 +43,35 @@ call: do not retry it the same way; change approach or explain what you need.
 - Be concise. When you are done, say briefly what you changed and how you checked it."""
 
 
-def prefix(role: str | None, tools: list[str]) -> str:
+#: the rules for a small model (profile.py): short, one instruction a line, only its tools'
+_SHORT_RULES = (
+    ("", "Rules:"),
+    ("edit_file", "- Read a file with read_file before you change it."),
+    (
+        "edit_file",
+        "- To change part of a file, use edit_file: copy old_string exactly from the file.",
+    ),
+    ("write_file", "- Use write_file only to create a new file."),
+    ("bash", "- After a change, run the tests with bash."),
+    ("", "- If a call fails, read the error and change something. Never repeat the same call."),
+    ("", "- When the task is done, reply with a short answer and no tool call."),
+)
+
+
+def prefix(role: str | None, tools: list[str], small: bool = False) -> str:
+    """``small``: the short rules for a small model (see :mod:`.profile`)."""
     head = _MAIN if role in (None, "", "main") else _SUBAGENT.format(role=role)
     parts = [head]
     if role == "explore":
         parts.append(_EXPLORE)
     if tools:
         parts.append("Your tools: " + ", ".join(tools) + ".")
-        parts.append(_RULES)
+        if small:
+            parts.append(
+                "\n".join(line for need, line in _SHORT_RULES if not need or need in tools)
+            )
+        else:
+            parts.append(_RULES)
     else:
         parts.append("You have no tools in this session: answer from the conversation alone.")
     return "\n\n".join(parts)

@@ -167,6 +167,7 @@ class Request(_Model):
     tools: list[ToolSpec] = Field(default_factory=list)
     max_tokens: int = 0
     effort: Effort = ""
+    temperature: float | None = None  # None: the provider's (or its options') default
 
     @field_validator("system", mode="before")
     @classmethod

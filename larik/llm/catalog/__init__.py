@@ -204,6 +204,8 @@ def _apply(info: ModelInfo, o: ModelOverride) -> ModelInfo:
         "subscription",
     ):
         value = getattr(o, key)
+        if isinstance(value, list):  # tools = [...] names the tools offered: it calls tools
+            value = True
         if value is not None:
             changes[key] = value
     return replace(info, **changes)

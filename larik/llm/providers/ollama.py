@@ -261,6 +261,8 @@ class OllamaProvider:
             options["num_ctx"] = num_ctx
         if request.max_tokens > 0:
             options["num_predict"] = request.max_tokens
+        if request.temperature is not None:  # the model's profile ([models] temperature)
+            options["temperature"] = request.temperature
         if options:
             body["options"] = options
         if self.keep_alive is not None:

@@ -148,6 +148,8 @@ class OpenAICompatProvider:
         for key in ("temperature", "top_p", "seed"):
             if self.options.get(key) is not None:
                 params[key] = self.options[key]
+        if request.temperature is not None:  # the model's profile ([models] temperature)
+            params["temperature"] = request.temperature
         extra = dict(self.options.get("extra_body") or {})
         effort = "high" if request.effort == "max" else request.effort
         if effort and self.effort_style == "reasoning_effort":

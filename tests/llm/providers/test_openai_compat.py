@@ -249,6 +249,15 @@ async def test_sampling_options_and_extra_body_are_sent(loopback):
     assert (body["temperature"], body["seed"], body["top_k"]) == (0.2, 7, 20)
 
 
+async def test_a_models_temperature_in_the_request_wins_over_the_option(loopback):
+    loopback.add(text_reply("ok"), text_reply("ok"))
+    provider = make(loopback, temperature=0.2)
+    await drain(provider, req(temperature=0.0))
+    await drain(provider, req())
+    first, second = (r.json() for r in loopback.requests[-2:])
+    assert first["temperature"] == 0.0 and second["temperature"] == 0.2
+
+
 async def test_hosted_preset_without_key_raises_missing_key_naming_env_var(loopback):
     provider = routed("groq", f"{loopback.url}/v1")
     with pytest.raises(MissingKeyError, match="GROQ_API_KEY"):

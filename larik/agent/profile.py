@@ -1,0 +1,84 @@
+"""Model profiles: the tool set, prompt and limits fitted to the model in use.
+
+A small model (under ``SMALL_PARAMS_B`` billion parameters: the catalog's ``params_b``, a size in
+its name, or what a local server reports) drowns in a long prompt and a dozen tool schemas, and
+hands garbage to the ``task`` tool. It gets:
+
+* no ``task`` tool and no ``glob`` (``SMALL_DROPS``): fewer tools to choose from;
+* the short prompt (:func:`larik.agent.prompt.prefix` with ``small=True``).
+
+``[models."provider/model"]`` in the config can say it outright, for any model: ``tools = [...]``
+(the tools offered, in that order; never more than the role allows: an explore subagent stays
+read-only), ``max_turns`` (at most this many model calls per turn for this model: it lowers the
+session's limit, never raises it) and ``temperature`` (sent with every request).
+
+The profile is recomputed when the model changes (``/model``, a probe that learns the size).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..config import Config, ModelOverride
+    from ..routing import Resolved
+
+__all__ = ["SMALL_DROPS", "SMALL_PARAMS_B", "Profile", "profile_for"]
+
+SMALL_PARAMS_B = 7.0
+SMALL_DROPS = ("task", "glob")
+
+
+@dataclass(frozen=True)
+class Profile:
+    tools: tuple[str, ...]
+    small: bool = False
+    params_b: float | None = None
+    max_turns: int | None = None  # the model's own cap, if set
+    temperature: float | None = None
+    chosen: bool = False  # the tools come from the config's list
+
+    def turn_limit(self, session: int) -> int:
+        return min(session, self.max_turns) if self.max_turns else session
+
+    def describe(self, spec: str) -> str:
+        """A one-line notice when the profile changes what the model gets ("" otherwise)."""
+        if self.chosen:
+            return f"{spec}: tools from the config: {', '.join(self.tools) or 'none'}"
+        if self.small:
+            size = f"{self.params_b:g}B parameters" if self.params_b else "small"
+            return (
+                f"{spec} is a small model ({size}): it gets a short prompt and fewer tools "
+                f"({', '.join(self.tools)}); set tools in [models.\"{spec}\"] to choose"
+            )
+        return ""
+
+
+def override_for(resolved: Resolved, config: Config) -> ModelOverride | None:
+    models = config.models
+    return models.get(resolved.spec) or models.get(resolved.model)
+
+
+def profile_for(
+    resolved: Resolved, config: Config, allowed: tuple[str, ...], params_b: float | None
+) -> Profile:
+    """``allowed``: the tools the agent's role may have, in order. ``params_b``: the model's
+    size in billions when known (catalog, name or server)."""
+    o = override_for(resolved, config)
+    small = params_b is not None and params_b < SMALL_PARAMS_B
+    listed = o.tools if o is not None and isinstance(o.tools, list) else None
+    if listed is not None:
+        tools = tuple(t for t in dict.fromkeys(listed) if t in allowed)
+    elif small:
+        tools = tuple(t for t in allowed if t not in SMALL_DROPS)
+    else:
+        tools = allowed
+    return Profile(
+        tools=tools,
+        small=small,
+        params_b=params_b,
+        max_turns=o.max_turns if o is not None else None,
+        temperature=o.temperature if o is not None else None,
+        chosen=listed is not None,
+    )

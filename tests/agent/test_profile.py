@@ -1,0 +1,103 @@
+"""Model profiles: a small model gets fewer tools and the short prompt; [models] sets tools,
+max_turns and temperature; subagents get their own, lower turn limit."""
+
+from __future__ import annotations
+
+import pytest
+
+from larik.config import Config, ConfigError, ModelOverride
+from larik.llm.catalog import lookup
+from larik.llm.types import StopReason
+
+from .conftest import E, Roles, of, resolved, run, script
+
+LOOP = {"tool_calls": [{"name": "glob", "input": {"pattern": "*"}}]}
+
+
+def named(model: str, *turns):
+    p = script(*turns)
+    p.model_id = model
+    return p
+
+
+def resolver_for(p):
+    return lambda spec: resolved(p, model=p.model_id)
+
+
+async def test_a_small_model_gets_no_task_no_glob_and_the_short_prompt(make_agent):
+    p = named("qwen2.5-coder-0.5b-instruct", {"text": "hi"})
+    agent = await make_agent(p, resolver=resolver_for(p))
+    events = await run(agent)
+    sent = p.requests[0]
+    assert [t.name for t in sent.tools] == ["read_file", "write_file", "edit_file", "grep", "bash"]
+    system = sent.system[0]
+    assert "copy old_string exactly" in system and "Never repeat the same call" in system
+    assert len(system) < 1000
+    notes = [n.text for n in of(events, E.NOTICE)]
+    assert any("is a small model (0.5B parameters)" in n for n in notes)
+
+
+async def test_a_large_model_keeps_every_tool_and_the_full_prompt(make_agent):
+    p = named("qwen2.5-coder-32b-instruct", {"text": "hi"})
+    agent = await make_agent(p, resolver=resolver_for(p))
+    await run(agent)
+    assert "task" in [t.name for t in p.requests[0].tools]
+    assert "copy old_string exactly" not in p.requests[0].system[0]
+
+
+async def test_a_small_model_calling_task_anyway_gets_an_unknown_tool_error(make_agent):
+    call = {"tool_calls": [{"name": "task", "input": {"role": "worker", "prompt": "x"}}]}
+    p = named("tiny-1b", call, {"text": "ok"})
+    agent = await make_agent(p, resolver=resolver_for(p))
+    await run(agent)
+    result = agent.messages[2].blocks[0]
+    assert result.is_error and "unknown tool 'task'" in result.content
+
+
+async def test_the_config_names_the_tools_for_a_model_in_its_order(make_agent):
+    p = named("big-model", {"text": "hi"})
+    cfg = Config(models={"scripted/big-model": ModelOverride(tools=["bash", "read_file"])})
+    agent = await make_agent(p, resolver=resolver_for(p), config=cfg)
+    events = await run(agent)
+    assert [t.name for t in p.requests[0].tools] == ["bash", "read_file"]
+    assert "Your tools: bash, read_file." in p.requests[0].system[0]
+    assert any("tools from the config" in n.text for n in of(events, E.NOTICE))
+    assert lookup("big-model", "scripted", cfg).tools is True  # a list means it takes tools
+
+
+def test_an_unknown_tool_in_the_list_is_a_config_error():
+    with pytest.raises(ValueError, match="unknown tool 'shell'"):
+        ModelOverride(tools=["read_file", "shell"])
+    from larik.config import _validate
+
+    with pytest.raises(ConfigError, match="models.m.tools"):
+        _validate({"models": {"m": {"tools": ["rm"]}}}, __import__("pathlib").Path("c.toml"))
+
+
+async def test_a_models_max_turns_lowers_the_limit_and_its_temperature_is_sent(make_agent):
+    p = named("m", *[LOOP] * 10)
+    cfg = Config(models={"m": ModelOverride(max_turns=2, temperature=0.1)})
+    agent = await make_agent(p, resolver=resolver_for(p), config=cfg, max_turns=50)
+    end = of(await run(agent), E.TURN_END)[0]
+    assert end.stop_reason is StopReason.MAX_TURNS and len(p.requests) == 2
+    assert p.requests[0].temperature == 0.1
+    cfg = Config(models={"m": ModelOverride(max_turns=500)})
+    agent = await make_agent(named("m"), resolver=resolver_for(p), config=cfg, max_turns=7)
+    assert agent.max_turns == 7  # never raised
+
+
+async def test_a_subagent_gets_its_own_lower_turn_limit(make_agent):
+    worker = script(
+        *[{"tool_calls": [{"name": "glob", "input": {"pattern": f"{i}*"}}]} for i in range(40)]
+    )
+    worker.name, worker.model_id = "mid", "builder"
+    main = script(
+        {"tool_calls": [{"name": "task", "input": {"role": "worker", "prompt": "go"}}]},
+        {"text": "ok"},
+    )
+    cfg = Config(subagent_max_turns=4)
+    agent = await make_agent(main, resolver=Roles(main, worker=worker), config=cfg)
+    await run(agent)
+    assert len(worker.requests) == 4
+    assert "max-turns limit" in agent.messages[2].blocks[0].content
+    assert Config().subagent_max_turns == 30
