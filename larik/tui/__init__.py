@@ -66,11 +66,15 @@ def run_tui(
         config_loader=loader,
     )
     code = app.run()
-    if app.startup_error:
-        print(app.startup_error, file=sys.stderr)
-    if app.session_id:
-        print(resume_hint(app.session_id))
-    return int(code or 0)
+    signals = getattr(app, "quit_signals", None)
+    try:
+        if app.startup_error:
+            print(app.startup_error, file=sys.stderr)
+        if app.session_id:
+            print(resume_hint(app.session_id))
+    except OSError:  # the terminal hung up (SIGHUP): the session is saved all the same
+        pass
+    return signals.exit_code if signals and signals.exit_code else int(code or 0)
 
 
 def _load_settings(cwd: Path, trust_project: bool = False) -> tuple[Any, Path | None]:

@@ -29,6 +29,7 @@ from ..llm.errors import ConfigError
 from . import gcpolicy
 from .protocol import AgentFactory
 from .screens.chat import ChatScreen, Discover
+from .signals import QuitOnSignals
 
 if TYPE_CHECKING:  # no pydantic before the first frame
     from ..config import Config
@@ -89,6 +90,7 @@ class LarikApp(App[int]):
 
     # -- start-up -----------------------------------------------------------------------------
     def on_mount(self) -> None:
+        self.quit_signals = QuitOnSignals().install(self)  # SIGTERM/SIGHUP: quit as /exit does
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:

@@ -1,0 +1,123 @@
+"""SIGTERM and SIGHUP quit the real TUI (on a pseudo-terminal) as /exit does: the running
+command killed, the session closed and resumable, the terminal restored."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from larik.agent.sessions import latest_session
+from larik.agent.transcript import Transcript, load_transcript
+
+WAIT = 60.0  # seconds a step may take on a loaded machine before the test gives up
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux")
+
+
+def gone(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def wait_for(check, what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.05)
+
+
+class Tui:
+    """`larik` on a pseudo-terminal, its output collected by a thread."""
+
+    def __init__(self, argv: list[str], cwd: Path) -> None:
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "larik.cli", *argv],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=cwd,
+            start_new_session=True,
+        )
+        os.close(slave)
+        self.out = bytearray()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.out += chunk
+
+    def type(self, text: str) -> None:
+        os.write(self.master, text.encode())
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        try:
+            os.close(self.master)
+        except OSError:
+            pass
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_stop_signal_quits_the_tui_cleanly(tmp_path, sig):
+    project = tmp_path / "proj"
+    project.mkdir()
+    pidfile = project / "sleep.pid"
+    script = tmp_path / "s.json"
+    command = f"sleep 300 & echo $! > {pidfile.name}; wait"
+    call = {"name": "bash", "input": {"command": command}}
+    script.write_text(json.dumps({"turns": [{"tool_calls": [call]}, {"text": "never"}]}))
+    tui = Tui(["-m", f"scripted/{script}", "--permission-mode", "yolo"], project)
+    try:
+        wait_for(lambda: b"/help" in tui.out, "the TUI to start")
+        tui.type("run the command\r")
+        wait_for(lambda: pidfile.exists() and pidfile.read_text().strip(), "the command")
+        child = int(pidfile.read_text())
+        hung_up = sig == signal.SIGHUP
+        if hung_up:  # the terminal is gone before the signal comes
+            os.close(tui.master)
+        tui.proc.send_signal(sig)
+        code = tui.proc.wait(timeout=WAIT)
+        assert code == 128 + sig
+        wait_for(lambda: gone(child), "the command's child to be killed")
+        if not hung_up:
+            tui.reader.join(timeout=WAIT)
+            screen = bytes(tui.out)
+            assert b"\x1b[?1049l" in screen  # the alternate screen was left: terminal restored
+            assert b"Traceback" not in screen
+            session = latest_session(project)
+            assert f"Session {session.id} saved".encode() in screen
+        path = latest_session(project).path
+        loaded = load_transcript(path)
+        assert not loaded.problems and not loaded.truncated_tail
+        last = loaded.messages[-1]
+        assert last.role == "user" and last.interrupted  # the call has its result
+        Transcript.reopen(path)[0].close()  # closed: the lock is free
+    finally:
+        tui.close()
