@@ -1,12 +1,14 @@
 """The prompt history file: one JSON string per line, the newest last, kept to ``KEEP`` lines.
 
 Reading or writing it never fails the app: an unreadable file is an empty history, a line that
-is not a JSON string is skipped, a write that fails is dropped.
+is not a JSON string is skipped, a write that fails is dropped. It holds what you typed, so it is
+private like a transcript: mode 0600 (an older file is made so), its folder created 0700.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 __all__ = ["KEEP", "append", "load"]
@@ -43,8 +45,10 @@ def append(path: Path | None, text: str) -> None:
     if path is None:
         return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a", encoding="utf-8") as f:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        with open(fd, "a", encoding="utf-8") as f:
+            os.fchmod(fd, 0o600)
             f.write(json.dumps(text, ensure_ascii=False) + "\n")
     except OSError:
         pass
