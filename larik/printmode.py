@@ -24,6 +24,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,13 +92,18 @@ class _Stopped(KeyboardInterrupt):
 class _StopSignals:
     """SIGINT, SIGTERM and SIGHUP stop a run the same way. The first one cancels the run's task,
     whose cleanup kills running commands and closes the session (as asyncio.run does for
-    Ctrl+C, which this replaces); before that task exists it raises :class:`_Stopped`. Another
-    Ctrl+C while stopping raises KeyboardInterrupt at once; other repeats are ignored.
+    Ctrl+C, which this replaces); before that task exists it raises :class:`_Stopped`.
+    Repeats are ignored — a quick double Ctrl+C is one — except a Ctrl+C ``FORCE_AFTER``
+    seconds or more into a stop that has not finished: it raises KeyboardInterrupt at once.
     Installed only in the main thread (the only one that receives signals)."""
+
+    FORCE_AFTER = 1.0
 
     def __init__(self) -> None:
         self.signum = 0
         self.task: asyncio.Task[Any] | None = None
+        self.agent: Any = None  # once it exists: what a forced stop still reports
+        self._since = 0.0
         self._old: dict[int, Any] = {}
 
     def __enter__(self) -> _StopSignals:
@@ -112,10 +118,10 @@ class _StopSignals:
 
     def _on_signal(self, signum: int, frame: object) -> None:
         if self.signum:
-            if signum == signal.SIGINT:
+            if signum == signal.SIGINT and time.monotonic() - self._since >= self.FORCE_AFTER:
                 raise KeyboardInterrupt
             return
-        self.signum = signum
+        self.signum, self._since = signum, time.monotonic()
         task = self.task
         if task is None:
             raise _Stopped(signum)
@@ -149,9 +155,10 @@ def run_print(
         except _Stopped as e:
             signals.signum = e.signum
             return _stopped(opts, None, _Outcome(stop=signals.stop_reason), signals, out, err)
-        except KeyboardInterrupt:
-            print(INTERRUPTED, file=err)
-            return 130
+        except KeyboardInterrupt:  # a forced stop (or Ctrl+C where no handler of ours was set)
+            signals.signum = signals.signum or signal.SIGINT
+            outcome = _Outcome(stop=signals.stop_reason)
+            return _stopped(opts, signals.agent, outcome, signals, out, err)
         except BrokenPipeError:
             if out is sys.stdout:  # nothing more can reach the reader; keep exit's flush quiet
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -215,6 +222,7 @@ async def _run(
     outcome = _Outcome()
     try:
         agent, servers = await _create_agent(opts, err)
+        signals.agent = agent
     except asyncio.CancelledError:  # stopped while starting: nothing was saved
         outcome.stop = signals.stop_reason
         return _stopped(opts, None, outcome, signals, out, err)
