@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..llm.types import Message, Usage
-from .transcript import TranscriptError, loads_strict
+from .transcript import SESSION_ID, TranscriptError, loads_strict
 
 __all__ = [
     "SessionInfo",
@@ -89,13 +89,10 @@ def latest_session(cwd: Path) -> SessionInfo | None:
     return sessions[0] if sessions else None
 
 
-_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-
-
 def check_session_id(session_id: str) -> str:
     """``session_id`` if it can only name a file in a project's sessions folder, else a
     TranscriptError (no separators, no leading dot, no ``..`` path, at most 128 characters)."""
-    if not _SESSION_ID.fullmatch(session_id):
+    if not SESSION_ID.fullmatch(session_id):
         shown = session_id if len(session_id) <= 60 else session_id[:57] + "..."
         raise TranscriptError(
             f"{shown!r} is not a session id (letters, digits, '.', '_' and '-' only, "

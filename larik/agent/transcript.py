@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import stat
 import time
 import uuid
@@ -40,6 +41,7 @@ from ..llm.types import Message
 __all__ = [
     "FORMAT_VERSION",
     "LoadedTranscript",
+    "SESSION_ID",
     "SessionLocked",
     "Transcript",
     "TranscriptError",
@@ -49,6 +51,7 @@ __all__ = [
 ]
 
 FORMAT_VERSION = 1
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # a file name, never a path
 LOCK_WAIT = 0.5  # seconds a lock held by someone else is waited for (see _lock)
 
 
@@ -90,7 +93,10 @@ class Transcript:
 
     @property
     def session_id(self) -> str:
-        return str(self.header["session"])
+        """The header's id; the file's name when the header's could not be passed to
+        ``--resume`` (a hand-made or damaged header)."""
+        sid = self.header.get("session")
+        return sid if isinstance(sid, str) and SESSION_ID.fullmatch(sid) else self.path.stem
 
     @classmethod
     def create(
@@ -177,7 +183,7 @@ def private_dir(path: Path) -> None:
             pass
     try:
         st = path.stat()
-        if st.st_uid == os.getuid() and st.st_mode & 0o077:
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o077:
             path.chmod(0o700)
     except OSError:
         pass
@@ -223,10 +229,15 @@ def _lock(fd: int) -> bool:
     from filelock import lock_descriptor
 
     deadline = time.monotonic() + LOCK_WAIT
-    while not lock_descriptor(fd, blocking=False):
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.01)
+    try:
+        while not lock_descriptor(fd, blocking=False):
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
+    except OSError as e:  # a file system without locks (some network mounts): write unlocked
+        if e.errno in (errno.ENOLCK, errno.ENOSYS, errno.EOPNOTSUPP, errno.EINVAL):
+            return True
+        raise TranscriptError(f"cannot lock the session file ({e.strerror})") from None
     return True
 
 
@@ -295,9 +306,18 @@ def loads_strict(raw: bytes | str) -> Any:
     by default) and nesting too deep for the parser are a ValueError like any other bad JSON
     (bytes that are not UTF-8 are one already)."""
     try:
-        return json.loads(raw, parse_constant=_no_constant)
+        value = json.loads(raw, parse_constant=_no_constant)
     except RecursionError:
         raise ValueError("nested too deeply") from None
+    if _SURROGATE.search(raw if isinstance(raw, bytes) else raw.encode("utf-8", "replace")):
+        try:  # a lone "\ud800" is valid JSON but no text: it would break every later dump
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("a lone surrogate escape") from None
+    return value
+
+
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 def _no_constant(name: str) -> Any:

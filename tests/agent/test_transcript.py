@@ -210,3 +210,51 @@ def test_a_header_nested_too_deep_is_a_clear_error(tmp_path):
     path.write_bytes(b"[" * 100_000 + b"\n")
     with pytest.raises(TranscriptError, match=":1: the header is not valid JSON"):
         load_transcript(path)
+
+
+def test_a_lone_surrogate_escape_is_a_corrupt_line_and_a_pair_is_text(tmp_path):
+    """`"\\ud800"` parses, but no text has it: kept, it would break the next dump of the
+    conversation (a request, a compaction) long after the resume."""
+    path = tmp_path / "s.jsonl"
+    with Transcript.create(path) as t:
+        t._write_line(
+            '{"kind":"message","message":{"role":"user","blocks":[{"type":"text","text":"a\\ud800b"}]}}'
+        )
+        t._write_line('{"kind":"notice","text":"x\\uDFFF","level":"info"}')
+        t._write_line(
+            '{"kind":"message","message":{"role":"user","blocks":[{"type":"text","text":"smile \\ud83d\\ude00"}]}}'
+        )
+    loaded = load_transcript(path)
+    assert [m.text() for m in loaded.messages] == ["smile \U0001f600"]
+    assert len(loaded.problems) == 2 and all("not valid JSON" in p for p in loaded.problems)
+
+
+def test_a_reopened_session_is_named_by_its_file_when_the_header_id_is_unusable(tmp_path):
+    for bad in ({"a": 1}, "../../x", "", None):
+        path = tmp_path / "20250101-000000-abcdef.jsonl"
+        header = {"kind": "header", "session": bad, "format": FORMAT_VERSION}
+        path.write_text(json.dumps(header) + "\n")
+        t, _ = Transcript.reopen(path)
+        assert t.session_id == "20250101-000000-abcdef", bad
+        t.close()
+
+
+def test_a_file_system_without_locks_still_gets_its_transcript(tmp_path, monkeypatch):
+    import errno
+
+    import filelock
+
+    def no_locks(fd, **kw):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(filelock, "lock_descriptor", no_locks)
+    with Transcript.create(tmp_path / "s.jsonl") as t:
+        t.append_message(Message.user("still written"))
+    assert load_transcript(tmp_path / "s.jsonl").messages[0].text() == "still written"
+
+    def broken(fd, **kw):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(filelock, "lock_descriptor", broken)
+    with pytest.raises(TranscriptError, match="cannot lock the session file"):
+        Transcript.reopen(tmp_path / "s.jsonl")
