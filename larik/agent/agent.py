@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..llm.errors import APIError, ConfigError, ContextOverflow, LarikError
-from ..llm.replay import replayable_messages
+from ..llm.replay import merge_adjacent
 from ..llm.types import EFFORTS, Block, Effort, EventType, Message, Request, StopReason, Usage
 from . import compaction, plan, prompt
 from .events import AgentEvent, AgentEventType, Approver, NoticeLevel
@@ -384,12 +384,10 @@ class Agent:
 
     # -- model calls ------------------------------------------------------------------------
     def _request(self) -> Request:
-        provider = self._resolved.provider
-        msgs = _merge_adjacent(replayable_messages(self.messages, provider.name, self.model))
         return Request(
             model=self.model,
             system=self._system,
-            messages=msgs,
+            messages=merge_adjacent(self.messages),  # the adapter filters what it may replay
             tools=self._tool_specs() if self._caps.tools else [],
             effort=self.effort,
             temperature=self._profile.temperature,
@@ -688,16 +686,3 @@ def _check_effort(value: str) -> Effort:
     if value not in EFFORTS:
         raise ConfigError(f"unknown effort {value!r}: use low, medium, high or max")
     return value  # type: ignore[return-value]
-
-
-def _merge_adjacent(messages: list[Message]) -> list[Message]:
-    """Providers want alternating roles: after an interrupt two user messages can meet."""
-    out: list[Message] = []
-    for m in messages:
-        if not m.blocks:
-            continue
-        if out and out[-1].role == m.role:
-            out[-1] = out[-1].model_copy(update={"blocks": [*out[-1].blocks, *m.blocks]})
-        else:
-            out.append(m)
-    return out

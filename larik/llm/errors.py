@@ -18,8 +18,6 @@ status, the vendor's error *type* and a short vendor message passed through ``re
 from __future__ import annotations
 
 import re
-import time
-from typing import Any
 
 __all__ = [
     "APIError",
@@ -31,7 +29,6 @@ __all__ = [
     "StreamTimeout",
     "classify_status",
     "redact",
-    "retry_after_seconds",
 ]
 
 
@@ -105,32 +102,6 @@ class StreamTimeout(APIError):
 def classify_status(status: int) -> bool:
     """Whether an HTTP status is worth retrying: 408, 409, 425, 429, 5xx and transport errors (0)."""
     return status == 0 or status in (408, 409, 425, 429) or status >= 500
-
-
-def retry_after_seconds(headers: Any) -> float | None:
-    """Seconds a server asked us to wait: ``retry-after-ms``, else ``retry-after`` as seconds or
-    as an HTTP date. ``headers`` is any mapping with ``.get`` (None: no headers)."""
-    if headers is None:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    import email.utils  # only here: it costs start-up time elsewhere
-
-    try:
-        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError, IndexError):
-        return None
 
 
 _SECRET_PATTERNS = [

@@ -5,13 +5,23 @@ only when the message's ``model`` equals the target model *and* the block's ``pr
 equals the target provider. Text, tool calls, tool results and images are portable. The
 transcript keeps everything, so switching back replays the original model's reasoning again.
 Gemini's thought summaries carry provider ``gemini-display`` and so are never replayed.
+
+The filter runs once per request, in the adapter that sends it (``messages_for``, called by each
+converter): only the adapter knows which provider and model really answer — after a fallback
+switch that is not the one the agent started with.
 """
 
 from __future__ import annotations
 
-from .types import Block, Message
+from .types import Block, Message, Request
 
-__all__ = ["replayable_blocks", "replayable_messages", "REPLAY_GATED"]
+__all__ = [
+    "REPLAY_GATED",
+    "merge_adjacent",
+    "messages_for",
+    "replayable_blocks",
+    "replayable_messages",
+]
 
 REPLAY_GATED = frozenset({"thinking", "opaque"})
 
@@ -36,4 +46,38 @@ def replayable_messages(messages: list[Message], provider: str, model: str) -> l
             out.append(m)
         elif blocks:
             out.append(m.model_copy(update={"blocks": blocks}))
+    return out
+
+
+def merge_adjacent(messages: list[Message]) -> list[Message]:
+    """Providers want alternating roles: after an interrupt, or once a message is filtered
+    away, two messages of one role can meet; they become one."""
+    out: list[Message] = []
+    for m in messages:
+        if not m.blocks:
+            continue
+        if out and out[-1].role == m.role:
+            out[-1] = out[-1].model_copy(update={"blocks": [*out[-1].blocks, *m.blocks]})
+        else:
+            out.append(m)
+    return out
+
+
+def messages_for(request: Request, provider: str) -> list[Message]:
+    """The request's messages as ``provider`` may see them for ``request.model``: replayable
+    blocks only; a message left empty is dropped, and the two of one role it stood between
+    become one (roles must alternate)."""
+    out: list[Message] = []
+    dropped = False
+    for m in request.messages:
+        blocks = replayable_blocks(m, provider, request.model)
+        if not blocks:
+            dropped = True
+            continue
+        kept = m if blocks is m.blocks else m.model_copy(update={"blocks": blocks})
+        if dropped and out and out[-1].role == kept.role:
+            out[-1] = out[-1].model_copy(update={"blocks": [*out[-1].blocks, *kept.blocks]})
+        else:
+            out.append(kept)
+        dropped = False
     return out

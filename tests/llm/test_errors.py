@@ -63,7 +63,7 @@ def test_retry_after_reads_ms_seconds_and_http_dates():
     import email.utils
     import time
 
-    from larik.llm.errors import retry_after_seconds
+    from larik.llm.providers.common import retry_after as retry_after_seconds
 
     assert retry_after_seconds({"retry-after-ms": "1500"}) == 1.5
     assert retry_after_seconds({"retry-after": "7"}) == 7.0

@@ -63,3 +63,53 @@ def test_message_left_empty_is_dropped_and_stored_copy_untouched():
     m = Message(role="assistant", model="a", blocks=[Block.thinking_block("x", provider="p")])
     assert replayable_messages([m], "q", "b") == []
     assert len(m.blocks) == 1
+
+
+# -- filtered once, by the adapter that really answers ------------------------------------------
+
+
+async def test_after_a_fallback_switch_the_answering_model_gets_its_own_reasoning_back(tmp_path):
+    """The agent does not filter: a fallback candidate that answered keeps seeing its own
+    thinking on the next turn (the agent used to filter for the primary and strip it)."""
+    from larik.agent import Agent
+    from larik.config import Config
+    from larik.llm.fallback import with_fallback
+    from larik.llm.providers.scripted import ScriptedProvider
+    from larik.routing import Resolved
+
+    primary = ScriptedProvider([{"error": {"status": 503}}, {"error": {"status": 503}}])
+    primary.name = "first"
+    backup = ScriptedProvider(
+        [{"thinking": "my own plan", "signature": "sig-b", "text": "one"}, {"text": "two"}]
+    )
+    backup.name = "second"
+    chain = with_fallback([(primary, "model-a"), (backup, "model-b")])
+
+    def resolver(spec: str) -> Resolved:
+        return Resolved(chain, "model-a", "first", None, "first/model-a")
+
+    agent = await Agent.create(
+        cwd=tmp_path, config=Config(), resolver=resolver, permission_mode="yolo"
+    )
+    try:
+        for prompt in ("go", "again"):
+            [ev async for ev in agent.run_turn(prompt)]
+    finally:
+        agent._log.close()
+    second = backup.requests[1].messages
+    thinking = [b for m in second for b in m.blocks if b.type == "thinking"]
+    assert [b.text for b in thinking] == ["my own plan"]
+
+
+def test_messages_for_merges_only_around_a_dropped_message():
+    from larik.llm.replay import messages_for
+    from larik.llm.types import Request
+
+    foreign = Message(
+        role="assistant",
+        model="claude-x",
+        blocks=[Block.thinking_block("private", signature="s", provider="anthropic")],
+    )
+    msgs = [Message.user("a"), foreign, Message.user("b"), Message.user("c")]
+    out = messages_for(Request(model="m", messages=msgs), "ollama")
+    assert [[b.text for b in m.blocks] for m in out] == [["a", "b"], ["c"]]

@@ -15,10 +15,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from ..errors import APIError, ContextOverflow, MissingKeyError, retry_after_seconds
+from ..errors import APIError, ContextOverflow, MissingKeyError
 from ..options import positive_number
 from ..types import EventType, Request, StreamEvent
 from .anthropic_convert import build_params, to_message, to_stop_reason, to_usage
+from .common import is_context_overflow, retry_after
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -43,7 +44,6 @@ _TYPE_STATUS = {
     "timeout_error": 504,
     "overloaded_error": 529,
 }
-_OVERFLOW = ("prompt is too long", "exceed context limit", "context window", "context length")
 
 
 class AnthropicProvider:
@@ -173,7 +173,7 @@ def _status_error(
         status = _TYPE_STATUS.get(kind, 500)
     detail = exc.api_message if isinstance(exc.api_message, str) else ""
     text = ": ".join(p for p in (kind, detail) if p) or "unexpected error response"
-    if status in (400, 413) and any(p in detail.lower() for p in _OVERFLOW):
+    if status in (400, 413) and is_context_overflow(detail):
         return ContextOverflow(text, status=status, provider=provider)
     if status == 401:
         text += f" (set {key_hint} to a valid key)"
@@ -182,8 +182,5 @@ def _status_error(
             f" (thinking was on for {model}; to turn it off set thinking = false"
             f' in [providers.{provider}.options] of the config, or use effort "")'
         )
-    return APIError(status, text, retry_after=_retry_after(exc.response), provider=provider)
-
-
-def _retry_after(response: Any) -> float | None:
-    return retry_after_seconds(getattr(response, "headers", None))
+    headers = getattr(exc.response, "headers", None)
+    return APIError(status, text, retry_after=retry_after(headers), provider=provider)

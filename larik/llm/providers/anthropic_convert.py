@@ -16,8 +16,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..replay import replayable_blocks
+from ..replay import messages_for
 from ..types import Block, Message, Request, StopReason, Usage
+from .common import tool_arguments
 
 __all__ = [
     "BUDGETS",
@@ -163,16 +164,6 @@ def _image(block: Block) -> dict[str, Any]:
     }
 
 
-def _tool_input(text: str) -> Any:
-    if not text.strip():
-        return {}
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def _tool_result(block: Block) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "tool_result", "tool_use_id": block.id}
     if block.images:
@@ -199,7 +190,7 @@ def _content_block(block: Block) -> dict[str, Any] | None:
             "type": "tool_use",
             "id": block.id,
             "name": block.name,
-            "input": _tool_input(block.input),
+            "input": tool_arguments(block.input),
         }
     if t == "tool_result":
         return _tool_result(block)
@@ -219,9 +210,9 @@ def _content_block(block: Block) -> dict[str, Any] | None:
 
 def _messages(request: Request, provider: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for message in request.messages:
+    for message in messages_for(request, provider):
         content = []
-        for block in replayable_blocks(message, provider, request.model):
+        for block in message.blocks:
             converted = _content_block(block)
             if converted is not None:
                 content.append(converted)

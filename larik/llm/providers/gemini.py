@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import APIError, ConfigError, ContextOverflow, MissingKeyError
 from ..options import positive_number
 from ..types import Request, StreamEvent
+from .common import is_context_overflow, retry_after
 
 if TYPE_CHECKING:
     from google import genai
@@ -36,9 +37,6 @@ READ_TIMEOUT = 600.0
 # Responses opened by the current stream (set per stream; read by the client's response hook).
 _OPEN_RESPONSES: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
     "larik_gemini_open_responses", default=None
-)
-_OVERFLOW = re.compile(
-    r"exceeds the maximum number of tokens|input token count.*exceeds|prompt is too long", re.I
 )
 _DELAY = re.compile(r"^\s*([0-9.]+)s\s*$")
 
@@ -169,7 +167,7 @@ class GeminiProvider:
                 retryable=False,
                 provider=self.name,
             )
-        if _OVERFLOW.search(message):
+        if is_context_overflow(message):
             return ContextOverflow(message, status=code, provider=self.name)
         text = f"{status}: {message}" if status else message
         return APIError(code, text, retry_after=_retry_after(exc), provider=self.name)
@@ -188,14 +186,10 @@ def _reasons(body: Any) -> set[str]:
 
 
 def _retry_after(exc: Any) -> float | None:
-    """Retry-After header, else the google.rpc.RetryInfo ``retryDelay`` ("12s")."""
-    headers = getattr(getattr(exc, "response", None), "headers", None)
-    value = headers.get("retry-after") if headers is not None else None
-    if value:
-        try:
-            return float(value)
-        except ValueError:
-            pass
+    """Retry-After header (common.retry_after), else the google.rpc.RetryInfo ``retryDelay``."""
+    found = retry_after(getattr(getattr(exc, "response", None), "headers", None))
+    if found is not None:
+        return found
     for d in _details(exc.details):
         m = _DELAY.match(str(d.get("retryDelay", "")))
         if m:

@@ -22,14 +22,14 @@ import binascii
 import json
 import re
 import uuid
-from typing import Any
 
 from google.genai import types
 
 from ..errors import APIError
-from ..replay import replayable_blocks
+from ..replay import messages_for
 from ..schema import gemini_schema
 from ..types import Block, Message, Request, StopReason, StreamEvent, Usage
+from .common import tool_arguments
 
 __all__ = [
     "DISPLAY_PROVIDER",
@@ -172,15 +172,6 @@ def _inline(block: Block, provider: str) -> types.Part:
     )
 
 
-def _args(text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text) if text.strip() else {}
-    except ValueError:
-        value = None
-    # Arguments another model produced that are not a JSON object still go back as data.
-    return value if isinstance(value, dict) else {"_raw_arguments": text}
-
-
 def _signature(text: str) -> bytes | None:
     """A stored signature back to bytes (either base64 alphabet); None if it is not base64."""
     try:
@@ -197,7 +188,7 @@ def _model_parts(blocks: list[Block], same_model: bool, provider: str) -> list[t
             if b.text or sig:  # Gemini rejects empty text parts; a signed one is the model's own
                 parts.append(types.Part(text=b.text, thought_signature=sig))
         elif b.type == "tool_use":
-            call = types.FunctionCall(name=b.name, args=_args(b.input))
+            call = types.FunctionCall(name=b.name, args=tool_arguments(b.input))
             if not b.id.startswith(GENERATED_ID_PREFIX):
                 call.id = b.id
             parts.append(types.Part(function_call=call, thought_signature=sig))
@@ -230,8 +221,8 @@ def build_contents(request: Request, provider: str) -> list[types.Content]:
     """One Content per turn; consecutive messages of one role are merged into one turn."""
     contents: list[types.Content] = []
     names: dict[str, str] = {}  # tool call id -> function name, for function responses
-    for m in request.messages:
-        blocks = replayable_blocks(m, provider, request.model)
+    for m in messages_for(request, provider):
+        blocks = m.blocks
         if m.role == "assistant":
             names.update((b.id, b.name) for b in blocks if b.type == "tool_use")
             same_model = m.model == request.model

@@ -30,7 +30,9 @@ from ..errors import APIError, ConfigError, ContextOverflow, redact
 from ..options import positive_number
 from ..toolcalls import TOOL_IMAGES_NOTE, recover_tool_calls
 from ..types import Block, Message, Request, StopReason, StreamEvent, Usage
+from . import common
 from . import ollama_convert as convert
+from .common import is_context_overflow
 
 if TYPE_CHECKING:  # httpx2 is imported lazily, when the first request is made
     import httpx2
@@ -232,7 +234,7 @@ class OllamaProvider:
             )
         if "error" in obj:
             message = convert.error_text(obj["error"])
-            if convert.is_overflow(message):
+            if is_context_overflow(message):
                 raise ContextOverflow(message, status=0, provider=self.name)
             raise APIError(0, f"error in stream: {message}", retryable=True, provider=self.name)
         return obj
@@ -272,8 +274,8 @@ class OllamaProvider:
     # -- errors (every HTTP/transport failure is mapped here) -------------------------------
     def _status_error(self, status: int, raw: bytes, resp: httpx2.Response, model: str) -> APIError:
         message = convert.body_error(raw) or resp.reason_phrase or "request failed"
-        retry_after = _retry_after(resp.headers.get("retry-after"))
-        if convert.is_overflow(message):
+        retry_after = common.retry_after(resp.headers)
+        if is_context_overflow(message):
             return ContextOverflow(message, status=status, provider=self.name)
         if status == 404 and "not found" in message.lower() and "model" in message.lower():
             message = f"model {model!r} not found — run `ollama pull {model}`"
@@ -303,15 +305,6 @@ class OllamaProvider:
 
 
 # -- helpers ---------------------------------------------------------------------------------
-
-
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        return None
 
 
 def _safe_url(url: str) -> str:

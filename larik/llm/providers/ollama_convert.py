@@ -6,20 +6,19 @@ tool calls to blocks, and error bodies to one-line text. Pure functions, no I/O.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..replay import replayable_blocks
+from ..replay import messages_for
 from ..toolcalls import TOOL_IMAGES_NOTE, new_call_id, repair_arguments
 from ..types import Block, Request
+from .common import tool_arguments
 from .openai_compat_convert import build_tools as tools  # Ollama takes the same shape
 
 __all__ = [
     "ModelInfo",
     "error_text",
     "body_error",
-    "is_overflow",
     "messages",
     "model_info",
     "think",
@@ -28,11 +27,6 @@ __all__ = [
 ]
 
 _LEVELS = {"low": "low", "medium": "medium", "high": "high", "max": "high"}
-_OVERFLOW = re.compile(
-    r"exceed\w*[^.]{0,60}context|context[^.]{0,60}exceed|prompt is (too long|longer than)"
-    r"|context_length_exceeded|exceed_context_size",
-    re.IGNORECASE,
-)
 
 
 @dataclass(slots=True)
@@ -56,20 +50,13 @@ def messages(request: Request, provider: str) -> list[dict[str, Any]]:
     if system:
         out.append({"role": "system", "content": system})
     names: dict[str, str] = {}  # tool call id -> tool name, for tool messages
-    for message in request.messages:
-        blocks = replayable_blocks(message, provider, request.model)
-        if not blocks:
-            continue
+    for message in messages_for(request, provider):
+        blocks = message.blocks
         if message.role == "assistant":
             out.append(_assistant(blocks, names))
         else:
             out.extend(_user(blocks, names))
     return out
-
-
-def is_overflow(message: str) -> bool:
-    """Whether an error text says the prompt does not fit the context window."""
-    return _OVERFLOW.search(message) is not None
 
 
 def _assistant(blocks: list[Block], names: dict[str, str]) -> dict[str, Any]:
@@ -82,7 +69,9 @@ def _assistant(blocks: list[Block], names: dict[str, str]) -> dict[str, Any]:
     for b in blocks:
         if b.type == "tool_use":
             names[b.id] = b.name
-            calls.append({"id": b.id, "function": {"name": b.name, "arguments": _arguments(b)}})
+            calls.append(
+                {"id": b.id, "function": {"name": b.name, "arguments": tool_arguments(b.input)}}
+            )
     if calls:
         msg["tool_calls"] = calls
     return msg
@@ -124,14 +113,6 @@ def _user(blocks: list[Block], names: dict[str, str]) -> list[dict[str, Any]]:
             msg["images"] = images
         out.append(msg)
     return out
-
-
-def _arguments(block: Block) -> dict[str, Any]:
-    """Tool arguments as the JSON object Ollama wants; unparseable text becomes ``{}``."""
-    try:
-        return block.input_dict()
-    except ValueError:
-        return {}
 
 
 def tool_block(call: dict[str, Any]) -> Block:

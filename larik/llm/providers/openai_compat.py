@@ -22,7 +22,6 @@ Studio's ``/api/v0/models/{id}``; a failed probe is None.
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -32,11 +31,12 @@ from ..errors import (
     ConfigError,
     ContextOverflow,
     LarikError,
-    retry_after_seconds,
 )
 from ..options import positive_number
 from ..toolcalls import new_call_id, recover_tool_calls, repair_arguments
 from ..types import Block, Request, StopReason, StreamEvent
+from . import common
+from .common import is_context_overflow
 from .openai_compat_convert import (
     ThinkSplitter,
     assistant_message,
@@ -60,11 +60,6 @@ NO_KEY = "no-key"  # sent to keyless local servers, which ignore it
 _MODES = ("field", "inline", "strip")
 _EFFORTS = ("reasoning_effort", "openrouter", "none")
 _OPTIONS = ("temperature", "top_p", "seed", "extra_body", "timeout")
-_OVERFLOW = re.compile(
-    r"context[_ ]length|context size|context window|maximum context|prompt is too long"
-    r"|too large for model|reduce the length of the messages|exceed_context_size",
-    re.IGNORECASE,
-)
 
 
 class OpenAICompatProvider:
@@ -315,17 +310,17 @@ class OpenAICompatProvider:
     def _status_error(self, exc: Any) -> APIError:
         status = exc.status_code
         message, code = _describe(exc.body, exc.message)
-        retry_after = _retry_after(exc.response.headers)
+        retry_after = common.retry_after(exc.response.headers)
         if status == 401:
             hint = self.endpoint.key_hint
             return APIError(status, f"invalid or missing API key: set {hint}", provider=self.name)
-        if _OVERFLOW.search(f"{code} {message}"):
+        if is_context_overflow(message, code):
             return ContextOverflow(message, status=status, provider=self.name)
         return APIError(status, message, retry_after=retry_after, provider=self.name)
 
     def _in_stream_error(self, exc: Any) -> APIError:
         message, code = _describe(exc.body, exc.message)
-        if _OVERFLOW.search(f"{code} {message}"):
+        if is_context_overflow(message, code):
             return ContextOverflow(message, provider=self.name)
         status = int(code) if code.isdigit() and 100 <= int(code) < 600 else 0
         retryable = status >= 500 or status in (408, 429)
@@ -410,10 +405,6 @@ def _describe(body: Any, fallback: str) -> tuple[str, str]:
     if isinstance(kind, str) and kind and kind not in message:
         message = f"{kind}: {message}"
     return message, code
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    return retry_after_seconds(headers)
 
 
 async def _get_json(http: Any, url: str) -> Any:

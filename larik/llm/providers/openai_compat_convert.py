@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..replay import replayable_blocks
+from ..replay import messages_for
 from ..toolcalls import TOOL_IMAGES_NOTE
 from ..types import Block, Message, Request, StopReason, Usage
 from .presets import ReasoningHistory
@@ -57,8 +57,8 @@ def build_messages(
     system = request.system_text()
     if system:
         out.append({"role": "system", "content": system})
-    for message in request.messages:
-        blocks = replayable_blocks(message, provider, request.model)
+    for message in messages_for(request, provider):
+        blocks = message.blocks
         if message.role == "assistant":
             wire = _assistant(blocks, reasoning_history)
             if wire:

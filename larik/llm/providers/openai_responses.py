@@ -23,9 +23,10 @@ import re
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from ..errors import APIError, ConfigError, ContextOverflow, MissingKeyError, retry_after_seconds
+from ..errors import APIError, ConfigError, ContextOverflow, MissingKeyError
 from ..options import positive_number
 from ..types import Request, StreamEvent
+from .common import is_context_overflow, retry_after
 from .openai_responses_convert import (
     build_params,
     is_reasoning_model,
@@ -43,9 +44,6 @@ CONNECT_TIMEOUT = 15.0
 READ_TIMEOUT = 600.0
 SUMMARIES = ("auto", "concise", "detailed", "", None)
 
-_OVERFLOW = re.compile(
-    r"context[ _](window|length)|maximum context|too many tokens|prompt is too long", re.I
-)
 _CLIENT_CODE = re.compile(r"invalid|image|policy|residency|unsupported|empty|not_found|too_")
 
 
@@ -197,7 +195,7 @@ def _status_error(exc: Any, provider: str, key_hint: str) -> APIError:
     code = body.get("code") or ""
     kind = body.get("type") or ""
     text = str(body.get("message") or "") or (exc.body if isinstance(exc.body, str) else "")
-    if _is_overflow(code, text):
+    if is_context_overflow(text, code):
         return ContextOverflow(
             f"prompt is too long for the model: {text}", status=status, provider=provider
         )
@@ -211,14 +209,14 @@ def _status_error(exc: Any, provider: str, key_hint: str) -> APIError:
     label = " ".join(x for x in (kind, f"({code})" if code else "") if x)
     message = f"{label}: {text}" if label and text else (label or text or "request failed")
     return APIError(
-        status, message, retry_after=_retry_after(exc.response.headers), provider=provider
+        status, message, retry_after=retry_after(exc.response.headers), provider=provider
     )
 
 
 def stream_error(code: str | None, message: str, provider: str) -> APIError:
     """An error reported inside a 200 stream (``error`` or ``response.failed``)."""
     code = code or ""
-    if _is_overflow(code, message):
+    if is_context_overflow(message, code):
         return ContextOverflow(f"prompt is too long for the model: {message}", provider=provider)
     if code == "rate_limit_exceeded":
         status = 429
@@ -234,11 +232,3 @@ def _failed(error: Any, provider: str) -> APIError:
     if error is None:
         return stream_error(None, "no reason given", provider)
     return stream_error(error.code, error.message, provider)
-
-
-def _is_overflow(code: str, message: str) -> bool:
-    return code == "context_length_exceeded" or bool(_OVERFLOW.search(message or ""))
-
-
-def _retry_after(headers: Any) -> float | None:
-    return retry_after_seconds(headers)

@@ -14,7 +14,7 @@ Request (neutral -> Responses API body):
   ``input_image`` items when the result has images, else the text).
 * Assistant text -> ``message`` items; ``tool_use`` -> ``function_call`` (``arguments`` verbatim);
   an ``opaque`` block of this provider (a reasoning item, or any item the neutral model does not
-  name) -> that item, verbatim. ``replayable_blocks`` already kept those for the same
+  name) -> that item, verbatim. ``replay.messages_for`` already kept those for the same
   provider+model only. A reasoning item without ``encrypted_content`` (useless with
   ``store: false``) or with nothing after it in its turn (the API rejects an orphan) is left out.
 
@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..replay import replayable_blocks
+from ..replay import messages_for
 from ..types import Block, Message, Request, StopReason, ToolSpec, Usage
 
 __all__ = [
@@ -108,8 +108,8 @@ def tool_param(tool: ToolSpec) -> dict[str, Any]:
 
 def build_input(request: Request, provider: str) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
-    for message in request.messages:
-        blocks = replayable_blocks(message, provider, request.model)
+    for message in messages_for(request, provider):
+        blocks = message.blocks
         if message.role == "assistant":
             own = message.model == request.model
             items.extend(_assistant_items(blocks, provider if own else None))

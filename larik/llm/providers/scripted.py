@@ -15,7 +15,8 @@ One TURN per model reply, in order. Every key is optional::
 or an error turn ``{"error": {"status": 429, "message": "...", "retry_after": 1}}``
 (``"status": "overflow"`` raises ContextOverflow). Deltas stream in small pieces; ``delay`` is
 the pause between pieces. Running past the last turn is an error that says so. Every request
-received is recorded in ``requests``.
+received is recorded in ``requests``, with the blocks it may replay (``replay.messages_for``),
+as a real adapter would send it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import APIError, ConfigError, ContextOverflow
+from ..replay import messages_for
 from ..types import Block, Message, Request, StopReason, StreamEvent, Usage
 
 __all__ = ["ScriptedProvider", "ScriptTurn", "load_script"]
@@ -117,7 +119,9 @@ class ScriptedProvider:
             raise AssertionError(f"{self.remaining} scripted turn(s) were never played")
 
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
-        self.requests.append(request.model_copy(deep=True))
+        # recorded as an adapter would send it: only what this provider may replay
+        seen = request.model_copy(update={"messages": messages_for(request, self.name)})
+        self.requests.append(seen.model_copy(deep=True))
         if self._next >= len(self.turns):
             raise APIError(
                 0,

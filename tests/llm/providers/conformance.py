@@ -348,3 +348,60 @@ def canonical_request(model: str, provider: str) -> Request:
         max_tokens=1024,
         effort="high",
     )
+
+
+# -- shared rules (larik/llm/providers/common.py) ------------------------------------------
+
+#: How vendors say the prompt is too long (Anthropic, OpenAI, Gemini, llama.cpp).
+OVERFLOW_TEXTS = [
+    "prompt is too long: 212000 tokens > 200000 maximum",
+    "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens.",
+    "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+    "the request exceeds the available context size, try increasing it",
+]
+
+
+async def scenario_retry_after_as_an_http_date(kit: Kit, server: LoopbackServer) -> None:
+    import email.utils
+    import time
+
+    reply = kit.error_body(429, "rate limited")
+    reply.headers["Retry-After"] = email.utils.formatdate(time.time() + 600, usegmt=True)
+    server.add(reply)
+    with pytest.raises(APIError) as ei:
+        await drain(kit.make(server.url), request(kit))
+    assert ei.value.status == 429
+    assert ei.value.retry_after is not None and 300 <= ei.value.retry_after <= 601
+
+
+async def scenario_context_overflow_in_any_vendors_words(kit: Kit, server: LoopbackServer):
+    from larik.llm.errors import ContextOverflow
+
+    provider = kit.make(server.url)
+    for text in OVERFLOW_TEXTS:
+        server.add(kit.error_body(400, text))
+        with pytest.raises(ContextOverflow):
+            await drain(provider, request(kit))
+
+
+async def scenario_a_malformed_stored_tool_call_is_sent_as_written(kit, server) -> None:
+    server.add(kit.text_reply(["ok"], Usage(input=1, output=1)))
+    history = [
+        Message.user("read it"),
+        Message(
+            role="assistant",
+            model=kit.model,
+            blocks=[Block.tool_use("call_1", "read_file", '{"path": "a.py"')],
+        ),
+        Message(role="user", blocks=[Block.tool_result("call_1", "bad JSON", is_error=True)]),
+    ]
+    await drain(kit.make(server.url), request(kit, history))
+    body = server.requests[-1].body
+    assert b'\\"path\\": \\"a.py\\"' in body, "the text the model wrote goes back as written"
+
+
+SCENARIOS += [
+    scenario_retry_after_as_an_http_date,
+    scenario_context_overflow_in_any_vendors_words,
+    scenario_a_malformed_stored_tool_call_is_sent_as_written,
+]

@@ -212,10 +212,8 @@ async def test_a_message_left_empty_by_the_replay_rule_is_not_sent(loopback):
         blocks=[Block.thinking_block("private", signature="s", provider="anthropic")],
     )
     await run(make(loopback, num_ctx=8192), req([Message.user("a"), foreign, Message.user("b")]))
-    assert chat_bodies(loopback)[0]["messages"] == [
-        {"role": "user", "content": "a"},
-        {"role": "user", "content": "b"},
-    ]
+    # the two user messages it stood between are one turn, as the agent would have sent them
+    assert chat_bodies(loopback)[0]["messages"] == [{"role": "user", "content": "a\n\nb"}]
 
 
 async def test_tool_calls_without_id_get_generated_unique_ids(loopback):
