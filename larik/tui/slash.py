@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..llm.errors import LarikError
+from . import undo
 from .widgets.status_bar import UNKNOWN_COST
 
 if TYPE_CHECKING:  # annotations only: the chat screen imports this module
@@ -205,6 +206,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "clear", "/clear", "start a new session (the old one stays saved)", _clear, ("new",)
     ),
     SlashCommand("resume", "/resume [ID]", "open an earlier session of this project", _resume),
+    SlashCommand(
+        "undo", "/undo", "take back the last turn's file changes (again: the one before)", undo.undo
+    ),
+    SlashCommand(
+        "rewind", "/rewind [N]", "go back to before a turn: code, conversation or both", undo.rewind
+    ),
+    SlashCommand("fork", "/fork", "go on in a copy of this session (this one is kept)", undo.fork),
     SlashCommand("cost", "/cost", "tokens and cost so far, per model and per role", _cost),
     SlashCommand(
         "permissions",

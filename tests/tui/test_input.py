@@ -55,7 +55,7 @@ async def test_typing_a_slash_lists_matching_commands_and_tab_completes(harness)
         await pilot.press("/", "r")
         assert app.chat.menu.is_open
         labels = [c.value for c in app.chat.menu.items]
-        assert labels == ["/routing", "/resume"]
+        assert labels == ["/routing", "/resume", "/rewind"]
         await pilot.press("down", "tab")
         assert app.chat.prompt.text == "/resume "
         assert not app.chat.menu.is_open

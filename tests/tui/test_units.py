@@ -65,7 +65,7 @@ def test_prompts_that_only_look_like_commands_are_not_commands(text):
 
 
 def test_completion_matches_names_and_aliases_by_prefix():
-    assert [c.name for c in slash.complete("r")] == ["routing", "resume"]
+    assert [c.name for c in slash.complete("r")] == ["routing", "resume", "rewind"]
     assert [c.name for c in slash.complete("q")] == ["exit"]
     assert slash.find("quit").name == "exit" and slash.find("nope") is None
 
