@@ -120,8 +120,7 @@ class Agent:
         self.usage = Accounting()  # tokens and cost so far: per model, per role, in total
         context = s.context if s.context is not None else prompt.session_context(s.root)
         self._system = ["", context]  # the prefix follows the model's profile (_use_profile)
-        self._profile = Profile(tools=s.tools)
-        self._specs = tool_specs(s.tools)
+        self._profile = Profile(tools=s.tools)  # with _specs, set by _use_profile
         self._ctx = ToolContext(root=s.root, processes=s.processes, seen=SeenFiles())
         self._ctx.path_denied = s.policy.denies_path  # for the files grep and glob list
         self._runner = ToolRunner(s.tools, s.policy, self._ctx, s.tool_source)
@@ -129,7 +128,7 @@ class Agent:
         self.checkpoints = Checkpointer(s.root, self._record, enabled=on)
         """The session's turns and checkpoints: ``/undo`` and ``/rewind`` use it."""
         self._ctx.before_change = lambda: self.checkpoints.before_change(self._ctx.emit)
-        self._stuck = StuckDetector(s.config.stuck)
+        self._stuck = StuckDetector(s.config.stuck, self._runner.call_key)
         self._notices: list[AgentEvent] = []
         self._partial: _Partial | None = None
         self._running: _Running | None = None
@@ -503,17 +502,13 @@ class Agent:
             yield ev
         self._running = None
         task.result()
-        keys = [(c.name, self._runner.call_key(c)) for c in calls]
-        blocks, verdicts = self._stuck.review(reply.text(), keys, answer_all(calls, results))
-        msg = Message(role="user", blocks=blocks)
-        self._append(msg)
+        blocks, verdicts = self._stuck.review(reply, calls, answer_all(calls, results))
+        self._append(msg := Message(role="user", blocks=blocks))
         yield AgentEvent(E.MESSAGE, message=msg)
         for v in verdicts:
+            yield self._notice(v.notice, warn=True)
             if v.stop:
-                yield self._notice(v.message, warn=True)
-                data = {"stuck": v.pattern, "repeats": v.count}
-                raise _TurnOver(StopReason.STUCK, reply.text(), data)
-            yield self._notice(f"the model is repeating itself ({v.what}); told it so", warn=True)
+                raise _TurnOver(StopReason.STUCK, reply.text(), v.data)
 
     def spawn(self, role: str) -> Agent:
         """A subagent on ``role``'s model and tools (what ``task`` runs): this agent's settings,

@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..config import StuckConfig
-from ..llm.types import Block
+from ..llm.types import Block, Message
 
 __all__ = ["Pattern", "StuckDetector", "Verdict", "call_key"]
 
@@ -79,6 +79,20 @@ class Verdict:
     what: str  # what is being repeated, for people: "read_file {"path": "a.py"} 3 times"
     message: str  # for the model (a nudge) or the turn's end notice (a stop)
 
+    @property
+    def data(self) -> dict[str, Any]:
+        """The ``turn_end`` event's data when the turn ends stuck."""
+        return {"stuck": self.pattern, "repeats": self.count}
+
+    @property
+    def notice(self) -> str:
+        """For the user."""
+        return (
+            self.message
+            if self.stop
+            else f"the model is repeating itself ({self.what}); told it so"
+        )
+
 
 @dataclass(frozen=True)
 class _Step:
@@ -92,6 +106,8 @@ class _Step:
 @dataclass
 class StuckDetector:
     limits: StuckConfig = field(default_factory=StuckConfig)
+    key: Callable[[Block], str] = lambda call: call_key(call.name, call.input)
+    """A tool call as compared (the agent's: validated arguments, defaults filled in)."""
     _steps: list[_Step] = field(default_factory=list)
     _texts: list[str] = field(default_factory=list)
     _errors: dict[str, int] = field(default_factory=dict)
@@ -147,16 +163,15 @@ class StuckDetector:
         return None
 
     def review(
-        self, text: str, calls: list[tuple[str, str]], results: list[Block]
+        self, reply: Message, calls: list[Block], results: list[Block]
     ) -> tuple[list[Block], list[Verdict]]:
-        """One reply: its text, its calls as ``(tool, call_key)`` and their results in order.
-        Returns the results with a nudge appended where one was found (a repeated text: to the
-        last result) and every verdict, in order."""
+        """One reply, its tool calls and their results in order. Returns the results with a nudge appended where one was found (a
+        repeated text: to the last result) and every verdict, in order."""
         results = list(results)
         found: list[Verdict] = []
-        said = self.reply(text)
-        for i, ((name, key), result) in enumerate(zip(calls, results, strict=True)):
-            v = self.tool(name, key, result.content, result.is_error)
+        said = self.reply(reply.text())
+        for i, (call, result) in enumerate(zip(calls, results, strict=True)):
+            v = self.tool(call.name, self.key(call), result.content, result.is_error)
             if v is not None:
                 found.append(v)
                 if not v.stop:
