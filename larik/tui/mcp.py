@@ -1,9 +1,10 @@
 """The TUI's side of MCP: start the servers after the first frame, say when one fails, ``/mcp``,
 ``@server:URI`` in a prompt, and each server prompt as a ``/mcp__SERVER__PROMPT`` command.
 
-The chat screen calls :func:`start` once its config is known (after the first frame, in the
-start-up worker); the servers then start in background tasks and the agent gets the manager as
-its tool source, so a slow or broken server holds up neither the screen nor the first turn.
+The chat screen calls :func:`prepare` once its config is known (after the first frame, in the
+start-up worker) and gives the manager to the agent as its tool source; :func:`start_servers`
+starts them in background tasks once the agent's SDK is imported, so a slow or broken server
+holds up neither the screen nor the first turn.
 Nothing here imports the ``mcp`` SDK: the first server to start imports it in a thread.
 """
 
@@ -25,12 +26,14 @@ __all__ = [
     "prompt_commands",
     "resource_names",
     "send_with_resources",
-    "start",
+    "prepare",
+    "start_servers",
 ]
 
 
-def start(chat: ChatScreen) -> McpManager | None:
-    """Start the configured servers in the background (none: None). Idempotent."""
+def prepare(chat: ChatScreen) -> McpManager | None:
+    """The manager of the configured servers (none: None), not started yet: the agent gets it
+    as its tool source. Idempotent."""
     existing = getattr(chat, "mcp", None)
     settings = getattr(chat.config, "mcp", None)  # (tests may hand the chat a bare config)
     if existing is not None or not getattr(settings, "servers", None):
@@ -40,8 +43,20 @@ def start(chat: ChatScreen) -> McpManager | None:
     manager = McpManager.from_config(chat.config, chat.cwd)
     manager.listeners.append(lambda server: _changed(chat, server))
     chat.mcp = manager
-    manager.start_all()
     return manager
+
+
+def start_servers(chat: ChatScreen) -> None:
+    """Start the servers in the background once the model's SDK is imported: the Python work of
+    starting them (the MCP SDK's import, the handshakes) does not compete with that import,
+    which the first request waits for."""
+    if getattr(chat, "mcp", None) is not None:
+        chat.run_worker(_start_after_warm_up(chat), group="mcp-start", exit_on_error=False)
+
+
+async def _start_after_warm_up(chat: ChatScreen) -> None:
+    await chat.warmed_up()
+    chat.mcp.start_all()
 
 
 def _changed(chat: ChatScreen, server: McpServer) -> None:

@@ -67,7 +67,7 @@ async def settled(pilot: Any) -> None:
     manager = pilot.app.chat.mcp
     await wait_for(
         pilot,
-        lambda: all(s.state is not State.STARTING for s in manager.servers.values()),
+        lambda: all(s.state in (State.READY, State.FAILED) for s in manager.servers.values()),
         timeout=60,
     )
 
@@ -99,10 +99,12 @@ async def test_servers_start_after_the_first_frame_and_never_hold_up_a_turn(tui,
     app = tui.app([{"text": "answered at once"}], {"slow": slow})
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
+        await wait_for(pilot, lambda: seen)
         assert seen == [True]
         await send(pilot, "hello")
         await turn_done(pilot)
-        assert app.chat.mcp.servers["slow"].state is State.STARTING  # still: the turn did not wait
+        # still starting (or not yet started): the turn did not wait for it
+        assert app.chat.mcp.servers["slow"].state in (State.STOPPED, State.STARTING)
         assert tui.provider.requests[0].messages[-1].text() == "hello"
         await app.chat.quit()
 

@@ -117,8 +117,9 @@ class ChatScreen(Screen[None]):
     async def start(self) -> None:
         """Start the MCP servers (in the background) and build the agent the command line asked
         for (model, session to resume)."""
-        mcp.start(self)
+        mcp.prepare(self)  # the agent's tool source; its servers start after the SDK warm-up
         await self.start_agent(self.start_model, self.start_resume)
+        mcp.start_servers(self)
 
     async def start_agent(self, model: str = "", resume: str | None = None) -> None:
         self.status.show(None, note="connecting…")
@@ -184,6 +185,10 @@ class ChatScreen(Screen[None]):
     @work(thread=True, group="warmup", exit_on_error=False)
     def _warm(self, modules: tuple[str, ...]) -> None:
         warmup.warm(modules)
+
+    async def warmed_up(self) -> None:
+        """Until the SDK warm-up thread is done (the MCP servers start after it)."""
+        await self._warmed_up()
 
     async def _warmed_up(self) -> None:
         """Wait for the warm-up thread, if it is still importing: awaited here, the screen and
