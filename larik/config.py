@@ -55,8 +55,10 @@ __all__ = [
     "RoutingSnapshot",
     "StuckConfig",
     "is_loopback_host",
+    "claude_home",
     "load_config",
     "project_config_path",
+    "project_folder",
     "save_user_config",
     "sessions_dir",
     "state_dir",
@@ -119,13 +121,31 @@ def project_mcp_json_path(cwd: Path | None = None) -> Path | None:
     return _project_file(cwd, MCP_JSON)
 
 
-def _project_file(cwd: Path | None, relative: str) -> Path | None:
+def project_folder(cwd: Path | None, relative: str) -> Path | None:
+    """The nearest folder ``relative`` (``.claude/commands``, ``.agents/skills``) from ``cwd``
+    upward to the git root, searched like :func:`project_config_path`."""
+    for d in _project_chain(cwd):
+        if (d / relative).is_dir():
+            return d / relative
+    return None
+
+
+def claude_home() -> Path:
+    """Claude Code's user folder (``$CLAUDE_CONFIG_DIR``, else ``~/.claude``): its
+    ``commands/`` and ``skills/`` are read as the user's own."""
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude").expanduser()
+
+
+def _project_chain(cwd: Path | None) -> list[Path]:
     start = (cwd or Path.cwd()).resolve()
     chain = [start, *start.parents]
     root = next((d for d in chain if (d / ".git").exists()), None)
-    dirs = chain[: chain.index(root) + 1] if root is not None else [start]
+    return chain[: chain.index(root) + 1] if root is not None else [start]
+
+
+def _project_file(cwd: Path | None, relative: str) -> Path | None:
     user = user_config_path().resolve()
-    for d in dirs:
+    for d in _project_chain(cwd):
         candidate = d / relative
         if candidate.is_file() and candidate.resolve() != user:
             return candidate

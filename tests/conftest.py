@@ -69,6 +69,7 @@ def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPath
     monkeypatch.setenv("LARIK_HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "xdg-state"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "claude"))  # not the real ~/.claude
     monkeypatch.setenv("NO_COLOR", "1")
 
 

@@ -39,6 +39,7 @@ from .runner import ToolRunner, answer_all
 from .session_log import SessionLog, session_path
 from .sessions import Rebuilt, project_dir, rebuild
 from .settings import AgentSettings, Resolver
+from .skills import discover_skills
 from .stuck import StuckDetector
 from .subagent import subagent_answer, tools_for
 from .tools import ToolContext, ToolError, ToolSource, tool_specs
@@ -118,12 +119,17 @@ class Agent:
         self.transcript_path = self._log.path
         self._resolved = resolved
         self.usage = Accounting()  # tokens and cost so far: per model, per role, in total
-        context = s.context if s.context is not None else prompt.session_context(s.root)
+        self._tools = tuple(t for t in s.tools if t != "skill" or s.skills)  # no skills: no tool
+        context = s.context
+        if context is None:
+            context = prompt.session_context(s.root) + prompt.skills_section(s.skills)
         self._system = ["", context]  # the prefix follows the model's profile (_use_profile)
-        self._profile = Profile(tools=s.tools)  # with _specs, set by _use_profile
-        self._ctx = ToolContext(root=s.root, processes=s.processes, seen=SeenFiles())
+        self._profile = Profile(tools=self._tools)  # with _specs, set by _use_profile
+        self._ctx = ToolContext(
+            root=s.root, processes=s.processes, seen=SeenFiles(), skills=s.skills
+        )
         self._ctx.path_denied = s.policy.denies_path  # for the files grep and glob list
-        self._runner = ToolRunner(s.tools, s.policy, self._ctx, s.tool_source)
+        self._runner = ToolRunner(self._tools, s.policy, self._ctx, s.tool_source)
         on = s.checkpoints and s.transcript_path is not None and s.role_label is None
         self.checkpoints = Checkpointer(s.root, self._record, enabled=on)
         """The session's turns and checkpoints: ``/undo`` and ``/rewind`` use it."""
@@ -156,10 +162,12 @@ class Agent:
         transcript_dir: Path | None = None,
         checkpoints: bool = True,
         tool_source: ToolSource | None = None,
+        skills: bool = True,
     ) -> Agent:
         """``transcript_dir`` overrides where a new session's transcript goes (bench keeps its
         runs apart from the user's sessions); ``checkpoints=False`` takes none (bench);
-        ``tool_source`` adds tools beyond the built-in ones (the MCP servers')."""
+        ``tool_source`` adds tools beyond the built-in ones (the MCP servers');
+        ``skills=False`` looks for no skills (bench)."""
         root = Path(cwd).resolve()
         in_use: list[Agent] = []  # unset roles (compact, worker…) follow the model in use
         if resolver is None:
@@ -195,8 +203,11 @@ class Agent:
             transcript_path=path or (transcript_dir or project_dir(root)) / f"{session_id}.jsonl",
             checkpoints=checkpoints and config.checkpoints,
             tool_source=tool_source,
+            skills=discover_skills(root) if skills else None,
         )
         agent = cls(settings, resolved, transcript)
+        for problem in settings.skills.problems if settings.skills is not None else ():
+            agent._notices.append(AgentEvent(E.NOTICE, text=problem, level=NoticeLevel.WARNING))
         in_use.append(agent)
         if rebuilt is not None:
             agent._restore(rebuilt)
@@ -282,7 +293,7 @@ class Agent:
     def _use_profile(self) -> None:
         """Fit the tools, the prompt and the turn limit to the model in use (profile.py)."""
         s = self._settings
-        prof = profile_for(self._resolved, self.config, s.tools, self._caps.params_b)
+        prof = profile_for(self._resolved, self.config, self._tools, self._caps.params_b)
         changed, self._profile = prof != self._profile, prof
         self._system[0] = prompt.prefix(s.role_label, list(prof.tools), small=prof.small)
         self._specs = tool_specs(prof.tools)

@@ -14,8 +14,12 @@ import platform
 import subprocess
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-__all__ = ["INSTRUCTION_FILES", "prefix", "session_context"]
+if TYPE_CHECKING:
+    from .skills import SkillCatalog
+
+__all__ = ["INSTRUCTION_FILES", "prefix", "session_context", "skills_section"]
 
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 MAX_INSTRUCTIONS = 20_000
@@ -75,6 +79,23 @@ def prefix(role: str | None, tools: list[str], small: bool = False) -> str:
     else:
         parts.append("You have no tools in this session: answer from the conversation alone.")
     return "\n\n".join(parts)
+
+
+def skills_section(catalog: SkillCatalog | None) -> str:
+    """The skills the model may load: names and descriptions only (the skill tool loads the
+    rest). Added to the session context; "" when there are none."""
+    if not catalog:
+        return ""
+    lines = [
+        "",
+        "",
+        "Skills (instructions for particular tasks; when a task matches a description, load "
+        "that skill with the skill tool first and follow it):",
+    ]
+    lines += [f"- {s.name}: {s.description}" for s in catalog.skills]
+    if catalog.unlisted:
+        lines.append(f"- … {catalog.unlisted} more skills not listed")
+    return "\n".join(lines)
 
 
 def session_context(root: Path, today: date | None = None) -> str:

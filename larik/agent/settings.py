@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..llm.types import Effort
     from ..routing import Resolved
     from .permissions import PermissionPolicy
+    from .skills import SkillCatalog
 
 __all__ = ["AgentSettings", "Resolver"]
 
@@ -56,3 +57,6 @@ class AgentSettings:
     """Where the session's transcript goes; None keeps none (a subagent)."""
     checkpoints: bool = True
     """Snapshot the project before each turn's first change, for undo (with a transcript only)."""
+    skills: SkillCatalog | None = None
+    """The skills the session can load (their names and descriptions are in the system prompt;
+    the skill tool is offered only when there is one)."""

@@ -47,6 +47,7 @@ def make_agent_runner(
                 resolver=resolver_for(spec) if resolver_for else None,  # type: ignore[arg-type]
                 transcript_dir=transcripts,
                 checkpoints=False,  # a throwaway folder: nothing to take back
+                skills=False,  # the task's prompt alone, whatever skills the user has
             )
         except LarikError as e:
             outcome.error = str(e)

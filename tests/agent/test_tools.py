@@ -293,6 +293,7 @@ def test_tool_schemas_have_the_documented_names_and_arguments():
         "grep": {"pattern", "path", "glob"},
         "bash": {"command", "timeout"},
         "task": {"role", "prompt"},
+        "skill": {"name", "file"},
     }
     required = {n: set(s.get("required", [])) for n, s in specs.items()}
     assert required["edit_file"] == {"path", "old_string", "new_string"}

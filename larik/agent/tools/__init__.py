@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -32,6 +32,9 @@ from ...llm.types import Block, ToolSpec
 from ...tool_names import ALL_TOOLS, READ_ONLY_TOOLS
 from ..events import AgentEvent
 from ..paths import resolve_path, shown
+
+if TYPE_CHECKING:
+    from ..skills import SkillCatalog
 
 __all__ = [
     "ALL_TOOLS",
@@ -101,6 +104,7 @@ class ToolContext:
     before_change: Callable[[], Awaitable[None]] | None = None  # a checkpoint (rewind.py)
     path_denied: PathDenied | None = None
     seen: Any = None  # _seen.SeenFiles: files read, for "read it before you overwrite it"
+    skills: SkillCatalog | None = None  # what the skill tool loads (larik/agent/skills.py)
 
     def path(self, raw: str) -> Path:
         return resolve_path(self.root, raw).path
