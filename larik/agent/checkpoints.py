@@ -354,14 +354,6 @@ class ShadowRepo:
             self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=_z(update))
         return tuple(sorted(skipped))
 
-    def exists(self, oid: str) -> bool:
-        with self._locked():
-            try:
-                self._git("cat-file", "-e", oid)
-            except CheckpointError:
-                return False
-            return True
-
     # -- comparing ------------------------------------------------------------------------
     def diff(self, before: str, after: str) -> dict[bytes, tuple[Entry | None, Entry | None]]:
         """Paths whose content, type or mode differ between two trees: (before, after) entries,

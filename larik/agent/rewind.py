@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .checkpoints import CheckpointError, Plan, Restored, ShadowRepo, Snapshot, Step, show
+from .checkpoints import CheckpointError, Plan, Restored, ShadowRepo, Step, show
 from .events import AgentEvent, AgentEventType, NoticeLevel
 
 __all__ = [
@@ -189,7 +189,6 @@ class Checkpointer:
         self._current: Turn | None = None
         self._lock = asyncio.Lock()
         self._warm: asyncio.Future[None] | None = None
-        self.why_off = ""
 
     @property
     def repo(self) -> ShadowRepo:
@@ -265,7 +264,6 @@ class Checkpointer:
 
     def _off(self, why: str) -> AgentEvent:
         self.enabled = False
-        self.why_off = why
         text = f"checkpoints are off for this session ({why}); /undo cannot take turns back"
         self._record({"kind": "notice", "text": text, "level": "warning"})
         return AgentEvent(AgentEventType.NOTICE, text=text, level=NoticeLevel.WARNING)
@@ -316,9 +314,6 @@ class Checkpointer:
         )
         self._record(rec)
         return Undone(ns, restored)
-
-    def snapshot(self) -> Snapshot:
-        return self.repo.snapshot()
 
 
 def _now() -> str:
