@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import json
 import logging
 import math
 import os
@@ -38,6 +39,7 @@ __all__ = ["McpCallError", "McpServer", "PromptInfo", "ResourceInfo", "State", "
 STDERR_LINES = 20
 STDERR_BYTES = 8192
 MAX_LISTED = 1000  # tools, resources or prompts kept per server (a lying server may send more)
+MAX_SCHEMA = 16_000  # characters of JSON: a larger input schema is not sent with every request
 _MASK = "***"
 
 
@@ -262,7 +264,7 @@ class McpServer:
         if self._http_status == 401:
             return (
                 "HTTP 401: the server wants a login; Larik does not do OAuth yet: give it a "
-                "token in headers (Authorization = \"Bearer ${TOKEN}\")"
+                'token in headers (Authorization = "Bearer ${TOKEN}")'
             )
         if self._http_status:
             return f"HTTP {self._http_status} from {self.config.url}"
@@ -378,13 +380,14 @@ class McpServer:
                 continue
             seen.add(name)
             ann = t.annotations
+            schema, note = fit_schema(tool_schema(t.input_schema))
             self.tools.append(
                 ToolInfo(
                     server=self.name,
                     remote=t.name,
                     name=name,
-                    description=(t.description or t.title or "")[:2000],
-                    schema=tool_schema(t.input_schema),
+                    description=(t.description or t.title or "")[:2000] + note,
+                    schema=schema,
                     read_only=bool(ann is not None and ann.read_only_hint),
                     title=t.title or (ann.title if ann is not None else "") or "",
                 )
@@ -453,6 +456,17 @@ class McpServer:
 
 class _StartError(Exception):
     pass
+
+
+def fit_schema(schema: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """A schema small enough to send with every request, and a note for the description when
+    it had to be replaced (a server may send a schema of megabytes)."""
+    size = len(json.dumps(schema, ensure_ascii=False))
+    if size <= MAX_SCHEMA:
+        return schema, ""
+    names = list(schema.get("properties") or {})[:50]
+    loose = {"type": "object", "properties": {n: {} for n in names}}
+    return loose, f" (its parameter schema, {size:,} characters, was too large to send)"
 
 
 def _child_by_stderr(inode: int) -> int | None:

@@ -288,3 +288,17 @@ async def test_an_http_error_status_is_named_in_the_failure(tmp_path, status, er
         assert server.state is State.FAILED and error in server.error
     finally:
         httpd.shutdown()
+
+
+def test_a_huge_schema_from_a_server_is_not_sent_whole():
+    from larik.mcp.server import MAX_SCHEMA, fit_schema
+
+    huge = {
+        "type": "object",
+        "properties": {f"p{i}": {"type": "string", "description": "x" * 200} for i in range(500)},
+    }
+    schema, note = fit_schema(huge)
+    assert len(str(schema)) < MAX_SCHEMA and "was too large to send" in note
+    assert list(schema["properties"])[:2] == ["p0", "p1"]
+    small = {"type": "object", "properties": {"a": {"type": "string"}}}
+    assert fit_schema(small) == (small, "")
