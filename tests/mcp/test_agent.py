@@ -205,19 +205,17 @@ def test_ctrl_c_during_a_call_leaves_no_server_running(tmp_path, project):
         {"tool_calls": [{"name": "mcp__t__slow", "input": {"seconds": 60}}]},
         {"text": "done"},
     )
+    argv = [sys.executable, "-m", "larik.cli", "-p", "go", "-m", model]
+    argv += ["--permission-mode", "yolo", "--output-format", "stream-json"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "larik.cli", "-p", "go", "-m", model, "--permission-mode", "yolo"],
-        cwd=project,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        argv, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        deadline = time.monotonic() + 60
-        while not (pidfile.exists() and pidfile.read_text().strip()):
-            assert time.monotonic() < deadline and proc.poll() is None
-            time.sleep(0.1)
-        time.sleep(1.5)  # the call is under way
+        assert proc.stdout is not None
+        for line in proc.stdout:  # until the call is under way
+            if json.loads(line)["type"] == "tool_start":
+                break
+        time.sleep(0.5)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=90)
     finally:
