@@ -46,6 +46,7 @@ from .tools import ToolContext, ToolError, ToolSource, tool_specs
 from .tools._seen import SeenFiles
 from .transcript import Transcript, new_session_id
 from .usage import Accounting
+from .verify import TurnCheck
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -291,8 +292,7 @@ class Agent:
         self._use_profile()
 
     def _use_profile(self) -> None:
-        """Fit the tools, the prompt and the turn limit to the model in use (profile.py)."""
-        s = self._settings
+        s = self._settings  # the tools, prompt and turn limit fit the model (profile.py)
         prof = profile_for(self._resolved, self.config, self._tools, self._caps.params_b)
         changed, self._profile = prof != self._profile, prof
         self._system[0] = prompt.prefix(s.role_label, list(prof.tools), small=prof.small)
@@ -325,6 +325,7 @@ class Agent:
         try:
             self._settle()
             self._stuck.start_turn()
+            self._check = TurnCheck()
             async for ev in self._probe():
                 yield ev
             for ev in self._take_notices():
@@ -346,6 +347,8 @@ class Agent:
                 if self._plan_mode and over.stop is StopReason.END_TURN and over.text.strip():
                     over.data["plan"] = over.text  # the front end offers to accept it
                 for ev in self.checkpoints.end_turn():
+                    yield ev
+                for ev in self._check.finish(over, self._notice):
                     yield ev
                 yield AgentEvent(E.TURN_END, text=over.text, stop_reason=over.stop, data=over.data)
             except LarikError as e:
@@ -505,8 +508,8 @@ class Agent:
     async def _run_tools(self, reply: Message, calls: list[Block]) -> AsyncIterator[AgentEvent]:
         queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
         results: dict[int, Block] = {}
-        self._ctx.emit = queue.put_nowait
-        task = asyncio.create_task(self._runner.run_all(calls, queue.put_nowait, results))
+        self._ctx.emit = emit = self._check.tap(queue.put_nowait)  # verify.py sees tool ends
+        task = asyncio.create_task(self._runner.run_all(calls, emit, results))
         task.add_done_callback(lambda _: queue.put_nowait(None))
         self._running = _Running(calls, results, task)
         while (ev := await queue.get()) is not None:

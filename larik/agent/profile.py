@@ -50,7 +50,7 @@ class Profile:
             size = f"{self.params_b:g}B parameters" if self.params_b else "small"
             return (
                 f"{spec} is a small model ({size}): it gets a short prompt and fewer tools "
-                f"({', '.join(self.tools)}); set tools in [models.\"{spec}\"] to choose"
+                f'({", ".join(self.tools)}); set tools in [models."{spec}"] to choose'
             )
         return ""
 
