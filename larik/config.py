@@ -54,6 +54,8 @@ __all__ = [
     "ProviderConfig",
     "RoutingSnapshot",
     "StuckConfig",
+    "bench_dir",
+    "bench_results_path",
     "is_loopback_host",
     "claude_home",
     "load_config",
@@ -105,6 +107,16 @@ def state_dir() -> Path:
 def sessions_dir() -> Path:
     """Where session transcripts go. Not created here."""
     return state_dir() / "sessions"
+
+
+def bench_dir() -> Path:
+    """Where ``larik bench`` keeps its runs and its results history. Not created here."""
+    return state_dir() / "bench"
+
+
+def bench_results_path() -> Path:
+    """The bench results history (one JSON object per run); routing reads it as evidence."""
+    return bench_dir() / "results.jsonl"
 
 
 def project_config_path(cwd: Path | None = None) -> Path | None:

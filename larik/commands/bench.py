@@ -116,9 +116,9 @@ def _validate(console, tasks) -> int:
 
 def _report(console) -> int:
     from ..bench.report import load_results, render_report
-    from ..config import state_dir
+    from ..config import bench_results_path
 
-    path = state_dir() / "bench" / "results.jsonl"
+    path = bench_results_path()
     results, problems = load_results(path)
     for p in problems:
         print(f"larik bench: {p}", file=sys.stderr)
@@ -141,7 +141,7 @@ def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False) ->
     from ..bench.agent_run import make_agent_runner, tool_warnings
     from ..bench.report import append_results, render_summary, summarize
     from ..bench.runner import default_jobs, run_bench
-    from ..config import load_config, state_dir
+    from ..config import bench_dir, bench_results_path, load_config
     from ..routing import resolve
 
     config = load_config(trust_project=trust_project)
@@ -149,8 +149,8 @@ def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False) ->
         print(config.project_trust.ignored_line(), file=sys.stderr)
     specs = [resolve(m, config).spec for m in models]  # fail fast: unknown model, missing key
     bench_id = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
-    folder = state_dir() / "bench"
-    history = folder / "results.jsonl"
+    folder = bench_dir()
+    history = bench_results_path()
     run_agent = make_agent_runner(config, folder / "runs" / bench_id, _fresh_scripts(config))
     for line in asyncio.run(tool_warnings(specs, config)):  # before the runs: saves a wasted bench
         print(f"larik bench: warning: {line}", file=sys.stderr)

@@ -44,12 +44,13 @@ def models(
 
 
 def _rows(only_provider: str, only_available: bool) -> tuple[list[dict[str, Any]], str]:
-    from .. import routing
     from ..config import load_config
     from ..llm import catalog
+    from ..routing.local import scan
 
     config = load_config()
-    up = routing.reachable_local_providers(config)
+    found = scan(config)
+    up = found.up
     access: dict[str, tuple[bool, str]] = {}
     rows: list[dict[str, Any]] = []
     for info in catalog.entries(config):
@@ -80,7 +81,8 @@ def _rows(only_provider: str, only_available: bool) -> tuple[list[dict[str, Any]
             }
         )
     listed = {r["provider"] for r in rows}
-    for name, model in _served(config, up - listed):
+    served = [(m.provider, m.model) for m in found.models if m.provider not in listed]
+    for name, model in served:
         if only_provider and name != only_provider:
             continue
         info = catalog.lookup(model, name, config)
@@ -111,37 +113,6 @@ def _provider_names() -> list[str]:
     from ..config import load_config
 
     return routing.provider_names(load_config())
-
-
-def _served(config: Any, providers: set[str]) -> list[tuple[str, str]]:
-    """(provider, model) for each model that a running OpenAI-compatible local server lists on
-    ``GET {base_url}/models`` (llama.cpp, vLLM, LM Studio, a loopback provider of your own) and
-    the catalog has no row for. Loopback only, no proxy, a short timeout."""
-    import urllib.request
-
-    from ..llm.endpoint import resolve_endpoint
-    from ..llm.errors import LarikError
-
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    out: list[tuple[str, str]] = []
-    for name in sorted(providers):
-        try:
-            endpoint = resolve_endpoint(name, config)
-        except LarikError:
-            continue
-        url = endpoint.base_url.rstrip("/")
-        if endpoint.kind != "openai-compatible" or not endpoint.local:
-            continue
-        try:
-            with opener.open(url + "/models", timeout=0.5) as resp:
-                data = json.loads(resp.read())
-        except (OSError, ValueError):
-            continue
-        items = data.get("data") if isinstance(data, dict) else None
-        for item in items if isinstance(items, list) else []:
-            if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"]:
-                out.append((name, item["id"]))
-    return out
 
 
 def _access(provider: str, local: bool, up: set[str], config: Any) -> tuple[bool, str]:

@@ -105,6 +105,8 @@ class Kind:
     """Registers a provider of the same name with these defaults."""
     model_hint: str = ""
     """What the part after ``NAME/`` is, for an error when it is missing."""
+    reasoning_history: bool = False
+    """Takes ``reasoning_history`` (from ``[providers.NAME]`` or a preset) as an option."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,6 +326,7 @@ BUILTIN_KINDS = (
         warm_modules=(*HTTP_STACK, "openai", "jiter"),
         list_models_path="/models",
         named_provider=False,
+        reasoning_history=True,
     ),
     Kind(
         name="scripted",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..config import Config
-    from .local_servers import LocalModel
+    from ..routing.local import LocalModel
 
 __all__ = [
     "ModelEntry",

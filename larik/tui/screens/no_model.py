@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ..local_servers import LocalServer, servers
+from ...routing.local import LocalServer, servers
 from ..render import markdown
 
 __all__ = ["NoModelScreen", "no_model_text"]

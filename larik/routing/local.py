@@ -1,0 +1,184 @@
+"""Servers on this machine: which local providers answer now, and the models they list.
+
+The one discovery for the ``/model`` picker and the no-model screen, ``larik models``,
+``larik routing`` and ``suggest_routing``:
+
+* ``servers(config)`` lists the local providers — every provider whose endpoint is loopback
+  (the Ollama, LM Studio, llama.cpp and vLLM presets, a configured ``base_url`` on 127.0.0.1, …)
+  and whose kind says where a server lists its models — at the address their requests go to (the
+  endpoint: the config's ``base_url``, ``OLLAMA_HOST`` for Ollama, else the default).
+* ``scan(config)`` asks each address once, all at once (loopback only, no proxy, a short
+  timeout): a server that answers at all is *up*; what it lists on a 200 is its models, each
+  under a provider whose requests reach the server that lists it. ``discover`` (async) and
+  ``reachable_local_providers`` are views of the same scan.
+
+Nothing here runs at import time, and the TUI calls it from a worker, never a widget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..llm.net import is_loopback_url
+
+__all__ = [
+    "LocalModel",
+    "LocalServer",
+    "Scan",
+    "discover",
+    "reachable_local_providers",
+    "scan",
+    "servers",
+]
+
+TIMEOUT = 0.5
+_LABELS = {"ollama": "Ollama", "lmstudio": "LM Studio", "llamacpp": "llama.cpp", "vllm": "vLLM"}
+
+
+@dataclass(frozen=True, slots=True)
+class LocalServer:
+    provider: str  # the provider name models are switched to with ("ollama/qwen3")
+    label: str
+    base_url: str
+    path: str  # where the model list is, under base_url
+
+    @property
+    def url(self) -> str:
+        return self.base_url.rstrip("/") + self.path
+
+    @property
+    def address(self) -> str:
+        """``127.0.0.1:8080``: host and port, for messages."""
+        parts = urlsplit(self.base_url)
+        return parts.netloc or self.base_url
+
+
+@dataclass(frozen=True, slots=True)
+class LocalModel:
+    provider: str
+    model: str
+    server: str  # label
+
+    @property
+    def spec(self) -> str:
+        return f"{self.provider}/{self.model}"
+
+
+@dataclass
+class Scan:
+    """What one look at the local servers found."""
+
+    up: set[str] = field(default_factory=set)
+    """Providers whose server answered (any HTTP response)."""
+    models: list[LocalModel] = field(default_factory=list)
+    """Models the servers listed, one per spec, under the provider of one address each."""
+
+
+def servers(config: Any = None, *, one_per_address: bool = True) -> tuple[LocalServer, ...]:
+    """Each local provider and the address its requests go to. ``one_per_address``: one
+    provider per address, a configured name before a built-in preset (what the picker offers)."""
+    from ..config import Config
+    from ..llm import registry
+    from ..llm.endpoint import resolve_endpoint
+    from ..llm.errors import LarikError
+    from .providers import provider_names
+
+    cfg = config if config is not None else Config()
+    names = provider_names(cfg)
+    names.sort(key=lambda n: n not in cfg.providers)  # stable: configured names first
+    out: dict[str, LocalServer] = {}
+    for name in names:
+        try:
+            endpoint = resolve_endpoint(name, cfg)
+        except LarikError:  # a bad OLLAMA_HOST or base_url: not probed
+            continue
+        kind = registry.kind(endpoint.kind)
+        if kind is None or not kind.list_models_path or not endpoint.base_url:
+            continue
+        if not endpoint.local:
+            continue
+        url = endpoint.base_url.rstrip("/")
+        server = LocalServer(name, _LABELS.get(name, name), url, kind.list_models_path)
+        out.setdefault(server.url if one_per_address else name, server)
+    return tuple(out.values())
+
+
+async def _ask(client: Any, server: LocalServer) -> list[LocalModel] | None:
+    """The server's models ([] when it answers without a usable list); None when it is down."""
+    try:
+        resp = await client.get(server.url)
+    except Exception:  # any transport failure means "not running"
+        return None
+    if resp.status_code != 200:
+        return []
+    return _parse(server, resp.content)
+
+
+def _parse(server: LocalServer, body: bytes) -> list[LocalModel]:
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return []
+    if not isinstance(data, dict):
+        return []
+    items = data.get("models") if "models" in data else data.get("data")
+    out: list[LocalModel] = []
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict):
+            continue
+        name = item.get("name") or item.get("model") or item.get("id")
+        if isinstance(name, str) and name.strip():
+            out.append(LocalModel(server.provider, name.strip(), server.label))
+    return out
+
+
+async def _scan(targets: tuple[LocalServer, ...], timeout: float) -> Scan:
+    import httpx2
+
+    for s in targets:
+        if not is_loopback_url(s.base_url):
+            raise ValueError(f"{s.label}: local server discovery is for loopback only")
+    result = Scan()
+    if not targets:
+        return result
+    urls = list(dict.fromkeys(s.url for s in targets))  # each address asked once
+    by_url = {s.url: s for s in reversed(targets)}  # the first provider of an address lists it
+    async with httpx2.AsyncClient(timeout=timeout, trust_env=False) as client:
+        found = await asyncio.gather(*(_ask(client, by_url[u]) for u in urls))
+    answers = dict(zip(urls, found, strict=True))
+    result.up = {s.provider for s in targets if answers[s.url] is not None}
+    seen: set[str] = set()
+    for models in found:
+        for m in models or ():
+            if m.spec not in seen:
+                seen.add(m.spec)
+                result.models.append(m)
+    return result
+
+
+async def discover(
+    config: Any = None,
+    *,
+    probe: tuple[LocalServer, ...] | None = None,
+    timeout: float = TIMEOUT,
+) -> list[LocalModel]:
+    """Models of every local server that answers within ``timeout`` seconds (loopback only):
+    the servers of ``config`` (see ``servers``), or the ones in ``probe``."""
+    targets = servers(config) if probe is None else probe
+    return (await _scan(targets, timeout)).models
+
+
+def scan(config: Any = None, *, timeout: float = TIMEOUT) -> Scan:
+    """Which local providers are up and what they list (blocking: for the CLI and threads)."""
+    return asyncio.run(_scan(servers(config, one_per_address=False), timeout))
+
+
+def reachable_local_providers(config: Any = None, timeout: float = TIMEOUT) -> set[str]:
+    """Local providers whose server answers on this machine right now."""
+    from ..config import load_config
+
+    return scan(config if config is not None else load_config(), timeout=timeout).up
