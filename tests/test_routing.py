@@ -603,3 +603,21 @@ async def test_one_discovery_tells_who_is_up_and_what_they_serve(loopback, monke
     seen = await asyncio.to_thread(local.scan, config)
     assert {"ollama", "box"} <= seen.up  # box answered (a 500 on its list): up, lists nothing
     assert [m.spec for m in seen.models] == ["ollama/qwen3:8b"]
+
+
+def test_the_routing_package_keeps_every_public_name_and_its_light_parts_stay_light():
+    import subprocess
+    import sys
+
+    import pkgutil
+
+    parts = {m.name for m in pkgutil.iter_modules(routing.__path__)}
+    assert not parts & set(routing.__all__), "a submodule would shadow a public name"
+    for name in routing.__all__:
+        assert getattr(routing, name) is not None, name
+    probe = (
+        "import sys, larik.routing.local\n"
+        "print(','.join(m for m in ('pydantic', 'larik.config', 'httpx2') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
