@@ -1,15 +1,25 @@
 """The permission prompt: a tool call the agent wants to make, and the user's answer.
 
 Shows the tool, its arguments, and for an edit the diff with only the arguments the diff does
-not already show (``replace_all``, say). ``y`` allows once, ``a`` allows this kind of call for
-the rest of the session, ``n`` denies; a reason typed in the box is sent to the model with the
-denial. Esc denies.
+not already show (``replace_all``, say); a command is shown once, as ``$ command``. ``y``
+allows once, ``a`` allows what the "allow always covers" line names for the rest of the
+session, ``n`` or Esc denies; ``r`` (or Tab) goes to the reason box, whose text is sent to the
+model with the denial (Enter there denies).
+
+Whatever the size of the terminal, the title and the choices stay on screen: they are docked
+to the dialog's top and bottom, and the details (a long diff) scroll between them (PgUp/PgDn,
+the mouse). The focused choice is marked (``▸``) and the hint line says what Enter does. Focus
+starts on "Allow once" only when the whole call is in view; when the details have to scroll it
+starts on "Deny", so Enter never approves what the user has not been shown.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Group, RenderableType
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -19,7 +29,15 @@ from textual.widgets import Button, Input, Static
 from ...agent.events import Approval, PermissionRequest
 from ..render import args_beside_diff, diff_text, pretty_args
 
-__all__ = ["PermissionScreen"]
+__all__ = ["CHOICES", "PermissionScreen"]
+
+# (button id, label, key): the choices, in the order they are shown
+CHOICES = (
+    ("allow", "Allow once", "y"),
+    ("always", "Allow always this session", "a"),
+    ("deny", "Deny", "n"),
+)
+MARK = "▸ "
 
 
 class PermissionScreen(ModalScreen[Approval]):
@@ -27,9 +45,12 @@ class PermissionScreen(ModalScreen[Approval]):
         Binding("y", "allow", "allow once"),
         Binding("a", "allow_always", "allow always"),
         Binding("n", "deny", "deny"),
+        Binding("r", "reason", "type a reason", show=False),
         Binding("escape", "deny", "deny", show=False),
         Binding("pageup", "scroll_details(-1)", show=False),
         Binding("pagedown", "scroll_details(1)", show=False),
+        Binding("left", "app.focus_previous", show=False),
+        Binding("right", "app.focus_next", show=False),
     ]
 
     def __init__(self, request: PermissionRequest) -> None:
@@ -43,36 +64,88 @@ class PermissionScreen(ModalScreen[Approval]):
             title.append(r.tool_name, style="bold yellow")
             title.append("?", style="bold")
             summary = r.summary.removeprefix(f"{r.tool_name}: ")
-            if summary:
+            if summary and not _command(r.tool_input):  # a command is shown once, below
                 title.append(f"  {summary}")
             yield Static(title, id="permission-title")
             with VerticalScroll(id="permission-details"):
                 yield Static(self._details())
-            yield Input(
-                placeholder="reason for a denial (optional, sent to the model)", id="reason"
-            )
-            with Horizontal(classes="buttons"):
-                yield Button("Allow once (y)", id="allow", variant="success")
-                yield Button("Allow always this session (a)", id="always", variant="primary")
-                yield Button("Deny (n)", id="deny", variant="error")
-            always = getattr(r, "always", "")
-            if always:
-                yield Static(Text(f"allow always covers: {always}", style="dim"), id="always-scope")
+            with Vertical(id="permission-footer"):
+                always = getattr(r, "always", "")
+                if always:
+                    yield Static(
+                        Text(f"allow always covers: {always}", style="dim"), id="always-scope"
+                    )
+                with Horizontal(classes="buttons"):
+                    for ident, label, key in CHOICES:
+                        variant = {"allow": "success", "always": "primary"}.get(ident, "error")
+                        yield Button(f"  {label} ({key})", id=ident, variant=variant, compact=True)
+                yield Input(
+                    placeholder="reason for denying (sent to the model); Enter denies with it",
+                    id="reason",
+                    compact=True,
+                    select_on_focus=False,
+                )
+                yield Static("", id="permission-hint", classes="dim")
 
     def _details(self) -> RenderableType:
         parts: list[RenderableType] = []
+        args = dict(self.request.tool_input)
         if self.request.diff:
             parts.append(diff_text(self.request.diff))
-            rest = args_beside_diff(self.request.tool_input)
-            if rest:
-                parts.append(pretty_args(rest))
-        else:
-            parts.append(pretty_args(self.request.tool_input))
+            args = args_beside_diff(args)
+        elif (command := _command(args)) is not None:
+            parts.append(Text(f"$ {command}", style="bold"))
+            args.pop("command")
+        if args or not parts:
+            parts.append(pretty_args(args))
         return Group(*parts)
 
+    # -- focus: safe first, then "Allow once" if everything is in view ------------------------
     def on_mount(self) -> None:
-        self.query_one("#allow", Button).focus()
+        self.query_one("#deny", Button).focus()
+        self.call_after_refresh(self._focus_default)
 
+    def _focus_default(self) -> None:
+        details = self.query_one("#permission-details", VerticalScroll)
+        if details.max_scroll_y == 0 and self.focused is self.query_one("#deny", Button):
+            self.query_one("#allow", Button).focus()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self._show_focus()
+
+    def _show_focus(self) -> None:
+        focused = self.focused
+        for ident, label, key in CHOICES:
+            button = self.query_one(f"#{ident}", Button)
+            button.label = f"{MARK if button is focused else '  '}{label} ({key})"
+        if isinstance(focused, Input):
+            enter = "Enter: deny with this reason · Esc: deny"
+        elif isinstance(focused, Button):
+            enter = f"Enter: {dict((i, lab) for i, lab, _ in CHOICES)[focused.id or 'deny']}"
+        else:
+            enter = ""
+        details = self.query_one("#permission-details", VerticalScroll)
+        scroll = " · PgUp/PgDn: scroll" if details.max_scroll_y else ""
+        reason = "" if isinstance(focused, Input) else " · r: type a reason"
+        self.query_one("#permission-hint", Static).update(f"{enter}{reason}{scroll}")
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter typed while a choice is focused starts the reason (y, a, n and r are the
+        choices' keys)."""
+        if isinstance(self.focused, Input) or not event.is_printable or not event.character:
+            return
+        if event.character.lower() in {"y", "a", "n", "r"} or event.character.isspace():
+            return
+        event.stop()
+        event.prevent_default()
+        box = self.query_one("#reason", Input)
+        box.focus()
+        box.insert_text_at_cursor(event.character)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._show_focus)
+
+    # -- answers --------------------------------------------------------------------------------
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.action_deny()
@@ -90,6 +163,9 @@ class PermissionScreen(ModalScreen[Approval]):
         else:
             details.scroll_page_down(animate=False)
 
+    def action_reason(self) -> None:
+        self.query_one("#reason", Input).focus()
+
     def action_allow(self) -> None:
         self.dismiss(Approval(allow=True))
 
@@ -99,3 +175,9 @@ class PermissionScreen(ModalScreen[Approval]):
     def action_deny(self) -> None:
         reason = self.query_one("#reason", Input).value.strip()
         self.dismiss(Approval(allow=False, reason=reason))
+
+
+def _command(args: dict[str, Any]) -> str | None:
+    """The command of a shell call (shown as ``$ command``), else None."""
+    command = args.get("command")
+    return command if isinstance(command, str) and command else None

@@ -1,0 +1,113 @@
+"""The permission dialog at every size: its choices, and which one is focused, are always on
+screen; a long diff scrolls inside it (issue 19 items 1, 5, 26)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from larik.tui.screens.permission import PermissionScreen
+
+from .conftest import ready, screen_text, send, turn_done, wait_for
+from .test_real_agent import Real
+
+SIZES = [(80, 24), (120, 35), (200, 50)]
+
+
+def dialog_text(app) -> str:
+    """What the dialog's box shows (not the conversation beside it)."""
+    region = app.screen.query_one("#permission").region
+    lines = screen_text(app).splitlines()[region.y : region.bottom]
+    return "\n".join(line[region.x : region.right] for line in lines)
+
+
+def _write_200(tmp_path: Path):
+    real = Real(tmp_path)
+    content = "".join(f"line {i}\n" for i in range(1, 201))
+    call = {"name": "write_file", "input": {"path": "big.txt", "content": content}, "id": "w1"}
+    return real, real.app([{"tool_calls": [call]}, {"text": "Done."}])
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_200_line_write_shows_every_choice_and_the_focused_one(tmp_path, size):
+    real, app = _write_200(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await send(pilot, "write it")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "+line 1" in shown and "+line 200" not in shown  # the diff scrolls inside
+        for choice in ("y", "a", "n"):
+            assert f"({choice})" in shown, choice
+        assert "allow always covers" in shown
+        screen = app.screen
+        focused = screen.focused
+        assert focused is not None and focused.id == "deny", focused
+        assert "Enter: Deny" in shown and "▸ Deny (n)" in shown
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert "+line 1\n" not in screen_text(app) + "\n"
+        await pilot.press("enter")
+        await turn_done(pilot)
+        assert not (real.cwd / "big.txt").exists()
+
+
+EDIT = {"name": "write_file", "input": {"path": "small.txt", "content": "hi\n"}, "id": "w1"}
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_a_call_shown_whole_starts_on_allow_once_and_enter_allows_it(tmp_path, size):
+    real = Real(tmp_path)
+    app = real.app([{"tool_calls": [EDIT]}, {"text": "Done."}])
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await send(pilot, "write it")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: "Enter: Allow once" in screen_text(app))
+        assert "▸ Allow once (y)" in screen_text(app)
+        await pilot.press("enter")
+        await turn_done(pilot)
+        assert (real.cwd / "small.txt").read_text() == "hi\n"
+
+
+async def test_r_goes_to_the_reason_box_and_a_typed_letter_starts_the_reason(harness):
+    diff = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+    edit = {"name": "edit_file", "input": {"path": "app.py", "diff": diff}, "id": "c1"}
+    app = harness.app(
+        [{"tool_calls": [edit]}, {"tool_calls": [{**edit, "id": "c2"}]}, {"text": "ok"}]
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "go")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        assert "r: type a reason" in screen_text(app)
+        await pilot.press("r")
+        await pilot.press(*"keep it")
+        assert "Enter: deny with this reason" in screen_text(app)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(harness.provider.requests) == 2)
+        first = harness.provider.requests[1].messages[-1].blocks[0]
+        assert first.is_error and first.content.endswith("keep it")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press(*"use sed")  # "u" is no choice: it starts the reason
+        await pilot.press("enter")
+        await turn_done(pilot)
+        second = harness.provider.requests[2].messages[-1].blocks[0]
+        assert second.is_error and second.content.endswith("use sed")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_the_bash_dialog_shows_the_command_once(harness, size):
+    call = {"name": "bash", "input": {"command": "python -m pytest -q"}, "id": "b1"}
+    app = harness.app([{"tool_calls": [call]}, {"text": "ok"}])
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await send(pilot, "test")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        dialog = dialog_text(app)
+        assert dialog.count("python -m pytest -q") == 1
+        assert "$ python -m pytest -q" in dialog and '"command"' not in dialog
+        await pilot.press("n")
+        await turn_done(pilot)
