@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ..llm.errors import APIError, ConfigError, ContextOverflow, LarikError
 from ..llm.replay import merge_adjacent
 from ..llm.types import EFFORTS, Block, Effort, EventType, Message, Request, StopReason, Usage
-from . import compaction, plan, prompt
+from . import compaction, images, plan, prompt
 from .events import AgentEvent, AgentEventType, Approver, NoticeLevel
 from .permissions import PermissionPolicy, check_mode
 from .probe import Capabilities, capabilities, probe
@@ -396,6 +396,7 @@ class Agent:
         raise _TurnOver(stop, msg.text())
 
     # -- model calls ------------------------------------------------------------------------
+    accepts_images = property(lambda self: self._caps.images)  # None: not known (images.py)
     def _request(self) -> Request:
         return Request(
             model=self.model,
@@ -437,7 +438,7 @@ class Agent:
         request = self._request()
         self._partial = partial = _Partial(self.model)
         done = None
-        async with aclosing(self._resolved.provider.stream(request)) as events:
+        async with aclosing(images.stream(self._resolved, request, self._caps)) as events:
             async for sev in events:
                 if sev.type is EventType.TEXT_DELTA:
                     partial.pieces.append(sev.text)

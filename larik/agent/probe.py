@@ -28,6 +28,7 @@ class Capabilities:
     tools: bool
     warnings: list[str] = field(default_factory=list)
     params_b: float | None = None  # size in billions of parameters, when known (profile.py)
+    images: bool | None = None  # takes images (None: unknown; larik/agent/images.py)
 
 
 def no_tools_warning(spec: str) -> str:
@@ -47,6 +48,7 @@ def capabilities(resolved: Resolved, config: Config) -> Capabilities:
         catalog_window=info.context_window if info.known else 0,
         tools=bool(info.tools) or not info.known,
         params_b=info.params_b,
+        images=bool(info.vision) if info.known else None,
     )
     if not caps.tools:
         caps.warnings.append(no_tools_warning(resolved.spec))
@@ -61,9 +63,12 @@ async def probe(resolved: Resolved, caps: Capabilities) -> Capabilities:
     try:
         window = await provider.context_window(resolved.model)
         tools = await provider.supports_tools(resolved.model)
+        ask_images = getattr(provider, "supports_images", None)
+        images = await ask_images(resolved.model) if ask_images is not None else None
     except (LarikError, OSError):
         return caps
     out = Capabilities(caps.window, caps.catalog_window, caps.tools, params_b=caps.params_b)
+    out.images = caps.images if images is None else images
     if window:
         if caps.catalog_window and window < caps.catalog_window:
             out.warnings.append(

@@ -7,7 +7,9 @@
     ├── ResolveError               a model spec that cannot become a provider (exit code 2)
     │   └── MissingKeyError        the provider needs a key; names the env var to set
     └── APIError(status, retryable, message, retry_after)
-        │                          a model call failed; raised from Provider.stream's iterator
+        │                          a model call failed; raised from Provider.stream's iterator;
+        │                          ``unsupported`` names an input the model cannot take
+        │                          ("image"): such an error is never retried
         ├── ContextOverflow        the prompt is too long for the model: compact and retry
         └── StreamTimeout          no first chunk / no chunk between chunks in time (retryable)
 
@@ -29,6 +31,7 @@ __all__ = [
     "StreamTimeout",
     "classify_status",
     "redact",
+    "unsupported_input",
 ]
 
 
@@ -76,6 +79,9 @@ class APIError(LarikError):
         self.retry_after = retry_after
         self.provider = provider
         self.message = _one_line(message)
+        self.unsupported = unsupported_input(self.message)
+        if self.unsupported:  # the same request fails the same way, whatever the status
+            self.retryable = False
         super().__init__(self._render())
 
     def _render(self) -> str:
@@ -113,6 +119,24 @@ _SECRET_PATTERNS = [
     ),
     re.compile(r"(?i)([?&](key|api_key|token)=)[^&\s]+"),
 ]
+
+
+# How servers say a model cannot take images: llama.cpp without its mmproj ("image input is not
+# supported"), Ollama, LM Studio, vLLM ("… is not a multimodal model"), OpenAI ("image_url is
+# only supported by certain models"), OpenRouter ("No endpoints found that support image input").
+_UNSUPPORTED_IMAGE = re.compile(
+    r"(?i)\b(?:image|images|vision|image_url|multimodal|multi-modal)\b[^.;]{0,60}?"
+    r"\b(?:not supported|unsupported|only supported|not enabled)"
+    r"|\b(?:does not|doesn't|do not|cannot|can't) (?:support|accept|take|handle)s? "
+    r"(?:\w+ ){0,2}(?:image|images|vision|multimodal)\b"
+    r"|\bnot a (?:multimodal|vision) model\b"
+    r"|\bno endpoints found that support image"
+)
+
+
+def unsupported_input(message: str) -> str:
+    """``"image"`` when an error message says the model cannot take images, else ``""``."""
+    return "image" if _UNSUPPORTED_IMAGE.search(message) else ""
 
 
 def redact(text: str) -> str:

@@ -143,6 +143,10 @@ class FallbackProvider:
             return await p.supports_tools(model)
         return None
 
+    async def supports_images(self, model: str) -> bool | None:
+        ask = getattr(self._serving(model), "supports_images", None)
+        return await ask(model) if ask is not None else None
+
 
 def with_fallback(
     candidates: list[Candidate] | list[tuple[Provider, str]], table: CooldownTable | None = None

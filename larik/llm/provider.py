@@ -50,3 +50,8 @@ class Wrapper:
         if isinstance(self.inner, ModelProber):
             return await self.inner.supports_tools(model)
         return None
+
+    async def supports_images(self, model: str) -> bool | None:
+        """Optional on a prober (``larik/agent/images.py``): forwarded when the inner has it."""
+        ask = getattr(self.inner, "supports_images", None)
+        return await ask(model) if ask is not None else None

@@ -3,7 +3,9 @@
 ``build_prompt(text, cwd)`` keeps the text as typed and adds one block per ``@path`` that names
 a file under the project: a text block with the file's content, or an image block for PNG, JPEG,
 GIF and WebP. Files that are missing, outside the project, binary or too big are not attached;
-the reason comes back in ``problems`` so the view can say so.
+the reason comes back in ``problems`` so the view can say so. Neither are images when the model
+is known not to take them (``no_images``: its name; the catalog's word, the server's, or a
+refusal earlier in the session: ``Agent.accepts_images``).
 """
 
 from __future__ import annotations
@@ -59,8 +61,11 @@ def _inside(path: Path, root: Path) -> bool:
     return True
 
 
-def build_prompt(text: str, cwd: Path, skip: Collection[str] = ()) -> Attached:
-    """``skip``: names of MCP servers; ``@NAME:…`` is their resource, not a path."""
+def build_prompt(
+    text: str, cwd: Path, skip: Collection[str] = (), *, no_images: str = ""
+) -> Attached:
+    """``skip``: names of MCP servers; ``@NAME:…`` is their resource, not a path.
+    ``no_images``: the model in use, when it does not take images (they are then not attached)."""
     from ..llm.types import Block
 
     out = Attached(blocks=[Block.text_block(text)])
@@ -69,14 +74,14 @@ def build_prompt(text: str, cwd: Path, skip: Collection[str] = ()) -> Attached:
         if name.partition(":")[0] in skip and ":" in name:
             continue
         try:
-            _attach(out, name, root)
+            _attach(out, name, root, no_images)
         except (OSError, RuntimeError, ValueError) as e:  # unreadable, a symlink loop, …
             why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             out.problems.append(f"@{name}: cannot read it ({why}), not attached")
     return out
 
 
-def _attach(out: Attached, name: str, root: Path) -> None:
+def _attach(out: Attached, name: str, root: Path, no_images: str = "") -> None:
     """Attach file ``name`` (under ``root``) to ``out``, or add the reason it is not."""
     from ..llm.types import Block
 
@@ -91,6 +96,12 @@ def _attach(out: Attached, name: str, root: Path) -> None:
     size = path.stat().st_size
     media = IMAGE_TYPES.get(path.suffix.lower())
     if media:
+        if no_images:
+            out.problems.append(
+                f"@{name}: {no_images} does not take images, not attached "
+                "(/model to pick one that does)"
+            )
+            return
         if size > MAX_IMAGE:
             out.problems.append(f"@{name}: image larger than 5 MB, not attached")
             return

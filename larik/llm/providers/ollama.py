@@ -135,6 +135,12 @@ class OllamaProvider:
             return None
         return "tools" in info.capabilities
 
+    async def supports_images(self, model: str) -> bool | None:
+        info = await self._model_info(model)
+        if info is None or info.capabilities is None:
+            return None
+        return "vision" in info.capabilities
+
     # -- streaming ------------------------------------------------------------------------
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         import httpx2

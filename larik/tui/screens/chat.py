@@ -267,7 +267,8 @@ class ChatScreen(Screen[None]):
             self.prompt.load_text(text)
             self.say("a turn is running: wait for it, or press Esc to interrupt", "warning")
             return
-        attached = build_prompt(text, self.cwd, skip=mcp.resource_names(self))
+        no_images = self.current_spec() if self.agent_takes_images() is False else ""
+        attached = build_prompt(text, self.cwd, skip=mcp.resource_names(self), no_images=no_images)
         for problem in attached.problems:
             self.conv.add_notice(problem, "warning")
         if mcp.send_with_resources(self, text, attached):  # @server:URI: read, then send
@@ -414,6 +415,10 @@ class ChatScreen(Screen[None]):
             self.say(f"{what}: wait for the turn to end, or press Esc", "warning")
             return False
         return True
+
+    def agent_takes_images(self) -> bool | None:
+        """Whether the model in use takes images (None: not known)."""
+        return getattr(self.agent, "accepts_images", None)
 
     def current_spec(self) -> str:
         return agent_spec(self.agent) if self.agent is not None else ""

@@ -1,4 +1,4 @@
-""""Trust this folder?": asked once per project whose own config wants what needs trust.
+""" "Trust this folder?": asked once per project whose own config wants what needs trust.
 
 Shows the project folder and, one per line, exactly what its ``.larik/config.toml`` asks for
 (a looser permission mode, allow rules, hooks, MCP servers…). ``t`` trusts, ``n`` or Esc does

@@ -121,7 +121,10 @@ class PromptInput(TextArea):
         row, col = self.cursor_location
         line = self.document.get_line(row)[:col]
         if row == 0 and self.document.line_count == 1 and line.startswith("/") and " " not in line:
-            items = [Completion(f"/{c.name}", c.usage, c.summary) for c in slash.complete(line[1:], self.screen)]
+            items = [
+                Completion(f"/{c.name}", c.usage, c.summary)
+                for c in slash.complete(line[1:], self.screen)
+            ]
             self.menu.open(items, 0, col) if items else self.menu.close()
             return
         start = max(line.rfind(" "), line.rfind("\t")) + 1
