@@ -288,6 +288,8 @@ KEYS = (
     ("Enter", "send"),
     ("Shift+Enter, Ctrl+J", "new line"),
     ("Up / Down", "prompt history"),
+    ("PageUp / PageDown, Ctrl+Home / Ctrl+End", "scroll the conversation"),
+    ("Tab", "complete; else go to the newest tool card (Enter opens it)"),
     ("@path", "attach a file (images too)"),
     ("@server:URI", "attach an MCP server's resource"),
     ("!command", "run a shell command here and show its output"),

@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -58,8 +58,23 @@ _STATUS_EVENTS = frozenset({E.USAGE, E.MESSAGE, E.TURN_END, E.NOTICE, E.ERROR})
 Discover = Callable[[Any], Awaitable[list[LocalModel]]]  # (config) -> models found
 
 
+# keys that scroll the conversation whatever has focus (the prompt included): (keys, where)
+SCROLL_KEYS = (
+    ("pageup,shift+pageup,ctrl+pageup", "page_up"),
+    ("pagedown,shift+pagedown,ctrl+pagedown", "page_down"),
+    ("ctrl+home", "home"),
+    ("ctrl+end", "end"),
+)
+
+
 class ChatScreen(Screen[None]):
-    BINDINGS = [Binding("escape", "interrupt", "interrupt", show=False)]
+    BINDINGS = [
+        Binding("escape", "interrupt", "interrupt", show=False),
+        *(
+            Binding(keys, f"scroll_conversation('{where}')", show=False, priority=True)
+            for keys, where in SCROLL_KEYS
+        ),
+    ]
 
     def __init__(
         self,
@@ -325,6 +340,45 @@ class ChatScreen(Screen[None]):
         if event.worker is self._turn and event.state in (WorkerState.CANCELLED, WorkerState.ERROR):
             self.busy = False
             self.refresh_status()
+
+    def action_scroll_conversation(self, where: str) -> None:
+        conv = self.conv
+        if where == "page_up":
+            conv.scroll_page_up(animate=False)
+        elif where == "page_down":
+            conv.scroll_page_down(animate=False)
+        elif where == "home":
+            conv.scroll_home(animate=False)
+        else:
+            conv.anchor()  # back to the end, and following it again
+
+    def on_prompt_input_tab_out(self, message: PromptInput.TabOut) -> None:
+        """Tab in the prompt (no completion open): the newest card or thinking block."""
+        items = [w for w in self.conv.items if w.focusable]
+        if items:
+            items[-1].focus()
+            items[-1].scroll_visible(animate=False)
+
+    def on_key(self, event: events.Key) -> None:
+        """With a conversation item focused: Up/Down move between items (Down past the newest
+        goes back to the prompt), and a typed character goes to the prompt, not lost."""
+        focused = self.focused
+        if focused is None or focused is self.prompt or focused.parent is not self.conv:
+            return
+        items = [w for w in self.conv.items if w.focusable]
+        if event.key in ("up", "down") and focused in items:
+            i = items.index(focused) + (1 if event.key == "down" else -1)
+            target = items[i] if 0 <= i < len(items) else (self.prompt if i > 0 else None)
+            if target is not None:
+                target.focus()
+                target.scroll_visible(animate=False)
+        elif event.is_printable and event.character and not event.character.isspace():
+            self.prompt.focus()
+            self.prompt.insert(event.character)
+        else:
+            return
+        event.stop()
+        event.prevent_default()
 
     def action_interrupt(self) -> None:
         if self.menu.is_open:

@@ -25,6 +25,9 @@ class PromptInput(TextArea):
     PromptInput { height: auto; min-height: 3; max-height: 12; }
     """
 
+    class TabOut(Message):
+        """Tab with no completion open: the screen moves focus to the conversation."""
+
     class Submitted(Message):
         def __init__(self, text: str) -> None:
             super().__init__()
@@ -59,6 +62,8 @@ class PromptInput(TextArea):
                 self._submit()
         elif key == "tab" and self.menu.is_open:
             self._accept_completion(submit_command=False)
+        elif key == "tab":
+            self.post_message(self.TabOut())
         elif key == "escape" and self.menu.is_open:
             self.menu.close()
         elif key == "up" and self.menu.is_open:

@@ -1,0 +1,65 @@
+"""Keys in the chat screen: scrolling the conversation from the prompt, Tab to the newest item,
+typing never lost (issue 19 item 3)."""
+
+from __future__ import annotations
+
+import pytest
+
+from larik.tui.screens.permission import PermissionScreen
+from larik.tui.widgets.tool_card import ToolCard
+
+from .conftest import ready, send, turn_done, wait_for
+
+LONG = "\n\n".join(f"paragraph {i}" for i in range(80))
+CALLS = [
+    {"name": "bash", "input": {"command": "ls"}, "id": "b1"},
+    {"name": "bash", "input": {"command": "pwd"}, "id": "b2"},
+]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_page_keys_scroll_the_conversation_while_the_prompt_has_focus(harness, size):
+    app = harness.app([{"text": LONG}])
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await send(pilot, "talk")
+        await turn_done(pilot)
+        conv = app.chat.conv
+        bottom = conv.scroll_y
+        assert bottom == conv.max_scroll_y > 0
+        for key in ("pageup", "shift+pageup", "ctrl+pageup"):
+            before = conv.scroll_y
+            await pilot.press(key)
+            await pilot.pause()
+            assert conv.scroll_y < before, key
+            assert app.focused is app.chat.prompt
+        await pilot.press("ctrl+home")
+        await pilot.pause()
+        assert conv.scroll_y == 0
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert conv.scroll_y > 0
+        await pilot.press("ctrl+end")
+        await pilot.pause()
+        assert conv.scroll_y == conv.max_scroll_y
+
+
+async def test_tab_goes_to_the_newest_item_and_typing_there_goes_to_the_prompt(harness):
+    app = harness.app([{"tool_calls": CALLS}, {"text": "done"}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "look")
+        for _ in CALLS:
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+            await pilot.press("y")
+        await turn_done(pilot)
+        cards = list(app.query(ToolCard))
+        await pilot.press("tab")
+        assert app.focused is cards[-1]
+        await pilot.press("up")
+        assert app.focused is cards[0]
+        await pilot.press("down", "down")
+        assert app.focused is app.chat.prompt
+        await pilot.press("tab")
+        await pilot.press(*"hello")
+        assert app.focused is app.chat.prompt and app.chat.prompt.text == "hello"
