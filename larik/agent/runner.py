@@ -117,8 +117,9 @@ class ToolRunner:
                 text=p.summary(),
             )
         )
+        result = await self._refusal(p)  # the time the user takes to answer is not the tool's
         start = time.monotonic()
-        result = await self._execute(p)
+        result = result or await self._execute(p)
         results[pos] = Block.tool_result(call.id, result.content, result.is_error, result.images)
         emit(
             AgentEvent(
@@ -133,21 +134,34 @@ class ToolRunner:
             )
         )
 
-    async def _execute(self, p: _Prepared) -> ToolResult:
-        if p.error or p.tool is None or p.args is None:  # unknown tool, unusable arguments
+    async def _refusal(self, p: _Prepared) -> ToolResult | None:
+        """Why the call does not run (unknown tool, unusable arguments, permission denied), or
+        None when it may."""
+        if p.error or p.tool is None or p.args is None:
             return ToolResult(p.error, is_error=True, data={"bad_call": True})
         try:
             denied = await self.policy.check(p.tool, p.args, p.raw, self.ctx)
-            if denied:
-                return ToolResult(denied, is_error=True, data={"denied": True})
+        except ToolError as e:
+            return ToolResult(f"{p.tool.name}: {e}", is_error=True)
+        except Exception as e:  # a bug in the policy: the model sees it, the loop goes on
+            return _failed(p.tool.name, e)
+        return ToolResult(denied, is_error=True, data={"denied": True}) if denied else None
+
+    async def _execute(self, p: _Prepared) -> ToolResult:
+        assert p.tool is not None and p.args is not None  # _refusal said it may run
+        try:
             if self.ctx.before_change is not None and (p.tool.kind == "exec" or not p.read_only):
                 await self.ctx.before_change()  # any command, or a tool that may write
             return await p.tool.run(p.args, self.ctx)
         except ToolError as e:
             return ToolResult(f"{p.tool.name}: {e}", is_error=True)
         except Exception as e:  # a tool bug or an OS error: the model sees it, the loop goes on
-            detail = " ".join(str(e).split())[:500]
-            return ToolResult(f"{p.tool.name} failed: {type(e).__name__}: {detail}", is_error=True)
+            return _failed(p.tool.name, e)
+
+
+def _failed(name: str, e: Exception) -> ToolResult:
+    detail = " ".join(str(e).split())[:500]
+    return ToolResult(f"{name} failed: {type(e).__name__}: {detail}", is_error=True)
 
 
 def _validation_text(e: ValidationError) -> str:

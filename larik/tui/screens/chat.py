@@ -38,6 +38,7 @@ from ..attachments import build_prompt
 from ..local_servers import LocalModel, discover
 from ..models import ModelEntry, picker_entries
 from ..protocol import AgentFactory, AgentLike
+from ..widgets.activity import Activity
 from ..widgets.completion_menu import CompletionMenu
 from ..widgets.conversation import ConversationView
 from ..widgets.notice import Notice
@@ -109,11 +110,13 @@ class ChatScreen(Screen[None]):
         self.prompt = PromptInput(cwd=self.cwd, menu=self.menu, history=history.load(history_path))
         self.status = StatusBar(config, id="status")
         self.conv = ConversationView()
+        self.activity = Activity(id="activity")
 
     # -- layout and start ---------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield self.conv
         with Vertical(id="bottom"):
+            yield self.activity
             yield self.menu
             yield self.prompt
             yield self.status
@@ -253,9 +256,11 @@ class ChatScreen(Screen[None]):
                 answer.set_result(result or Approval(allow=False))
 
         self.app.push_screen(screen, callback=done)
+        self.activity.pause("waiting for your answer")
         try:
             return await answer
         finally:
+            self.activity.resume()
             if screen in self.app.screen_stack and self.app.screen is screen:
                 self.app.pop_screen()
 
@@ -294,6 +299,7 @@ class ChatScreen(Screen[None]):
     def start_turn(self, prompt: Any, *, compact: bool = False) -> None:
         self.busy = True
         self.refresh_status()
+        self.activity.start(self.current_spec())
         self._turn = self._run_turn(prompt, compact)
 
     @work(group="turn", exclusive=True, exit_on_error=False)
@@ -304,6 +310,7 @@ class ChatScreen(Screen[None]):
             await self._warmed_up()
             stream = agent.compact() if compact else agent.run_turn(prompt)
             async for ev in stream:
+                self.activity.saw(ev)
                 self.conv.handle(ev)
                 if ev.type in _STATUS_EVENTS:
                     self.refresh_status()
@@ -316,6 +323,7 @@ class ChatScreen(Screen[None]):
             self.conv.add_notice(f"internal error: {type(e).__name__}: {e}", "error")
         finally:
             self.busy = False
+            self.activity.stop()
             self.refresh_status()
             self._schedule_idle_collect()
 
@@ -339,6 +347,7 @@ class ChatScreen(Screen[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is self._turn and event.state in (WorkerState.CANCELLED, WorkerState.ERROR):
             self.busy = False
+            self.activity.stop()
             self.refresh_status()
 
     def action_scroll_conversation(self, where: str) -> None:

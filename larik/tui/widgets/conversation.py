@@ -26,7 +26,7 @@ from .notice import Notice
 from .rendered_lines import RenderedLines
 from .streaming_markdown import StreamingMarkdown
 from .thinking import ThinkingBlock
-from .tool_card import ToolCard, key_argument
+from .tool_card import ToolCard, call_summary, outcome
 from .user_turn import UserTurn
 
 if TYPE_CHECKING:
@@ -228,7 +228,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         if it.kind == "thinking":
             return ThinkingBlock(it.text, done=True)
         if it.kind == "tool":
-            card = ToolCard(it.name, it.args, "", it.tool_id)
+            card = ToolCard(it.name, it.args, call_summary(it.name, it.args or {}), it.tool_id)
             if it.result is not None:
                 card.finish(it.result, is_error=it.is_error)
             if it.tool_id:
@@ -250,9 +250,9 @@ class ConversationView(VerticalScroll, can_focus=False):
             title = ThinkingBlock.title_text(ThinkingBlock.done_title(it.text))
             return ThinkingBlock.archive_form(title, style)
         if it.kind == "tool":
-            status = ToolCard.status_of(it.result, it.is_error)
+            status, data = outcome(it.result, it.is_error)
             style = self._style(f"tool {status}", lambda: _card(status))
-            header = ToolCard.header_of(it.name, key_argument(it.args or {}), status)
+            header = ToolCard.header_of(it.name, call_summary(it.name, it.args or {}), status, data)
             return ToolCard.archive_form(header, style)
         style = self._style("text", lambda: StreamingMarkdown(classes="assistant"))
         return StreamingMarkdown.archive_form(it.text, style)

@@ -3,10 +3,17 @@
 Enter or a click expands it to the arguments and the result: edits as a coloured unified diff
 (with only the arguments the diff does not show), ``bash`` and ``!command`` with their exit
 code (long output cut to its last lines), anything else as text (cut to its first lines).
+
+A live card and one drawn from a resumed transcript go through the same :func:`outcome`: the
+status (ok, error, denied, interrupted) and the exit code come from the tool's data when there
+is some (live), else from the result's text as the transcript keeps it (``permission denied:
+…``, ``[exit code N]``), so both views show a call the same way. A command that exits non-zero
+is a failure (✗), whatever the tool's ``is_error`` says.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -20,13 +27,50 @@ from textual.events import Click
 from ..render import args_beside_diff, diff_text, pretty_args
 from .rendered_lines import RenderedLines
 
-__all__ = ["ToolCard", "key_argument"]
+__all__ = ["ToolCard", "call_summary", "key_argument", "outcome"]
 
 MAX_RESULT_LINES = 200
 TAIL_TOOLS = frozenset({"bash", "!"})  # shell output: its end is shown when it is long
 _KEY_ARGS = ("command", "path", "file_path", "pattern", "query", "url", "description", "prompt")
 _ICONS = {"running": "⋯", "ok": "✓", "error": "✗", "denied": "⊘", "interrupted": "◼"}
 _COLOURS = {"running": "yellow", "ok": "green", "error": "red", "denied": "magenta"}
+
+
+_EXIT = re.compile(r"\[exit code (-?\d+)\]\s*$")
+DENIED = "permission denied"  # how every refusal of a call starts (larik/agent/permissions.py)
+
+
+def outcome(
+    result: str | None, is_error: bool = False, data: dict[str, Any] | None = None
+) -> tuple[str, dict[str, Any]]:
+    """A call's status and data, from its result (None: still running) and the tool's data
+    (live) or the result's text alone (a resumed transcript)."""
+    data = dict(data or {})
+    if result is None:
+        return "running", data
+    if "exit_code" not in data and (m := _EXIT.search(result)):
+        data["exit_code"] = int(m.group(1))
+    if data.get("denied") or (is_error and result.startswith(DENIED)):
+        data["denied"] = True
+        return "denied", data
+    if data.get("interrupted"):
+        return "interrupted", data
+    failed = is_error or data.get("exit_code") not in (None, 0)
+    return ("error" if failed else "ok"), data
+
+
+def call_summary(name: str, tool_input: dict[str, Any]) -> str:
+    """The line a live card shows for a call (the tool's own ``summary``, as the agent's
+    ``tool_start`` event carries it), worked out again for a call in a resumed transcript."""
+    try:
+        from ...agent.tools import get_tool
+
+        tool = get_tool(name)
+        if tool is not None:
+            return tool.summary(tool.args.model_validate(tool_input))
+    except Exception:  # arguments the tool would refuse, an MCP tool: its key argument
+        pass
+    return key_argument(tool_input)
 
 
 def key_argument(tool_input: dict[str, Any], limit: int = 70) -> str:
@@ -98,9 +142,7 @@ class ToolCard(RenderedLines, can_focus=True):
     @staticmethod
     def status_of(result: str | None, is_error: bool = False) -> str:
         """The status of a call from history: running until it has a result."""
-        if result is None:
-            return "running"
-        return "error" if is_error else "ok"
+        return outcome(result, is_error)[0]
 
     @staticmethod
     def archive_form(
@@ -121,13 +163,7 @@ class ToolCard(RenderedLines, can_focus=True):
         data: dict[str, Any] | None = None,
     ) -> None:
         self.result = result
-        self.data = dict(data or {})
-        if self.data.get("denied"):
-            self.status = "denied"
-        elif self.data.get("interrupted"):
-            self.status = "interrupted"
-        else:
-            self.status = "error" if is_error else "ok"
+        self.status, self.data = outcome(result, is_error, data)
         self.duration = duration
         self.set_class(False, "-running")
         self.add_class(f"-{self.status}")
