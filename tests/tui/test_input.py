@@ -183,3 +183,23 @@ async def test_a_bang_command_gets_the_bash_tools_environment_without_credential
             pilot, lambda: app.query(ToolCard) and app.query_one(ToolCard).status != "running"
         )
         assert "k= t= p=plain-shows" in app.query_one(ToolCard).result
+
+
+async def test_a_command_typed_in_a_burst_runs_what_was_typed(harness):
+    """``/`` then ``help`` and Enter faster than the completion list follows (issue 19 item 12):
+    the keys are handled before the prompt's Changed messages, as a terminal's burst is."""
+    from textual import events
+
+    app = harness.app([])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        prompt = app.chat.prompt
+        prompt.focus()
+        await pilot.press("/")  # the list opens on every command, /model first
+        await pilot.pause()
+        for ch in "help":
+            await prompt._on_key(events.Key(ch, ch))
+        await prompt._on_key(events.Key("enter", None))
+        await pilot.pause()
+        await wait_for(pilot, lambda: "| key | does |" in app.chat.conv.items[-1].text)
+        assert not prompt.text and "model" not in app.chat.conv.items[-1].text.split("\n")[0]

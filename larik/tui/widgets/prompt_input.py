@@ -55,6 +55,10 @@ class PromptInput(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         handled = True
+        if key in ("enter", "tab") and self.menu.is_open:
+            # keys typed in a burst arrive before the completion list has caught up with them
+            # (it follows TextArea.Changed, a message): act on what was typed, not on that list
+            self.update_completions()
         if key in ("shift+enter", "ctrl+j"):
             self.insert("\n")
         elif key == "enter":
