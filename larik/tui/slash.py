@@ -285,7 +285,8 @@ async def run(chat: ChatScreen, name: str, arg: str) -> None:
 
 
 KEYS = (
-    ("Enter", "send"),
+    ("Enter", "send (during a turn: queued, sent when it ends)"),
+    ("Ctrl+U", "clear the prompt before the cursor"),
     ("Shift+Enter, Ctrl+J", "new line"),
     ("Up / Down", "prompt history"),
     ("PageUp / PageDown, Ctrl+Home / Ctrl+End", "scroll the conversation"),

@@ -28,6 +28,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from ... import __version__
@@ -111,12 +112,15 @@ class ChatScreen(Screen[None]):
         self.status = StatusBar(config, id="status")
         self.conv = ConversationView()
         self.activity = Activity(id="activity")
+        self.queued: list[str] = []  # prompts typed during a turn, sent when it ends
+        self.queue_view = Static("", id="queued")
 
     # -- layout and start ---------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield self.conv
         with Vertical(id="bottom"):
             yield self.activity
+            yield self.queue_view
             yield self.menu
             yield self.prompt
             yield self.status
@@ -283,10 +287,14 @@ class ChatScreen(Screen[None]):
         if self.agent is None:
             self.say("no model yet: pick one with /model", "warning")
             return
-        if self.busy:
-            self.prompt.load_text(text)
-            self.say("a turn is running: wait for it, or press Esc to interrupt", "warning")
+        if self.busy:  # type-ahead: sent when the turn ends (Esc puts it back in the prompt)
+            self.queued.append(text)
+            self._show_queue()
             return
+        self.send_prompt(text)
+
+    def send_prompt(self, text: str) -> None:
+        """Send a prompt: its ``@path`` files attached (or why not), then a turn."""
         no_images = self.current_spec() if self.agent_takes_images() is False else ""
         attached = build_prompt(text, self.cwd, skip=mcp.resource_names(self), no_images=no_images)
         for problem in attached.problems:
@@ -316,6 +324,7 @@ class ChatScreen(Screen[None]):
                     self.refresh_status()
         except asyncio.CancelledError:
             self.conv.interrupted()
+            self._unqueue()
             raise
         except LarikError as e:
             self.conv.add_notice(str(e), "error")
@@ -326,6 +335,31 @@ class ChatScreen(Screen[None]):
             self.activity.stop()
             self.refresh_status()
             self._schedule_idle_collect()
+            if self.queued:
+                self.call_later(self._send_queued)
+
+    def _send_queued(self) -> None:
+        if self.queued and not self.busy and self.agent is not None:
+            self.send_prompt(self.queued.pop(0))
+            self._show_queue()
+
+    def _unqueue(self) -> None:
+        """An interrupt: the prompts typed ahead go back into the prompt, to edit or send."""
+        if not self.queued:
+            return
+        typed = self.prompt.text
+        text = "\n".join([*self.queued, typed] if typed.strip() else self.queued)
+        self.queued.clear()
+        self._show_queue()
+        self.prompt.load_text(text)
+        self.prompt.move_cursor(self.prompt.document.end)
+
+    def _show_queue(self) -> None:
+        lines = [f"⏵ queued: {' '.join(t.split())}" for t in self.queued]
+        if lines:
+            lines[-1] += "  (sent when the turn ends; Esc interrupts and puts it back here)"
+        self.queue_view.update("\n".join(lines))
+        self.queue_view.set_class(bool(lines), "-on")
 
     def note_key(self) -> None:
         """A key was pressed (anywhere: the app tells): typing puts off the idle collection."""
@@ -402,7 +436,9 @@ class ChatScreen(Screen[None]):
             self.prompt.focus()
 
     def cancel_input(self) -> None:
-        """Ctrl+C once: interrupt a running turn and clear the prompt."""
+        """Ctrl+C once: interrupt a running turn and clear the prompt (and what was queued)."""
+        self.queued.clear()
+        self._show_queue()
         if self.busy:
             self.action_interrupt()
         self.prompt.clear()

@@ -49,18 +49,21 @@ class PromptInput(TextArea):
         self.menu = menu
         self.prompt_history: list[str] = list(history or [])
         self._hist_pos: int | None = None
+        self._listed_for: tuple[tuple[int, int], str] | None = None  # what the list was made for
         self._draft = ""
 
     # -- keys ---------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         handled = True
-        if key in ("enter", "tab") and self.menu.is_open:
+        if key in ("enter", "tab") and self.menu.is_open and self._listed_for != self._where():
             # keys typed in a burst arrive before the completion list has caught up with them
             # (it follows TextArea.Changed, a message): act on what was typed, not on that list
             self.update_completions()
         if key in ("shift+enter", "ctrl+j"):
             self.insert("\n")
+        elif key == "ctrl+u":  # everything before the cursor, on every line
+            self.delete((0, 0), self.cursor_location)
         elif key == "enter":
             if not self._accept_completion(submit_command=True):
                 self._submit()
@@ -126,7 +129,11 @@ class PromptInput(TextArea):
     def _on_text_area_changed(self, event: TextArea.Changed) -> None:
         self.update_completions()
 
+    def _where(self) -> tuple[tuple[int, int], str]:
+        return self.cursor_location, self.text
+
     def update_completions(self) -> None:
+        self._listed_for = self._where()
         row, col = self.cursor_location
         line = self.document.get_line(row)[:col]
         if row == 0 and self.document.line_count == 1 and line.startswith("/") and " " not in line:
