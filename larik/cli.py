@@ -79,6 +79,11 @@ def root(
         help="Resume session ID (without an ID: list this project's sessions; print mode "
         "needs the ID).",
     ),
+    verbose: bool = typer.Option(
+        False,
+        "--verbose",
+        help="Print mode: progress (tool calls, model replies) on stderr, as when it is a terminal.",
+    ),
     fork: bool = typer.Option(
         False,
         "--fork",
@@ -110,6 +115,7 @@ def root(
             output_format=output_format,
             resume=session,
             trust_project=trust_project,
+            verbose=verbose,
         )
         raise typer.Exit(run_print(opts))
     from .interactive import run_interactive

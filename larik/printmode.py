@@ -70,6 +70,7 @@ class PrintOptions:
     output_format: str = "text"
     resume: str | None = None  # None: new session; "latest"; or a session id
     trust_project: bool = False  # --trust-project: apply the project's loosening settings
+    verbose: bool = False  # --verbose: progress on stderr even when it is not a terminal
 
 
 @dataclass
@@ -220,6 +221,7 @@ async def _run(
 ) -> int:
     signals.task = asyncio.current_task()
     outcome = _Outcome()
+    progress = opts.verbose or _is_terminal(err)
     try:
         agent, servers = await _create_agent(opts, err)
         signals.agent = agent
@@ -230,6 +232,8 @@ async def _run(
         async with aclosing(agent.run_turn(prompt)) as events:
             async for ev in events:
                 _on_event(ev, opts.output_format, outcome, out, err)
+                if progress:
+                    _progress(ev, err)
     except BrokenPipeError:
         raise  # the reader went away: stop (the turn is closed and saved), say nothing
     except asyncio.CancelledError:  # a stop signal: _StopSignals cancelled this task
@@ -353,6 +357,32 @@ def _stopped(
     return 128 + signum
 
 
+def _is_terminal(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _progress(ev: AgentEvent, err: IO[str]) -> None:
+    """What the run is doing, one line each, on stderr (a terminal, or ``--verbose``): each tool
+    call, each model reply (a subagent's too) and the notices that are not warnings (those are
+    printed anyway)."""
+    who = f"[{ev.subagent}] " if ev.subagent else ""
+    if ev.type is E.TOOL_START:
+        line = f"{ev.tool_name} {ev.text}".rstrip()
+    elif ev.type is E.USAGE and ev.usage is not None:
+        u = ev.usage
+        line = (
+            f"{ev.model or 'the model'} replied ({u.input + u.cache_read:,} in, {u.output:,} out)"
+        )
+    elif ev.type is E.NOTICE and ev.level == "info":
+        line = ev.text
+    else:
+        return
+    print(f"larik: · {who}{' '.join(line.split())[:200]}", file=err, flush=True)
+
+
 def _on_event(ev: AgentEvent, fmt: str, outcome: _Outcome, out: IO[str], err: IO[str]) -> None:
     if ev.type is E.TURN_END:
         outcome.text = ev.text
@@ -365,6 +395,14 @@ def _on_event(ev: AgentEvent, fmt: str, outcome: _Outcome, out: IO[str], err: IO
         out.flush()
     elif fmt == "text" and ev.type is E.NOTICE and ev.level != "info":
         print(f"larik: {ev.level}: {ev.text}", file=err)
+    if ev.type is E.TOOL_END and ev.data.get("denied"):  # nobody could be asked: say how to allow
+        print(f"larik: {ev.tool_name} {_target(ev)}was not run: {ev.text}", file=err)
+
+
+def _target(ev: AgentEvent) -> str:
+    value = next((ev.tool_input.get(k) for k in ("path", "command") if ev.tool_input.get(k)), "")
+    text = " ".join(str(value).split())
+    return f"{text[:80]}{'…' if len(text) > 80 else ''} " if text else ""
 
 
 def event_json(ev: AgentEvent) -> dict[str, Any]:

@@ -377,3 +377,35 @@ def test_plan_mode_prints_the_plan_changes_nothing_and_says_how_to_carry_on(proj
         "-p", "fix add", "-m", model, "--permission-mode", "plan", "--output-format", "json"
     )
     assert json.loads(out)["plan"] == "1. Change a - b to a + b in calc.py."
+
+
+def test_a_call_denied_in_ask_mode_is_one_stderr_line_saying_how_to_allow_it(project, tmp_path):
+    model = write_script(tmp_path / "fix.json", *FIX)
+    code, out, err = larik("-p", "fix add", "-m", model)
+    assert code == 0 and out == "Fixed: add now adds.\n"
+    lines = [line for line in err.splitlines() if "was not run" in line]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("larik: edit_file calc.py was not run: permission denied")
+    assert "--permission-mode edits" in lines[0] and "'edit_file: calc.py'" in lines[0]
+
+
+def test_nothing_is_said_about_calls_that_ran(project, tmp_path):
+    model = write_script(tmp_path / "fix.json", *FIX)
+    code, _, err = larik("-p", "fix add", "-m", model, "--permission-mode", "edits")
+    assert code == 0 and "was not run" not in err and "+" not in err
+
+
+def test_verbose_prints_each_tool_call_and_model_reply_on_stderr(project, tmp_path):
+    model = write_script(tmp_path / "fix.json", *FIX)
+    code, out, err = larik("-p", "fix add", "-m", model, "--permission-mode", "edits", "--verbose")
+    assert code == 0 and out == "Fixed: add now adds.\n"  # stdout is the answer alone
+    lines = err.splitlines()
+    assert "larik: · read_file calc.py" in lines
+    assert any(line.startswith("larik: · edit_file calc.py") for line in lines)
+    assert sum("replied (" in line for line in lines) == 3
+
+
+def test_without_verbose_and_not_a_terminal_there_is_no_progress(project, tmp_path):
+    model = write_script(tmp_path / "fix.json", *FIX)
+    _, _, err = larik("-p", "fix add", "-m", model, "--permission-mode", "edits")
+    assert "larik: ·" not in err
