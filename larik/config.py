@@ -285,6 +285,18 @@ class PermissionsConfig(_Strict):
         return rules
 
 
+class SandboxConfig(_Strict):
+    """``[sandbox]``: the OS sandbox bash commands run in (bubblewrap; docs/security.md)."""
+
+    mode: Literal["workspace-write", "read-only", "off"] = "workspace-write"
+    """workspace-write: the project (and ``writable``) writable, the rest read-only; read-only:
+    nothing writable; off: no sandbox, the prompts only."""
+    network: bool = False
+    """Let sandboxed commands use the network."""
+    writable: list[str] = Field(default_factory=list)
+    """More paths sandboxed commands may write (``~`` allowed; relative to the project)."""
+
+
 def check_rule_text(text: str) -> tuple[str, str]:
     """``(tool, pattern)`` of a permission rule ``"TOOL: PATTERN"``, or ``ValueError`` naming
     what is wrong (one line). ``TOOL`` is a pattern that must name at least one tool."""
@@ -326,6 +338,8 @@ class Config(BaseModel):
     """"provider/model" (or a bare id) -> catalog entry to add or override."""
     permissions: PermissionsConfig = Field(default_factory=PermissionsConfig)
     """Tool permission mode and rules."""
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    """The OS sandbox for bash commands."""
     compact_threshold: float = Field(default=0.8, gt=0, le=1)
     """Compact the conversation when it fills this fraction of the context window."""
     max_turns: int = Field(default=100, gt=0)
@@ -457,7 +471,8 @@ def load_config(
                         + ("redirect API keys" if key == "providers" else "trust itself")
                     )
             _validate(data, project)
-        always, gated, deny = trust.split_project(data, user_mode)
+        user_sandbox = str(_table(merged.get("sandbox")).get("mode") or "workspace-write")
+        always, gated, deny = trust.split_project(data, user_mode, user_sandbox)
         if mcp_json is not None:
             gated[trust.MCP_JSON] = _read_mcp_json(mcp_json)
         config_file = project if project is not None else mcp_json
@@ -482,6 +497,12 @@ def load_config(
                 perms = _table(always.get("permissions"))
                 if "permissions.mode" in gated:
                     perms["mode"] = gated["permissions.mode"]
+                box = _table(always.get("sandbox"))
+                for key in ("mode", "network", "writable"):
+                    if f"sandbox.{key}" in gated:
+                        box[key] = gated[f"sandbox.{key}"]
+                if box:
+                    always["sandbox"] = box
                 allow = list(gated.get("permissions.allow") or [])
                 always["permissions"] = perms
                 merged = _with_servers(merged, gated.get(trust.MCP_JSON) or {})

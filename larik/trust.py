@@ -13,6 +13,9 @@ permissions.allow     ignored
 permissions.deny      always applied, added to the user's deny rules
 hooks, mcp, commands  ignored (whole tables: they run programs)
 checkpoints = false   ignored (a project must not turn off what /undo needs)
+sandbox.mode          applied only when as strict as the user's or more (read-only > workspace-write > off)
+sandbox.network       ``true`` ignored (a project may only turn the network off)
+sandbox.writable      ignored (a project must not open more of the disk to commands)
 .mcp.json             ignored (the project's MCP servers, in the format other agents share)
 trusted_projects      an error (only the user's file may name trusted folders)
 providers             an error (a project must not redirect API keys; see larik.config)
@@ -68,6 +71,9 @@ GATED: dict[str, Literal["tighten-only", "ignored", "merged"]] = {
     **{table: "ignored" for table in GATED_TABLES},
     MCP_JSON: "ignored",
     "checkpoints": "tighten-only",  # may turn them on, not off (they are how /undo works)
+    "sandbox.mode": "tighten-only",
+    "sandbox.network": "tighten-only",  # may turn it off, not on
+    "sandbox.writable": "ignored",
 }
 
 _FILE_NAME = "trust.json"
@@ -99,7 +105,7 @@ class ProjectTrust:
 
 
 def split_project(
-    data: Mapping[str, Any], user_mode: str
+    data: Mapping[str, Any], user_mode: str, user_sandbox: str = "workspace-write"
 ) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
     """Split a project file's data into what always applies and what needs trust.
 
@@ -124,13 +130,28 @@ def split_project(
         always["permissions"] = perms
     if always.get("checkpoints") is False:
         gated["checkpoints"] = always.pop("checkpoints")
+    if isinstance(data.get("sandbox"), Mapping):
+        box = dict(data["sandbox"])
+        if "mode" in box and _looser(box["mode"], user_sandbox, SANDBOX_STRICTNESS):
+            gated["sandbox.mode"] = box.pop("mode")
+        if box.get("network") is True:
+            gated["sandbox.network"] = box.pop("network")
+        if "writable" in box:
+            writable = box.pop("writable")
+            if writable:
+                gated["sandbox.writable"] = writable
+        always["sandbox"] = box
     return always, gated, deny
 
 
-def _looser(mode: Any, than: str) -> bool:
-    if mode not in MODE_STRICTNESS or than not in MODE_STRICTNESS:
+#: Sandbox modes (larik.agent.sandbox) from the strictest to the loosest.
+SANDBOX_STRICTNESS = ("read-only", "workspace-write", "off")
+
+
+def _looser(mode: Any, than: str, order: tuple[str, ...] = MODE_STRICTNESS) -> bool:
+    if mode not in order or than not in order:
         return False  # an unknown mode is left for validation to reject
-    return MODE_STRICTNESS.index(mode) > MODE_STRICTNESS.index(than)
+    return order.index(mode) > order.index(than)
 
 
 def describe(gated: Mapping[str, Any], user_mode: str) -> tuple[str, ...]:

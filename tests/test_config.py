@@ -289,10 +289,23 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
 
 
 def test_the_configuration_doc_names_every_key():
-    from larik.config import ModelOverride, PermissionsConfig, ProviderConfig, StuckConfig
+    from larik.config import (
+        ModelOverride,
+        PermissionsConfig,
+        ProviderConfig,
+        SandboxConfig,
+        StuckConfig,
+    )
 
     text = DOC.read_text()
-    for model in (Config, ProviderConfig, ModelOverride, PermissionsConfig, StuckConfig):
+    for model in (
+        Config,
+        ProviderConfig,
+        ModelOverride,
+        PermissionsConfig,
+        StuckConfig,
+        SandboxConfig,
+    ):
         for name in model.model_fields:
             documented = f"`{name}`" in text or f"`[{name}" in text  # a key or a [table]
             assert documented, f"{model.__name__}.{name} is not documented"

@@ -281,3 +281,41 @@ def test_an_untrusted_project_cannot_turn_checkpoints_off_but_may_turn_them_on(t
     write_user("checkpoints = false\n")
     make_project(tmp_path, "checkpoints = true\n")
     assert load_config(tmp_path).checkpoints is True
+
+
+# ------------------------------------------------------------------------------ [sandbox]
+
+
+def test_an_untrusted_project_cannot_loosen_the_sandbox(tmp_path):
+    make_project(
+        tmp_path,
+        '[sandbox]\nmode = "off"\nnetwork = true\nwritable = ["~", "/"]\n',
+    )
+    config = load_config(tmp_path)
+    assert config.sandbox.mode == "workspace-write"
+    assert config.sandbox.network is False
+    assert config.sandbox.writable == []
+    pt = config.project_trust
+    assert pt is not None and not pt.trusted
+    assert {a.split(" ")[0] for a in pt.asks} == {
+        "sandbox.mode",
+        "sandbox.network",
+        "sandbox.writable",
+    }
+    trusted = load_config(tmp_path, trust_project=True)
+    assert trusted.sandbox.mode == "off" and trusted.sandbox.network is True
+    assert trusted.sandbox.writable == ["~", "/"]
+
+
+def test_a_project_may_always_tighten_the_sandbox(tmp_path):
+    write_user('[sandbox]\nmode = "off"\nnetwork = true\n')
+    make_project(tmp_path, '[sandbox]\nmode = "workspace-write"\nnetwork = false\n')
+    config = load_config(tmp_path)
+    assert config.sandbox.mode == "workspace-write" and config.sandbox.network is False
+    assert config.project_trust is None
+    make_project(tmp_path, '[sandbox]\nmode = "read-only"\n')
+    assert load_config(tmp_path).sandbox.mode == "read-only"
+    # a mode looser than the user's stricter one waits for trust
+    write_user('[sandbox]\nmode = "read-only"\n')
+    make_project(tmp_path, '[sandbox]\nmode = "workspace-write"\n')
+    assert load_config(tmp_path).sandbox.mode == "read-only"

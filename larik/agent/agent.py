@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ..llm.errors import APIError, ConfigError, ContextOverflow, LarikError
 from ..llm.replay import merge_adjacent
 from ..llm.types import EFFORTS, Block, Effort, EventType, Message, Request, StopReason, Usage
-from . import compaction, images, plan, prompt
+from . import compaction, images, plan, prompt, sandbox
 from .events import AgentEvent, AgentEventType, Approver, NoticeLevel
 from .permissions import PermissionPolicy, check_mode
 from .probe import Capabilities, capabilities, probe
@@ -129,6 +129,7 @@ class Agent:
         self._ctx = ToolContext(
             root=s.root, processes=s.processes, seen=SeenFiles(), skills=s.skills
         )
+        self._ctx.sandbox = s.policy.sandbox  # what bash commands run in (sandbox.py)
         self._ctx.path_denied = s.policy.denies_path  # for the files grep and glob list
         self._runner = ToolRunner(self._tools, s.policy, self._ctx, s.tool_source)
         on = s.checkpoints and s.transcript_path is not None and s.role_label is None
@@ -178,8 +179,9 @@ class Agent:
                 return resolve(spec, config, main=in_use[0].spec if in_use else "")
 
         mode = check_mode(permission_mode or config.permissions.mode)
+        box, box_note = sandbox.for_session(config, root)
         policy = PermissionPolicy(
-            root, mode, config.permissions.allow, config.permissions.deny, approver
+            root, mode, config.permissions.allow, config.permissions.deny, approver, box
         )
         transcript, rebuilt, path = None, None, None
         if resume is not None:
@@ -207,6 +209,8 @@ class Agent:
             skills=discover_skills(root) if skills else None,
         )
         agent = cls(settings, resolved, transcript)
+        if box_note:
+            agent._notices.append(AgentEvent(E.NOTICE, text=box_note, level=NoticeLevel.WARNING))
         for problem in settings.skills.problems if settings.skills is not None else ():
             agent._notices.append(AgentEvent(E.NOTICE, text=problem, level=NoticeLevel.WARNING))
         in_use.append(agent)

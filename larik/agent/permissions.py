@@ -51,6 +51,7 @@ from ..tool_names import is_known_tool_pattern
 from . import plan, shell
 from .events import Approver, PermissionRequest
 from .paths import resolve_path
+from .sandbox import Sandbox
 from .tools import ALL_TOOLS, READ_ONLY_TOOLS, AnyTool, ToolContext
 
 __all__ = ["MODES", "PermissionPolicy", "Rule", "check_mode"]
@@ -128,8 +129,10 @@ class PermissionPolicy:
         allow: list[str] | None = None,
         deny: list[str] | None = None,
         approver: Approver | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.root = root.resolve()
+        self.sandbox = sandbox  # what bash commands run in (None: no OS sandbox)
         self.mode = check_mode(mode)
         self.allow = [Rule.parse(r, "permissions.allow") for r in allow or []]
         self.deny = [Rule.parse(r, "permissions.deny") for r in deny or []]
@@ -164,8 +167,20 @@ class PermissionPolicy:
     def decide(self, tool: AnyTool, args: Any) -> Decision:
         d = self._decide(tool, args)
         if self.mode == "plan" and d.verdict != "deny":
-            return self._plan(tool, args, d)
+            d = self._plan(tool, args, d)
+        if d.verdict != "deny" and self.leaves_sandbox(tool, args):
+            return Decision("ask", "it runs outside the OS sandbox", firm=True)
         return d
+
+    def leaves_sandbox(self, tool: AnyTool, args: Any) -> bool:
+        """Whether a call asks to run outside the sandbox: only the user may allow that (asked
+        in every mode, allow rules and hooks notwithstanding; without an Approver, denied)."""
+        return (
+            tool.kind == "exec"
+            and self.sandbox is not None
+            and self.sandbox.active
+            and getattr(args, "sandbox", True) is False
+        )
 
     def _decide(self, tool: AnyTool, args: Any) -> Decision:
         if tool.kind == "exec":
@@ -408,6 +423,11 @@ class PermissionPolicy:
             return None
         if d.verdict == "deny":
             return f"permission denied: {d.reason}"
+        if self.approver is None and self.leaves_sandbox(tool, args):
+            return (
+                "permission denied: running outside the OS sandbox needs the user's approval "
+                "and there is no one to ask (print mode); set [sandbox] in the config instead"
+            )
         if self.approver is None and self.mode == "yolo":
             return (
                 f"permission denied: {d.reason}. Write the command without that, or ask the "

@@ -291,7 +291,7 @@ def test_tool_schemas_have_the_documented_names_and_arguments():
         "edit_file": {"path", "old_string", "new_string", "replace_all"},
         "glob": {"pattern", "path"},
         "grep": {"pattern", "path", "glob"},
-        "bash": {"command", "timeout"},
+        "bash": {"command", "timeout", "sandbox"},
         "task": {"role", "prompt"},
         "skill": {"name", "file"},
     }

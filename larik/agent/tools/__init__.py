@@ -105,6 +105,7 @@ class ToolContext:
     path_denied: PathDenied | None = None
     seen: Any = None  # _seen.SeenFiles: files read, for "read it before you overwrite it"
     skills: SkillCatalog | None = None  # what the skill tool loads (larik/agent/skills.py)
+    sandbox: Any = None  # sandbox.Sandbox bash commands run in; None: none (the user's !cmd)
 
     def path(self, raw: str) -> Path:
         return resolve_path(self.root, raw).path

@@ -6,6 +6,10 @@ comes while the shell is still being started. Output (stdout and stderr together
 with the *tail* kept, since that is where errors are; the exit code is always reported.
 Background processes that keep the output open are stopped shortly after the shell exits.
 
+When the session has an OS sandbox (``ctx.sandbox``, :mod:`larik.agent.sandbox`) the command
+runs inside bubblewrap; a failure that looks like the sandbox's doing says so in the result.
+``sandbox: false`` runs it outside — the permission policy asks the user for that, always.
+
 Commands do not see credentials (:func:`child_env`): the variables Larik's providers read their
 keys from (each registered provider's ``credential_env_names``) and, as Codex's default shell
 environment policy does, every variable whose name contains KEY, SECRET, TOKEN or PASSWORD
@@ -26,6 +30,7 @@ from typing import IO
 
 from pydantic import Field
 
+from ..sandbox import Sandbox
 from . import ToolArgs, ToolContext, ToolResult
 
 NAME = "bash"
@@ -47,6 +52,11 @@ class Args(ToolArgs):
     command: str = Field(description="The command, run with bash -c.")
     timeout: float = Field(
         DEFAULT_TIMEOUT, gt=0, le=MAX_TIMEOUT, description="Seconds before it is killed."
+    )
+    sandbox: bool = Field(
+        True,
+        description="false runs the command outside the OS sandbox; only after the user "
+        "approves. Use it only when a command failed because of the sandbox.",
     )
 
 
@@ -132,7 +142,8 @@ def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 async def run(args: Args, ctx: ToolContext) -> ToolResult:
-    proc = _spawn(args.command, ctx.root)
+    box = ctx.sandbox if ctx.sandbox is not None and ctx.sandbox.active and args.sandbox else None
+    proc = _spawn(args.command, ctx.root, box)
     pgid = proc.pid  # a new session: its leader's pid is the group id
     token = start_token(pgid)
     ctx.processes[pgid] = token  # known before the first await: an interrupt can always kill it
@@ -163,15 +174,16 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
         if not reader.done():
             reader.cancel()
         ctx.processes.pop(pgid, None)
-    return _result(args, proc.returncode, tail, timed_out, stray)
+    return _result(args, proc.returncode, tail, timed_out, stray, box)
 
 
-def _spawn(command: str, cwd: Path) -> subprocess.Popen[bytes]:
+def _spawn(command: str, cwd: Path, box: Sandbox | None = None) -> subprocess.Popen[bytes]:
     """``bash -c command`` started in a new session, synchronously: its pid is known before
     anything can interrupt the start (asyncio's own start, interrupted, kills only the shell
     and leaves what it already started running)."""
+    argv = ["bash", "-c", command]
     return subprocess.Popen(
-        ["bash", "-c", command],
+        box.wrap(argv, cwd) if box is not None else argv,
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -217,7 +229,14 @@ async def _read(pipe: IO[bytes], tail: _Tail) -> None:
         pipe.close()
 
 
-def _result(args: Args, code: int | None, tail: _Tail, timed_out: bool, stray: bool) -> ToolResult:
+def _result(
+    args: Args,
+    code: int | None,
+    tail: _Tail,
+    timed_out: bool,
+    stray: bool,
+    box: Sandbox | None = None,
+) -> ToolResult:
     out = tail.text()
     parts = []
     if tail.dropped:
@@ -233,8 +252,10 @@ def _result(args: Args, code: int | None, tail: _Tail, timed_out: bool, stray: b
     if code is not None and code < 0:
         parts.append(f"[killed by signal {-code}]")
     parts.append(f"[exit code {exit_code}]")
+    if box is not None and not timed_out and (why := box.explain(out, exit_code)):
+        parts.append(why)
     return ToolResult(
         "\n".join(parts),
         is_error=timed_out,
-        data={"exit_code": exit_code, "timed_out": timed_out},
+        data={"exit_code": exit_code, "timed_out": timed_out, "sandboxed": box is not None},
     )

@@ -1,0 +1,165 @@
+"""The OS sandbox the bash tool runs commands in: bubblewrap (``bwrap``) on Linux.
+
+``[sandbox] mode``:
+
+- ``workspace-write`` (default): the project root and ``writable`` paths are writable, the rest
+  of the file system is read-only; ``/tmp`` is a private, empty tmpfs (the host's ``/tmp`` is
+  not written unless listed in ``writable``).
+- ``read-only``: nothing of the host is writable (a private ``/tmp`` still is).
+- ``off``: commands run as they are, guarded by the permission prompts only.
+
+In both sandboxed modes the secrets in ``$HOME`` (:data:`HIDDEN_HOME`) and Larik's own config
+and state folders are covered with an empty tmpfs (files: with ``/dev/null``), and the network
+is cut (``--unshare-net``: only a private loopback) unless ``network = true``.
+
+Where bwrap is missing or cannot start (user namespaces switched off), :func:`probe` says why
+and the caller falls back to the prompts, saying so once. We use bwrap rather than hand-written
+namespace code: it is what Flatpak runs on and what Codex and Claude Code use on Linux.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+Mode = Literal["workspace-write", "read-only", "off"]
+
+#: Paths under ``$HOME`` a sandboxed command must not see: keys and cloud credentials.
+HIDDEN_HOME = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".git-credentials",
+    ".config/gh",
+    ".pypirc",
+    ".npmrc",
+)
+
+#: Output that a sandbox refusal produces (checked only when a sandboxed command failed).
+REFUSAL = re.compile(
+    r"Read-only file system|Permission denied|Operation not permitted|Network is unreachable"
+    r"|Could not resolve host|Temporary failure in name resolution|Name or service not known"
+    r"|No address associated with hostname|getaddrinfo failed|Connection refused",
+)
+
+
+@functools.cache
+def probe() -> str:
+    """"" when bwrap can run a sandbox here, else why not (one line)."""
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return "bubblewrap (bwrap) is not installed"
+    try:
+        done = subprocess.run(
+            [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "true"],
+            capture_output=True,
+            timeout=10,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"bwrap cannot start: {e}"
+    if done.returncode != 0:
+        err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"bwrap cannot start: {err[-1] if err else f'exit code {done.returncode}'}"
+    return ""
+
+
+def hidden_paths(home: Path | None = None) -> list[Path]:
+    """What a sandboxed command must not see: :data:`HIDDEN_HOME` and Larik's config and state."""
+    from ..config import state_dir, user_config_path
+
+    home = home or Path(os.environ.get("HOME") or Path.home())
+    return [home / p for p in HIDDEN_HOME] + [user_config_path().parent, state_dir()]
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """How commands run: ``mode``, ``network``, extra ``writable`` paths (absolute)."""
+
+    mode: Mode = "workspace-write"
+    network: bool = False
+    writable: tuple[Path, ...] = ()
+
+    @property
+    def active(self) -> bool:
+        return self.mode != "off"
+
+    def wrap(self, argv: list[str], root: Path) -> list[str]:
+        """``argv`` as a bwrap command line for a command run in ``root``."""
+        root = root.resolve()
+        out = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        out += ["--tmpfs", "/tmp"]
+        if self.mode == "workspace-write":
+            for path in (root, *self.writable):
+                if path.exists():
+                    out += ["--bind", str(path), str(path)]
+        elif root.is_relative_to("/tmp"):
+            out += ["--ro-bind", str(root), str(root)]  # back after the private /tmp covered it
+        for path in hidden_paths():
+            out += _hide(path, root, self.writable)
+        if not self.network:
+            out.append("--unshare-net")
+        out += ["--die-with-parent", "--chdir", str(root), "--", *argv]
+        return out
+
+    def explain(self, output: str, exit_code: int) -> str:
+        """A line for a failed command whose output looks like a sandbox refusal, else ""."""
+        if not self.active or exit_code == 0 or not REFUSAL.search(output):
+            return ""
+        what = [f"mode {self.mode}"] + ([] if self.network else ["network off"])
+        return (
+            f"[this may be the sandbox ({', '.join(what)}): outside the project the file "
+            "system is read-only and secrets in $HOME are hidden. If the command needs more, "
+            "run it again with sandbox: false — the user is asked to approve that]"
+        )
+
+
+def _hide(path: Path, root: Path, writable: Iterable[Path]) -> list[str]:
+    """bwrap arguments covering ``path`` (none when it does not exist, or when it holds the
+    project or a writable path: hiding those would break the command)."""
+    try:
+        real = path.resolve()
+        if not real.exists():
+            return []
+    except OSError:
+        return []
+    for keep in (root, *writable):
+        if keep.is_relative_to(real):
+            return []
+    if real.is_dir():
+        return ["--tmpfs", str(real)]
+    return ["--ro-bind", "/dev/null", str(real)]
+
+
+def from_config(mode: Mode, network: bool, writable: Iterable[str], root: Path) -> Sandbox:
+    """The sandbox ``[sandbox]`` asks for; ``writable`` entries may use ``~`` or be relative
+    to ``root``."""
+    paths = tuple((root / Path(p).expanduser()).resolve() for p in writable)
+    return Sandbox(mode=mode, network=network, writable=paths)
+
+
+def for_session(config: object, root: Path) -> tuple[Sandbox | None, str]:
+    """The session's sandbox from ``config.sandbox``, and a notice to show once: "" when it
+    runs as configured, else why commands run unsandboxed (guarded by the prompts only)."""
+    cfg = getattr(config, "sandbox", None)
+    if cfg is None or cfg.mode == "off":
+        return None, ""
+    why = probe()
+    if why:
+        return None, (
+            f"no OS sandbox: {why}; commands run unsandboxed, guarded by the permission prompts "
+            "only (docs/security.md)"
+        )
+    return from_config(cfg.mode, cfg.network, cfg.writable, root), ""

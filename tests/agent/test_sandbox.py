@@ -1,0 +1,248 @@
+"""The OS sandbox (bubblewrap) against what a confused model or a hostile repository's script
+tries: writing outside the project, reading the user's keys, reaching the network.
+
+These run real bwrap. Without it they are skipped — except in CI (``LARIK_CI=1``, set by
+``.ci/run``, which installs bubblewrap), where a missing sandbox fails."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from larik.agent import sandbox as sb
+from larik.agent.events import Approval
+from larik.agent.permissions import PermissionPolicy
+from larik.agent.tools import ToolContext, get_tool
+from larik.agent.tools import bash as bash_tool
+from larik.config import state_dir, user_config_path
+
+SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- sk-SECRET-do-not-leak"
+
+
+@pytest.fixture(autouse=True)
+def _needs_bwrap() -> None:
+    why = sb.probe()
+    if why:
+        if os.environ.get("LARIK_CI"):
+            pytest.fail(f"CI must test the sandbox, but {why}")
+        pytest.skip(f"no OS sandbox here: {why}")
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A host folder outside /tmp and outside the project (the sandbox's private /tmp would
+    hide a /tmp one anyway, proving nothing)."""
+    path = Path(tempfile.mkdtemp(prefix=".sbx-outside-", dir=Path(__file__).parent))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def home(monkeypatch, outside) -> Path:
+    """A fake $HOME with keys in it, outside /tmp (see ``outside``)."""
+    home = outside / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text(SECRET)
+    (home / ".aws").mkdir()
+    (home / ".aws" / "credentials").write_text(SECRET)
+    (home / ".config" / "gcloud").mkdir(parents=True)
+    (home / ".config" / "gcloud" / "creds.json").write_text(SECRET)
+    (home / ".netrc").write_text(SECRET)
+    (home / "notes.txt").write_text("ordinary file")
+    monkeypatch.setenv("HOME", str(home))
+    for larik_dir in (user_config_path().parent, state_dir()):
+        larik_dir.mkdir(parents=True, exist_ok=True)
+        (larik_dir / "secret.toml").write_text(SECRET)
+    return home
+
+
+def run(
+    root: Path, command: str, box: sb.Sandbox | None, *, sandbox: bool = True
+) -> tuple[str, dict]:
+    args = bash_tool.Args(command=command, sandbox=sandbox)
+    result = asyncio.run(bash_tool.run(args, ToolContext(root=root, sandbox=box)))
+    return result.content, result.data
+
+
+def test_the_project_is_writable_and_outside_it_is_read_only(tmp_path, outside):
+    project = tmp_path / "proj"
+    project.mkdir()
+    out, data = run(project, f"echo ok > made.txt && echo bad > {outside}/evil.txt", sb.Sandbox())
+    assert (project / "made.txt").read_text() == "ok\n"
+    assert not (outside / "evil.txt").exists()
+    assert "Read-only file system" in out and data["exit_code"] != 0
+    assert "this may be the sandbox" in out  # the result says why
+    # the same command without a sandbox really writes there: the refusal was the sandbox's
+    run(project, f"echo bad > {outside}/evil.txt", None)
+    assert (outside / "evil.txt").exists()
+
+
+def test_the_hosts_tmp_is_not_written(tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    out, _ = run(
+        project,
+        f"echo x > {tmp_path}/evil.txt; echo y > /tmp/scratch-$$ && echo wrote",
+        sb.Sandbox(),
+    )
+    assert not (tmp_path / "evil.txt").exists()
+    assert "wrote" in out  # a private /tmp: tools that need scratch space still work
+
+
+def test_extra_writable_paths_are_writable(tmp_path, outside):
+    project = tmp_path / "proj"
+    project.mkdir()
+    box = sb.from_config("workspace-write", False, [str(outside)], project)
+    run(project, f"echo ok > {outside}/allowed.txt", box)
+    assert (outside / "allowed.txt").read_text() == "ok\n"
+
+
+def test_read_only_mode_writes_nothing(tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    out, data = run(project, "echo x > made.txt", sb.Sandbox(mode="read-only"))
+    assert not (project / "made.txt").exists()
+    assert data["exit_code"] != 0 and "Read-only file system" in out
+
+
+def test_secrets_in_home_and_larik_state_are_invisible(home):
+    project = home / "src" / "proj"
+    project.mkdir(parents=True)
+    box = sb.from_config("workspace-write", False, [str(home)], project)  # $HOME itself visible
+    secrets = [
+        "~/.ssh/id_rsa",
+        "~/.aws/credentials",
+        "~/.config/gcloud/creds.json",
+        "~/.netrc",
+        str(user_config_path().parent / "secret.toml"),
+        str(state_dir() / "secret.toml"),
+    ]
+    out, _ = run(project, "cat ~/notes.txt; " + "; ".join(f"cat {s}" for s in secrets), box)
+    assert "ordinary file" in out  # the home folder is there...
+    assert "sk-SECRET" not in out  # ...its keys are not
+    out, _ = run(project, "ls -a ~/.ssh ~/.aws; cp ~/.ssh/id_rsa ./stolen", box)
+    assert "credentials" not in out and "\nid_rsa" not in out  # not even listed
+    assert not (project / "stolen").exists()
+
+
+def _listener() -> tuple[socket.socket, int]:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)  # connections complete in the backlog: no accept needed
+    return server, server.getsockname()[1]
+
+
+CONNECT = 'python3 -c \'import socket,sys; socket.create_connection(("127.0.0.1", {port}), 3); print("CONNECTED")\''
+
+
+def test_the_network_is_off_unless_allowed(tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    server, port = _listener()
+    with server:
+        out, data = run(project, CONNECT.format(port=port), sb.Sandbox())
+        assert "CONNECTED" not in out and data["exit_code"] != 0
+        assert "this may be the sandbox" in out and "network off" in out
+        out, _ = run(project, CONNECT.format(port=port), sb.Sandbox(network=True))
+        assert "CONNECTED" in out  # the same call with the network allowed gets through
+
+
+def test_a_command_killed_in_the_sandbox_leaves_no_process(tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    args = bash_tool.Args(command="sleep 300 & sleep 300; echo never", timeout=1)
+    ctx = ToolContext(root=project, sandbox=sb.Sandbox())
+    result = asyncio.run(bash_tool.run(args, ctx))
+    assert result.data["timed_out"]
+    assert not ctx.processes
+    # no process of that group survives
+    alive = [
+        p
+        for p in Path("/proc").iterdir()
+        if p.name.isdigit() and _cmd(p) == "sleep\x00300\x00" and _in(p, project)
+    ]
+    assert not alive
+
+
+def _cmd(p: Path) -> str:
+    try:
+        return (p / "cmdline").read_text()
+    except OSError:
+        return ""
+
+
+def _in(p: Path, project: Path) -> bool:
+    try:
+        return os.readlink(p / "cwd") == str(project.resolve())
+    except OSError:
+        return False
+
+
+# ------------------------------------------------------------------------ leaving the sandbox
+
+
+def test_only_the_user_can_let_a_command_out_of_the_sandbox(tmp_path, outside):
+    project = tmp_path / "proj"
+    project.mkdir()
+    tool = get_tool("bash")
+    args = bash_tool.Args(command=f"echo x > {outside}/out.txt", sandbox=False)
+    for mode in ("ask", "edits", "yolo"):
+        policy = PermissionPolicy(project, mode, allow=["bash: *"], sandbox=sb.Sandbox())
+        d = policy.decide(tool, args)
+        assert d.verdict == "ask" and d.firm, mode  # allow rules and yolo do not let it out
+        # print mode: no one to ask, so never
+        why = asyncio.run(policy.check(tool, args, {}, ToolContext(root=project)))
+        assert why is not None and "outside the OS sandbox" in why, mode
+    # plan mode still refuses a write, sandbox or not
+    plan = PermissionPolicy(project, "plan", sandbox=sb.Sandbox())
+    assert plan.decide(tool, args).verdict == "deny"
+    # the sandboxed call itself is decided as usual
+    inside = bash_tool.Args(command="ls")
+    assert (
+        PermissionPolicy(project, "yolo", sandbox=sb.Sandbox()).decide(tool, inside).verdict
+        == "allow"
+    )
+    # without a sandbox, sandbox: false changes nothing
+    assert PermissionPolicy(project, "yolo").decide(tool, args).verdict == "allow"
+
+
+def test_the_user_approves_a_rerun_outside_the_sandbox(tmp_path, outside):
+    project = tmp_path / "proj"
+    project.mkdir()
+    tool = get_tool("bash")
+    asked = []
+
+    async def approver(req):
+        asked.append(req)
+        return Approval(allow=True)
+
+    box = sb.Sandbox()
+    policy = PermissionPolicy(project, "yolo", approver=approver, sandbox=box)
+    args = bash_tool.Args(command=f"echo x > {outside}/out.txt", sandbox=False)
+    ctx = ToolContext(root=project, sandbox=box)
+    assert asyncio.run(policy.check(tool, args, {}, ctx)) is None
+    assert len(asked) == 1  # asked even in yolo mode
+    result = asyncio.run(bash_tool.run(args, ctx))
+    assert (outside / "out.txt").exists() and not result.data["sandboxed"]
+
+
+# ------------------------------------------------------------------------ where there is none
+
+
+def test_no_sandbox_is_said_once_and_commands_fall_back_to_prompts(monkeypatch, tmp_path):
+    from larik.config import Config
+
+    monkeypatch.setattr(sb, "probe", lambda: "bubblewrap (bwrap) is not installed")
+    box, note = sb.for_session(Config(), tmp_path)
+    assert box is None and "bwrap" in note and "prompts" in note
+    box, note = sb.for_session(Config(sandbox={"mode": "off"}), tmp_path)
+    assert box is None and note == ""  # turned off on purpose: nothing to say
