@@ -209,9 +209,8 @@ class Agent:
             skills=discover_skills(root) if skills else None,
         )
         agent = cls(settings, resolved, transcript)
-        if box_note:
-            agent._notices.append(AgentEvent(E.NOTICE, text=box_note, level=NoticeLevel.WARNING))
-        for problem in settings.skills.problems if settings.skills is not None else ():
+        skill_problems = settings.skills.problems if settings.skills is not None else ()
+        for problem in [box_note] * bool(box_note) + list(skill_problems):  # said once
             agent._notices.append(AgentEvent(E.NOTICE, text=problem, level=NoticeLevel.WARNING))
         in_use.append(agent)
         if rebuilt is not None:

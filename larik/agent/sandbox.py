@@ -57,13 +57,24 @@ REFUSAL = re.compile(
 
 @functools.cache
 def probe() -> str:
-    """"" when bwrap can run a sandbox here, else why not (one line)."""
+    """ "" when bwrap can run a sandbox here, else why not (one line)."""
     exe = shutil.which("bwrap")
     if exe is None:
         return "bubblewrap (bwrap) is not installed"
     try:
         done = subprocess.run(
-            [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "true"],
+            [
+                exe,
+                "--ro-bind",
+                "/",
+                "/",
+                "--dev",
+                "/dev",
+                "--proc",
+                "/proc",
+                "--unshare-net",
+                "true",
+            ],
             capture_output=True,
             timeout=10,
             stdin=subprocess.DEVNULL,
