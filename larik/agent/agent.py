@@ -179,7 +179,7 @@ class Agent:
                 return resolve(spec, config, main=in_use[0].spec if in_use else "")
 
         mode = check_mode(permission_mode or config.permissions.mode)
-        box, box_note = sandbox.for_session(config, root)
+        box, box_notes = sandbox.for_session(config, root)
         policy = PermissionPolicy(
             root, mode, config.permissions.allow, config.permissions.deny, approver, box
         )
@@ -209,8 +209,7 @@ class Agent:
             skills=discover_skills(root) if skills else None,
         )
         agent = cls(settings, resolved, transcript)
-        skill_problems = settings.skills.problems if settings.skills is not None else ()
-        for problem in [box_note] * bool(box_note) + list(skill_problems):  # said once
+        for problem in [*box_notes, *getattr(settings.skills, "problems", ())]:  # None: no skills
             agent._notices.append(AgentEvent(E.NOTICE, text=problem, level=NoticeLevel.WARNING))
         in_use.append(agent)
         if rebuilt is not None:

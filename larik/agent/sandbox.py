@@ -161,16 +161,16 @@ def from_config(mode: Mode, network: bool, writable: Iterable[str], root: Path) 
     return Sandbox(mode=mode, network=network, writable=paths)
 
 
-def for_session(config: object, root: Path) -> tuple[Sandbox | None, str]:
-    """The session's sandbox from ``config.sandbox``, and a notice to show once: "" when it
-    runs as configured, else why commands run unsandboxed (guarded by the prompts only)."""
+def for_session(config: object, root: Path) -> tuple[Sandbox | None, list[str]]:
+    """The session's sandbox from ``config.sandbox``, and the notice to show once: none when
+    it runs as configured, else why commands run unsandboxed (guarded by the prompts only)."""
     cfg = getattr(config, "sandbox", None)
     if cfg is None or cfg.mode == "off":
-        return None, ""
+        return None, []
     why = probe()
     if why:
-        return None, (
+        return None, [
             f"no OS sandbox: {why}; commands run unsandboxed, guarded by the permission prompts "
             "only (docs/security.md)"
-        )
-    return from_config(cfg.mode, cfg.network, cfg.writable, root), ""
+        ]
+    return from_config(cfg.mode, cfg.network, cfg.writable, root), []

@@ -243,6 +243,6 @@ def test_no_sandbox_is_said_once_and_commands_fall_back_to_prompts(monkeypatch, 
 
     monkeypatch.setattr(sb, "probe", lambda: "bubblewrap (bwrap) is not installed")
     box, note = sb.for_session(Config(), tmp_path)
-    assert box is None and "bwrap" in note and "prompts" in note
+    assert box is None and len(note) == 1 and "bwrap" in note[0] and "prompts" in note[0]
     box, note = sb.for_session(Config(sandbox={"mode": "off"}), tmp_path)
-    assert box is None and note == ""  # turned off on purpose: nothing to say
+    assert box is None and note == []  # turned off on purpose: nothing to say
