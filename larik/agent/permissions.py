@@ -447,10 +447,13 @@ class PermissionPolicy:
                 f"with {self._how_to_allow(tool, args)}."
             )
         rules, label = self.always_rules(tool, args)
+        out = self.leaves_sandbox(tool, args)
+        if out:
+            rules, label = [], ""  # asked each time: no "allow always" to leave the sandbox
         req = PermissionRequest(
             tool_name=tool.name,
             tool_input=tool_input,
-            summary=f"{tool.name}: {tool.summary(args)}",
+            summary=f"{tool.name}{' OUTSIDE the OS sandbox' if out else ''}: {tool.summary(args)}",
             diff=await tool.preview(args, ctx),
             always=label,
         )

@@ -231,6 +231,7 @@ def test_the_user_approves_a_rerun_outside_the_sandbox(tmp_path, outside):
     ctx = ToolContext(root=project, sandbox=box)
     assert asyncio.run(policy.check(tool, args, {}, ctx)) is None
     assert len(asked) == 1  # asked even in yolo mode
+    assert "OUTSIDE the OS sandbox" in asked[0].summary and asked[0].always == ""
     result = asyncio.run(bash_tool.run(args, ctx))
     assert (outside / "out.txt").exists() and not result.data["sandboxed"]
 
