@@ -606,10 +606,9 @@ async def test_one_discovery_tells_who_is_up_and_what_they_serve(loopback, monke
 
 
 def test_the_routing_package_keeps_every_public_name_and_its_light_parts_stay_light():
+    import pkgutil
     import subprocess
     import sys
-
-    import pkgutil
 
     parts = {m.name for m in pkgutil.iter_modules(routing.__path__)}
     assert not parts & set(routing.__all__), "a submodule would shadow a public name"
