@@ -32,6 +32,7 @@ from typing import IO, Any
 
 from .agent.events import AgentEvent, AgentEventType
 from .llm.errors import ConfigError, LarikError, ResolveError
+from .llm.secrets import MaskingWriter
 from .llm.types import EFFORTS, StopReason
 
 __all__ = ["OUTPUT_FORMATS", "STOP_SIGNALS", "PrintOptions", "event_json", "run_print", "utf8_text"]
@@ -142,7 +143,8 @@ def run_print(
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
 ) -> int:
-    out, err = stdout or sys.stdout, stderr or sys.stderr
+    raw_out = stdout or sys.stdout
+    out, err = MaskingWriter(raw_out), MaskingWriter(stderr or sys.stderr)  # keys masked
     with _StopSignals() as signals:
         try:
             prompt = _check(opts, stdin or sys.stdin, err)
@@ -161,7 +163,7 @@ def run_print(
             outcome = _Outcome(stop=signals.stop_reason)
             return _stopped(opts, signals.agent, outcome, signals, out, err)
         except BrokenPipeError:
-            if out is sys.stdout:  # nothing more can reach the reader; keep exit's flush quiet
+            if raw_out is sys.stdout:  # nothing more can reach the reader; keep exit's flush quiet
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return EXIT_PIPE_CLOSED
 

@@ -82,6 +82,15 @@ def _fresh_cooldowns() -> Iterator[None]:
     cooldowns.clear()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_secrets() -> Iterator[None]:
+    from larik.llm.secrets import forget_all
+
+    forget_all()
+    yield
+    forget_all()
+
+
 @pytest.fixture
 def loopback() -> Iterator[LoopbackServer]:
     server = LoopbackServer().start()

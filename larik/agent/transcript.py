@@ -36,6 +36,7 @@ from pydantic import ValidationError
 
 from .. import __version__
 from ..llm.errors import LarikError
+from ..llm.secrets import mask
 from ..llm.types import Message
 
 __all__ = [
@@ -150,6 +151,7 @@ class Transcript:
         self._write_line('{"kind":"message","message":' + message.model_dump_json() + "}")
 
     def _write_line(self, line: str) -> None:
+        line = mask(line)  # no key Larik knows is ever written down
         if "\n" in line:  # json.dumps never emits raw newlines; guard against misuse
             raise ValueError("a transcript record must be one line")
         self._fh.write(line + "\n")

@@ -41,7 +41,7 @@ from .net import is_loopback_url, validate_base_url
 if TYPE_CHECKING:
     from ..config import Config, ProviderConfig
 
-__all__ = ["Endpoint", "is_local", "kind_of", "resolve_endpoint"]
+__all__ = ["Endpoint", "is_local", "kind_of", "remember_known", "resolve_endpoint"]
 
 _EMPTY: Mapping[str, str] = MappingProxyType({})
 
@@ -115,6 +115,27 @@ def resolve_endpoint(
         key_required=required,
         headers=headers,
     )
+
+
+def remember_known(
+    config: Config | None = None, *, environ: Mapping[str, str] | None = None
+) -> None:
+    """Record every key Larik could read (see :mod:`larik.llm.secrets`): the values of the
+    variables registered providers and kinds declare, and the config's keys and headers."""
+    from .secrets import remember
+
+    env = os.environ if environ is None else environ
+    names: set[str] = set()
+    for name in registry.names():
+        spec = registry.get(name)
+        names.update(spec.credential_env_names if spec is not None else ())
+    for entry in registry.kinds():
+        names.update((*entry.credential_env_names, *entry.optional_key_env))
+    values: list[str] = []
+    for pc in config.providers.values() if config is not None else ():
+        names.update((pc.api_key_env,) if pc.api_key_env else ())
+        values.extend((pc.api_key, *pc.headers.values()))
+    remember(*values, *(env.get(n, "") for n in sorted(names)))
 
 
 def kind_of(name: str, config: Config | None = None) -> str:

@@ -14,12 +14,15 @@
         └── StreamTimeout          no first chunk / no chunk between chunks in time (retryable)
 
 Messages never contain keys, auth headers or prompt text: adapters build them from the
-status, the vendor's error *type* and a short vendor message passed through ``redact``.
+status, the vendor's error *type* and a short vendor message passed through ``redact``, which
+masks every key Larik knows by value (whatever its format) and credential-shaped text.
 """
 
 from __future__ import annotations
 
 import re
+
+from .secrets import mask
 
 __all__ = [
     "APIError",
@@ -140,7 +143,9 @@ def unsupported_input(message: str) -> str:
 
 
 def redact(text: str) -> str:
-    """Strip anything that looks like a credential from a vendor message."""
+    """Strip every key Larik knows (by value, ``larik.llm.secrets``) and anything that looks
+    like a credential from a vendor message."""
+    text = mask(text)
     for pat in _SECRET_PATTERNS:
         text = pat.sub(_mask, text)
     return text

@@ -1,15 +1,22 @@
 """Secrets Larik knows, masked by value wherever text leaves the process.
 
-``remember(*values)`` records a key or header value (``resolve_endpoint`` records every one it
-resolves); ``mask(text)`` replaces each recorded value in ``text`` with ``***``. Values shorter
-than :data:`MIN_LENGTH` are not recorded: masking ``"k"`` everywhere would garble every message.
+``remember(*values)`` records a key or header value: ``resolve_endpoint`` records the key and
+headers of every provider it resolves, and ``remember_known`` (called by each ``resolve``) every
+key Larik could read — the variables the registered providers and kinds declare, each
+``api_key_env`` and ``api_key`` and header value of the config. ``mask(text)`` replaces each
+recorded value (and its JSON-escaped form) with ``***``. It runs where text leaves the process:
+every provider error (``errors.redact``), the transcript writer, print mode's stdout and stderr
+(``MaskingWriter``). Values shorter than :data:`MIN_LENGTH` are not recorded: masking ``"k"``
+everywhere would garble every message.
 """
 
 from __future__ import annotations
 
+import json
 import threading
+from typing import Any
 
-__all__ = ["MIN_LENGTH", "forget_all", "mask", "remember"]
+__all__ = ["MIN_LENGTH", "MaskingWriter", "forget_all", "mask", "remember"]
 
 MIN_LENGTH = 8
 MASK = "***"
@@ -22,7 +29,9 @@ _ordered: tuple[str, ...] = ()
 def remember(*values: str | None) -> None:
     """Record secret values (None, empty and short values are ignored)."""
     global _values, _ordered
-    new = {v.strip() for v in values if v and len(v.strip()) >= MIN_LENGTH} - _values
+    new = {v.strip() for v in values if v and len(v.strip()) >= MIN_LENGTH}
+    new |= {json.dumps(v)[1:-1] for v in new}  # as it stands inside a JSON string
+    new -= _values
     if not new:
         return
     with _lock:
@@ -43,3 +52,16 @@ def forget_all() -> None:
     global _values, _ordered
     with _lock:
         _values, _ordered = frozenset(), ()
+
+
+class MaskingWriter:
+    """A text stream whose every write is masked (print mode's stdout and stderr)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(mask(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..config import Config, RoutingSnapshot, load_config
+from ..llm.endpoint import remember_known
 from ..llm.errors import ConfigError, ResolveError
 from .build import CHAIN_RETRY_ATTEMPTS, RETRY_ATTEMPTS, build_provider, wrap
 from .providers import api_key_for
@@ -97,6 +98,7 @@ def resolve(spec: str = "", config: Config | None = None, *, main: str = "") -> 
     from ..llm.fallback import Candidate, with_fallback
 
     config = config if config is not None else load_config()
+    remember_known(config)  # every key it could read is masked wherever text leaves Larik
     snap = config.routing()
     if main.strip():
         snap = replace(snap, model=main.strip())

@@ -405,3 +405,14 @@ SCENARIOS += [
     scenario_context_overflow_in_any_vendors_words,
     scenario_a_malformed_stored_tool_call_is_sent_as_written,
 ]
+
+
+async def scenario_a_key_echoed_in_an_error_body_is_masked(kit: Kit, server: LoopbackServer):
+    """Whatever its format: a server repeating the key back never gets it into a message."""
+    server.add(kit.error_body(400, "Incorrect API key provided: dummy-key (see dummy-key)"))
+    with pytest.raises(APIError) as ei:
+        await drain(kit.make(server.url), request(kit))
+    assert "dummy-key" not in str(ei.value) and "***" in str(ei.value)
+
+
+SCENARIOS.append(scenario_a_key_echoed_in_an_error_body_is_masked)
