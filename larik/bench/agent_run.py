@@ -17,6 +17,7 @@ from ..config import Config
 from ..llm.errors import APIError, LarikError
 from ..llm.types import StopReason
 from .runner import AgentOutcome, RunAgent
+from .suite import retry_prompt
 from .tasks import Task
 
 __all__ = ["make_agent_runner", "tool_warnings"]
@@ -34,7 +35,6 @@ def make_agent_runner(
 
     async def run(task: Task, workdir: Path, spec: str, outcome: AgentOutcome) -> None:
         from ..agent.agent import Agent
-        from ..agent.events import AgentEventType as T
 
         transcripts.mkdir(parents=True, exist_ok=True)
         try:
@@ -53,28 +53,44 @@ def make_agent_runner(
             outcome.error = str(e)
             return
         try:
-            async for ev in agent.run_turn(task.spec.prompt):
-                if ev.type is T.USAGE and ev.usage is not None:
-                    if ev.subagent:
-                        outcome.subagent_turns += 1
-                    else:
-                        outcome.turns += 1
-                    outcome.usage = outcome.usage + ev.usage
-                    if ev.cost is not None:
-                        outcome.cost = (outcome.cost or 0.0) + ev.cost
-                elif ev.type is T.ERROR:
-                    outcome.error, outcome.stop = ev.text, "error"
-                elif ev.type is T.TOOL_END and ev.data.get("bad_call"):
-                    outcome.bad_calls += 1
-                elif ev.type is T.TURN_END:
-                    outcome.turn_limit = ev.stop_reason is StopReason.MAX_TURNS
-                    outcome.stop = str(ev.stop_reason or "")
+            prompt = task.spec.prompt
+            for attempt in range(task.spec.tries):
+                outcome.tries = attempt + 1
+                await _turn(agent, prompt, outcome)
+                last = attempt + 1 == task.spec.tries
+                if last or outcome.midcheck is None or outcome.error or outcome.turn_limit:
+                    break
+                check = await outcome.midcheck()  # lays the tests in, as Aider's harness does
+                if check.passed:
+                    break
+                prompt = retry_prompt(task, check.output)
         except APIError as e:
             outcome.error = str(e)
         finally:
             await agent.close()
 
     return run
+
+
+async def _turn(agent: Any, prompt: str, outcome: AgentOutcome) -> None:
+    from ..agent.events import AgentEventType as T
+
+    async for ev in agent.run_turn(prompt):
+        if ev.type is T.USAGE and ev.usage is not None:
+            if ev.subagent:
+                outcome.subagent_turns += 1
+            else:
+                outcome.turns += 1
+            outcome.usage = outcome.usage + ev.usage
+            if ev.cost is not None:
+                outcome.cost = (outcome.cost or 0.0) + ev.cost
+        elif ev.type is T.ERROR:
+            outcome.error, outcome.stop = ev.text, "error"
+        elif ev.type is T.TOOL_END and ev.data.get("bad_call"):
+            outcome.bad_calls += 1
+        elif ev.type is T.TURN_END:
+            outcome.turn_limit = ev.stop_reason is StopReason.MAX_TURNS
+            outcome.stop = str(ev.stop_reason or "")
 
 
 async def tool_warnings(

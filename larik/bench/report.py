@@ -17,6 +17,7 @@ __all__ = [
     "render_report",
     "render_summary",
     "summarize",
+    "summary_json",
 ]
 
 
@@ -25,6 +26,9 @@ class ModelSummary:
     model: str
     runs: int = 0
     passes: int = 0
+    first_passes: int = 0  # passed on the first try (Aider's pass_rate_1)
+    malformed: int = 0  # runs with at least one tool call the harness could not use
+    two_tries: bool = False  # some task gave a second try: pass_rate_1 differs from the final
     repeat_rates: list[float] = field(default_factory=list)  # pass rate of each repeat
     total_cost: float | None = None
     median_wall: float = 0.0
@@ -38,6 +42,15 @@ class ModelSummary:
     @property
     def pass_rate(self) -> float:
         return self.passes / self.runs if self.runs else 0.0
+
+    @property
+    def pass_rate_1(self) -> float:
+        return self.first_passes / self.runs if self.runs else 0.0
+
+    @property
+    def well_formed(self) -> float:
+        """Share of runs whose every tool call was usable (Aider's percent_cases_well_formed)."""
+        return 1 - self.malformed / self.runs if self.runs else 1.0
 
     @property
     def spread(self) -> float:
@@ -69,6 +82,9 @@ def summarize(results: list[RunResult]) -> list[ModelSummary]:
         repeats: dict[int, list[bool]] = {}
         for r in runs:
             repeats.setdefault(r.repeat, []).append(r.passed)
+        s.first_passes = sum(r.passed if r.first_try is None else r.first_try for r in runs)
+        s.malformed = sum(r.bad_calls > 0 for r in runs)
+        s.two_tries = any(r.tries > 1 or r.first_try not in (None, r.passed) for r in runs)
         s.repeat_rates = [sum(v) / len(v) for _, v in sorted(repeats.items())]
         costs = [r.cost for r in runs if r.cost is not None]
         s.total_cost = sum(costs) if costs else None
@@ -81,6 +97,22 @@ def summarize(results: list[RunResult]) -> list[ModelSummary]:
         s.last_run = max((r.finished for r in runs), default="")
         out.append(s)
     return out
+
+
+def summary_json(s: ModelSummary) -> dict[str, Any]:
+    """A model's figures under the names of Aider's leaderboard (pass_rate_1, pass_rate_2,
+    percent_cases_well_formed, in percent) plus ours."""
+    return {
+        "model": s.model,
+        "runs": s.runs,
+        "pass_rate_1": round(100 * s.pass_rate_1, 1),
+        "pass_rate_2": round(100 * s.pass_rate, 1),
+        "percent_cases_well_formed": round(100 * s.well_formed, 1),
+        "malformed_cases": s.malformed,
+        "total_cost": s.total_cost,
+        "cost_per_pass": s.cost_per_pass,
+        "median_wall": round(s.median_wall, 2),
+    }
 
 
 # -- history -------------------------------------------------------------------------------
@@ -134,17 +166,25 @@ def render_summary(summaries: list[ModelSummary]) -> Any:
 
     table = Table(title="larik bench", title_justify="left")
     table.add_column("model", overflow="fold")
-    for col in ("pass rate", "$ / pass", "total $", "median wall", "tokens"):
+    tries = any(s.two_tries for s in summaries)
+    cols = ["pass rate", "$ / pass", "total $", "median wall", "tokens"]
+    if tries:  # a suite with Aider's protocol: its leaderboard's figures too
+        cols[0:1] = ["1st try", "pass rate"]
+        cols.append("well-formed")
+    for col in cols:
         table.add_column(col, justify="right")  # wraps, so the model name keeps room
     ranked = sorted(summaries, key=lambda s: (-s.pass_rate, s.cost_per_pass or float("inf")))
     for s in ranked:
+        first = [f"{s.pass_rate_1:.0%} ({s.first_passes}/{s.runs})"] if tries else []
         table.add_row(
             s.model,
+            *first,
             _rate(s),
             _money(s.cost_per_pass),
             _money(s.total_cost),
             f"{s.median_wall:.1f}s",
             f"{s.tokens:,}",
+            *([f"{s.well_formed:.0%}"] if tries else []),
         )
     parts: list[Any] = [table]
     fails = [f for s in ranked for f in s.failures]
@@ -167,15 +207,24 @@ def render_report(results: list[RunResult]) -> Any:
 
     table = Table(title="larik bench --report", title_justify="left")
     table.add_column("model", overflow="fold")
-    for col in ("runs", "pass rate", "$ / pass", "median wall", "last run"):  # these wrap, so
-        table.add_column(col, justify="left" if col == "last run" else "right")  # model keeps room
-    for s in sorted(summarize(results), key=lambda s: (-s.pass_rate, s.model)):
+    summaries = summarize(results)
+    tries = any(s.two_tries for s in summaries)
+    cols = ["runs", "pass rate", "$ / pass", "median wall", "last run"]
+    if tries:
+        cols[1:2] = ["1st try", "pass rate"]
+        cols[-1:-1] = ["well-formed"]
+    for col in cols:  # these wrap, so the model keeps room
+        table.add_column(col, justify="left" if col == "last run" else "right")
+    for s in sorted(summaries, key=lambda s: (-s.pass_rate, s.model)):
+        first = [f"{s.pass_rate_1:.0%}"] if tries else []
         table.add_row(
             s.model,
             str(s.runs),
+            *first,
             _rate(s),
             _money(s.cost_per_pass),
             f"{s.median_wall:.1f}s",
+            *([f"{s.well_formed:.0%}"] if tries else []),
             s.last_run[:10],  # the day
         )
     return table

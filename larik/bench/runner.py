@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..llm.types import Usage
-from .tasks import Task, prepare_workdir, run_check
+from .tasks import CheckResult, Task, prepare_workdir, run_check
 
 __all__ = [
     "AgentOutcome",
@@ -52,6 +52,11 @@ class AgentOutcome:
     stop: str = ""  # the turn's stop reason ("end_turn", "max_turns", "stuck", …)
     bad_calls: int = 0  # tool calls whose name or arguments could not be used
     subagent_turns: int = 0  # model calls made by subagents
+    # tasks with two tries (Aider's protocol): the runner's mid-run check, which lays the tests
+    # in and says whether the first try passed; the agent runner calls it between tries
+    midcheck: Callable[[], Awaitable[CheckResult]] | None = None
+    first_passed: bool | None = None  # set by the mid-run check
+    tries: int = 0  # attempts the agent made
 
 
 @dataclass
@@ -71,6 +76,8 @@ class RunResult:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     cost: float | None = None
+    first_try: bool | None = None  # passed on the first try (None in records from before tries)
+    tries: int = 1
     wall: float = 0.0
     agent_seconds: float = 0.0
     check_seconds: float = 0.0
@@ -112,6 +119,14 @@ async def run_one(
     try:
         prepare_workdir(task, workdir)
         outcome = AgentOutcome()
+        if task.spec.tries > 1:
+
+            async def midcheck() -> CheckResult:
+                check = await asyncio.to_thread(run_check, task, workdir)
+                outcome.first_passed = check.passed
+                return check
+
+            outcome.midcheck = midcheck
         timed_out = False
         try:
             async with asyncio.timeout(task.spec.time_limit):
@@ -140,6 +155,8 @@ async def run_one(
                 else:
                     result.reason = CHECK_FAILED
                     result.detail = _last_line(check.output)
+        result.tries = max(1, outcome.tries)
+        result.first_try = result.passed if outcome.first_passed is None else outcome.first_passed
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # a bug in the harness must not sink the whole bench

@@ -58,6 +58,10 @@ class TaskSpec(BaseModel):
     max_turns: int = Field(40, gt=0, description="Model calls the agent may make.")
     difficulty: Literal["easy", "medium", "hard"] = "medium"
     tags: list[str] = Field(default_factory=list)
+    tries: int = Field(
+        1, ge=1, le=2, description="Attempts: 2 shows the check's failures once (Aider's protocol)."
+    )
+    files: list[str] = Field(default_factory=list, description="The files a retry names.")
 
 
 @dataclass(frozen=True)
@@ -173,7 +177,7 @@ def run_check(task: Task, workdir: Path, timeout: float = 120.0) -> CheckResult:
         elif target.exists():
             target.unlink()
     shutil.copytree(task.check, workdir, dirs_exist_ok=True, ignore=_IGNORE)
-    tests = [f for f in task.check_files() if f.endswith(".py") and Path(f).name.startswith("test")]
+    tests = [f for f in task.check_files() if _is_test(f)]
     with tempfile.TemporaryDirectory(prefix="larik-check-") as cfg_dir:
         ini = Path(cfg_dir) / "pytest.ini"
         ini.write_text("[pytest]\n")
@@ -209,6 +213,12 @@ def run_check(task: Task, workdir: Path, timeout: float = 120.0) -> CheckResult:
             return CheckResult(False, f"check timed out after {timeout:g}s", timeout, True)
     text = (out.stdout + out.stderr).strip()
     return CheckResult(out.returncode == 0, text[-2000:], time.monotonic() - start)
+
+
+def _is_test(rel: str) -> bool:
+    """pytest's own file names: test_*.py (our tasks) and *_test.py (Exercism's)."""
+    name = Path(rel).name
+    return name.endswith(".py") and (name.startswith("test") or name.endswith("_test.py"))
 
 
 def validate_task(task: Task) -> list[str]:

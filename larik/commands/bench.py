@@ -39,12 +39,18 @@ def bench(
     trust_project: bool = typer.Option(
         False, "--trust-project", help="Apply this project's settings that need trust."
     ),
+    suite: str | None = typer.Option(
+        None,
+        "--suite",
+        metavar="PATH",
+        help="Run an Exercism-style practice folder (Aider's polyglot format) instead.",
+    ),
 ) -> None:
     from ..llm.errors import LarikError
 
     try:
         code = _bench(
-            model, task, repeat, jobs, json_out, list_tasks, validate, report, trust_project
+            model, task, repeat, jobs, json_out, list_tasks, validate, report, trust_project, suite
         )
     except LarikError as e:
         print(f"larik bench: {e}", file=sys.stderr)
@@ -62,19 +68,25 @@ def _bench(
     validate: bool,
     report: bool,
     trust_project: bool = False,
+    suite: str | None = None,
 ) -> int:
     from rich.console import Console
 
     from ..bench.tasks import load_tasks, select_tasks
 
     console = Console(highlight=False)
-    tasks = select_tasks(load_tasks(), wanted)
+    if suite is not None:
+        from ..bench.suite import load_suite
+
+        tasks = select_tasks(load_suite(Path(suite)), wanted)
+    else:
+        tasks = select_tasks(load_tasks(), wanted)
     if list_tasks:
         return _list(console, tasks)
     if validate:
         return _validate(console, tasks)
     if report:
-        return _report(console)
+        return _report(console, json_out)
     if not models:
         print("larik bench: give at least one model with -m (see --help)", file=sys.stderr)
         return 2
@@ -114,8 +126,10 @@ def _validate(console, tasks) -> int:
     return 1 if bad else 0
 
 
-def _report(console) -> int:
-    from ..bench.report import load_results, render_report
+def _report(console, json_out: Path | None = None) -> int:
+    import json
+
+    from ..bench.report import load_results, render_report, summarize, summary_json
     from ..config import bench_results_path
 
     path = bench_results_path()
@@ -126,6 +140,9 @@ def _report(console) -> int:
         console.print(f"no bench results yet ({path}); run `larik bench -m MODEL`")
         return 0
     console.print(render_report(results))
+    if json_out is not None:  # Aider's leaderboard names: pass_rate_1, pass_rate_2, ...
+        models = [summary_json(s) for s in summarize(results)]
+        json_out.write_text(json.dumps({"models": models}, indent=2) + "\n")
     return 0
 
 
@@ -201,8 +218,9 @@ def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False) ->
         except KeyboardInterrupt:
             interrupted = True
     console.print()
+    summaries = summarize(finished)
     if finished:
-        console.print(render_summary(summarize(finished)))
+        console.print(render_summary(summaries))
     if json_out is not None:
         json_out.write_text(json.dumps([r.to_json() for r in finished], indent=2) + "\n")
     console.print(f"results: {history}   transcripts: {folder / 'runs' / bench_id}")

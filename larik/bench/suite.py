@@ -1,0 +1,190 @@
+"""Public suites: an Exercism-style practice folder (the format of Aider's polyglot benchmark)
+run as bench tasks.
+
+Each exercise folder becomes a task (docs/bench.md, "Public suites")::
+
+    NAME/.docs/instructions.md (+ instructions.append.md)   the prompt
+    NAME/.meta/config.json      which files are the solution (stub), test and example
+    NAME/<solution files>       the project the agent works on      -> repo/
+    NAME/<test files>           laid in after the agent stops       -> check/
+    NAME/.meta/<example files>  the reference, for --validate       -> solution/
+
+The task folders are built once into the cache (``bench/suites/<name>-<hash>`` in the state
+directory; the hash covers every file, so an edited suite is rebuilt) and then are ordinary
+tasks. Aider's protocol: two tries, the second showing the test failures, with Aider's wording,
+so pass_rate_1 and pass_rate_2 mean what its leaderboard means.
+
+A suite is input from someone else: config.json paths must stay inside the exercise, symlinks
+are refused, and any problem is one line naming the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path, PurePosixPath
+
+from ..llm.errors import ConfigError
+from .tasks import Task, TaskSpec
+
+__all__ = ["RETRY_LINES", "load_suite", "retry_prompt"]
+
+# Aider's benchmark wording (aider/coders/..., benchmark/prompts.py): the addendum after the
+# instructions, and the message that follows the test output on the second try.
+ADDENDUM = """
+####
+
+Use the above instructions to modify the supplied files: {file_list}
+Don't change the names of existing functions or classes, as they may be referenced from other code like unit tests, etc.
+Only use standard libraries, don't suggest installing any packages.
+"""
+
+TEST_FAILURES = """
+####
+
+See the testing errors above.
+The tests are correct, don't try and change them.
+Fix the code in {file_list} to resolve the errors.
+"""
+
+RETRY_LINES = 50  # test output lines shown on the retry (the tail: pytest's summary is last)
+TIME_LIMIT = 300.0
+MAX_TURNS = 30
+_MAX_FILE = 1_000_000  # bytes: an exercise file bigger than this is not an exercise
+
+
+def retry_prompt(task: Task, output: str) -> str:
+    """The second try's message: the tail of the test output, then Aider's words."""
+    lines = output.strip().splitlines()[-RETRY_LINES:]
+    return "\n".join(lines) + "\n" + TEST_FAILURES.format(file_list=" ".join(task.spec.files))
+
+
+def load_suite(root: Path, cache: Path | None = None) -> list[Task]:
+    """The exercises under ``root`` as tasks (sorted by name)."""
+    root = Path(root).expanduser()
+    if not root.is_dir():
+        raise ConfigError(f"{root}: no such suite folder")
+    practice = root / "exercises" / "practice"  # a whole Exercism track given
+    if practice.is_dir():
+        root = practice
+    folders = sorted(
+        p for p in root.iterdir() if p.is_dir() and (p / ".meta" / "config.json").is_file()
+    )
+    if not folders:
+        raise ConfigError(f"{root}: no exercises (folders with .meta/config.json)")
+    exercises = [_read_exercise(f) for f in folders]
+    digest = hashlib.sha256()
+    for ex in exercises:
+        for rel, data in sorted(ex["all"].items()):
+            digest.update(f"{ex['name']}/{rel}\0{len(data)}\0".encode() + data)
+    if cache is None:
+        from ..config import state_dir
+
+        cache = state_dir() / "bench" / "suites"
+    built = cache / f"{_slug(root.name)}-{digest.hexdigest()[:16]}"
+    if not (built / ".complete").is_file():
+        _build(exercises, built)
+    return [Task(_spec(ex), built / ex["name"]) for ex in exercises]
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in name)[:60] or "suite"
+
+
+def _inside(folder: Path, rel: object, where: Path) -> str:
+    """A config.json path, checked: relative, no '..', a regular file inside the exercise."""
+    if not isinstance(rel, str) or not rel or "\\" in rel or "\0" in rel:
+        raise ConfigError(f"{where}: bad file entry {rel!r}")
+    pure = PurePosixPath(rel)
+    if pure.is_absolute() or ".." in pure.parts:
+        raise ConfigError(f"{where}: {rel!r} points outside the exercise")
+    path = folder / pure
+    for part in [path, *path.parents]:
+        if part == folder:
+            break
+        if part.is_symlink():
+            raise ConfigError(f"{where}: {rel!r} is a symlink (not followed)")
+    if not path.is_file():
+        raise ConfigError(f"{where}: {rel!r} is missing")
+    if path.stat().st_size > _MAX_FILE:
+        raise ConfigError(f"{where}: {rel!r} is over {_MAX_FILE:,} bytes")
+    return str(pure)
+
+
+def _read_exercise(folder: Path) -> dict:
+    where = folder / ".meta" / "config.json"
+    try:
+        config = json.loads(where.read_text(encoding="utf-8"))
+        files = config["files"]
+        lists = {k: list(files[k]) for k in ("solution", "test", "example")}
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise ConfigError(f"{where}: not readable JSON ({e})") from None
+    except (KeyError, TypeError):
+        raise ConfigError(
+            f"{where}: files.solution, files.test and files.example are needed"
+        ) from None
+    checked = {k: [_inside(folder, rel, where) for rel in v] for k, v in lists.items()}
+    if not all(checked.values()):
+        raise ConfigError(f"{where}: files.solution, files.test and files.example are needed")
+    if len(checked["example"]) != len(checked["solution"]):
+        raise ConfigError(f"{where}: one example file per solution file is needed")
+    prompt = ""
+    for doc in ("instructions.md", "instructions.append.md"):
+        if (folder / ".docs" / doc).exists():
+            prompt += (folder / _inside(folder, f".docs/{doc}", where)).read_text(
+                encoding="utf-8", errors="replace"
+            ) + "\n\n"
+    if not prompt.strip():
+        raise ConfigError(f"{folder}: no .docs/instructions.md")
+    blurb = config.get("blurb") if isinstance(config.get("blurb"), str) else ""
+    read = {rel: (folder / rel).read_bytes() for v in checked.values() for rel in v}
+    return {
+        "name": folder.name,
+        "prompt": prompt.strip() + "\n" + ADDENDUM.format(file_list=" ".join(checked["solution"])),
+        "blurb": " ".join(blurb.split())[:200],
+        **checked,
+        "all": read | {".docs": prompt.encode()},
+    }
+
+
+def _spec(ex: dict) -> TaskSpec:
+    return TaskSpec(
+        name=ex["name"],
+        summary=ex["blurb"] or ex["name"],
+        prompt=ex["prompt"],
+        time_limit=TIME_LIMIT,
+        max_turns=MAX_TURNS,
+        tags=["suite"],
+        tries=2,
+        files=ex["solution"],
+    )
+
+
+def _build(exercises: list[dict], dest: Path) -> None:
+    """Lay the exercises out as task folders, atomically (a half-built cache is never used)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=dest.parent))
+    try:
+        for ex in exercises:
+            base = tmp / ex["name"]
+            for part, key in (("repo", "solution"), ("check", "test")):
+                for rel in ex[key]:
+                    _write(base / part / rel, ex["all"][rel])
+            for rel, target in zip(ex["example"], ex["solution"], strict=True):
+                _write(base / "solution" / target, ex["all"][rel])
+        (tmp / ".complete").write_text("")
+        try:
+            os.rename(tmp, dest)
+        except OSError:  # built meanwhile by another bench
+            if not (dest / ".complete").is_file():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)

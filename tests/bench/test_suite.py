@@ -1,0 +1,205 @@
+"""Public suites (Aider's polyglot format): loading, --validate on the bundled Python part, the
+two-try protocol through the real agent, Aider's figures, and hostile suite folders."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from larik.bench.report import summarize, summary_json
+from larik.bench.runner import CHECK_FAILED, RunResult, run_bench
+from larik.bench.suite import load_suite
+from larik.cli import app
+from larik.llm.errors import ConfigError
+
+from .test_bench_agent import runner
+
+SUITE = Path(__file__).resolve().parents[2] / "suites" / "aider-polyglot-python"
+
+
+def test_the_bundled_suite_has_34_exercises_with_aiders_prompt(tmp_path):
+    tasks = load_suite(SUITE, tmp_path)
+    assert len(tasks) == 34
+    t = {t.name: t for t in tasks}["affine-cipher"]
+    assert t.spec.tries == 2 and t.spec.files == ["affine_cipher.py"]
+    assert "affine cipher" in t.spec.prompt and "Exception messages" in t.spec.prompt  # both docs
+    assert "modify the supplied files: affine_cipher.py" in t.spec.prompt
+    assert t.check_files() == ["affine_cipher_test.py"]
+    assert sorted(p.name for p in t.repo.iterdir()) == ["affine_cipher.py"]  # no tests, no .meta
+    assert (t.solution / "affine_cipher.py").read_text() == (
+        SUITE / "affine-cipher" / ".meta" / "example.py"
+    ).read_text()
+
+
+def test_cli_validate_the_suite_every_reference_passes_every_stub_fails():
+    result = CliRunner().invoke(app, ["bench", "--suite", str(SUITE), "--validate"])
+    assert result.exit_code == 0, result.output
+    assert "34 of 34 tasks valid" in result.output
+
+
+def _exercise(tmp_path: Path, name="affine-cipher") -> Path:
+    root = tmp_path / "suite"
+    shutil.copytree(SUITE / name, root / name)
+    return root
+
+
+def test_a_changed_suite_is_rebuilt_not_served_from_the_cache(tmp_path):
+    root = _exercise(tmp_path)
+    first = load_suite(root, tmp_path / "cache")[0]
+    (root / "affine-cipher" / "affine_cipher_test.py").write_text("def test_x():\n    pass\n")
+    second = load_suite(root, tmp_path / "cache")[0]
+    assert first.path != second.path
+    assert "test_x" in (second.check / "affine_cipher_test.py").read_text()
+
+
+@pytest.mark.parametrize(
+    "entry",
+    ["../../../../etc/passwd", "/etc/passwd", "missing.py", 7, ""],
+)
+def test_a_config_path_outside_the_exercise_or_missing_is_one_line(tmp_path, entry):
+    root = _exercise(tmp_path)
+    cfg = root / "affine-cipher" / ".meta" / "config.json"
+    data = json.loads(cfg.read_text())
+    data["files"]["test"] = [entry]
+    cfg.write_text(json.dumps(data))
+    with pytest.raises(ConfigError) as e:
+        load_suite(root, tmp_path / "cache")
+    assert "config.json" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_symlinked_test_file_is_refused(tmp_path):
+    root = _exercise(tmp_path)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("key")
+    test = root / "affine-cipher" / "affine_cipher_test.py"
+    test.unlink()
+    test.symlink_to(secret)
+    with pytest.raises(ConfigError, match="symlink"):
+        load_suite(root, tmp_path / "cache")
+
+
+def test_broken_config_json_and_no_exercises_are_one_line(tmp_path):
+    root = _exercise(tmp_path)
+    (root / "affine-cipher" / ".meta" / "config.json").write_text("{nope")
+    with pytest.raises(ConfigError, match="not readable JSON"):
+        load_suite(root, tmp_path / "cache")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ConfigError, match="no exercises"):
+        load_suite(tmp_path / "empty", tmp_path / "cache")
+    result = CliRunner().invoke(app, ["bench", "--suite", str(tmp_path / "nope"), "--list"])
+    assert result.exit_code == 2 and "no such suite folder" in result.output
+
+
+def _solve_turn(task, test_too: str | None = None) -> dict:
+    name = task.spec.files[0]
+    calls = [
+        {"name": "read_file", "input": {"path": name}},
+        {
+            "name": "write_file",
+            "input": {"path": name, "content": (task.solution / name).read_text()},
+        },
+    ]
+    if test_too is not None:
+        calls.append({"name": "write_file", "input": {"path": test_too, "content": "pass\n"}})
+    return {"text": "Fixing.", "tool_calls": calls}
+
+
+def _user_texts(runs: Path) -> list[str]:
+    texts = []
+    for f in runs.glob("*.jsonl"):
+        for line in f.read_text().splitlines():
+            rec = json.loads(line)
+            msg = rec.get("message") or rec
+            if msg.get("role") == "user":
+                texts.append(json.dumps(msg))
+    return texts
+
+
+async def test_second_try_sees_the_test_failures_and_counts_for_pass_rate_2_only(tmp_path):
+    task = load_suite(_exercise(tmp_path), tmp_path / "cache")[0]
+    script = [{"text": "All done."}, _solve_turn(task), {"text": "Fixed."}]
+    res = await run_bench(["m"], [task], runner(tmp_path, {"m": script}))
+    r = res[0]
+    assert r.passed and r.first_try is False and r.tries == 2 and r.turns == 3
+    retry = [t for t in _user_texts(tmp_path / "runs") if "See the testing errors above" in t]
+    assert retry and "failed" in retry[0] and "affine_cipher.py" in retry[0]
+    s = summary_json(summarize(res)[0])
+    assert s["pass_rate_1"] == 0.0 and s["pass_rate_2"] == 100.0
+
+
+async def test_solved_on_the_first_try_gets_no_second_message(tmp_path):
+    task = load_suite(_exercise(tmp_path), tmp_path / "cache")[0]
+    script = [_solve_turn(task), {"text": "Done."}]
+    res = await run_bench(["m"], [task], runner(tmp_path, {"m": script}))
+    assert res[0].passed and res[0].first_try is True and res[0].tries == 1
+    assert not [t for t in _user_texts(tmp_path / "runs") if "testing errors" in t]
+
+
+async def test_rewriting_the_laid_in_tests_on_the_retry_still_fails(tmp_path):
+    """The tests are in the folder during the second try; a model that 'fixes' them gains
+    nothing: the final check lays them in again."""
+    task = load_suite(_exercise(tmp_path), tmp_path / "cache")[0]
+    script = [
+        {"text": "All done."},
+        {
+            "text": "Editing the tests.",
+            "tool_calls": [
+                {"name": "read_file", "input": {"path": "affine_cipher_test.py"}},
+                {
+                    "name": "write_file",
+                    "input": {
+                        "path": "affine_cipher_test.py",
+                        "content": "def test_ok():\n    pass\n",
+                    },
+                },
+            ],
+        },
+        {"text": "Fixed."},
+    ]
+    res = await run_bench(["m"], [task], runner(tmp_path, {"m": script}))
+    assert not res[0].passed and res[0].reason == CHECK_FAILED and res[0].tries == 2
+
+
+def test_aider_figures_and_well_formed_share():
+    def r(task, passed, first, bad=0):
+        return RunResult("p/m", task, 1, passed, "", first_try=first, bad_calls=bad, tries=2)
+
+    runs = [
+        r("a", True, True),
+        r("b", True, False, bad=2),
+        r("c", False, False),
+        r("d", True, None),
+    ]
+    s = summary_json(summarize(runs)[0])
+    # an old record (first_try None) counts its final result for both rates
+    assert s["pass_rate_1"] == 50.0 and s["pass_rate_2"] == 75.0
+    assert s["percent_cases_well_formed"] == 75.0 and s["malformed_cases"] == 1
+
+
+def test_cli_suite_run_then_report_json_has_aiders_figures(tmp_path):
+    root = _exercise(tmp_path)
+    task = load_suite(root, tmp_path / "cache")[0]
+    script = tmp_path / "retry.json"
+    script.write_text(
+        json.dumps({"turns": [{"text": "Done."}, _solve_turn(task), {"text": "Ok."}]})
+    )
+    argv = [
+        "bench",
+        "--suite",
+        str(root),
+        "-m",
+        f"scripted/{script}",
+        "--json",
+        str(tmp_path / "x.json"),
+    ]
+    r = CliRunner().invoke(app, argv)
+    assert r.exit_code == 0, r.output
+    assert "1st" in r.output and "well-" in r.output  # headers may wrap
+    report = tmp_path / "report.json"
+    r = CliRunner().invoke(app, ["bench", "--report", "--json", str(report)])
+    assert r.exit_code == 0, r.output
+    (model,) = json.loads(report.read_text())["models"]
+    assert (model["pass_rate_1"], model["pass_rate_2"]) == (0.0, 100.0)
+    assert model["percent_cases_well_formed"] == 100.0
