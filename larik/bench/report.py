@@ -14,6 +14,7 @@ __all__ = [
     "ModelSummary",
     "append_results",
     "load_results",
+    "merge_results",
     "render_report",
     "render_summary",
     "summarize",
@@ -141,6 +142,41 @@ def load_results(path: Path) -> tuple[list[RunResult], list[str]]:
         except (ValueError, TypeError):
             problems.append(f"{path}:{n}: not a bench result, skipped")
     return results, problems
+
+
+def merge_results(paths: list[Path]) -> list[RunResult]:
+    """Shard results joined into one run's: each file a ``--json`` list or a JSONL history. A
+    run found in two files (overlapping shards, a file given twice) is a one-line error; the
+    order is the stable (model, task, repeat) one, whatever order the shards finished in."""
+    from ..llm.errors import ConfigError
+
+    fields = set(RunResult.__dataclass_fields__)
+    seen: dict[tuple[str, str, int], Path] = {}
+    merged: list[RunResult] = []
+    for path in paths:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(f"{path}: cannot read ({e})") from None
+        try:
+            if text.lstrip().startswith("["):
+                records = json.loads(text)
+            else:
+                records = [json.loads(line) for line in text.splitlines() if line.strip()]
+            runs = [RunResult(**{k: v for k, v in d.items() if k in fields}) for d in records]
+            keys = [(r.model, r.task, int(r.repeat)) for r in runs]
+        except (ValueError, TypeError, AttributeError):
+            raise ConfigError(f"{path}: not bench results (larik bench --json FILE)") from None
+        for key, run in zip(keys, runs, strict=True):
+            if key in seen:
+                model, task, rep = key
+                raise ConfigError(
+                    f"{path}: {model} on {task} (run {rep}) is also in {seen[key]}; "
+                    "shards must not overlap"
+                )
+            seen[key] = path
+            merged.append(run)
+    return sorted(merged, key=lambda r: (r.model, r.task, r.repeat))
 
 
 # -- tables --------------------------------------------------------------------------------

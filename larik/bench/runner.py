@@ -9,6 +9,7 @@ kept (they were already handed to ``on_result``).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import re
 import shutil
@@ -28,6 +29,8 @@ __all__ = [
     "RunAgent",
     "RunResult",
     "default_jobs",
+    "in_shard",
+    "parse_shard",
     "run_bench",
 ]
 
@@ -194,6 +197,30 @@ def _last_line(text: str) -> str:
     return lines[-1][:200] if lines else ""
 
 
+def parse_shard(text: str) -> tuple[int, int]:
+    """``K/N`` (1 <= K <= N) as a pair; a one-line error otherwise."""
+    from ..llm.errors import ConfigError
+
+    k, sep, n = text.partition("/")
+    if not (sep and k.strip().isdigit() and n.strip().isdigit()):
+        raise ConfigError(f"--shard {text!r}: expected K/N, e.g. 1/4")
+    pair = int(k), int(n)
+    if not 1 <= pair[0] <= pair[1]:
+        raise ConfigError(f"--shard {text!r}: K must be between 1 and N")
+    return pair
+
+
+def in_shard(model: str, task: str, repeat: int, shard: tuple[int, int] | None) -> bool:
+    """Whether the run (model, task, repeat) belongs to shard K of N. A hash of the run itself,
+    not its place in a list: the same on every machine, whatever models or tasks the other
+    shards were given in whatever order."""
+    if shard is None:
+        return True
+    k, n = shard
+    key = f"{model}\0{task}\0{repeat}".encode()
+    return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") % n == k - 1
+
+
 async def run_bench(
     models: list[str],
     tasks: list[Task],
@@ -205,13 +232,20 @@ async def run_bench(
     bench_id: str = "",
     on_start: Callable[[str, str, int], None] | None = None,
     on_result: Callable[[RunResult], None] | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> list[RunResult]:
     """Run everything; results come back in a stable order (model, task, repeat), whatever
     order they finished in."""
     jobs = jobs or default_jobs()
     overall = asyncio.Semaphore(jobs)
     limits: dict[str, asyncio.Semaphore] = {}
-    plan = [(m, t, r) for m in models for t in tasks for r in range(1, repeat + 1)]
+    plan = [
+        (m, t, r)
+        for m in models
+        for t in tasks
+        for r in range(1, repeat + 1)
+        if in_shard(m, t.name, r, shard)
+    ]
     # interleave models so each provider's limit, not the plan order, decides who waits
     plan.sort(key=lambda x: (x[2], tasks.index(x[1]), models.index(x[0])))
 

@@ -39,6 +39,12 @@ def bench(
     trust_project: bool = typer.Option(
         False, "--trust-project", help="Apply this project's settings that need trust."
     ),
+    shard: str | None = typer.Option(
+        None, "--shard", metavar="K/N", help="Run only shard K of N (for CI matrices)."
+    ),
+    merge: list[Path] = typer.Option(
+        [], "--merge", metavar="FILE", help="Join shards' --json files into one report."
+    ),
     suite: str | None = typer.Option(
         None,
         "--suite",
@@ -50,7 +56,18 @@ def bench(
 
     try:
         code = _bench(
-            model, task, repeat, jobs, json_out, list_tasks, validate, report, trust_project, suite
+            model,
+            task,
+            repeat,
+            jobs,
+            json_out,
+            list_tasks,
+            validate,
+            report,
+            trust_project,
+            suite,
+            shard,
+            merge,
         )
     except LarikError as e:
         print(f"larik bench: {e}", file=sys.stderr)
@@ -69,12 +86,18 @@ def _bench(
     report: bool,
     trust_project: bool = False,
     suite: str | None = None,
+    shard: str | None = None,
+    merge: list[Path] | None = None,
 ) -> int:
     from rich.console import Console
 
+    from ..bench.runner import parse_shard
     from ..bench.tasks import load_tasks, select_tasks
 
     console = Console(highlight=False)
+    if merge:
+        return _merge(console, merge, json_out)
+    shard_pair = parse_shard(shard) if shard else None
     if suite is not None:
         from ..bench.suite import load_suite
 
@@ -90,7 +113,7 @@ def _bench(
     if not models:
         print("larik bench: give at least one model with -m (see --help)", file=sys.stderr)
         return 2
-    return _run(console, models, tasks, repeat, jobs, json_out, trust_project)
+    return _run(console, models, tasks, repeat, jobs, json_out, trust_project, shard_pair)
 
 
 def _list(console, tasks) -> int:
@@ -146,7 +169,25 @@ def _report(console, json_out: Path | None = None) -> int:
     return 0
 
 
-def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False) -> int:
+def _merge(console, paths: list[Path], json_out: Path | None) -> int:
+    import json
+
+    from ..bench.report import merge_results, render_summary, summarize, summary_json
+
+    results = merge_results(paths)
+    if not results:
+        console.print("no bench results in " + ", ".join(str(p) for p in paths))
+        return 0
+    summaries = summarize(results)
+    console.print(render_summary(summaries))
+    if json_out is not None:
+        models = [summary_json(s) for s in summaries]
+        runs = [r.to_json() for r in results]
+        json_out.write_text(json.dumps({"models": models, "runs": runs}, indent=2) + "\n")
+    return 0
+
+
+def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False, shard=None) -> int:
     import asyncio
     import json
     import uuid
@@ -157,7 +198,7 @@ def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False) ->
 
     from ..bench.agent_run import make_agent_runner, tool_warnings
     from ..bench.report import append_results, render_summary, summarize
-    from ..bench.runner import default_jobs, run_bench
+    from ..bench.runner import default_jobs, in_shard, run_bench
     from ..config import bench_dir, bench_results_path, load_config
     from ..routing import resolve
 
@@ -171,7 +212,9 @@ def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False) ->
     run_agent = make_agent_runner(config, folder / "runs" / bench_id, _fresh_scripts(config))
     for line in asyncio.run(tool_warnings(specs, config)):  # before the runs: saves a wasted bench
         print(f"larik bench: warning: {line}", file=sys.stderr)
-    total = len(specs) * len(tasks) * repeat
+    mine = [(s, t.name, r) for s in specs for t in tasks for r in range(1, repeat + 1)]
+    mine = [run for run in mine if in_shard(*run, shard)]
+    total = len(mine)
     jobs = jobs or default_jobs()
     finished = []
 
@@ -184,12 +227,14 @@ def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False) ->
         transient=False,
     )
     overall = progress.add_task(
-        f"bench {bench_id} · {len(specs)} model(s) × {len(tasks)} task(s) × {repeat}",
+        f"bench {bench_id} · {len(specs)} model(s) × {len(tasks)} task(s) × {repeat}"
+        + (f" · shard {shard[0]}/{shard[1]}: {total} runs" if shard else ""),
         total=total,
         status="",
     )
     per_model = {
-        s: progress.add_task(f"  {s}", total=len(tasks) * repeat, status="") for s in specs
+        s: progress.add_task(f"  {s}", total=sum(m == s for m, _, _ in mine), status="")
+        for s in specs
     }
     passes = dict.fromkeys(specs, 0)
 
@@ -213,6 +258,7 @@ def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False) ->
                     jobs=jobs,
                     bench_id=bench_id,
                     on_result=on_result,
+                    shard=shard,
                 )
             )
         except KeyboardInterrupt:
