@@ -30,7 +30,14 @@ from pathlib import Path, PurePosixPath
 from ..llm.errors import ConfigError
 from .tasks import Task, TaskSpec
 
-__all__ = ["RETRY_LINES", "load_suite", "retry_prompt"]
+__all__ = [
+    "RETRY_LINES",
+    "fetch_suite",
+    "is_suite_url",
+    "load_suite",
+    "retry_prompt",
+    "suite_folder",
+]
 
 # Aider's benchmark wording (aider/coders/..., benchmark/prompts.py): the addendum after the
 # instructions, and the message that follows the test output on the second try.
@@ -62,6 +69,88 @@ def retry_prompt(task: Task, output: str) -> str:
     return "\n".join(lines) + "\n" + TEST_FAILURES.format(file_list=" ".join(task.spec.files))
 
 
+CLONE_TIMEOUT = 300.0  # seconds for a clone or an update
+
+
+def is_suite_url(text: str) -> bool:
+    return "://" in text or text.startswith("git@")
+
+
+def _cache_root() -> Path:
+    from ..config import state_dir
+
+    return state_dir() / "bench" / "suites"
+
+
+def suite_folder(text: str, cache: Path | None = None) -> Path:
+    """``--suite``'s argument as a folder: a path, or ``URL[#FOLDER]`` cloned (FOLDER inside the
+    repository, e.g. ``#python`` for polyglot-benchmark's Python track)."""
+    if not is_suite_url(text):
+        return Path(text).expanduser()
+    url, _, sub = text.partition("#")
+    pure = PurePosixPath(sub)
+    if sub and (pure.is_absolute() or ".." in pure.parts or "\\" in sub):
+        raise ConfigError(f"--suite {text}: #{sub} must be a folder inside the repository")
+    repo = fetch_suite(url, cache)
+    folder = repo / pure if sub else repo
+    if folder.is_symlink() or not folder.resolve().is_relative_to(repo.resolve()):
+        raise ConfigError(f"--suite {text}: #{sub} leaves the repository")
+    return folder
+
+
+def fetch_suite(url: str, cache: Path | None = None) -> Path:
+    """A suite's git repository, cloned into the cache, or brought up to date there.
+    https only (http for a loopback host), no user:password@, no ssh or file URLs: a suite URL
+    is someone else's input, and git would follow file:// and ext:: too."""
+    import subprocess
+
+    from ..llm.net import validate_base_url
+
+    if url.startswith("git@"):
+        raise ConfigError(f"--suite {url}: ssh URLs are not taken; use https://")
+    try:
+        validate_base_url(url)
+    except ValueError as e:
+        raise ConfigError(f"--suite {url}: {e}") from None
+    folder = (cache or _cache_root()) / "git" / hashlib.sha256(url.encode()).hexdigest()[:16]
+    git = ["git", "-c", "protocol.allow=never", "-c", "protocol.https.allow=always"]
+    git += ["-c", "protocol.http.allow=always", "-c", "core.hooksPath=/dev/null"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env |= {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1"}
+
+    def run(args: list[str], cwd: Path | None = None) -> None:
+        try:
+            out = subprocess.run(
+                git + args,
+                cwd=cwd,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=CLONE_TIMEOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        except FileNotFoundError:
+            raise ConfigError("--suite: a URL needs git, which is not installed") from None
+        except subprocess.TimeoutExpired:
+            raise ConfigError(f"--suite {url}: git took over {CLONE_TIMEOUT:g}s") from None
+        if out.returncode != 0:
+            last = (out.stderr.strip().splitlines() or ["failed"])[-1]
+            raise ConfigError(f"--suite {url}: git: {last[:200]}")
+
+    if (folder / ".git").is_dir():
+        run(["fetch", "--no-tags", "origin", "HEAD"], folder)
+        run(["reset", "--hard", "-q", "FETCH_HEAD"], folder)
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".clone-", dir=folder.parent))
+    try:
+        run(["clone", "--no-tags", "-q", "--", url, str(tmp / "repo")])
+        os.rename(tmp / "repo", folder)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return folder
+
+
 def load_suite(root: Path, cache: Path | None = None) -> list[Task]:
     """The exercises under ``root`` as tasks (sorted by name)."""
     root = Path(root).expanduser()
@@ -81,9 +170,7 @@ def load_suite(root: Path, cache: Path | None = None) -> list[Task]:
         for rel, data in sorted(ex["all"].items()):
             digest.update(f"{ex['name']}/{rel}\0{len(data)}\0".encode() + data)
     if cache is None:
-        from ..config import state_dir
-
-        cache = state_dir() / "bench" / "suites"
+        cache = _cache_root()
     built = cache / f"{_slug(root.name)}-{digest.hexdigest()[:16]}"
     if not (built / ".complete").is_file():
         _build(exercises, built)

@@ -99,9 +99,9 @@ def _bench(
         return _merge(console, merge, json_out)
     shard_pair = parse_shard(shard) if shard else None
     if suite is not None:
-        from ..bench.suite import load_suite
+        from ..bench.suite import load_suite, suite_folder
 
-        tasks = select_tasks(load_suite(Path(suite)), wanted)
+        tasks = select_tasks(load_suite(suite_folder(suite)), wanted)
     else:
         tasks = select_tasks(load_tasks(), wanted)
     if list_tasks:

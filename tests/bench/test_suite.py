@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from larik.bench.report import summarize, summary_json
 from larik.bench.runner import CHECK_FAILED, RunResult, run_bench
-from larik.bench.suite import load_suite
+from larik.bench.suite import fetch_suite, load_suite, suite_folder
 from larik.cli import app
 from larik.llm.errors import ConfigError
 
@@ -203,3 +203,87 @@ def test_cli_suite_run_then_report_json_has_aiders_figures(tmp_path):
     (model,) = json.loads(report.read_text())["models"]
     assert (model["pass_rate_1"], model["pass_rate_2"]) == (0.0, 100.0)
     assert model["percent_cases_well_formed"] == 100.0
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("http://example.com/suite.git", "plain http"),
+        ("file:///etc", "https://"),
+        ("ext::sh -c touch% /tmp/pwned", "https://"),
+        ("git@github.com:a/b.git", "ssh"),
+        ("https://user:pw@example.com/s.git", "user name or password"),
+    ],
+)
+def test_a_suite_url_must_be_https_or_loopback(tmp_path, url, why):
+    with pytest.raises(ConfigError, match=why):
+        fetch_suite(url, tmp_path)
+    assert not (tmp_path / "git").exists()  # refused before git ran
+
+
+@pytest.fixture
+def git_server(tmp_path):
+    """A bare repo holding one exercise, served over loopback http (git's dumb protocol)."""
+    import functools
+    import http.server
+    import subprocess
+    import threading
+
+    work = tmp_path / "work"
+    shutil.copytree(SUITE / "affine-cipher", work / "affine-cipher")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
+    env["GIT_COMMITTER_EMAIL"] = "t@t"
+
+    def git(*args, cwd=work):
+        subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            check=True,
+            capture_output=True,
+            env=env | {"PATH": __import__("os").environ["PATH"], "HOME": str(tmp_path)},
+        )
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "suite")
+    served = tmp_path / "served"
+    git("clone", "-q", "--bare", str(work), str(served / "suite.git"), cwd=tmp_path)
+    git("update-server-info", cwd=served / "suite.git")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    handler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/suite.git", git, work, served
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_suite_url_on_loopback_is_cloned_into_the_cache_and_updated(tmp_path, git_server):
+    url, git, work, served = git_server
+    folder = fetch_suite(url, tmp_path / "cache")
+    assert folder.is_relative_to(tmp_path / "cache")
+    assert [t.name for t in load_suite(folder, tmp_path / "cache")] == ["affine-cipher"]
+    shutil.copytree(SUITE / "wordy", work / "wordy")  # the suite grows upstream
+    git("add", "-A")
+    git("commit", "-qm", "more")
+    git("push", "-q", str(served / "suite.git"), "HEAD")
+    git("update-server-info", cwd=served / "suite.git")
+    again = fetch_suite(url, tmp_path / "cache")
+    assert again == folder
+    assert [t.name for t in load_suite(again, tmp_path / "cache")] == ["affine-cipher", "wordy"]
+
+
+def test_cli_suite_url_that_git_cannot_fetch_is_one_line(tmp_path, git_server):
+    url = git_server[0].replace("suite.git", "nothing.git")
+    r = CliRunner().invoke(app, ["bench", "--suite", url, "--list"])
+    assert r.exit_code == 2 and "git:" in r.output and "Traceback" not in r.output
+
+
+def test_a_url_folder_must_stay_inside_the_clone(tmp_path, git_server):
+    url = git_server[0]
+    assert suite_folder(url + "#affine-cipher", tmp_path / "c").name == "affine-cipher"
+    for bad in ("#../..", "#/etc"):
+        with pytest.raises(ConfigError, match="inside the repository"):
+            suite_folder(url + bad, tmp_path / "c")
+    r = CliRunner().invoke(app, ["bench", "--suite", url, "--list"])
+    assert r.exit_code == 0 and "affine-cipher" in r.output
