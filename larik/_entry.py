@@ -36,20 +36,23 @@ def interactive_args(argv: list[str]) -> dict[str, object] | None:
     i = 0
     while i < len(argv):
         arg = argv[i]
+        value: object
         if arg in _FLAGS:
             key, value = _FLAGS[arg], True
         else:
-            name, eq, value = arg.partition("=")
-            key = _VALUED.get(name)
-            if key is None or (eq and not name.startswith("--")):
+            name, eq, text = arg.partition("=")
+            valued = _VALUED.get(name)
+            if valued is None or (eq and not name.startswith("--")):
                 return None
+            key = valued
             if not eq:
                 i += 1
                 if i == len(argv):
                     return None
-                value = argv[i]
-            if not value or value.startswith("-"):
+                text = argv[i]
+            if not text or text.startswith("-"):
                 return None
+            value = text
         if key in found:
             return None
         found[key] = value

@@ -460,7 +460,7 @@ def load_config(
     mcp_json = project_mcp_json_path(cwd)
     project_trust: trust.ProjectTrust | None = None
     if project is not None or mcp_json is not None:
-        data: dict[str, Any] = {}
+        data = {}
         if project is not None:
             data = _read_toml(project)
             for key in _USER_ONLY:

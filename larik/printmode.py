@@ -208,14 +208,16 @@ def utf8_text(value: str | bytes) -> tuple[str, int]:
             return value, 0
         except UnicodeEncodeError:
             try:
-                value = value.encode("utf-8", "surrogateescape")
+                raw = value.encode("utf-8", "surrogateescape")
             except UnicodeEncodeError:  # a lone surrogate that is no escaped byte
-                value = value.encode("utf-8", "surrogatepass")
+                raw = value.encode("utf-8", "surrogatepass")
+    else:
+        raw = value
     try:
-        return value.decode("utf-8"), 0
+        return raw.decode("utf-8"), 0
     except UnicodeDecodeError:
-        text = value.decode("utf-8", "backslashreplace")
-        return text, len(value) - len(value.decode("utf-8", "ignore").encode("utf-8"))
+        text = raw.decode("utf-8", "backslashreplace")
+        return text, len(raw) - len(raw.decode("utf-8", "ignore").encode("utf-8"))
 
 
 async def _run(

@@ -179,7 +179,8 @@ def _server_lines(servers: Mapping[str, Any]) -> list[str]:
     out = []
     for name, table in servers.items():
         t = table if isinstance(table, Mapping) else {}
-        args = t.get("args") if isinstance(t.get("args"), list) else []
+        raw = t.get("args")
+        args = raw if isinstance(raw, list) else []
         what = " ".join(str(a) for a in [t.get("command") or t.get("url") or "?", *args])
         out.append(f"{name} ({what[:120]})")
     return out

@@ -320,7 +320,7 @@ class Agent:
     async def _run_turn(
         self, prompt_: str | list[Block], prev: AsyncGenerator[AgentEvent, None] | None
     ) -> AsyncGenerator[AgentEvent, None]:
-        if prev is not None and prev.ag_running:
+        if prev is not None and getattr(prev, "ag_running", False):
             raise RuntimeError("a turn is already running")
         if prev is not None:
             await prev.aclose()  # abandoned mid-way: its cleanup settles the conversation
@@ -688,7 +688,7 @@ class Agent:
         return out
 
     async def close(self) -> None:
-        if self._turn is not None and not self._turn.ag_running:
+        if self._turn is not None and not getattr(self._turn, "ag_running", False):
             await self._turn.aclose()
         self._settle()
         self._log.close()

@@ -90,8 +90,9 @@ def turns_of(records: list[dict[str, Any]]) -> list[Turn]:
             elif t.before == cid and _ID.fullmatch(_text(rec.get("after"))):
                 t.after = rec["after"]
                 files = rec.get("files")
-                ok = isinstance(files, list)
-                t.files = [f for f in files if isinstance(f, str)] if ok else []
+                t.files = (
+                    [f for f in files if isinstance(f, str)] if isinstance(files, list) else []
+                )
         elif kind == "undo":
             for n in rec.get("turns") or []:
                 t = _nth(out, n)

@@ -559,8 +559,8 @@ class _Reader:
             i += step
         i += w.operands
         if w.assignments:
-            while i < len(words) and words[i].value and _assignment_name(words[i].value):
-                self._sets(_assignment_name(words[i].value) or "")
+            while i < len(words) and (name := _assignment_name(words[i].value or "")):
+                self._sets(name)
                 i += 1
         return words[i:] if i <= len(words) else None
 

@@ -17,7 +17,7 @@ Rules (each has a test in tests/llm/test_fallback.py):
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 
@@ -96,7 +96,7 @@ class FallbackProvider:
         self.name = candidates[0].provider.name
         self.table = table or cooldowns
 
-    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         last = len(self.candidates) - 1
         failed: tuple[Candidate, APIError] | None = None
         for i, cand in enumerate(self.candidates):

@@ -13,7 +13,7 @@ whether a model takes tools. ``None`` means unknown.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Protocol, runtime_checkable
 
 from .types import Request, StreamEvent
@@ -25,7 +25,7 @@ __all__ = ["ModelProber", "Provider", "Wrapper"]
 class Provider(Protocol):
     name: str
 
-    def stream(self, request: Request) -> AsyncIterator[StreamEvent]: ...
+    def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]: ...
 
 
 @runtime_checkable

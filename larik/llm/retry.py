@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 
 from .errors import APIError, ContextOverflow
@@ -50,7 +50,7 @@ class RetryingProvider(Wrapper):
         self._sleep = sleep
         self._on_retry = on_retry
 
-    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         attempt = 0
         while True:
             yielded = False

@@ -6,7 +6,7 @@ Defaults follow the resilience settings in the spec: 300 s to the first chunk, 1
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from .errors import StreamTimeout
 from .provider import Provider, Wrapper
@@ -31,7 +31,7 @@ class TimeoutProvider(Wrapper):
         self.first_chunk = first_chunk
         self.idle = idle
 
-    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         events = self.inner.stream(request)
         limit, what = self.first_chunk, "first response"
         try:

@@ -159,7 +159,7 @@ async def run_prompt(manager: McpManager, info: PromptInfo, line: str) -> list[B
     texts: list[str] = []
     images: list[Block] = []
     for message in getattr(result, "messages", None) or []:
-        content = getattr(message, "content", None)
+        content: Any = getattr(message, "content", None)
         kind = getattr(content, "type", "")
         if kind == "text":
             texts.append(str(getattr(content, "text", "")))

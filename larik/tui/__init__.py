@@ -47,7 +47,7 @@ def run_tui(
             cwd=cwd,
             config=app.config,
             model=model,
-            effort=effort,
+            effort=effort,  # type: ignore[arg-type]  # checked by Agent.create
             permission_mode=permission_mode,
             approver=approver,
             resume=resume,

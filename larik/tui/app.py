@@ -125,7 +125,7 @@ class LarikApp(App[int]):
         from ..config import state_dir
         from .screens.trust import TrustScreen
 
-        answer = bool(await self.push_screen_wait(TrustScreen(pt)))
+        answer = bool(await self.push_screen_wait(TrustScreen(pt)))  # type: ignore[arg-type]
         try:
             await asyncio.to_thread(trust.remember, state_dir(), pt.root, pt.digest, answer)
         except OSError as e:  # the answer still holds for this session

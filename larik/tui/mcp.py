@@ -40,6 +40,8 @@ def prepare(chat: ChatScreen) -> McpManager | None:
         return existing
     from ..mcp.manager import McpManager
 
+    if chat.config is None:
+        return None
     manager = McpManager.from_config(chat.config, chat.cwd)
     manager.listeners.append(lambda server: _changed(chat, server))
     chat.mcp = manager
@@ -101,14 +103,14 @@ def prompt_commands(chat: ChatScreen) -> list[tuple[str, str, str, Handler]]:
         return []
     from ..mcp.mentions import prompt_commands as commands
 
-    out = []
-    for pc in commands(manager):
+    return [(pc.name, pc.usage, pc.summary, _prompt_handler(pc.info)) for pc in commands(manager)]
 
-        async def handler(chat: ChatScreen, arg: str, info: Any = pc.info) -> None:
-            await _run_prompt(chat, info, arg)
 
-        out.append((pc.name, pc.usage, pc.summary, handler))
-    return out
+def _prompt_handler(info: Any) -> Handler:
+    async def handler(chat: ChatScreen, arg: str) -> None:
+        await _run_prompt(chat, info, arg)
+
+    return handler
 
 
 async def _run_prompt(chat: ChatScreen, info: Any, arg: str) -> None:

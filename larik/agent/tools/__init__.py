@@ -160,10 +160,12 @@ class AnyTool(Protocol):
     """What the tool runner and the permission policy use of a tool: :class:`Tool` for the
     built-in ones, other classes for tools a :class:`ToolSource` brings."""
 
-    name: str
-    kind: str
-    path_target: bool
-
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def path_target(self) -> bool: ...
     @property
     def args(self) -> type[BaseModel]: ...
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult: ...

@@ -182,7 +182,8 @@ def _requote(new: str, old_lines: list[str], file_lines: list[str]) -> str:
                 if swap.get(a, b) != b:
                     return new  # not one consistent swap: leave the new text as written
                 swap[a] = b
-    return new.translate(str.maketrans(swap)) if swap else new
+    table: dict[str, str | int | None] = dict(swap)
+    return new.translate(str.maketrans(table)) if swap else new
 
 
 def _with_ending(text: str, ending: str) -> str:

@@ -205,6 +205,7 @@ async def _in_thread(fn: Callable[[], T], stop: threading.Event) -> T:
             done.set_result(value) if ok else done.set_exception(value)
 
     def work() -> None:
+        outcome: tuple[bool, Any]
         try:
             outcome = (True, fn())
         except BaseException as e:

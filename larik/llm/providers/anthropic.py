@@ -12,8 +12,8 @@ docs/providers/anthropic.md.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import APIError, ContextOverflow, MissingKeyError
 from ..options import positive_number
@@ -92,7 +92,7 @@ class AnthropicProvider:
         )
         return self._sdk
 
-    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         client = self._client()
         import anthropic
         import httpx2
@@ -104,7 +104,8 @@ class AnthropicProvider:
         final = None
         try:
             async with client.messages.stream(**params) as sdk_stream:
-                async for ev in sdk_stream:
+                # the SDK's event union does not narrow on ``.type``; the checks below do
+                async for ev in cast("AsyncIterator[Any]", sdk_stream):
                     kind = ev.type
                     if kind == "content_block_delta":
                         delta = ev.delta

@@ -244,7 +244,7 @@ def build_params(
         "max_tokens": plan.max_tokens,
         "messages": _messages(request, provider),
     }
-    system = [{"type": "text", "text": s} for s in request.system if s]  # fresh every call
+    system: list[dict[str, Any]] = [{"type": "text", "text": s} for s in request.system if s]
     if system:
         if prompt_cache:
             system[-1]["cache_control"] = dict(_CACHE)

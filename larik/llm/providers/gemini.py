@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextvars
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -100,7 +100,7 @@ class GeminiProvider:
         return self._client
 
     # -- streaming -----------------------------------------------------------------------------
-    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         client = self._sdk()
         from . import gemini_convert as conv
 

@@ -21,7 +21,7 @@ Request mapping:
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -142,7 +142,7 @@ class OllamaProvider:
         return "vision" in info.capabilities
 
     # -- streaming ------------------------------------------------------------------------
-    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         import httpx2
 
         body = _dumps(await self._body(request))
@@ -212,7 +212,7 @@ class OllamaProvider:
         message = Message(role="assistant", blocks=blocks, model=model)
         return StreamEvent.done(message, usage, stop)
 
-    async def _chunks(self, resp: httpx2.Response) -> AsyncIterator[dict[str, Any]]:
+    async def _chunks(self, resp: httpx2.Response) -> AsyncGenerator[dict[str, Any], None]:
         """The parsed NDJSON objects of a response; a single JSON object (``stream: false``)
         without a trailing newline is one chunk too. An ``error`` chunk raises."""
         pending = b""

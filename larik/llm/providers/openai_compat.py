@@ -22,7 +22,7 @@ Studio's ``/api/v0/models/{id}``; a failed probe is None.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncGenerator, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -156,7 +156,7 @@ class OpenAICompatProvider:
         return params
 
     # -- streaming ------------------------------------------------------------------------------
-    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         from openai.lib.streaming.chat import ChatCompletionStreamState
 
         client = self._get_client()
@@ -173,7 +173,7 @@ class OpenAICompatProvider:
                     chunks += 1
                     choice = chunk.choices[0] if chunk.choices else None
                     delta = choice.delta if choice is not None else None
-                    if delta is not None:
+                    if choice is not None and delta is not None:
                         if choice.index is None:  # some servers leave it out
                             choice.index = 0
                         if delta.content is not None and not isinstance(delta.content, str):
@@ -183,7 +183,7 @@ class OpenAICompatProvider:
                     self._accumulate(state, chunk)
                     if chunk.usage is not None:
                         usage = chunk.usage
-                    if delta is None or choice.index:
+                    if choice is None or delta is None or choice.index:
                         continue
                     extra = delta.model_extra
                     if extra:

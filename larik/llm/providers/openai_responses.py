@@ -20,7 +20,7 @@ for the model.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
 from ..errors import APIError, ConfigError, ContextOverflow, MissingKeyError
@@ -104,7 +104,7 @@ class OpenAIResponsesProvider:
         )
 
     # -- streaming --------------------------------------------------------------------------
-    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         import openai
 
         client = self._sdk_client()

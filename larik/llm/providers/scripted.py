@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +118,7 @@ class ScriptedProvider:
         if self.remaining:
             raise AssertionError(f"{self.remaining} scripted turn(s) were never played")
 
-    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         # recorded as an adapter would send it: only what this provider may replay
         seen = request.model_copy(update={"messages": messages_for(request, self.name)})
         self.requests.append(seen.model_copy(deep=True))

@@ -132,7 +132,7 @@ class McpScreen(ModalScreen[None]):
         event.stop()
         self.action_toggle()
 
-    def action_toggle(self) -> None:
+    def action_toggle(self) -> None:  # type: ignore[override]  # Textual's takes an attribute
         s = self._current()
         if s is not None:
             self._switch(s.name, str(s.state) == "disabled")

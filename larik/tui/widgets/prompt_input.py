@@ -8,6 +8,7 @@ Enter takes the highlighted completion, Esc closes the list.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from textual import events
 from textual.message import Message
@@ -16,6 +17,9 @@ from textual.widgets import TextArea
 from .. import slash
 from ..attachments import complete_path
 from .completion_menu import Completion, CompletionMenu
+
+if TYPE_CHECKING:
+    from ..screens.chat import ChatScreen
 
 __all__ = ["PromptInput"]
 
@@ -132,6 +136,10 @@ class PromptInput(TextArea):
     def _where(self) -> tuple[tuple[int, int], str]:
         return self.cursor_location, self.text
 
+    def _chat(self) -> ChatScreen | None:
+        """The chat screen this prompt is on (the slash commands' host)."""
+        return cast("ChatScreen | None", self.screen)
+
     def update_completions(self) -> None:
         self._listed_for = self._where()
         row, col = self.cursor_location
@@ -139,7 +147,7 @@ class PromptInput(TextArea):
         if row == 0 and self.document.line_count == 1 and line.startswith("/") and " " not in line:
             items = [
                 Completion(f"/{c.name}", c.usage, c.summary)
-                for c in slash.complete(line[1:], self.screen)
+                for c in slash.complete(line[1:], self._chat())
             ]
             self.menu.open(items, 0, col) if items else self.menu.close()
             return

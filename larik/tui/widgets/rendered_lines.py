@@ -126,7 +126,7 @@ class RenderedLines(Widget):
     def _content_width(self) -> int:
         return self.content_region.width or self.size.width
 
-    def _render(self, renderable: RenderableType, width: int) -> list[Strip]:
+    def _render_strips(self, renderable: RenderableType, width: int) -> list[Strip]:
         console = self.app.console
         options = console.options.update_width(width).update(highlight=False)
         segments = console.render(renderable, options)
@@ -140,10 +140,10 @@ class RenderedLines(Widget):
             self._lo = self._done = len(self._items) if self.lazy else 0
             self._header_strips = self._tail_strips = None
         if self._header_strips is None:
-            self._header_strips = self._render(self._header, width) if self._header else []
+            self._header_strips = self._render_strips(self._header, width) if self._header else []
         if not self._collapsed:
             for item in self._items[self._done :]:
-                lines = self._render(item, width)
+                lines = self._render_strips(item, width)
                 if lines and self._strips and self.gap:
                     self._strips.extend(Strip.blank(width) for _ in range(self.gap))
                 self._strips.extend(lines)
@@ -153,7 +153,7 @@ class RenderedLines(Widget):
             elif self._lo:
                 self._schedule_older()
             if self._tail_strips is None:
-                self._tail_strips = self._render(self._tail, width) if self._tail else []
+                self._tail_strips = self._render_strips(self._tail, width) if self._tail else []
         self._height = self._count()
 
     def _render_older(self, deadline: float | None) -> int:
@@ -165,7 +165,7 @@ class RenderedLines(Widget):
         lo = self._lo
         while lo > 0:
             lo -= 1
-            lines = self._render(self._items[lo], width)
+            lines = self._render_strips(self._items[lo], width)
             if lines:
                 if below and self.gap:
                     lines.extend(Strip.blank(width) for _ in range(self.gap))

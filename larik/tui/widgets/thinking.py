@@ -55,14 +55,14 @@ class ThinkingBlock(StreamingMarkdown, can_focus=True):
         )
 
     @staticmethod
-    def archive_form(title: Text, style: Style) -> RenderableType:
+    def archive_form(title: Text | str, style: Style) -> RenderableType:
         """Thinking in the conversation's archive, without a widget (``style``: a block's)."""
         return Padding(title, (0, 1), style=style, expand=True)
 
     def archived(self) -> RenderableType:
         return self.archive_form(self._title_text(), self.rich_style)
 
-    def action_toggle(self) -> None:
+    def action_toggle(self) -> None:  # type: ignore[override]  # Textual's takes an attribute
         self.collapsed = not self.collapsed
         self.set_header(self._title_text())
 

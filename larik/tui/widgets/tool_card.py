@@ -216,7 +216,7 @@ class ToolCard(RenderedLines, can_focus=True):
     def expanded(self) -> bool:
         return not self.collapsed
 
-    def action_toggle(self) -> None:
+    def action_toggle(self) -> None:  # type: ignore[override]  # Textual's takes an attribute
         if not self.item_count:
             self.set_items([Padding(self._body_renderable(), (0, 0, 0, 2))], update=False)
         self.collapsed = not self.collapsed
