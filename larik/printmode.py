@@ -28,7 +28,7 @@ import time
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from .agent.events import AgentEvent, AgentEventType
 from .llm.errors import ConfigError, LarikError, ResolveError
@@ -144,7 +144,9 @@ def run_print(
     stderr: IO[str] | None = None,
 ) -> int:
     raw_out = stdout or sys.stdout
-    out, err = MaskingWriter(raw_out), MaskingWriter(stderr or sys.stderr)  # keys masked
+    # keys masked by value in everything written (a MaskingWriter is used as a text stream)
+    out = cast(IO[str], MaskingWriter(raw_out))
+    err = cast(IO[str], MaskingWriter(stderr or sys.stderr))
     with _StopSignals() as signals:
         try:
             prompt = _check(opts, stdin or sys.stdin, err)

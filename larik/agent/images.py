@@ -11,7 +11,7 @@ to a model that can take images sends them again.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
@@ -27,7 +27,7 @@ __all__ = ["has_images", "not_sent_note", "refused_note", "stream", "without_ima
 
 async def stream(
     resolved: Resolved, request: Request, caps: Capabilities
-) -> AsyncIterator[StreamEvent]:
+) -> AsyncGenerator[StreamEvent, None]:
     """``resolved.provider.stream(request)``, without the images when ``caps`` says the model
     does not take them. Refused for its images before any reply came, the request is sent
     again without them, after a notice, and ``caps.images`` is set to False for what follows."""

@@ -476,7 +476,7 @@ class ChatScreen(Screen[None]):
         card = self.conv.add_tool("!", {"command": command}, command)
         started = time.monotonic()
         try:
-            args = bash.Args(command=command, timeout=SHELL_TIMEOUT)
+            args = bash.Args(command=command, timeout=SHELL_TIMEOUT, sandbox=True)
             result = await bash.run(args, ToolContext(root=self.cwd))
         except asyncio.CancelledError:
             card.mark_interrupted()

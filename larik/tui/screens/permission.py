@@ -77,7 +77,7 @@ class PermissionScreen(ModalScreen[Approval]):
                     )
                 with Horizontal(classes="buttons"):
                     for ident, label, key in CHOICES:
-                        variant = {"allow": "success", "always": "primary"}.get(ident, "error")
+                        variant: Any = {"allow": "success", "always": "primary"}.get(ident, "error")
                         yield Button(f"  {label} ({key})", id=ident, variant=variant, compact=True)
                 yield Input(
                     placeholder="reason for denying (sent to the model); Enter denies with it",
