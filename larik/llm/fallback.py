@@ -7,8 +7,9 @@ Rules (each has a test in tests/llm/test_fallback.py):
   or a bad request (400, 422, …): those would fail anywhere, so they propagate.
 * The switch rewrites ``request.model`` for the candidate and yields a ``notice`` event.
 * A failed candidate goes into a process-wide cooldown table keyed by ``provider/model``:
-  1 minute after a rate limit or server error, 10 minutes otherwise. While cooling down it is
-  skipped without a notice. The last candidate is always tried.
+  1 minute after a rate limit or server error, 10 minutes otherwise — or as long as the server's
+  ``Retry-After`` asked, up to an hour. While cooling down it is skipped without a notice. The
+  last candidate is always tried.
 * No switch once a reply event (anything but a notice) has been yielded: the error propagates.
 * The final message is stamped with the model that answered.
 * ``ModelProber`` calls are delegated to the candidate serving the model.
@@ -27,6 +28,7 @@ from .types import EventType, Request, StreamEvent
 
 __all__ = [
     "COOLDOWN_LONG",
+    "COOLDOWN_MAX",
     "COOLDOWN_SHORT",
     "Candidate",
     "FallbackProvider",
@@ -37,6 +39,8 @@ __all__ = [
 
 COOLDOWN_SHORT = 60.0
 COOLDOWN_LONG = 600.0
+#: The longest a server's Retry-After holds a candidate back.
+COOLDOWN_MAX = 3600.0
 _SWITCH_STATUSES = frozenset({401, 402, 403, 404, 408, 429})
 
 
@@ -83,9 +87,12 @@ def should_fall_back(err: BaseException) -> bool:
 
 
 def cooldown_for(err: APIError) -> float:
-    if err.status == 429 or err.status >= 500 or err.status == 0:
-        return COOLDOWN_SHORT
-    return COOLDOWN_LONG
+    base = (
+        COOLDOWN_SHORT
+        if err.status == 429 or err.status >= 500 or err.status == 0
+        else COOLDOWN_LONG
+    )
+    return max(base, min(err.retry_after or 0.0, COOLDOWN_MAX))
 
 
 class FallbackProvider:

@@ -1,7 +1,9 @@
 """Retry decorator: resend a request that failed with a retryable error before anything streamed.
 
 Exponential backoff with full jitter, capped; a server's ``Retry-After`` is honoured (up to
-``max_retry_after``). Before each wait a ``notice`` event says what failed and when the next try
+``max_retry_after``). With ``hand_over=True`` (a candidate with another after it in a fallback
+chain) a ``Retry-After`` longer than ``max_delay`` is not sat out: the error goes up at once, the
+chain switches, and the fallback's cooldown holds the limited model for that long. Before each wait a ``notice`` event says what failed and when the next try
 is, so a stalled or rate-limited server is not silence. Once a reply event (anything but a
 notice) has been yielded the error propagates unchanged: the consumer already showed part of a
 reply, and a replay would duplicate it.
@@ -38,6 +40,7 @@ class RetryingProvider(Wrapper):
         base_delay: float = 1.0,
         max_delay: float = 30.0,
         max_retry_after: float = 120.0,
+        hand_over: bool = False,
         sleep: Sleep = asyncio.sleep,
         on_retry: Callable[[APIError, float], None] | None = None,
     ) -> None:
@@ -47,6 +50,7 @@ class RetryingProvider(Wrapper):
         self.base_delay = base_delay
         self.max_delay = max_delay
         self.max_retry_after = max_retry_after
+        self.hand_over = hand_over
         self._sleep = sleep
         self._on_retry = on_retry
 
@@ -66,6 +70,8 @@ class RetryingProvider(Wrapper):
                 attempt += 1
                 if yielded or not err.retryable or attempt >= self.attempts:
                     raise
+                if self.hand_over and (err.retry_after or 0) > self.max_delay:
+                    raise  # a long wait: the next candidate answers now
                 delay = backoff_delay(attempt - 1, self.base_delay, self.max_delay)
                 if err.retry_after is not None:
                     delay = min(max(delay, err.retry_after), self.max_retry_after)

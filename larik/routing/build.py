@@ -56,7 +56,11 @@ def build_provider(name: str, model: str, config: Config) -> Provider:
         raise ConfigError(f"providers.{name}: the {what} adapter rejected {e}") from None
 
 
-def wrap(provider: Provider, name: str, config: Config, attempts: int) -> Provider:
+def wrap(
+    provider: Provider, name: str, config: Config, attempts: int, *, hand_over: bool = False
+) -> Provider:
+    """Stall timeouts, then retries (``hand_over``: a later fallback candidate takes a long
+    Retry-After instead of waiting it out)."""
     from ..llm.retry import with_retry
     from ..llm.timeout import with_timeouts
 
@@ -65,5 +69,5 @@ def wrap(provider: Provider, name: str, config: Config, attempts: int) -> Provid
     )
     kind = registry.kind(kind_of(name, config))
     if kind is None or kind.retry:
-        wrapped = with_retry(wrapped, attempts=attempts)
+        wrapped = with_retry(wrapped, attempts=attempts, hand_over=hand_over)
     return wrapped

@@ -131,6 +131,7 @@ def resolve(spec: str = "", config: Config | None = None, *, main: str = "") -> 
                         ct.provider_name,
                         config,
                         RETRY_ATTEMPTS if i == last else CHAIN_RETRY_ATTEMPTS,
+                        hand_over=i < last,
                     ),
                     ct.model,
                 )

@@ -182,3 +182,79 @@ async def test_model_prober_is_delegated_to_the_candidate_serving_the_model():
     assert await fb.context_window("m2") == 32768
     assert await fb.supports_tools("m2") is True
     assert await fb.context_window("m1") is None
+
+
+async def test_a_long_retry_after_cools_the_candidate_that_long_up_to_an_hour():
+    from larik.llm.fallback import COOLDOWN_MAX
+
+    clock = Clock()
+    table = CooldownTable(clock)
+    limited = APIError(429, "rate limited", retry_after=3600)
+    p1 = FakeProvider("p1", [limited])
+    p2 = FakeProvider("p2", ["ok", "again"])
+    fb = with_fallback([(p1, "m1"), (p2, "m2")], table)
+    await collect(fb, REQ)
+    clock.t += 3000  # long after the usual minute: still held back
+    await collect(fb, REQ)
+    assert len(p1.requests) == 1 and len(p2.requests) == 2
+    table.fail("p3/m", APIError(429, "x", retry_after=10**9))
+    assert table._until["p3/m"] - clock.t == COOLDOWN_MAX
+
+
+async def test_a_429_with_retry_after_3600_switches_to_the_fallback_at_once(loopback, monkeypatch):
+    """Through the real stack (timeouts, retry, fallback): no waiting out the hour — the
+    fallback answers now and the limited model cools down (it used to wait 120 s first)."""
+    import asyncio
+    import json as _json
+
+    from larik import routing
+    from larik.config import Config
+    from larik.llm.fallback import cooldowns
+    from larik.llm.types import Message, Usage
+    from tests.llm.providers.kits import openai_compat as compat
+    from tests.loopback import LoopbackServer, Reply
+
+    backup = LoopbackServer().start()
+    try:
+        limit = {"error": {"message": "Rate limit reached", "type": "rate_limit"}}
+        loopback.route(
+            "/v1/chat/completions",
+            Reply(429, _json.dumps(limit), {"Retry-After": "3600"}, "application/json"),
+        )
+        backup.route(
+            "/v1/chat/completions", compat.KIT.text_reply(["ok"], Usage(input=1, output=1))
+        )
+        monkeypatch.setenv("GROQ_API_KEY", "gsk_test_0123456789")
+        config = Config(
+            providers={
+                "groq": {"base_url": f"{loopback.url}/v1"},
+                "box": {"type": "openai-compatible", "base_url": f"{backup.url}/v1"},
+            },
+            fallbacks={"groq/m": ["box/m"]},
+        )
+        resolved = routing.resolve("groq/m", config)
+        request = Request(model="m", messages=[Message.user("hi")], max_tokens=16)
+        async with asyncio.timeout(20):  # the old code slept 120 s here
+            events = [ev async for ev in resolved.provider.stream(request)]
+            notices = [e.text for e in events if e.type is EventType.NOTICE]
+            assert events[-1].message.text() == "ok" and events[-1].message.model == "m"
+            assert len(notices) == 1 and "switched to box/m" in notices[0]
+            assert len(loopback.requests) == 1  # asked once, not retried
+            assert cooldowns.cooling("groq/m")
+            events = [ev async for ev in resolved.provider.stream(request)]
+        assert len(loopback.requests) == 1 and len(backup.requests) == 2  # held back
+    finally:
+        backup.stop()
+
+
+async def test_without_a_fallback_a_long_retry_after_is_still_waited_out_capped():
+    from larik.llm.retry import with_retry
+
+    waits: list[float] = []
+
+    async def sleep(s: float) -> None:
+        waits.append(s)
+
+    p = FakeProvider("p", [APIError(429, "limited", retry_after=3600), "ok"])
+    events = await collect(with_retry(p, sleep=sleep), REQ)
+    assert events[-1].type is EventType.DONE and waits == [120.0]

@@ -19,7 +19,7 @@ from ..errors import APIError, ContextOverflow, MissingKeyError
 from ..options import positive_number
 from ..types import EventType, Request, StreamEvent
 from .anthropic_convert import build_params, to_message, to_stop_reason, to_usage
-from .common import is_context_overflow, retry_after
+from .common import is_context_overflow, malformed_stream, retry_after
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -160,8 +160,7 @@ def map_error(
             0, f"connection lost mid-stream ({name})", retryable=True, provider=provider
         )
     if isinstance(exc, ValueError | RuntimeError):
-        name = type(exc).__name__
-        return APIError(0, f"malformed stream ({name})", retryable=True, provider=provider)
+        return malformed_stream(provider, exc)
     return APIError(0, f"SDK error ({type(exc).__name__})", retryable=False, provider=provider)
 
 

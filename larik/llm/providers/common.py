@@ -12,6 +12,9 @@
   another provider): it is sent as ``{"_raw_arguments": "<the text as written>"}`` — the next
   model sees what was really sent, next to the tool result that refused it. Empty text is
   ``{}``. (The string-typed APIs, Chat Completions and Responses, send the text as it is.)
+* :func:`malformed_stream` — a stream event that is not valid JSON (``data: {not json``) is a
+  provider error like a dropped connection: status 0, retryable, so retry and fallback act on it
+  (never an "internal error" escaping the adapter).
 * :func:`replay.messages_for <larik.llm.replay.messages_for>` — which stored blocks a provider
   may see; converters call it once per request (the agent does not filter).
 """
@@ -23,7 +26,15 @@ import re
 import time
 from typing import Any
 
-__all__ = ["RAW_ARGUMENTS", "is_context_overflow", "retry_after", "tool_arguments"]
+from ..errors import APIError
+
+__all__ = [
+    "RAW_ARGUMENTS",
+    "is_context_overflow",
+    "malformed_stream",
+    "retry_after",
+    "tool_arguments",
+]
 
 RAW_ARGUMENTS = "_raw_arguments"
 
@@ -76,3 +87,9 @@ def tool_arguments(text: str) -> dict[str, Any]:
     except ValueError:
         value = None
     return value if isinstance(value, dict) else {RAW_ARGUMENTS: text}
+
+
+def malformed_stream(provider: str, exc: BaseException | None = None) -> APIError:
+    """The error for a stream event that cannot be read (bad JSON, a cut-off line)."""
+    why = f" ({type(exc).__name__})" if exc is not None else ""
+    return APIError(0, f"malformed stream from the server{why}", retryable=True, provider=provider)

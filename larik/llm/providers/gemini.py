@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import APIError, ConfigError, ContextOverflow, MissingKeyError
 from ..options import positive_number
 from ..types import Request, StreamEvent
-from .common import is_context_overflow, retry_after
+from .common import is_context_overflow, malformed_stream, retry_after
 
 if TYPE_CHECKING:
     from google import genai
@@ -150,10 +150,8 @@ class GeminiProvider:
             raise APIError(
                 0, f"connection to Gemini failed ({type(exc).__name__})", provider=self.name
             ) from exc
-        except (genai_errors.UnknownApiResponseError, pydantic.ValidationError) as exc:
-            raise APIError(
-                0, "Gemini sent a response that could not be read", provider=self.name
-            ) from exc
+        except (genai_errors.UnknownApiResponseError, pydantic.ValidationError, ValueError) as exc:
+            raise malformed_stream(self.name, exc) from exc  # an event that cannot be read
 
     def _api_error(self, exc: Any) -> APIError:
         code = int(exc.code or 0)

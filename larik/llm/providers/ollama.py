@@ -230,10 +230,8 @@ class OllamaProvider:
     def _parse_chunk(self, line: bytes) -> dict[str, Any]:
         try:
             obj = json.loads(line)
-        except ValueError:
-            raise APIError(
-                0, "Ollama sent a line that is not JSON", retryable=False, provider=self.name
-            ) from None
+        except ValueError as exc:
+            raise common.malformed_stream(self.name, exc) from None
         if not isinstance(obj, dict):
             raise APIError(
                 0, "Ollama sent an unexpected JSON value", retryable=False, provider=self.name

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import APIError, ConfigError, ContextOverflow, MissingKeyError
 from ..options import positive_number
 from ..types import Request, StreamEvent
-from .common import is_context_overflow, retry_after
+from .common import is_context_overflow, malformed_stream, retry_after
 from .openai_responses_convert import (
     build_params,
     is_reasoning_model,
@@ -144,6 +144,8 @@ class OpenAIResponsesProvider:
                 raise map_error(exc, self.name, self.endpoint.key_hint) from exc
             except (openai.OpenAIError, RuntimeError, AssertionError, LookupError) as exc:
                 raise map_error(exc, self.name, self.endpoint.key_hint) from exc
+            except ValueError as exc:  # an event that is not JSON (the SDK's json.loads)
+                raise malformed_stream(self.name, exc) from exc
             break
         if final is None:
             raise APIError(0, "the stream ended before the response completed", provider=self.name)

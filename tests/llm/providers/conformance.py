@@ -416,3 +416,32 @@ async def scenario_a_key_echoed_in_an_error_body_is_masked(kit: Kit, server: Loo
 
 
 SCENARIOS.append(scenario_a_key_echoed_in_an_error_body_is_masked)
+
+
+def _with_malformed_second_event(reply: Reply) -> Reply:
+    """``reply`` with its second event's data replaced by ``{not json`` (SSE or NDJSON)."""
+    data = b"".join(reply.chunks())
+    sep = b"\r\n\r\n" if b"\r\n\r\n" in data else (b"\n\n" if b"\n\n" in data else b"\n")
+    parts = [p for p in data.split(sep) if p.strip()]
+    second = parts[1]
+    if b"data:" in second:  # SSE: keep the event name, break its data
+        head = second[: second.index(b"data:")]
+        parts[1] = head + b"data: {not json"
+    else:  # NDJSON
+        parts[1] = b"{not json"
+    reply.body = sep.join(parts) + sep
+    return reply
+
+
+async def scenario_a_malformed_event_is_a_retryable_provider_error(kit: Kit, server):
+    """``data: {not json`` mid-stream is a provider error that retry and fallback act on,
+    never an internal error (a JSONDecodeError escaping the adapter)."""
+    reply = kit.text_reply(["one ", "two ", "three"], Usage(input=1, output=1))
+    server.add(_with_malformed_second_event(reply))
+    with pytest.raises(APIError) as ei:
+        await drain(kit.make(server.url), request(kit))
+    assert ei.value.status == 0 and ei.value.retryable
+    assert "malformed" in str(ei.value)
+
+
+SCENARIOS.append(scenario_a_malformed_event_is_a_retryable_provider_error)

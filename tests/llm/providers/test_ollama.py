@@ -536,11 +536,11 @@ async def test_stream_that_ends_without_done_is_a_retryable_error(loopback):
     assert ei.value.status == 0 and ei.value.retryable
 
 
-async def test_a_line_that_is_not_json_is_an_error(loopback):
+async def test_a_line_that_is_not_json_is_a_retryable_error(loopback):
     loopback.add(ndjson(chunk("Hel"), "<html>oops</html>\n", final()))
     with pytest.raises(APIError) as ei:
         await run(make(loopback, num_ctx=8192), req())
-    assert "not JSON" in str(ei.value)
+    assert "malformed stream" in str(ei.value) and ei.value.retryable
 
 
 # -- configuration ------------------------------------------------------------------------------
