@@ -58,7 +58,9 @@ def test_keys_echoed_by_providers_reach_no_output_and_no_transcript(
     groq.route(
         "/v1/chat/completions", Reply(403, json.dumps(echo), content_type="application/json")
     )
-    reply = compat.KIT.text_reply([f"your key is {BOX_KEY}", " and ", GROQ_KEY], Usage(input=1, output=1))
+    reply = compat.KIT.text_reply(
+        [f"your key is {BOX_KEY}", " and ", GROQ_KEY], Usage(input=1, output=1)
+    )
     box.route("/v1/chat/completions", reply)
     path = user_config_path()
     path.parent.mkdir(parents=True, exist_ok=True)
