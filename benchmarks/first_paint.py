@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/first_paint.py --rounds 30 --request-rounds 6
     .venv/bin/python benchmarks/first_paint.py --no-request    # the first frame only
     .venv/bin/python benchmarks/first_paint.py --only-request  # the first request only
+    .venv/bin/python benchmarks/first_paint.py --commands 50 --skills 20  # with extensions
 
 1. **First frame.** Each command runs as a new process on a pseudo-terminal (100×30, no real
    terminal: headless), and the figure is the wall time from spawn to the moment its first
@@ -82,11 +83,16 @@ HEAVY = (
     "typer",
     "rich",
     "textual",
+    "yaml",
+    "larik.custom_commands",
+    "larik.agent.skills",
 )
 SDKS = ("anthropic", "openai", "google.genai")
 # --mcp N: the config also names N MCP servers (the tests' stdio server, written with the SDK)
 MCP_SERVERS = [0]
 MCP_SCRIPT = HERE.parents[1] / "tests" / "mcp" / "server_script.py"
+# --commands N --skills M: N custom commands and M skills, half yours, half the project's
+EXTENSIONS = {"commands": 0, "skills": 0}
 
 BARE_APP = """\
 from textual.app import App
@@ -164,6 +170,8 @@ class Sandbox:
             TERM="xterm-256color",
             COLORTERM="truecolor",
         )
+        env["CLAUDE_CONFIG_DIR"] = str(root / "claude")  # not the real ~/.claude
+        populate(self.home, self.project, EXTENSIONS["commands"], EXTENSIONS["skills"])
         env.pop("PYTHONPROFILEIMPORTTIME", None)
         # Every command runs from bytecode after the first round, as an installed larik does
         # (PYTHONDONTWRITEBYTECODE would have larik's modules compiled from source each run);
@@ -174,6 +182,26 @@ class Sandbox:
 
     def close(self) -> None:
         self._tmp.cleanup()
+
+
+def populate(home: Path, project: Path, commands: int, skills: int) -> None:
+    """``commands`` command files and ``skills`` skills, half in the user's folders (beside
+    the config) and half in the project's ``.claude/``, a third of the commands namespaced."""
+    for i in range(commands):
+        base = home / "commands" if i % 2 else project / ".claude" / "commands"
+        rel = f"team{i % 3}/cmd{i:02d}.md" if i % 3 == 0 else f"cmd{i:02d}.md"
+        path = base / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        head = f"---\ndescription: Command {i}: review what changed\nargument-hint: [path]\n---\n"
+        path.write_text(head + "Review $ARGUMENTS for bugs, then summarise.\n" * 3)
+    for i in range(skills):
+        base = home / "skills" if i % 2 else project / ".claude" / "skills"
+        folder = base / f"skill-{i:02d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        body = "\n".join(f"Step {k}: do it." for k in range(200))
+        (folder / "SKILL.md").write_text(
+            f"---\nname: skill-{i:02d}\ndescription: Skill {i}: when to use it.\n---\n{body}\n"
+        )
 
 
 def on_pty(
@@ -725,9 +753,12 @@ def main() -> None:
         metavar="N",
         help="configure N MCP servers (they start after the first frame)",
     )
+    p.add_argument("--commands", type=int, default=0, metavar="N", help="N custom commands")
+    p.add_argument("--skills", type=int, default=0, metavar="N", help="N skills")
     p.add_argument("--request-child", nargs=5, help=argparse.SUPPRESS)
     args = p.parse_args()
     MCP_SERVERS[0] = args.mcp
+    EXTENSIONS.update(commands=args.commands, skills=args.skills)
     if args.request_child:
         variant, port, typing, home, project = args.request_child
         request_child(variant, int(port), float(typing), home, project)

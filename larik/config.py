@@ -458,8 +458,9 @@ def load_config(
     user_mode = str(user_perms.get("mode") or "ask")
     project = project_config_path(cwd)
     mcp_json = project_mcp_json_path(cwd)
+    shell_files, commands = _project_shell_commands(cwd)
     project_trust: trust.ProjectTrust | None = None
-    if project is not None or mcp_json is not None:
+    if project is not None or mcp_json is not None or shell_files:
         data = {}
         if project is not None:
             data = _read_toml(project)
@@ -475,9 +476,15 @@ def load_config(
         always, gated, deny = trust.split_project(data, user_mode, user_sandbox)
         if mcp_json is not None:
             gated[trust.MCP_JSON] = _read_mcp_json(mcp_json)
-        config_file = project if project is not None else mcp_json
+        if shell_files:
+            gated[trust.COMMAND_SHELL] = shell_files
+        config_file = project or mcp_json or commands
         assert config_file is not None
-        root = (project.parent.parent if project is not None else config_file.parent).resolve()
+        root = (
+            project.parent.parent
+            if project is not None
+            else (config_file.parent if mcp_json is not None else config_file.parent.parent)
+        ).resolve()
         allow: list[str] = []
         if gated:
             fingerprint = trust.digest(gated)
@@ -517,6 +524,21 @@ def load_config(
     config._trust = project_trust
     _mark_server_sources(config, user, mcp_json, project)
     return config
+
+
+def _project_shell_commands(cwd: Path | None) -> tuple[dict[str, str], Path | None]:
+    """The project's command files with ``!`…``` shell lines (path -> SHA-256), and the
+    commands folder they are in: running those lines needs trust (larik.custom_commands)."""
+    from .custom_commands import project_shell_files
+
+    files = project_shell_files(cwd)
+    if not files:
+        return {}, None
+    first = Path(next(iter(files)))
+    folder = next(
+        d for d in first.parents if d.name == "commands" and d.parent.name in (".larik", ".claude")
+    )
+    return files, folder
 
 
 def _read_mcp_json(path: Path) -> dict[str, Any]:

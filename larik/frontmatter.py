@@ -17,7 +17,8 @@ written. Anything else leaves the front matter out and says why in ``problem`` (
 caller decides whether the file is still usable.
 
 Values are read with :func:`text`: a string, else "" — a list or a mapping (or an alias bomb)
-is never turned into a string, so its size never matters.
+is never turned into a string, so its size never matters; a one-line value that YAML reads as a
+list (``argument-hint: [path]``) is the text as it was written.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class Document:
     body: str = ""
     problem: str = ""  # why the front matter was left out ("" when it was read, or absent)
     has_front_matter: bool = False
+    written: dict[str, str] = field(default_factory=dict)  # one-line values as written
 
 
 def parse(source: str) -> Document:
@@ -64,7 +66,8 @@ def parse(source: str) -> Document:
             has_front_matter=True,
         )
     meta, problem = _read(block)
-    return Document(meta=meta, body=body, problem=problem, has_front_matter=True)
+    written = (_flat(block, partial=True) or {}) if meta else {}
+    return Document(meta, body, problem, has_front_matter=True, written=written)
 
 
 def _read(block: str) -> tuple[dict[str, Any], str]:
@@ -91,14 +94,17 @@ def _read(block: str) -> tuple[dict[str, Any], str]:
     return {}, why + "; left out"
 
 
-def _flat(block: str) -> dict[str, Any] | None:
-    """``key: value`` lines as written (what Claude Code reads when YAML would not)."""
+def _flat(block: str, partial: bool = False) -> dict[str, Any] | None:
+    """``key: value`` lines as written (what Claude Code reads when YAML would not); None when
+    a line is something else, unless ``partial``."""
     out: dict[str, Any] = {}
     for line in block.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         m = _FLAT_LINE.match(line.rstrip())
         if m is None:
+            if partial:
+                continue
             return None
         value = (m.group(2) or "").strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
@@ -107,16 +113,19 @@ def _flat(block: str) -> dict[str, Any] | None:
     return out
 
 
-def text(meta: dict[str, Any], key: str) -> str:
-    """The string value of ``key``, stripped; "" when absent or not a string."""
-    value = meta.get(key)
-    return value.strip() if isinstance(value, str) else ""
+def text(doc: Document, key: str) -> str:
+    """The string value of ``key``, stripped; "" when absent. A one-line value YAML reads as a
+    list (``argument-hint: [path]``) is the text as written, as Claude Code shows it."""
+    value = doc.meta.get(key)
+    if isinstance(value, str):
+        return value.strip()
+    return doc.written.get(key, "").strip() if isinstance(value, list) else ""
 
 
-def words(meta: dict[str, Any], key: str) -> tuple[str, ...]:
+def words(doc: Document, key: str) -> tuple[str, ...]:
     """A list of strings, written as a YAML list or as one string separated by commas or
     spaces (``allowed-tools``)."""
-    value = meta.get(key)
+    value = doc.meta.get(key)
     if isinstance(value, list):
         return tuple(v.strip() for v in value if isinstance(v, str) and v.strip())
     if isinstance(value, str):

@@ -25,6 +25,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
@@ -235,7 +236,7 @@ async def _run(
         outcome.stop = signals.stop_reason
         return _stopped(opts, None, outcome, signals, out, err)
     try:
-        async with aclosing(agent.run_turn(prompt)) as events:
+        async with aclosing(_turn(agent, prompt, err)) as events:
             async for ev in events:
                 _on_event(ev, opts.output_format, outcome, out, err)
                 if progress:
@@ -268,6 +269,29 @@ async def _run(
         out.write(json.dumps(_result(agent, outcome, ok, opts), ensure_ascii=False) + "\n")
     out.flush()
     return 0 if ok else 1
+
+
+def _turn(agent: Any, prompt: str, err: IO[str]) -> AsyncGenerator[AgentEvent, None]:
+    """The run's turn: a custom command's when the prompt is ``/name args`` and ``name`` is
+    one (docs/commands.md), else the prompt as written."""
+    from .tui.slash import builtin_names, parse  # the TUI's names, without Textual
+
+    parsed = parse(prompt)
+    if parsed is None:
+        return agent.run_turn(prompt)
+    from .custom_commands import command_turn, discover_commands
+
+    catalog = discover_commands(agent.root, builtin_names())
+    for problem in catalog.problems:
+        print(f"larik: warning: {problem}", file=err)
+    name, arguments = parsed
+    cmd = catalog.find(name)
+    if cmd is None:
+        if clash := catalog.ambiguous(name):
+            names = ", ".join(f"/{c.name}" for c in clash)
+            print(f"larik: warning: /{name} is ambiguous ({names}); sent as written", file=err)
+        return agent.run_turn(prompt)
+    return command_turn(agent, cmd, arguments, agent.config)
 
 
 async def _create_agent(opts: PrintOptions, err: IO[str]) -> tuple[Any, Any]:

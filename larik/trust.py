@@ -12,6 +12,8 @@ permissions.mode      applied only when as strict as the user's or more (plan > 
 permissions.allow     ignored
 permissions.deny      always applied, added to the user's deny rules
 hooks, mcp, commands  ignored (whole tables: they run programs)
+commands.shell        ignored: the project's command files with !`…` shell lines run those
+                      lines only once trusted (each file's SHA-256 is in the digest)
 checkpoints = false   ignored (a project must not turn off what /undo needs)
 sandbox.mode          applied only when as strict as the user's or more (read-only > workspace-write > off)
 sandbox.network       ``true`` ignored (a project may only turn the network off)
@@ -41,6 +43,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 __all__ = [
+    "COMMAND_SHELL",
     "GATED",
     "MCP_JSON",
     "GATED_TABLES",
@@ -63,6 +66,10 @@ GATED_TABLES = ("hooks", "mcp", "commands")
 #: gated under: it starts programs like ``[mcp]`` does.
 MCP_JSON = ".mcp.json"
 
+#: The key a project's command files with ``!`…``` shell lines are gated under (path ->
+#: SHA-256 of the file; ``larik.custom_commands``): the lines run only once trusted.
+COMMAND_SHELL = "commands.shell"
+
 #: What an untrusted project's setting does, by dotted key (a test walks this table).
 GATED: dict[str, Literal["tighten-only", "ignored", "merged"]] = {
     "permissions.mode": "tighten-only",
@@ -70,6 +77,7 @@ GATED: dict[str, Literal["tighten-only", "ignored", "merged"]] = {
     "permissions.deny": "merged",
     **{table: "ignored" for table in GATED_TABLES},
     MCP_JSON: "ignored",
+    COMMAND_SHELL: "ignored",
     "checkpoints": "tighten-only",  # may turn them on, not off (they are how /undo works)
     "sandbox.mode": "tighten-only",
     "sandbox.network": "tighten-only",  # may turn it off, not on
@@ -164,6 +172,9 @@ def describe(gated: Mapping[str, Any], user_mode: str) -> tuple[str, ...]:
             out.append(f"{MCP_JSON} starts MCP servers: " + "; ".join(_server_lines(value)))
         elif key == "mcp" and isinstance(value, Mapping) and isinstance(value.get("servers"), Mapping):
             out.append("[mcp] starts MCP servers: " + "; ".join(_server_lines(value["servers"])))
+        elif key == COMMAND_SHELL and isinstance(value, Mapping):
+            files = ", ".join(_in_project(str(p)) for p in value)
+            out.append(f"commands that run shell lines (!`…`): {files}")
         elif key == "permissions.allow":
             rules = ", ".join(repr(r) for r in value) if isinstance(value, list) else repr(value)
             out.append(f"permissions.allow = [{rules}]")
@@ -184,6 +195,15 @@ def _server_lines(servers: Mapping[str, Any]) -> list[str]:
         what = " ".join(str(a) for a in [t.get("command") or t.get("url") or "?", *args])
         out.append(f"{name} ({what[:120]})")
     return out
+
+
+def _in_project(path: str) -> str:
+    """``/home/me/repo/.claude/commands/x.md`` -> ``.claude/commands/x.md``."""
+    for marker in ("/.larik/", "/.claude/"):
+        i = path.rfind(marker)
+        if i >= 0:
+            return path[i + 1 :]
+    return path
 
 
 def _short(text: str, limit: int = 300) -> str:

@@ -10,7 +10,8 @@ def test_yaml_values_stay_the_strings_they_were_written_as():
     doc = fm.parse("---\ndescription: yes\nmodel: 3.5\nallowed-tools: [Read, Grep]\n---\nBody\n")
     assert doc.meta == {"description": "yes", "model": "3.5", "allowed-tools": ["Read", "Grep"]}
     assert doc.body == "Body\n" and not doc.problem
-    assert fm.words(doc.meta, "allowed-tools") == ("Read", "Grep")
+    assert fm.words(doc, "allowed-tools") == ("Read", "Grep")
+    assert fm.text(doc, "allowed-tools") == "[Read, Grep]"  # a list, shown as written
 
 
 def test_claude_codes_front_matter_that_is_not_yaml_is_read_as_written():
@@ -21,15 +22,15 @@ def test_claude_codes_front_matter_that_is_not_yaml_is_read_as_written():
     )
     doc = fm.parse(text)
     assert not doc.problem
-    assert fm.text(doc.meta, "argument-hint") == "[pr-number] [priority] [assignee]"
-    assert fm.text(doc.meta, "description") == "Review: the PR"
-    assert fm.words(doc.meta, "allowed-tools") == ("Bash(git add:*)", "Bash(git status:*)")
+    assert fm.text(doc, "argument-hint") == "[pr-number] [priority] [assignee]"
+    assert fm.text(doc, "description") == "Review: the PR"
+    assert fm.words(doc, "allowed-tools") == ("Bash(git add:*)", "Bash(git status:*)")
     assert doc.body == "Review PR #$1\n"
 
 
 def test_bom_and_crlf_are_accepted():
     doc = fm.parse("\ufeff---\r\ndescription: x\r\n---\r\nbody\r\n")
-    assert fm.text(doc.meta, "description") == "x" and doc.body == "body\r\n"
+    assert fm.text(doc, "description") == "x" and doc.body == "body\r\n"
 
 
 def test_no_front_matter_is_all_body():
@@ -60,8 +61,8 @@ def test_an_alias_bomb_is_never_expanded():
         cur = chr(ord("a") + i)
         lol += f"{cur}: &{cur} [{', '.join(['*' + prev] * 9)}]\n"
     doc = fm.parse("---\n" + lol + "description: *i\n---\n")
-    assert fm.text(doc.meta, "description") == ""  # a list, never turned into a string
-    assert fm.words(doc.meta, "description") == ()  # nested lists are not flattened
+    assert fm.text(doc, "description") == "*i"  # as written: the list is never turned into text
+    assert fm.words(doc, "description") == ()  # nested lists are not flattened
 
 
 def test_deep_nesting_is_a_problem_not_a_crash():

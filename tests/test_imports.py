@@ -45,3 +45,17 @@ def test_larik_version_runs():
         [sys.executable, "-m", "larik.cli", "--version"], capture_output=True, text=True, check=True
     )
     assert out.stdout.startswith("larik ")
+
+
+def test_commands_and_skills_are_not_imported_before_the_first_frame():
+    """Custom commands and skills are found after the TUI's first frame (tui/custom.py, the
+    agent's creation): their modules and PyYAML are not part of start-up, nor of --help."""
+    stmt = "import larik.tui.app, larik.tui.screens.chat, larik.tui.slash, larik.printmode"
+    late = ("yaml", "larik.custom_commands", "larik.agent.skills", "larik.frontmatter")
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE.format(stmt=stmt, heavy=late)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip().splitlines()[-1] == "LOADED:"

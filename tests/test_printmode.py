@@ -409,3 +409,30 @@ def test_without_verbose_and_not_a_terminal_there_is_no_progress(project, tmp_pa
     model = write_script(tmp_path / "fix.json", *FIX)
     _, _, err = larik("-p", "fix add", "-m", model, "--permission-mode", "edits")
     assert "larik: ·" not in err
+
+
+def test_a_custom_command_runs_in_print_mode(project, tmp_path):
+    """`larik -p "/review src/"`: a .claude/commands file, unchanged; a shell line in this
+    untrusted project is refused (a warning on stderr, nothing run); a prompt starting with /
+    that names no command is sent as written."""
+    from larik.agent.sessions import latest_session
+
+    marker = project / "RAN"  # inside: the bash sandbox lets a command write there
+    commands = project / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text(
+        "---\ndescription: Review\nargument-hint: [path]\n---\n"
+        f"Review $ARGUMENTS carefully. !`touch {marker}`\n@calc.py\n"
+    )
+    model = write_script(tmp_path / "s.json", {"text": "looks fine"}, {"text": "hosts"})
+    code, out, err = larik("-p", "/review src/", "-m", model, "--permission-mode", "yolo")
+    assert code == 0 and out == "looks fine\n"
+    assert not marker.exists()
+    assert "warning: /review: !`touch" in err and "not trusted" in err
+    assert ".claude/commands" in err and "ignored (untrusted project)" in err
+    sent = load_transcript(latest_session(project).path).messages[0].text()
+    assert sent.startswith("Review src/ carefully. [!`touch")
+    assert '<file path="calc.py">\ndef add(a, b):' in sent
+    code, out, _ = larik("-p", "/etc/hosts is odd", "-m", model)
+    assert out == "hosts\n"
+    assert load_transcript(latest_session(project).path).messages[0].text() == "/etc/hosts is odd"

@@ -130,13 +130,13 @@ class Agent:
             root=s.root, processes=s.processes, seen=SeenFiles(), skills=s.skills
         )
         self._ctx.sandbox = s.policy.sandbox  # what bash commands run in (sandbox.py)
-        self._ctx.path_denied = s.policy.denies_path  # for the files grep and glob list
-        self._runner = ToolRunner(self._tools, s.policy, self._ctx, s.tool_source)
+        self.path_denied = self._ctx.path_denied = s.policy.denies_path  # grep, glob, @path
+        self.tool_runner = ToolRunner(self._tools, s.policy, self._ctx, s.tool_source)
         on = s.checkpoints and s.transcript_path is not None and s.role_label is None
         self.checkpoints = Checkpointer(s.root, self._record, enabled=on)
         """The session's turns and checkpoints: ``/undo`` and ``/rewind`` use it."""
         self._ctx.before_change = lambda: self.checkpoints.before_change(self._ctx.emit)
-        self._stuck = StuckDetector(s.config.stuck, self._runner.call_key)
+        self._stuck = StuckDetector(s.config.stuck, self.tool_runner.call_key)
         self._notices: list[AgentEvent] = []
         self._partial: _Partial | None = None
         self._running: _Running | None = None
@@ -299,7 +299,7 @@ class Agent:
         changed, self._profile = prof != self._profile, prof
         self._system[0] = prompt.prefix(s.role_label, list(prof.tools), small=prof.small)
         self._specs = tool_specs(prof.tools)
-        self._runner.tools = prof.tools
+        self.tool_runner.tools = prof.tools
         self._ctx.spawn = self._run_task if "task" in prof.tools else None
         self.max_turns = prof.turn_limit(s.max_turns)
         if changed and (note := prof.describe(self.spec)):
@@ -512,7 +512,7 @@ class Agent:
         queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
         results: dict[int, Block] = {}
         self._ctx.emit = emit = self._check.tap(queue.put_nowait)  # verify.py sees tool ends
-        task = asyncio.create_task(self._runner.run_all(calls, emit, results))
+        task = asyncio.create_task(self.tool_runner.run_all(calls, emit, results))
         task.add_done_callback(lambda _: queue.put_nowait(None))
         self._running = _Running(calls, results, task)
         while (ev := await queue.get()) is not None:

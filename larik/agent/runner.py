@@ -93,6 +93,13 @@ class ToolRunner:
         dump = getattr(p.args, "model_dump", None)
         return call_key(call.name, dump(mode="json") if dump is not None else call.input)
 
+    async def run_tool(self, name: str, tool_input: dict[str, Any]) -> ToolResult:
+        """One call made for the user, outside the conversation (a custom command's shell
+        line): checked and run like the model's — deny rules, the mode, the approver asking —
+        and its result returned, no events; a refusal has ``data["denied"]``."""
+        p = self.prepare(Block.tool_use("user_call", name, tool_input))
+        return await self._refusal(p) or await self._execute(p)
+
     async def run_all(self, calls: list[Block], emit: Emit, results: dict[int, Block]) -> None:
         prepared = [self.prepare(c) for c in calls]
         i = 0

@@ -161,13 +161,13 @@ def _read_skill(path: Path, scope: str, project: Path | None, where: str) -> Ski
     doc = frontmatter.parse(_head(md))
     if doc.problem or not doc.has_front_matter:
         raise _Refused(f"{doc.problem or 'no front matter (name, description)'}; not loaded")
-    name = frontmatter.text(doc.meta, "name") or path.name
+    name = frontmatter.text(doc, "name") or path.name
     if not _NAME.match(name):
         raise _Refused(
             f"name {frontmatter.one_line(name, 40)!r} is not a plain word (letters, digits, "
             "- _ .); not loaded"
         )
-    description = frontmatter.one_line(frontmatter.text(doc.meta, "description"), MAX_DESCRIPTION)
+    description = frontmatter.one_line(frontmatter.text(doc, "description"), MAX_DESCRIPTION)
     if not description:
         raise _Refused("no description in its front matter; not loaded")
     return Skill(name, description, real, scope, where)

@@ -40,6 +40,15 @@ class AgentLike(Protocol):
 
     async def close(self) -> None: ...
 
+    # what a custom command uses (larik/custom_commands.py): the project root, the model in
+    # use (to go back to after a command's own model), and its shell lines' and @paths' rules
+    root: Path
+    spec: str
+
+    tool_runner: Any  # .run_tool(name, input): one call checked like the model's
+
+    def path_denied(self, tool: str, path: Path) -> bool: ...
+
 
 class AgentFactory(Protocol):
     """Build an agent. ``model`` "" means the configured default; ``resume`` as Agent.create."""

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..llm.errors import LarikError
 from . import undo
-from .widgets.status_bar import UNKNOWN_COST
 
 if TYPE_CHECKING:  # annotations only: the chat screen imports this module
     from .protocol import AgentLike
@@ -227,12 +226,23 @@ COMMANDS: tuple[SlashCommand, ...] = (
 
 
 def dynamic(chat: ChatScreen | None) -> list[SlashCommand]:
-    """Commands that come and go with the session: each MCP server prompt (``tui/mcp.py``)."""
-    if chat is None or getattr(chat, "mcp", None) is None:
+    """Commands that come and go with the session: each MCP server prompt (``tui/mcp.py``),
+    then the custom commands found so far (``tui/custom.py``)."""
+    if chat is None:
         return []
-    from . import mcp
+    from . import custom
 
-    return [SlashCommand(*row) for row in mcp.prompt_commands(chat)]
+    rows = custom.command_rows(chat)
+    if getattr(chat, "mcp", None) is not None:
+        from . import mcp
+
+        rows = [*mcp.prompt_commands(chat), *rows]
+    return [SlashCommand(*row) for row in rows]
+
+
+def builtin_names() -> frozenset[str]:
+    """The built-in commands' names and aliases: no custom command may take one."""
+    return frozenset(n for c in COMMANDS for n in (c.name, *c.aliases))
 
 
 def find(name: str, chat: ChatScreen | None = None) -> SlashCommand | None:
@@ -273,15 +283,25 @@ async def run(chat: ChatScreen, name: str, arg: str) -> None:
     is a line in the conversation, never a traceback."""
     cmd = find(name, chat)
     if cmd is None:
+        from . import custom
+
+        handler = await custom.find(chat, name, builtin_names())  # a file added since, /short
+        if handler is not None:
+            await _guarded(chat, name, handler, arg)
+            return
         chat.say(f"unknown command /{name}", "error")
         chat.say(help_markdown(chat), as_markdown=True)
         return
+    await _guarded(chat, cmd.name, cmd.handler, arg)
+
+
+async def _guarded(chat: ChatScreen, name: str, handler: Handler, arg: str) -> None:
     try:
-        await cmd.handler(chat, arg)
+        await handler(chat, arg)
     except LarikError as e:
-        chat.say(f"/{cmd.name}: {e}", "error")
+        chat.say(f"/{name}: {e}", "error")
     except Exception as e:  # a bug must not take the session down: one line, no traceback
-        chat.say(f"/{cmd.name} failed: {type(e).__name__}: {e}", "error")
+        chat.say(f"/{name} failed: {type(e).__name__}: {e}", "error")
 
 
 KEYS = (
@@ -313,6 +333,8 @@ def looked_text(local: list[Any]) -> str:
 def cost_markdown(agent: AgentLike) -> str:
     def money(v: float | None) -> str:
         return f"${v:.4f}" if v is not None else UNKNOWN_COST
+
+    from .widgets.status_bar import UNKNOWN_COST  # Textual: not for print mode's builtin_names
 
     usage = agent.usage
     rows = [

@@ -51,6 +51,7 @@ class Harness:
             counter[0] += 1
             session = resume or f"session-{counter[0]}"
             agent = FakeAgent(provider, approver, model or "scripted/model-a", session)
+            agent.root = self.cwd
             self.agents.append(agent)
             return agent
 

@@ -40,9 +40,36 @@ class FakeAgent:
         self.context_window = 200_000
         self.session_id = session
         self.transcript_path = Path("/nonexistent") / f"{session}.jsonl"
+        self.root = Path.cwd()
+        self.tool_calls: list[tuple[str, dict[str, Any]]] = []  # run_tool's, for the tests
+        self.tool_runner = self
         self.closed = False
         self.switches: list[str] = []
         SESSIONS[session] = self.messages
+
+    @property
+    def spec(self) -> str:
+        return f"{self.provider_name}/{self.model}"
+
+    async def run_tool(self, name: str, tool_input: dict[str, Any]) -> Any:
+        """Asks the approver (ask mode) like the real one; a yes "runs" it: its output is the
+        command after ``echo `` (else OUTPUT)."""
+        from larik.agent.tools import ToolResult
+
+        self.tool_calls.append((name, tool_input))
+        if self.permission_mode == "ask":
+            req = PermissionRequest(tool_name=name, tool_input=tool_input, summary=str(tool_input))
+            answer = await self.approver(req)
+            if not answer.allow:
+                return ToolResult(
+                    "permission denied: the user declined", True, data={"denied": True}
+                )
+        command = str(tool_input.get("command", ""))
+        out = command.removeprefix("echo ") if command.startswith("echo ") else "OUTPUT"
+        return ToolResult(f"{out}\n[exit code 0]")
+
+    def path_denied(self, tool: str, path: Path) -> bool:
+        return False
 
     def set_model(self, spec: str) -> Any:
         provider, _, model = spec.partition("/")

@@ -34,7 +34,7 @@ from textual.worker import Worker, WorkerState
 from ... import __version__
 from ...agent.events import AgentEventType, Approval, PermissionRequest
 from ...llm.errors import LarikError, MissingKeyError
-from .. import gcpolicy, history, mcp, slash, warmup
+from .. import custom, gcpolicy, history, mcp, slash, warmup
 from ..attachments import build_prompt
 from ..local_servers import LocalModel, discover
 from ..models import ModelEntry, picker_entries
@@ -99,6 +99,7 @@ class ChatScreen(Screen[None]):
         self.history_path = history_path
         self.agent: AgentLike | None = None
         self.mcp: Any = None  # the MCP servers (larik.mcp.manager.McpManager), once started
+        self.custom: Any = None  # the custom commands found (larik.custom_commands), once looked
         self.session_id = ""
         self.busy = False
         self.local_models: list[LocalModel] | None = None
@@ -140,6 +141,8 @@ class ChatScreen(Screen[None]):
         """Start the MCP servers (in the background) and build the agent the command line asked
         for (model, session to resume)."""
         mcp.prepare(self)  # the agent's tool source; its servers start after the SDK warm-up
+        found = custom.discover(self, slash.builtin_names())
+        self.run_worker(found, group="custom", exit_on_error=False)
         await self.start_agent(self.start_model, self.start_resume)
         mcp.start_servers(self)
 
@@ -304,19 +307,21 @@ class ChatScreen(Screen[None]):
         self.conv.add_user(text, attached.files)
         self.start_turn(attached.prompt())
 
-    def start_turn(self, prompt: Any, *, compact: bool = False) -> None:
+    def start_turn(self, prompt: Any, *, compact: bool = False, events: Any = None) -> None:
+        """Run a turn on ``prompt`` (or compact); ``events``: a turn given as its events (a
+        custom command's expansion, then its turn: ``tui/custom.py``)."""
         self.busy = True
         self.refresh_status()
         self.activity.start(self.current_spec())
-        self._turn = self._run_turn(prompt, compact)
+        self._turn = self._run_turn(prompt, compact, events)
 
     @work(group="turn", exclusive=True, exit_on_error=False)
-    async def _run_turn(self, prompt: Any, compact: bool) -> None:
+    async def _run_turn(self, prompt: Any, compact: bool, events: Any = None) -> None:
         agent = self.agent
         assert agent is not None
         try:
             await self._warmed_up()
-            stream = agent.compact() if compact else agent.run_turn(prompt)
+            stream = events or (agent.compact() if compact else agent.run_turn(prompt))
             async for ev in stream:
                 self.activity.saw(ev)
                 self.conv.handle(ev)

@@ -1,0 +1,504 @@
+"""Custom slash commands: Markdown files whose name is the command (Claude Code's format).
+
+``.claude/commands/review.md`` is ``/review``; a subfolder is a namespace, ``frontend/review.md``
+is ``/frontend:review`` (and plain ``/review`` while no other command has that name, as Claude
+Code has it now). Where they are found, in this order — the first command of a name wins, so a
+repository cannot replace one of yours, and none may take a built-in command's name:
+
+1. yours: ``commands/`` beside your Larik config, then Claude Code's ``~/.claude/commands/``;
+2. the project's: ``.larik/commands/``, then ``.claude/commands/`` (the nearest of each from the
+   working directory up to the git root).
+
+A file is optional front matter (``description``, ``argument-hint``, ``model``,
+``allowed-tools``; :mod:`larik.frontmatter`) and a body, the prompt. Running it
+(:func:`command_turn`) expands the body, then runs one agent turn on it:
+
+* ``$ARGUMENTS`` is everything typed after the name, ``$1``, ``$2``, … its words (shell-style
+  quoting); with neither in the body, the arguments are appended as ``ARGUMENTS: …``;
+* ``@path`` includes a project file (after the body, like ``@path`` typed in the TUI): inside
+  the project only, symlinks resolved, ``permissions.deny`` for ``read_file`` honoured, regular
+  text files of at most :data:`MAX_INCLUDE` bytes;
+* ``!`cmd``` runs ``cmd`` with the bash tool, through the agent's tool runner and permission policy (deny rules
+  hold, ``ask`` mode asks, print mode refuses what would ask), and puts its output there.
+  Only your own commands and a *trusted* project's run: a project's command whose shell lines
+  the user has not trusted still runs, with each shell line replaced by a note saying it was not
+  run (and the same note shown to the user). Which project files have shell lines is part of
+  what "Trust this folder?" asks about (:func:`project_shell_files`, read by
+  ``larik.config.load_config``), with each file's SHA-256: a file changed since is not trusted.
+
+Arguments substituted into a shell line are shell-quoted, and text that arrives by
+substitution, from a shell line's output or from an included file is never scanned again for
+``!`` or ``@``. Discovery reads each file once (files over :data:`MAX_BYTES` are refused unread)
+and is cheap; front ends run it after their first frame, and again when a name is not found.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import stat
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import frontmatter
+
+if TYPE_CHECKING:
+    from .agent.events import AgentEvent
+    from .config import Config
+
+__all__ = [
+    "MAX_BYTES",
+    "CommandCatalog",
+    "CustomCommand",
+    "Expanded",
+    "command_turn",
+    "discover_commands",
+    "expand",
+    "project_shell_files",
+    "shell_refusal",
+]
+
+PROJECT_FOLDERS = (".larik/commands", ".claude/commands")
+MAX_BYTES = 128 * 1024  # a command file larger than this is refused unread
+MAX_INCLUDE = 256 * 1024  # an @path file larger than this is not included
+MAX_DEPTH = 3  # namespace levels
+MAX_FILES = 1000  # files looked at in one folder tree
+SHELL_TIMEOUT = 120.0
+_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_SHELL = re.compile(r"!`([^`\n]+)`")
+_TOKEN = re.compile(r"!`([^`\n]+)`|(?:(?<=\s)|^)@((?:\\ |[^\s`])+)")
+_ARG = re.compile(r"\$(ARGUMENTS|\d+)")
+
+Shell = Callable[[str], Awaitable[tuple[str, bool]]]  # command -> (output or refusal, ran)
+PathDenied = Callable[[str, Path], bool]
+
+
+@dataclass(frozen=True)
+class CustomCommand:
+    name: str  # "review", "frontend:review" (lowercase)
+    path: Path
+    scope: str  # "user" or "project"
+    where: str  # what /help shows: "user", "project", "project:frontend"
+    body: str
+    digest: str  # SHA-256 of the file's bytes, as trusted
+    description: str = ""
+    argument_hint: str = ""
+    model: str = ""
+    allowed_tools: tuple[str, ...] = ()
+
+    @property
+    def short(self) -> str:
+        return self.name.rpartition(":")[2]
+
+    @property
+    def has_shell(self) -> bool:
+        return bool(_SHELL.search(self.body))
+
+    def usage(self) -> str:
+        return f"/{self.name} {self.argument_hint}".rstrip()
+
+    def summary(self) -> str:
+        text = self.description or _first_line(self.body) or "(no description)"
+        return f"{text} ({self.where})"
+
+
+@dataclass(frozen=True)
+class CommandCatalog:
+    commands: tuple[CustomCommand, ...] = ()
+    problems: tuple[str, ...] = ()
+
+    def find(self, name: str) -> CustomCommand | None:
+        """By full name; else by the last part of a namespaced name when only one has it."""
+        key = name.lower()
+        for c in self.commands:
+            if c.name == key:
+                return c
+        matches = [c for c in self.commands if c.short == key]
+        return matches[0] if len(matches) == 1 else None
+
+    def ambiguous(self, name: str) -> list[CustomCommand]:
+        key = name.lower()
+        matches = [c for c in self.commands if c.short == key]
+        return matches if len(matches) > 1 and self.find(name) is None else []
+
+    def complete(self, prefix: str) -> list[CustomCommand]:
+        p = prefix.lower()
+        return [c for c in self.commands if c.name.startswith(p) or c.short.startswith(p)]
+
+
+# -- discovery --------------------------------------------------------------------------------
+
+
+def command_folders(root: Path) -> list[tuple[Path, str, Path | None]]:
+    """``(folder, scope, project)`` in the order commands are read; ``project`` is the folder a
+    project command must stay inside (None for yours)."""
+    from .config import claude_home, project_folder, user_config_path
+
+    out: list[tuple[Path, str, Path | None]] = [
+        (user_config_path().parent / "commands", "user", None),
+        (claude_home() / "commands", "user", None),
+    ]
+    for rel in PROJECT_FOLDERS:
+        found = project_folder(root, rel)
+        if found is not None:
+            out.append((found, "project", found.parent.parent.resolve()))
+    return out
+
+
+def discover_commands(root: Path, reserved: frozenset[str] = frozenset()) -> CommandCatalog:
+    """Every custom command a session in ``root`` can run; ``reserved`` are the built-in
+    names (and aliases) a custom command may not take."""
+    commands: list[CustomCommand] = []
+    problems: list[str] = []
+    seen: dict[str, CustomCommand] = {}
+    for folder, scope, project in _folders(root):
+        for path, parts in _walk(folder, scope, project, problems):
+            cmd = _load(path, parts, scope, problems)
+            if cmd is None:
+                continue
+            if cmd.name in reserved:
+                problems.append(
+                    f"command {_shown(path)}: /{cmd.name} is a built-in command; not loaded "
+                    "(rename the file)"
+                )
+            elif cmd.name in seen:
+                problems.append(
+                    f"command {_shown(path)}: /{cmd.name} is taken by "
+                    f"{_shown(seen[cmd.name].path)}; not loaded"
+                )
+            else:
+                seen[cmd.name] = cmd
+                commands.append(cmd)
+    return CommandCatalog(tuple(commands), tuple(problems))
+
+
+def project_shell_files(cwd: Path | None) -> dict[str, str]:
+    """The project's command files that have ``!`…``` shell lines: path -> SHA-256 of the
+    file. What trusting the project lets run (``larik.config`` asks about it)."""
+    out: dict[str, str] = {}
+    root = (cwd or Path.cwd()).resolve()
+    for folder, scope, project in _folders(root):
+        if scope != "project":
+            continue
+        for path, parts in _walk(folder, scope, project, []):
+            cmd = _load(path, parts, scope, [])
+            if cmd is not None and cmd.has_shell:
+                out[str(path)] = cmd.digest
+    return out
+
+
+def _folders(root: Path) -> list[tuple[Path, str, Path | None]]:
+    out, done = [], set()
+    for folder, scope, project in command_folders(root):
+        try:
+            real = folder.resolve()
+        except (OSError, RuntimeError):
+            continue
+        if real not in done and real.is_dir():
+            done.add(real)
+            out.append((folder, scope, project))
+    return out
+
+
+def _walk(
+    folder: Path, scope: str, project: Path | None, problems: list[str]
+) -> list[tuple[Path, list[str]]]:
+    """The ``.md`` files under ``folder`` and their name parts. A project's links that lead
+    outside the project are refused (a notice); folders nest at most :data:`MAX_DEPTH` deep."""
+    out: list[tuple[Path, list[str]]] = []
+    stack: list[tuple[Path, list[str]]] = [(folder, [])]
+    looked = 0
+    while stack:
+        current, prefix = stack.pop(0)
+        try:
+            entries = sorted(os.scandir(current), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            looked += 1
+            if looked > MAX_FILES:
+                problems.append(
+                    f"commands in {_shown(folder)}: more than {MAX_FILES} files; the rest skipped"
+                )
+                return out
+            if entry.name.startswith("."):
+                continue
+            path = Path(entry.path)
+            try:
+                is_dir = entry.is_dir()
+                if not is_dir and not entry.name.endswith(".md"):
+                    continue
+                real = path.resolve()
+            except (OSError, RuntimeError):
+                continue
+            if project is not None and not real.is_relative_to(project):
+                problems.append(
+                    f"command {_shown(path)}: leads outside the project (a symlink); not loaded"
+                )
+                continue
+            if is_dir:
+                if len(prefix) + 1 < MAX_DEPTH and entry.name not in ("node_modules",):
+                    stack.append((path, [*prefix, entry.name]))
+                continue
+            out.append((path, [*prefix, entry.name[: -len(".md")]]))
+    return out
+
+
+def _load(path: Path, parts: list[str], scope: str, problems: list[str]) -> CustomCommand | None:
+    shown = _shown(path)
+    if not all(_PART.match(p) for p in parts):
+        problems.append(
+            f"command {shown}: not a command name (letters, digits, - _ . only); not loaded"
+        )
+        return None
+    try:
+        data = _read(path)
+    except _Refused as e:
+        problems.append(f"command {shown}: {e}; not loaded")
+        return None
+    try:
+        source = data.decode("utf-8")
+    except UnicodeDecodeError:
+        problems.append(f"command {shown}: not UTF-8 text; not loaded")
+        return None
+    doc = frontmatter.parse(source)
+    if doc.problem:
+        problems.append(f"command {shown}: {doc.problem}")
+    name = ":".join(p.lower() for p in parts)
+    where = scope if len(parts) == 1 else f"{scope}:{':'.join(parts[:-1])}"
+    return CustomCommand(
+        name=name,
+        path=path,
+        scope=scope,
+        where=where,
+        body=doc.body,
+        digest=hashlib.sha256(data).hexdigest(),
+        description=frontmatter.one_line(frontmatter.text(doc, "description"), 200),
+        argument_hint=frontmatter.one_line(frontmatter.text(doc, "argument-hint"), 80),
+        model=frontmatter.one_line(frontmatter.text(doc, "model"), 200),
+        allowed_tools=frontmatter.words(doc, "allowed-tools"),
+    )
+
+
+class _Refused(Exception):
+    pass
+
+
+def _read(path: Path, limit: int = MAX_BYTES, what: str = "file") -> bytes:
+    """A regular file's bytes (a FIFO or device is never opened), at most ``limit``."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise _Refused(f"not a regular {what}")
+        if st.st_size > limit:
+            raise _Refused(f"larger than {limit // 1024} KB")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise _Refused(f"not a regular {what}")
+            data = fh.read(limit + 1)
+    except OSError as e:
+        raise _Refused(f"cannot read it ({e.strerror or e})") from None
+    if len(data) > limit:
+        raise _Refused(f"larger than {limit // 1024} KB")
+    if b"\0" in data[:8192]:
+        raise _Refused("a binary file")
+    return data
+
+
+def _shown(path: Path) -> str:
+    from .agent.paths import shown
+
+    return shown(str(path))
+
+
+def _first_line(body: str) -> str:
+    for line in body.splitlines():
+        if line.strip():
+            return frontmatter.one_line(line.strip().lstrip("#").strip(), 80)
+    return ""
+
+
+# -- trust ------------------------------------------------------------------------------------
+
+
+def shell_refusal(cmd: CustomCommand, config: Config | None) -> str:
+    """Why ``cmd``'s shell lines may not run ("" when they may): your own commands always may;
+    a project's only when the project is trusted with this very file."""
+    if cmd.scope == "user":
+        return ""
+    from .trust import COMMAND_SHELL
+
+    trust = config.project_trust if config is not None else None
+    if trust is None or not trust.trusted:
+        return "this project is not trusted (pass --trust-project, or trust the folder)"
+    try:
+        digest = hashlib.sha256(_read(cmd.path)).hexdigest()
+    except _Refused:
+        digest = ""
+    allowed = trust.gated.get(COMMAND_SHELL) or {}
+    if allowed.get(str(cmd.path)) != digest or digest != cmd.digest:
+        return "the file changed after the project was trusted (restart Larik to be asked again)"
+    return ""
+
+
+# -- expansion --------------------------------------------------------------------------------
+
+
+@dataclass
+class Expanded:
+    prompt: str
+    notes: list[str] = field(default_factory=list)  # one line each, for the user
+    includes: list[str] = field(default_factory=list)  # the @paths included
+
+
+async def expand(
+    cmd: CustomCommand,
+    arguments: str,
+    *,
+    root: Path,
+    shell: Shell | None,
+    refusal: str = "",
+    path_denied: PathDenied | None = None,
+) -> Expanded:
+    """The prompt ``cmd`` sends for ``arguments``. ``shell`` runs a shell line under the
+    permission rules; ``refusal`` (from :func:`shell_refusal`) says why none may run."""
+    args = _words(arguments)
+    out = Expanded("")
+    pieces: list[str] = []
+    files: list[str] = []
+    pos = 0
+    for m in _TOKEN.finditer(cmd.body):
+        pieces.append(_substitute(cmd.body[pos : m.start()], arguments, args))
+        pos = m.end()
+        if m.group(1) is not None:
+            pieces.append(await _shell_line(m.group(1), arguments, args, shell, refusal, out))
+        else:
+            raw = m.group(2)
+            pieces.append(_substitute(raw and "@" + raw, arguments, args))
+            name = _substitute(raw, arguments, args).replace("\\ ", " ").rstrip(".,;:!?)")
+            text = _include(name, root, path_denied, out)
+            if text is not None:
+                files.append(text)
+    pieces.append(_substitute(cmd.body[pos:], arguments, args))
+    prompt = "".join(pieces).strip()
+    if arguments.strip() and not _ARG.search(cmd.body):
+        prompt += f"\n\nARGUMENTS: {arguments.strip()}"
+    out.prompt = "\n\n".join([prompt, *files])
+    return out
+
+
+def _words(arguments: str) -> list[str]:
+    try:
+        return shlex.split(arguments)
+    except ValueError:  # an unclosed quote: plain words
+        return arguments.split()
+
+
+def _substitute(text: str, arguments: str, args: list[str], quote: bool = False) -> str:
+    def value(m: re.Match[str]) -> str:
+        key = m.group(1)
+        if key == "ARGUMENTS":
+            return " ".join(shlex.quote(a) for a in args) if quote else arguments.strip()
+        i = int(key)
+        v = args[i - 1] if 1 <= i <= len(args) else ""
+        return shlex.quote(v) if quote and v else v
+
+    return _ARG.sub(value, text)
+
+
+async def _shell_line(
+    template: str, arguments: str, args: list[str], shell: Shell | None, refusal: str, out: Expanded
+) -> str:
+    command = _substitute(template, arguments, args, quote=True)
+    short = frontmatter.one_line(command, 60)
+    if refusal or shell is None:
+        why = refusal or "no shell here"
+        out.notes.append(f"!`{short}` not run: {why}")
+        return f"[!`{command}` was not run: {why}]"
+    text, ran = await shell(command)
+    if not ran:
+        out.notes.append(f"!`{short}` not run: {frontmatter.one_line(text, 200)}")
+        return f"[!`{command}` was not run: {text}]"
+    return text.removesuffix("[exit code 0]").rstrip("\n")
+
+
+def _include(name: str, root: Path, path_denied: PathDenied | None, out: Expanded) -> str | None:
+    from .agent.paths import resolve_path
+
+    if not name:
+        return None
+    rp = resolve_path(root, name)
+    try:
+        exists = rp.path.exists()
+    except OSError:
+        exists = False
+    if not exists:
+        if "/" in name:
+            out.notes.append(f"@{name}: no such file, not included")
+        return None
+    if not rp.inside:
+        out.notes.append(f"@{name}: outside the project, not included")
+        return None
+    if path_denied is not None and path_denied("read_file", rp.path):
+        out.notes.append(f"@{name}: covered by a permissions.deny rule, not included")
+        return None
+    if rp.path.is_dir():
+        return None
+    try:
+        data = _read(rp.path, MAX_INCLUDE)
+    except _Refused as e:
+        out.notes.append(f"@{name}: {e}, not included")
+        return None
+    out.includes.append(rp.rel)
+    content = data.decode("utf-8", errors="replace")
+    return f'<file path="{rp.rel}">\n{content}\n</file>'
+
+
+# -- running one ------------------------------------------------------------------------------
+
+
+async def command_turn(
+    agent: Any, cmd: CustomCommand, arguments: str, config: Config | None
+) -> AsyncGenerator[AgentEvent, None]:
+    """Expand ``cmd`` (its notes as warning notices), then run one turn of ``agent`` on it —
+    on the command's ``model`` if it names one, the session's model again afterwards."""
+    from .agent.events import AgentEvent, AgentEventType, NoticeLevel
+    from .llm.errors import LarikError
+
+    def notice(text: str) -> AgentEvent:
+        return AgentEvent(AgentEventType.NOTICE, text=text, level=NoticeLevel.WARNING)
+
+    async def shell(command: str) -> tuple[str, bool]:
+        call = {"command": command, "timeout": SHELL_TIMEOUT}
+        result = await agent.tool_runner.run_tool("bash", call)
+        return result.content, not (result.data.get("denied") or result.data.get("bad_call"))
+
+    expanded = await expand(
+        cmd,
+        arguments,
+        root=Path(agent.root),
+        shell=shell,
+        refusal=shell_refusal(cmd, config) if cmd.has_shell else "",
+        path_denied=agent.path_denied,
+    )
+    for note in expanded.notes:
+        yield notice(f"/{cmd.name}: {note}")
+    before = None
+    if cmd.model:
+        try:
+            before = agent.spec
+            agent.set_model(cmd.model)
+        except LarikError as e:
+            before = None
+            yield notice(f"/{cmd.name}: model {cmd.model!r}: {e}; using {agent.spec}")
+    try:
+        async for ev in agent.run_turn(expanded.prompt):
+            yield ev
+    finally:
+        if before is not None:
+            agent.set_model(before)
