@@ -34,7 +34,7 @@ from textual.worker import Worker, WorkerState
 from ... import __version__
 from ...agent.events import AgentEventType, Approval, PermissionRequest
 from ...llm.errors import LarikError, MissingKeyError
-from .. import custom, gcpolicy, history, mcp, slash, warmup
+from .. import gcpolicy, history, mcp, slash, warmup
 from ..attachments import build_prompt
 from ..local_servers import LocalModel, discover
 from ..models import ModelEntry, picker_entries
@@ -141,6 +141,8 @@ class ChatScreen(Screen[None]):
         """Start the MCP servers (in the background) and build the agent the command line asked
         for (model, session to resume)."""
         mcp.prepare(self)  # the agent's tool source; its servers start after the SDK warm-up
+        from .. import custom  # after the first frame, like everything it finds
+
         found = custom.discover(self, slash.builtin_names())
         self.run_worker(found, group="custom", exit_on_error=False)
         await self.start_agent(self.start_model, self.start_resume)
