@@ -39,7 +39,10 @@ def _needs_bwrap() -> None:
 def outside() -> Iterator[Path]:
     """A host folder outside /tmp and outside the project (the sandbox's private /tmp would
     hide a /tmp one anyway, proving nothing)."""
-    path = Path(tempfile.mkdtemp(prefix=".sbx-outside-", dir=Path(__file__).parent))
+    here = Path(__file__).resolve().parent
+    # a checkout under /tmp (CI clones there) would be hidden too: then /var/tmp
+    base = Path("/var/tmp") if here.is_relative_to("/tmp") else here
+    path = Path(tempfile.mkdtemp(prefix=".sbx-outside-", dir=base))
     try:
         yield path
     finally:
