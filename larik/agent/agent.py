@@ -297,7 +297,7 @@ class Agent:
         s = self._settings  # the tools, prompt and turn limit fit the model (profile.py)
         prof = profile_for(self._resolved, self.config, self._tools, self._caps.params_b)
         changed, self._profile = prof != self._profile, prof
-        self._system[0] = prompt.prefix(s.role_label, list(prof.tools), small=prof.small)
+        self._system[0] = prompt.prefix(s.role_label, list(prof.tools), prof.small, s.root)
         self._specs = tool_specs(prof.tools)
         self.tool_runner.tools = prof.tools
         self._ctx.spawn = self._run_task if "task" in prof.tools else None

@@ -62,8 +62,15 @@ _SHORT_RULES = (
 )
 
 
-def prefix(role: str | None, tools: list[str], small: bool = False) -> str:
-    """``small``: the short rules for a small model (see :mod:`.profile`)."""
+#: files listed for a small model, which will not look for them itself
+SMALL_LISTING = 40
+
+
+def prefix(
+    role: str | None, tools: list[str], small: bool = False, root: Path | None = None
+) -> str:
+    """``small``: the short rules for a small model (see :mod:`.profile`), and with ``root``
+    the project's files (up to ``SMALL_LISTING``): a small model guesses paths otherwise."""
     head = _MAIN if role in (None, "", "main") else _SUBAGENT.format(role=role)
     parts = [head]
     if role == "explore":
@@ -74,6 +81,8 @@ def prefix(role: str | None, tools: list[str], small: bool = False) -> str:
             parts.append(
                 "\n".join(line for need, line in _SHORT_RULES if not need or need in tools)
             )
+            if root is not None:
+                parts.append(_listing(root))
         else:
             parts.append(_RULES)
     else:
@@ -96,6 +105,21 @@ def skills_section(catalog: SkillCatalog | None) -> str:
     if catalog.unlisted:
         lines.append(f"- … {catalog.unlisted} more skills not listed")
     return "\n".join(lines)
+
+
+def _listing(root: Path) -> str:
+    from .paths import shown
+    from .tools._files import list_files
+
+    try:
+        files = list_files(root)
+    except OSError:
+        return ""
+    head = [shown(f) for f in files[:SMALL_LISTING]]
+    if not head:
+        return "The project has no files yet."
+    more = f"\n(and {len(files) - SMALL_LISTING} more)" if len(files) > SMALL_LISTING else ""
+    return "The project's files:\n" + "\n".join(head) + more
 
 
 def session_context(root: Path, today: date | None = None) -> str:

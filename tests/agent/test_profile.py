@@ -101,3 +101,17 @@ async def test_a_subagent_gets_its_own_lower_turn_limit(make_agent):
     assert len(worker.requests) == 4
     assert "max-turns limit" in agent.messages[2].blocks[0].content
     assert Config().subagent_max_turns == 30
+
+
+async def test_a_small_model_is_shown_the_projects_files(make_agent, project):
+    for i in range(45):
+        (project / f"m{i:02}.py").write_text("")
+    p = named("coder-1.5b", {"text": "hi"})
+    agent = await make_agent(p, resolver=resolver_for(p))
+    await run(agent)
+    system = p.requests[0].system[0]
+    assert "The project's files:\ncalc.py\nm00.py" in system and "(and 6 more)" in system
+    big = named("coder-70b", {"text": "hi"})
+    agent = await make_agent(big, resolver=resolver_for(big))
+    await run(agent)
+    assert "The project's files" not in big.requests[0].system[0]
