@@ -41,7 +41,7 @@ from .sessions import Rebuilt, project_dir, rebuild
 from .settings import AgentSettings, Resolver
 from .skills import discover_skills
 from .stuck import StuckDetector
-from .subagent import subagent_answer, tools_for
+from .subagent import Relay, subagent_answer, subagent_path, tools_for
 from .tools import ToolContext, ToolError, ToolSource, tool_specs
 from .tools._seen import SeenFiles
 from .transcript import Transcript, new_session_id
@@ -136,6 +136,7 @@ class Agent:
         self.checkpoints = Checkpointer(s.root, self._record, enabled=on)
         """The session's turns and checkpoints: ``/undo`` and ``/rewind`` use it."""
         self._ctx.before_change = lambda: self.checkpoints.before_change(self._ctx.emit)
+        self._subagents = 0  # started so far (their transcripts are numbered)
         self._stuck = StuckDetector(s.config.stuck, self.tool_runner.call_key)
         self._notices: list[AgentEvent] = []
         self._partial: _Partial | None = None
@@ -527,10 +528,10 @@ class Agent:
             if v.stop:
                 raise _TurnOver(StopReason.STUCK, reply.text(), v.data)
 
-    def spawn(self, role: str) -> Agent:
+    def spawn(self, role: str, transcript_path: Path | None = None) -> Agent:
         """A subagent on ``role``'s model and tools (what ``task`` runs): this agent's settings,
-        policy, effort, context and process table, no transcript (docs/agent.md, Subagents).
-        Raises LarikError when the role does not resolve."""
+        policy, effort, context and process table, a transcript only at ``transcript_path``
+        (docs/agent.md, Subagents). Raises LarikError when the role does not resolve."""
         settings = replace(
             self._settings,
             effort=self.effort,
@@ -539,32 +540,31 @@ class Agent:
             role_label=role,
             context=self._system[1],
             session_id="",
-            transcript_path=None,
+            transcript_path=transcript_path,
             tool_source=None,
         )
         return Agent(settings, self._settings.resolver(role))
 
     async def _run_task(self, role: str, prompt_: str) -> str:
-        """The task tool: run a subagent on ``role``; its usage is counted here and recorded
-        in this session's transcript (with ``subagent``), its notices recorded and forwarded."""
+        """The task tool: a subagent on ``role`` with its own transcript, linked from this one;
+        its usage counted here, its events relayed (subagent.Relay)."""
+        self._subagents += 1
+        path = subagent_path(self._settings.transcript_path, self._subagents, role)
         try:
-            sub = self.spawn(role)
+            sub = self.spawn(role, path)
         except LarikError as e:
             raise ToolError(f"cannot start the {role} subagent: {e}") from None
-        emit = self._ctx.emit
 
-        def forward(ev: AgentEvent) -> None:
-            if ev.type is E.USAGE and ev.usage is not None:
-                provider = sub.provider_name if ev.model == sub.model else None
-                ev = self._account(ev.usage, ev.model, provider, ev.role, subagent=role)
-            else:
-                ev.subagent = role
-                rec = {"kind": "notice", "text": ev.text, "level": ev.level.value}
-                self._record({**rec, "subagent": role})
-            if emit is not None:
-                emit(ev)
+        def account(ev: AgentEvent) -> AgentEvent:
+            provider = sub.provider_name if ev.model == sub.model else None
+            return self._account(ev.usage or Usage(), ev.model, provider, ev.role, role)
 
-        return await subagent_answer(role, sub.run_turn(prompt_), forward)
+        relay = Relay(role, account, self._record, self._ctx.emit)
+        relay.link(path, self._settings.transcript_path, sub.session_id)
+        try:
+            return await subagent_answer(role, sub.run_turn(prompt_), relay)
+        finally:
+            await sub.close()
 
     # -- compaction ---------------------------------------------------------------------------
     async def _maybe_compact(self) -> AsyncIterator[AgentEvent]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from pydantic import ValidationError
@@ -22,7 +23,10 @@ from .permissions import PermissionPolicy
 from .stuck import call_key
 from .tools import AnyTool, ToolContext, ToolError, ToolResult, ToolSource, get_tool
 
-__all__ = ["INTERRUPTED", "ToolRunner", "answer_all"]
+__all__ = ["CALL_ID", "INTERRUPTED", "ToolRunner", "answer_all"]
+
+#: the id of the tool call running in this task (a subagent's transcript is linked to it)
+CALL_ID: ContextVar[str] = ContextVar("larik_call_id", default="")
 
 INTERRUPTED = "interrupted by the user before this tool call finished"
 Emit = Callable[[AgentEvent], None]
@@ -126,6 +130,7 @@ class ToolRunner:
         )
         result = await self._refusal(p)  # the time the user takes to answer is not the tool's
         start = time.monotonic()
+        CALL_ID.set(call.id)  # this task's own context: concurrent calls do not mix
         result = result or await self._execute(p)
         results[pos] = Block.tool_result(call.id, result.content, result.is_error, result.images)
         emit(

@@ -15,28 +15,147 @@ Agent class: the agent imports it, never the other way round.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from .events import AgentEvent, AgentEventType
+from .runner import CALL_ID
 from .tools import ALL_TOOLS, READ_ONLY_TOOLS, ToolError
 
-__all__ = ["subagent_answer", "tools_for"]
+__all__ = [
+    "Relay",
+    "SubStep",
+    "subagent_answer",
+    "subagent_links",
+    "subagent_path",
+    "subagent_steps",
+    "tools_for",
+]
 
 E = AgentEventType
+
+
+_FORWARDED = (E.USAGE, E.NOTICE, E.TOOL_START, E.TOOL_END)
 
 
 def tools_for(role: str) -> tuple[str, ...]:
     return READ_ONLY_TOOLS if role == "explore" else tuple(t for t in ALL_TOOLS if t != "task")
 
 
+def subagent_path(parent: Path | None, n: int, role: str) -> Path | None:
+    """Where the ``n``-th subagent of a session keeps its transcript: beside the parent's, in
+    ``SESSION.subagents/`` (never listed as a session of its own); None when the parent keeps
+    none."""
+    return None if parent is None else _folder(parent) / f"{n:02d}-{role}.jsonl"
+
+
+def _folder(parent: Path) -> Path:
+    return parent.with_name(f"{parent.stem}.subagents")
+
+
+@dataclass
+class Relay:
+    """Where a subagent's events go. Usage is counted by the parent (``account`` returns the
+    event it records); notices are recorded in the parent's transcript with ``subagent``; tool
+    starts and ends go to the front end with ``subagent`` and ``data["parent_tool_id"]`` (the
+    task call they belong to), so it can show them inside that call's card. ``link`` records
+    where the subagent's own transcript is (``kind: "subagent"``)."""
+
+    role: str
+    account: Callable[[AgentEvent], AgentEvent]
+    record: Callable[[dict[str, Any]], None]
+    emit: Callable[[AgentEvent], None] | None
+    call_id: str = field(default_factory=CALL_ID.get)
+
+    def link(self, transcript: Path | None, parent: Path | None, session_id: str) -> None:
+        rec: dict[str, Any] = {"kind": "subagent", "role": self.role, "tool_id": self.call_id}
+        if transcript is not None and parent is not None:  # relative: the folder may move
+            rec["transcript"] = os.path.relpath(transcript, parent.parent)
+        self.record({**rec, "session": session_id})
+
+    def __call__(self, ev: AgentEvent) -> None:
+        ev.subagent = self.role
+        if ev.type is E.USAGE:
+            ev = self.account(ev)
+        elif ev.type is E.NOTICE:
+            rec = {"kind": "notice", "text": ev.text, "level": ev.level.value}
+            self.record({**rec, "subagent": self.role})
+        else:
+            ev.data = {**ev.data, "parent_tool_id": self.call_id}
+        if self.emit is not None:
+            self.emit(ev)
+
+
+@dataclass(frozen=True)
+class SubStep:
+    """One tool call a subagent made, for a front end's card: status running/ok/error."""
+
+    name: str
+    args: dict[str, Any]  # as the model sent them ({} when they were not a JSON object)
+    status: str
+
+
+def subagent_links(transcript: Path) -> dict[str, Path]:
+    """Task call id -> its subagent's transcript, from a session's ``subagent`` records. A
+    link that leaves the session's ``.subagents`` folder (a hand-edited or hostile file) is
+    dropped; an unreadable transcript gives none."""
+    from .transcript import TranscriptError, load_transcript
+
+    if not _folder(transcript).is_dir():
+        return {}  # no subagent ever wrote here: do not read the session twice
+    try:
+        records = load_transcript(transcript).records
+    except (TranscriptError, OSError):
+        return {}
+    folder = _folder(transcript).resolve()
+    out: dict[str, Path] = {}
+    for rec in records:
+        rel, tool_id = rec.get("transcript"), rec.get("tool_id")
+        if (
+            rec.get("kind") != "subagent"
+            or not isinstance(rel, str)
+            or not isinstance(tool_id, str)
+        ):
+            continue
+        path = (transcript.parent / rel).resolve()
+        if path.parent == folder and path.suffix == ".jsonl":
+            out[tool_id] = path
+    return out
+
+
+def subagent_steps(path: Path) -> list[SubStep]:
+    """The tool calls in a subagent's transcript, in order, with how each ended."""
+    from .transcript import TranscriptError, load_transcript
+
+    try:
+        messages = load_transcript(path).messages
+    except (TranscriptError, OSError):
+        return []
+    ended = {b.id: b.is_error for m in messages for b in m.blocks if b.type == "tool_result"}
+    steps = []
+    for m in messages:
+        for b in m.tool_uses():
+            status = "running" if b.id not in ended else "error" if ended[b.id] else "ok"
+            try:
+                args = b.input_dict()
+            except ValueError:
+                args = {}
+            steps.append(SubStep(b.name, args, status))
+    return steps
+
+
 async def subagent_answer(
     role: str, events: AsyncIterator[AgentEvent], forward: Callable[[AgentEvent], None]
 ) -> str:
-    """The final answer of the subagent turn ``events``; its usage and notices go to
-    ``forward``. A failed turn raises ToolError (the model sees an error result)."""
+    """The final answer of the subagent turn ``events``; its usage, notices and tool starts
+    and ends go to ``forward``. A failed turn raises ToolError (the model sees an error
+    result)."""
     answer, error, max_turns, stuck = "", "", False, ""
     async for ev in events:
-        if (ev.type is E.USAGE and ev.usage is not None) or ev.type is E.NOTICE:
+        if ev.type in _FORWARDED and (ev.type is not E.USAGE or ev.usage is not None):
             forward(ev)
         elif ev.type is E.TURN_END:
             answer, max_turns = ev.text, bool(ev.data.get("max_turns"))

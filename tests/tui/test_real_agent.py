@@ -203,3 +203,40 @@ async def test_a_looping_model_ends_with_a_stuck_notice(real):
         text = screen_text(app)
         assert "going round in circles" in text and "the model is stuck" in text
         assert len(real.provider.requests) == 4
+
+
+TASK = {"name": "task", "input": {"role": "worker", "prompt": "look at calc"}, "id": "t1"}
+SUB_READ = {"name": "glob", "input": {"pattern": "*.py"}, "id": "s1"}
+
+
+async def test_a_task_card_lists_its_subagents_calls_live_and_after_a_resume(real):
+    turns = [
+        {"tool_calls": [TASK]},
+        {"tool_calls": [SUB_READ]},
+        {"text": "sub done"},
+        {"text": "ok"},
+    ]
+    app = real.app(turns)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "delegate")
+        await turn_done(pilot)
+        [card] = [c for c in app.query(ToolCard) if c.tool_name == "task"]
+        assert [s[:2] for s in card.steps.values()] == [["glob", "*.py"]]
+        assert "1 subagent call(s)" in screen_text(app)
+        assert len(app.query(ToolCard)) == 1  # the subagent's call is inside, not beside it
+        card.action_toggle()
+        await pilot.pause()
+        assert "glob  *.py" in screen_text(app)
+        session = app.session_id
+        await send(pilot, "/exit")
+        await wait_for(pilot, lambda: not app.is_running)
+    again = real.app([{"text": "more"}], resume=session)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: "ok" in screen_text(again))
+        [card] = [c for c in again.query(ToolCard) if c.tool_name == "task"]
+        assert card.sub_transcript is not None and card.sub_transcript.name == "01-worker.jsonl"
+        card.action_toggle()
+        await pilot.pause()
+        assert "glob  *.py" in screen_text(again)

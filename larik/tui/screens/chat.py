@@ -183,7 +183,9 @@ class ChatScreen(Screen[None]):
         self.warm_up_sdk()
         if agent.messages:
             try:
-                self.conv.show_history(agent.messages)
+                from ...agent.subagent import subagent_links
+
+                self.conv.show_history(agent.messages, subagent_links(agent.transcript_path))
             except Exception as e:  # the session goes on even if its past cannot be drawn
                 self.conv.add_notice(
                     f"could not show the earlier conversation: {type(e).__name__}: {e}", "error"

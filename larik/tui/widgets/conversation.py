@@ -128,7 +128,14 @@ class ConversationView(VerticalScroll, can_focus=False):
     # -- events ------------------------------------------------------------------------------
     def handle(self, ev: AgentEvent) -> None:
         t = ev.type
-        if t is E.TEXT_DELTA:
+        if ev.subagent and t in (E.TOOL_START, E.TOOL_END):  # inside its task call's card
+            card = self._tools.get(str(ev.data.get("parent_tool_id", "")))
+            status = "running" if t is E.TOOL_START else "error" if ev.is_error else "ok"
+            if card is not None:
+                card.sub_step(
+                    ev.tool_id, ev.tool_name, call_summary(ev.tool_name, ev.tool_input), status
+                )
+        elif t is E.TEXT_DELTA:
             if self._text is None:
                 self._finish_thinking()
                 self._text = self._add(StreamingMarkdown(classes="assistant"))  # type: ignore[assignment]
@@ -200,8 +207,9 @@ class ConversationView(VerticalScroll, can_focus=False):
             await w.flush()
 
     # -- history -----------------------------------------------------------------------------
-    def show_history(self, messages: list[Message]) -> None:
-        """Draw a resumed conversation: prompts, replies, thinking (folded), tool cards.
+    def show_history(self, messages: list[Message], subagents: dict | None = None) -> None:
+        """Draw a resumed conversation: prompts, replies, thinking (folded), tool cards (a task
+        card whose call id is in ``subagents`` lists its subagent's calls from that transcript).
 
         The newest ``KEEP`` items become widgets, mounted at once; older ones go to the archive
         as data (``_Archived``), rendered newest first on idle. Anything already shown (a notice
@@ -216,6 +224,8 @@ class ConversationView(VerticalScroll, can_focus=False):
             self.archive.add_class("-nonempty")
             self.archive.set_tail(None)
         widgets = [self._widget_for(it) for it in items[cut:]]
+        for card in (w for w in widgets if isinstance(w, ToolCard)):
+            card.sub_transcript = (subagents or {}).get(card.tool_id)
         if widgets:
             self.mount_all(widgets, before=shown[0] if shown else None)
         self.anchor()

@@ -9,12 +9,16 @@ status (ok, error, denied, interrupted) and the exit code come from the tool's d
 is some (live), else from the result's text as the transcript keeps it (``permission denied:
 …``, ``[exit code N]``), so both views show a call the same way. A command that exits non-zero
 is a failure (✗), whatever the tool's ``is_error`` says.
+
+A ``task`` card also lists its subagent's tool calls as they happen (``sub_step``), or, for a
+resumed session, as its transcript recorded them (``sub_transcript``, read when expanded).
 """
 
 from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -104,13 +108,44 @@ class ToolCard(RenderedLines, can_focus=True):
         self.duration: float | None = None
         self.result = ""
         self.data: dict[str, Any] = {}
+        self.steps: dict[str, list[str]] = {}  # a subagent's calls: id -> [name, summary, status]
+        self.sub_transcript: Path | None = None  # a resumed task's subagent, read when expanded
         self._started = time.monotonic()
         super().__init__(
             gap=0, header=self._header_text(), collapsed=True, classes="tool-card -running"
         )
 
     def _header_text(self) -> Text:
-        return self.header_of(self.tool_name, self.summary, self.status, self.data, self.duration)
+        head = self.header_of(self.tool_name, self.summary, self.status, self.data, self.duration)
+        if self.steps:
+            head.append(f"  · {len(self.steps)} subagent call(s)", style="dim")
+        return head
+
+    def sub_step(self, tool_id: str, name: str, summary: str, status: str) -> None:
+        """A subagent's tool call started (status "running") or ended ("ok", "error")."""
+        step = self.steps.setdefault(tool_id, [name, summary, status])
+        step[2] = status
+        self.set_header(self._header_text())
+        if self.expanded:
+            self.set_items([Padding(self._body_renderable(), (0, 0, 0, 2))])
+
+    def _load_steps(self) -> None:
+        """A resumed task's subagent calls, read from its transcript on first expand."""
+        from ...agent.subagent import subagent_steps
+
+        path, self.sub_transcript = self.sub_transcript, None
+        for i, s in enumerate(subagent_steps(path) if path is not None else []):
+            self.steps[str(i)] = [s.name, call_summary(s.name, s.args), s.status]
+        self.set_items([Padding(self._body_renderable(), (0, 0, 0, 2))], update=False)
+        self.set_header(self._header_text())
+
+    def _steps_text(self) -> Text:
+        t = Text()
+        for name, summary, status in self.steps.values():
+            t.append(f"{_ICONS.get(status, '?')} ", style=_COLOURS.get(status, "dim"))
+            t.append(name, style="bold")
+            t.append(f"  {summary}\n" if summary else "\n")
+        return t
 
     @staticmethod
     def header_of(
@@ -184,6 +219,8 @@ class ToolCard(RenderedLines, can_focus=True):
         args = args_beside_diff(self.tool_input) if has_diff else self.tool_input
         if args:
             parts.append(pretty_args(args))
+        if self.steps:
+            parts.append(self._steps_text())
         if has_diff:
             parts.append(diff_text(str(diff)))
         elif self.result:
@@ -217,6 +254,8 @@ class ToolCard(RenderedLines, can_focus=True):
         return not self.collapsed
 
     def action_toggle(self) -> None:  # type: ignore[override]  # Textual's takes an attribute
+        if self.sub_transcript is not None and self.collapsed:
+            self._load_steps()
         if not self.item_count:
             self.set_items([Padding(self._body_renderable(), (0, 0, 0, 2))], update=False)
         self.collapsed = not self.collapsed
