@@ -407,7 +407,7 @@ class Agent:
             messages=merge_adjacent(self.messages),  # the adapter filters what it may replay
             tools=self._tool_specs() if self._caps.tools else [],
             effort=self.effort,
-            temperature=self._profile.temperature,
+            **self._profile.request_options(),
         )
 
     def _tool_specs(self) -> list[ToolSpec]:

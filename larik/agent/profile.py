@@ -5,7 +5,10 @@ its name, or what a local server reports) drowns in a long prompt and a dozen to
 hands garbage to the ``task`` tool. It gets:
 
 * no ``task`` tool and no ``glob`` (``SMALL_DROPS``): fewer tools to choose from;
-* the short prompt (:func:`larik.agent.prompt.prefix` with ``small=True``).
+* the short prompt (:func:`larik.agent.prompt.prefix` with ``small=True``), which lists the
+  project's files;
+* replies of at most ``SMALL_MAX_OUTPUT`` tokens: a small model that starts repeating itself
+  otherwise writes until the context is full (minutes on a CPU).
 
 ``[models."provider/model"]`` in the config can say it outright, for any model: ``tools = [...]``
 (the tools offered, in that order; never more than the role allows: an explore subagent stays
@@ -18,7 +21,7 @@ The profile is recomputed when the model changes (``/model``, a probe that learn
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..config import Config, ModelOverride
@@ -28,6 +31,7 @@ __all__ = ["SMALL_DROPS", "SMALL_PARAMS_B", "Profile", "profile_for"]
 
 SMALL_PARAMS_B = 7.0
 SMALL_DROPS = ("task", "glob")
+SMALL_MAX_OUTPUT = 2048
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,15 @@ class Profile:
     max_turns: int | None = None  # the model's own cap, if set
     temperature: float | None = None
     chosen: bool = False  # the tools come from the config's list
+
+    def request_options(self) -> dict[str, Any]:
+        """What each request to this model carries beyond the conversation."""
+        out: dict[str, Any] = {}
+        if self.temperature is not None:
+            out["temperature"] = self.temperature
+        if self.small:
+            out["max_tokens"] = SMALL_MAX_OUTPUT
+        return out
 
     def turn_limit(self, session: int) -> int:
         return min(session, self.max_turns) if self.max_turns else session

@@ -35,6 +35,7 @@ async def test_a_small_model_gets_no_task_no_glob_and_the_short_prompt(make_agen
     assert len(system) < 1000
     notes = [n.text for n in of(events, E.NOTICE)]
     assert any("is a small model (0.5B parameters)" in n for n in notes)
+    assert sent.max_tokens == 2048  # a runaway reply ends, not the wall clock
 
 
 async def test_a_large_model_keeps_every_tool_and_the_full_prompt(make_agent):
@@ -43,6 +44,7 @@ async def test_a_large_model_keeps_every_tool_and_the_full_prompt(make_agent):
     await run(agent)
     assert "task" in [t.name for t in p.requests[0].tools]
     assert "copy old_string exactly" not in p.requests[0].system[0]
+    assert p.requests[0].max_tokens == 0  # the adapter's default
 
 
 async def test_a_small_model_calling_task_anyway_gets_an_unknown_tool_error(make_agent):
