@@ -68,6 +68,11 @@ async def probe(resolved: Resolved, caps: Capabilities) -> Capabilities:
     except (LarikError, OSError):
         return caps
     out = Capabilities(caps.window, caps.catalog_window, caps.tools, params_b=caps.params_b)
+    if out.params_b is None and (ask := getattr(provider, "model_params", None)) is not None:
+        try:  # the server says how large the model is (profile.py: small models)
+            out.params_b = await ask(resolved.model)
+        except (LarikError, OSError):
+            pass
     out.images = caps.images if images is None else images
     if window:
         if caps.catalog_window and window < caps.catalog_window:

@@ -55,3 +55,8 @@ class Wrapper:
         """Optional on a prober (``larik/agent/images.py``): forwarded when the inner has it."""
         ask = getattr(self.inner, "supports_images", None)
         return await ask(model) if ask is not None else None
+
+    async def model_params(self, model: str) -> float | None:
+        """Optional on a prober (``larik/agent/profile.py``): billions of parameters."""
+        ask = getattr(self.inner, "model_params", None)
+        return await ask(model) if ask is not None else None

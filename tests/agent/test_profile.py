@@ -117,3 +117,35 @@ async def test_a_small_model_is_shown_the_projects_files(make_agent, project):
     agent = await make_agent(big, resolver=resolver_for(big))
     await run(agent)
     assert "The project's files" not in big.requests[0].system[0]
+
+
+class SizedServer:
+    """A local server that says how large its model is (llama.cpp's meta.n_params)."""
+
+    name = "scripted"
+
+    def __init__(self, params_b, *turns):
+        self.inner, self.params_b = script(*turns), params_b
+
+    def stream(self, request):
+        return self.inner.stream(request)
+
+    async def context_window(self, model):
+        return 8192
+
+    async def supports_tools(self, model):
+        return True
+
+    async def model_params(self, model):
+        return self.params_b
+
+
+@pytest.mark.parametrize(("params_b", "small"), [(0.63, True), (32.0, False), (None, False)])
+async def test_a_model_the_server_reports_as_small_gets_the_small_profile(
+    make_agent, params_b, small
+):
+    p = SizedServer(params_b, {"text": "hi"})
+    agent = await make_agent(p, resolver=lambda spec: resolved(p, model="default"))
+    await run(agent)
+    names = [t.name for t in p.inner.requests[0].tools]
+    assert ("task" not in names) is small

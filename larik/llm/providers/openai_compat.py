@@ -335,6 +335,28 @@ class OpenAICompatProvider:
     async def supports_tools(self, model: str) -> bool | None:
         return (await self._probe(model))[1]
 
+    async def model_params(self, model: str) -> float | None:
+        """The model's size in billions of parameters, as llama.cpp's ``/v1/models`` reports it
+        (``meta.n_params``); None when the server does not say. Never raises."""
+        if self.preset.prober == "none":
+            return None
+        import httpx2
+
+        key = self.endpoint.api_key
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        try:
+            async with httpx2.AsyncClient(timeout=PROBE_TIMEOUT, headers=headers) as http:
+                listing = await _get_json(http, f"{self.base_url}/models")
+        except (httpx2.HTTPError, OSError, ValueError):
+            return None
+        data = listing.get("data") if isinstance(listing, dict) else None
+        entries = [m for m in data or () if isinstance(m, dict)]
+        entry = next((m for m in entries if m.get("id") == model), None)
+        entry = entry if entry is not None or len(entries) != 1 else entries[0]
+        meta = entry.get("meta") if entry is not None else None
+        n = meta.get("n_params") if isinstance(meta, dict) else None
+        return n / 1e9 if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+
     async def _probe(self, model: str) -> tuple[int | None, bool | None]:
         if model in self._probes:
             return self._probes[model]

@@ -709,6 +709,18 @@ async def test_vllm_prober_reads_max_model_len(loopback):
     assert await provider.supports_tools("qwen") is None
 
 
+async def test_llamacpp_reports_the_models_size_from_its_models_listing(loopback):
+    meta = {"n_ctx": 8192, "n_params": 630167424}
+    loopback.route("/v1/models", _json({"data": [{"id": "qwen", "meta": meta}]}))
+    assert await make(loopback, name="llamacpp").model_params("qwen") == pytest.approx(0.63, 0.01)
+    for lie in ({"n_params": "big"}, {"n_params": -5}, {"n_params": True}, "x"):
+        loopback.route("/v1/models", _json({"data": [{"id": "qwen", "meta": lie}]}))
+        assert await make(loopback, name="llamacpp").model_params("qwen") is None
+    loopback.route("/v1/models", Reply(status=500, body="{}", content_type="application/json"))
+    assert await make(loopback, name="llamacpp").model_params("qwen") is None
+    assert await make(loopback, name="groq").model_params("qwen") is None
+
+
 async def test_lmstudio_prober_reads_loaded_then_max_context_length(loopback):
     loopback.route(
         "/api/v0/models/qwen",
