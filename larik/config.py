@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from .hooks.config import HooksConfig
 from .llm.errors import ConfigError
 from .llm.net import is_loopback_host, validate_base_url
 from .llm.types import Effort
@@ -358,6 +359,8 @@ class Config(BaseModel):
     """Snapshot the project's files before each turn's first change, so /undo and /rewind work."""
     mcp: McpConfig = Field(default_factory=McpConfig)
     """MCP tool servers ([mcp.servers.NAME]); a trusted project's .mcp.json adds its own."""
+    hooks: HooksConfig = Field(default_factory=HooksConfig)
+    """Commands run at events ([[hooks.PreToolUse]] …); a trusted project's run after yours."""
 
     _sources: tuple[Path, ...] = PrivateAttr(default=())
     _trust: Any = PrivateAttr(default=None)
@@ -455,6 +458,7 @@ def load_config(
         merged = data
         sources.append(user)
     user_perms = _table(merged.get("permissions"))
+    user_hooks = merged.get("hooks")
     user_mode = str(user_perms.get("mode") or "ask")
     project = project_config_path(cwd)
     mcp_json = project_mcp_json_path(cwd)
@@ -522,6 +526,10 @@ def load_config(
     config = _validate(merged, sources[-1] if sources else user)
     config._sources = tuple(sources)
     config._trust = project_trust
+    trusted = project_trust is not None and project_trust.trusted
+    config.hooks = _hooks(
+        user_hooks, user, project_trust.gated.get("hooks") if trusted else None, project
+    )
     _mark_server_sources(config, user, mcp_json, project)
     return config
 
@@ -539,6 +547,16 @@ def _project_shell_commands(cwd: Path | None) -> tuple[dict[str, str], Path | No
         d for d in first.parents if d.name == "commands" and d.parent.name in (".larik", ".claude")
     )
     return files, folder
+
+
+def _hooks(user: Any, user_file: Path, project: Any, project_file: Path | None) -> HooksConfig:
+    """The user's hooks, then a trusted project's, event by event: a project adds hooks, it
+    never replaces yours (both files were validated already). Each knows its file."""
+    mine = HooksConfig.model_validate(user or {})
+    mine.mark_source(str(user_file))
+    theirs = HooksConfig.model_validate(project or {})
+    theirs.mark_source(str(project_file))
+    return mine.extended(theirs)
 
 
 def _read_mcp_json(path: Path) -> dict[str, Any]:

@@ -7,7 +7,7 @@
         ...                                # AgentEvents: deltas, tools, notices, usage, turn end
 
 Every final message is appended to the session transcript as it happens. How a turn ends is an
-exception inside the loop (``_TurnOver``); a provider failure ends it with an ERROR event.
+exception inside the loop (``TurnOver``); a provider failure ends it with an ERROR event.
 Cancelling the task that iterates ``run_turn`` is an interrupt: ``_settle`` then leaves the
 conversation valid for every provider — the partial reply kept (marked interrupted), every tool
 call given a result (synthesised "interrupted" errors for those that did not finish), running
@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,7 @@ from .probe import Capabilities, capabilities, probe
 from .profile import Profile, profile_for
 from .rewind import Checkpointer
 from .runner import ToolRunner, answer_all
+from .session_hooks import SessionHooks, configured_hooks
 from .session_log import SessionLog, session_path
 from .sessions import Rebuilt, project_dir, rebuild
 from .settings import AgentSettings, Resolver
@@ -45,6 +46,7 @@ from .subagent import Relay, subagent_answer, subagent_path, tools_for
 from .tools import ToolContext, ToolError, ToolSource, tool_specs
 from .tools._seen import SeenFiles
 from .transcript import Transcript, new_session_id
+from .turn import Partial, Reply, Running, TurnOver
 from .usage import Accounting
 from .verify import TurnCheck
 
@@ -60,39 +62,6 @@ E = AgentEventType
 # at create: how long a local server may take to say what it loaded (a slower one is asked
 # again before the first request, without this bound)
 CREATE_PROBE_TIMEOUT = 2.0
-
-
-class _TurnOver(Exception):
-    def __init__(self, stop: StopReason, text: str = "", data: dict[str, Any] | None = None):
-        self.stop, self.text, self.data = stop, text, data or {}
-
-
-@dataclass
-class _Partial:
-    """A reply being streamed: what an interrupt must keep. Pieces are joined only if an
-    interrupt needs them (appending to one string per delta is quadratic on a long reply)."""
-
-    model: str
-    pieces: list[str] = field(default_factory=list)
-
-    @property
-    def text(self) -> str:
-        return "".join(self.pieces)
-
-
-@dataclass
-class _Running:
-    """Tool calls being run: what an interrupt must answer."""
-
-    calls: list[Block]
-    results: dict[int, Block]
-    task: asyncio.Task[None]
-
-
-@dataclass
-class _Reply:
-    message: Message = field(default_factory=lambda: Message(role="assistant"))
-    stop: StopReason = StopReason.END_TURN
 
 
 class Agent:
@@ -131,7 +100,10 @@ class Agent:
         )
         self._ctx.sandbox = s.policy.sandbox  # what bash commands run in (sandbox.py)
         self.path_denied = self._ctx.path_denied = s.policy.denies_path  # grep, glob, @path
-        self.tool_runner = ToolRunner(self._tools, s.policy, self._ctx, s.tool_source)
+        self.tool_runner = ToolRunner(self._tools, s.policy, self._ctx, s.tool_source, s.hooks)
+        self._hooks: SessionHooks | None = None  # the session's own events: main agent only
+        if s.hooks is not None and s.role_label is None:
+            self._hooks = SessionHooks(s.hooks, self, self._notice)
         on = s.checkpoints and s.transcript_path is not None and s.role_label is None
         self.checkpoints = Checkpointer(s.root, self._record, enabled=on)
         """The session's turns and checkpoints: ``/undo`` and ``/rewind`` use it."""
@@ -139,8 +111,8 @@ class Agent:
         self._subagents = 0  # started so far (their transcripts are numbered)
         self._stuck = StuckDetector(s.config.stuck, self.tool_runner.call_key)
         self._notices: list[AgentEvent] = []
-        self._partial: _Partial | None = None
-        self._running: _Running | None = None
+        self._partial: Partial | None = None
+        self._running: Running | None = None
         self._turn: AsyncGenerator[AgentEvent, None] | None = None
         self._probe_pending = True
         self.context_tokens = 0  # tokens in use after the last reply (or an estimate)
@@ -166,11 +138,12 @@ class Agent:
         checkpoints: bool = True,
         tool_source: ToolSource | None = None,
         skills: bool = True,
+        hooks: bool = True,
     ) -> Agent:
         """``transcript_dir`` overrides where a new session's transcript goes (bench keeps its
         runs apart from the user's sessions); ``checkpoints=False`` takes none (bench);
         ``tool_source`` adds tools beyond the built-in ones (the MCP servers');
-        ``skills=False`` looks for no skills (bench)."""
+        ``skills=False``, ``hooks=False``: no skills, no hooks (bench)."""
         root = Path(cwd).resolve()
         in_use: list[Agent] = []  # unset roles (compact, worker…) follow the model in use
         if resolver is None:
@@ -208,6 +181,7 @@ class Agent:
             checkpoints=checkpoints and config.checkpoints,
             tool_source=tool_source,
             skills=discover_skills(root) if skills else None,
+            hooks=configured_hooks(config.hooks, root) if hooks else None,
         )
         agent = cls(settings, resolved, transcript)
         for problem in [*box_notes, *getattr(settings.skills, "problems", ())]:  # None: no skills
@@ -217,6 +191,7 @@ class Agent:
             agent._restore(rebuilt)
             agent.checkpoints.load(loaded.records)
         await agent._probe_early()
+        await agent._session_start("resume" if rebuilt is not None else "startup")
         return agent
 
     def _restore(self, rebuilt: Rebuilt) -> None:
@@ -334,7 +309,13 @@ class Agent:
             for ev in self._take_notices():
                 yield ev
             blocks = [Block.text_block(prompt_)] if isinstance(prompt_, str) else list(prompt_)
-            self.checkpoints.begin_turn(Message(role="user", blocks=blocks).text())
+            typed = Message(role="user", blocks=blocks).text()
+            if self._hooks is not None:  # context goes into blocks, a block ends the turn
+                async for ev in self._hooks.submit(typed, blocks):
+                    yield ev
+                    if ev.type is E.ERROR:
+                        return
+            self.checkpoints.begin_turn(typed)
             if self._plan_mode:
                 blocks.append(Block.text_block(plan.NOTE))
             user = Message(role="user", blocks=blocks)
@@ -346,7 +327,7 @@ class Agent:
                     calls += 1
                     async for ev in self._step(last=calls >= self.max_turns):
                         yield ev
-            except _TurnOver as over:
+            except TurnOver as over:
                 if self._plan_mode and over.stop is StopReason.END_TURN and over.text.strip():
                     over.data["plan"] = over.text  # the front end offers to accept it
                 for ev in self.checkpoints.end_turn():
@@ -365,10 +346,10 @@ class Agent:
             raise
 
     async def _step(self, last: bool) -> AsyncIterator[AgentEvent]:
-        """One model call and its tool calls. Raises _TurnOver when the turn is over."""
+        """One model call and its tool calls. Raises TurnOver when the turn is over."""
         async for ev in self._maybe_compact():
             yield ev
-        reply = _Reply()
+        reply = Reply()
         async for ev in self._call_model(reply):
             yield ev
         msg, stop = reply.message, reply.stop
@@ -390,16 +371,22 @@ class Agent:
                 yield self._notice(
                     f"stopped after {self.max_turns} model calls (the max-turns limit)", warn=True
                 )
-                raise _TurnOver(StopReason.MAX_TURNS, msg.text(), {"max_turns": self.max_turns})
+                raise TurnOver(StopReason.MAX_TURNS, msg.text(), {"max_turns": self.max_turns})
             return
         if stop is StopReason.PAUSE_TURN and not last:
             return
         if stop is StopReason.TOOL_USE:
             stop = StopReason.END_TURN  # "tool_use" with no tool calls: nothing left to do
-        raise _TurnOver(stop, msg.text())
+        if stop is StopReason.END_TURN and not last and self._hooks is not None:
+            async for ev in self._hooks.stop(msg.text(), self._append):
+                yield ev
+                if ev.type is E.MESSAGE:
+                    return  # a Stop hook sent the model back to work
+        raise TurnOver(stop, msg.text())
 
     # -- model calls ------------------------------------------------------------------------
     accepts_images = property(lambda self: self._caps.images)  # None: not known (images.py)
+
     def _request(self) -> Request:
         return Request(
             model=self.model,
@@ -414,7 +401,7 @@ class Agent:
         source = self._settings.tool_source
         return [*self._specs, *source.specs(self.context_window)] if source else self._specs
 
-    async def _call_model(self, reply: _Reply) -> AsyncIterator[AgentEvent]:
+    async def _call_model(self, reply: Reply) -> AsyncIterator[AgentEvent]:
         """Stream one reply into ``reply``; on ContextOverflow compact and retry once."""
         try:
             async for ev in self._stream(reply):
@@ -437,9 +424,9 @@ class Agent:
                 "compacting; start a new session or switch to a model with a larger window"
             ) from None
 
-    async def _stream(self, reply: _Reply) -> AsyncIterator[AgentEvent]:
+    async def _stream(self, reply: Reply) -> AsyncIterator[AgentEvent]:
         request = self._request()
-        self._partial = partial = _Partial(self.model)
+        self._partial = partial = Partial(self.model)
         done = None
         async with aclosing(images.stream(self._resolved, request, self._caps)) as events:
             async for sev in events:
@@ -515,7 +502,7 @@ class Agent:
         self._ctx.emit = emit = self._check.tap(queue.put_nowait)  # verify.py sees tool ends
         task = asyncio.create_task(self.tool_runner.run_all(calls, emit, results))
         task.add_done_callback(lambda _: queue.put_nowait(None))
-        self._running = _Running(calls, results, task)
+        self._running = Running(calls, results, task)
         while (ev := await queue.get()) is not None:
             yield ev
         self._running = None
@@ -523,10 +510,13 @@ class Agent:
         blocks, verdicts = self._stuck.review(reply, calls, answer_all(calls, results))
         self._append(msg := Message(role="user", blocks=blocks))
         yield AgentEvent(E.MESSAGE, message=msg)
+        if (why := self.tool_runner.take_stop()) is not None:
+            yield self._notice("a hook stopped the agent" + (f": {why}" if why else ""), warn=True)
+            raise TurnOver(StopReason.END_TURN, reply.text(), {"hook_stop": why})
         for v in verdicts:
             yield self._notice(v.notice, warn=True)
             if v.stop:
-                raise _TurnOver(StopReason.STUCK, reply.text(), v.data)
+                raise TurnOver(StopReason.STUCK, reply.text(), v.data)
 
     def spawn(self, role: str, transcript_path: Path | None = None) -> Agent:
         """A subagent on ``role``'s model and tools (what ``task`` runs): this agent's settings,
@@ -565,6 +555,10 @@ class Agent:
             return await subagent_answer(role, sub.run_turn(prompt_), relay)
         finally:
             await sub.close()
+
+    async def _session_start(self, source: str) -> None:
+        if self._hooks is not None:  # SessionStart hooks: notices shown at the next turn
+            self._notices += await self._hooks.start(source, self.spec)
 
     # -- compaction ---------------------------------------------------------------------------
     async def _maybe_compact(self) -> AsyncIterator[AgentEvent]:
@@ -629,6 +623,7 @@ class Agent:
         ev = self._notice(f"compacted {len(old)} earlier messages into a summary")
         ev.data["compacted"] = True
         yield ev
+        await self._session_start("compact")
 
     # -- keeping the conversation valid -----------------------------------------------------
     def _settle(self) -> None:

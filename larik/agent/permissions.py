@@ -62,6 +62,23 @@ WRITE_TOOLS = ("write_file", "edit_file")  # a redirection is a write: their pat
 HARMLESS_WRITES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
 
 
+HookAnswer = tuple[str, str]  # a PreToolUse hook's "allow" / "ask" / "", and its reason
+
+
+def with_hook(d: Decision, hook: HookAnswer) -> Decision:
+    """The rules' decision with a hook's answer: ``ask`` turns an allow into a question;
+    ``allow`` answers a question the rules and mode would ask, unless it is firm (it guards a
+    deny rule); nothing a hook says lifts a denial."""
+    answer, reason = hook
+    if answer == "ask" and d.verdict == "allow":
+        return Decision(
+            "ask", f"a PreToolUse hook asks: {reason}" if reason else "a PreToolUse hook asks"
+        )
+    if answer == "allow" and d.verdict == "ask" and not d.firm:
+        return Decision("allow")
+    return d
+
+
 def _listed(reasons: list[str], most: int = 3) -> str:
     more = len(reasons) - most
     return "; ".join(reasons[:most]) + (f"; and {more} more" if more > 0 else "")
@@ -415,14 +432,25 @@ class PermissionPolicy:
 
     # -- asking -----------------------------------------------------------------------------
     async def check(
-        self, tool: AnyTool, args: Any, tool_input: dict[str, Any], ctx: ToolContext
+        self,
+        tool: AnyTool,
+        args: Any,
+        tool_input: dict[str, Any],
+        ctx: ToolContext,
+        hook: HookAnswer = ("", ""),
     ) -> str | None:
-        """None when the call may run; otherwise the reason it may not, for the model."""
-        d = self.decide(tool, args)
+        """None when the call may run; otherwise the reason it may not, for the model.
+        ``hook``: a PreToolUse hook's ``allow`` or ``ask`` and its reason (see the module)."""
+        d = with_hook(self.decide(tool, args), hook)
         if d.verdict == "allow":
             return None
         if d.verdict == "deny":
             return f"permission denied: {d.reason}"
+        if self.approver is None and hook[0] == "ask":
+            return (
+                f"permission denied: a PreToolUse hook wants the user to approve this call "
+                f"({d.reason}) and there is no one to ask (print mode)"
+            )
         if self.approver is None and self.leaves_sandbox(tool, args):
             return (
                 "permission denied: running outside the OS sandbox needs the user's approval "

@@ -2,6 +2,9 @@
 
 A call never crashes the loop: an unknown tool, arguments that are not JSON or fail validation, a
 denied permission, a tool that raises — each becomes an error result with a clear message.
+PreToolUse hooks run before the permission check (they may block a call, rewrite its arguments,
+or answer ask/allow: :func:`.permissions.with_hook`), PostToolUse hooks after a call that ran;
+what they say goes into the result and their failures are notices (:mod:`larik.hooks`).
 Consecutive read-only calls (and explore subagents) run concurrently; others run one at a time,
 in order. Results are stored in ``results`` (by call position) as each call finishes, so an
 interrupt keeps them; ``answer_all`` fills in the rest.
@@ -13,15 +16,18 @@ import asyncio
 import time
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from ..llm.types import Block
-from .events import AgentEvent, AgentEventType
+from .events import AgentEvent, AgentEventType, NoticeLevel
 from .permissions import PermissionPolicy
 from .stuck import call_key
 from .tools import AnyTool, ToolContext, ToolError, ToolResult, ToolSource, get_tool
+
+if TYPE_CHECKING:
+    from ..hooks.runner import Hooks, Outcome
 
 __all__ = ["CALL_ID", "INTERRUPTED", "ToolRunner", "answer_all"]
 
@@ -33,7 +39,7 @@ Emit = Callable[[AgentEvent], None]
 
 
 class _Prepared:
-    __slots__ = ("args", "call", "error", "raw", "tool")
+    __slots__ = ("args", "call", "changed", "error", "raw", "tool")
 
     def __init__(self, call: Block) -> None:
         self.call = call
@@ -41,6 +47,7 @@ class _Prepared:
         self.args: Any = None
         self.raw: dict[str, Any] = {}
         self.error = ""
+        self.changed = ""  # what a PreToolUse hook changed the call to (its summary)
 
     @property
     def read_only(self) -> bool:
@@ -60,11 +67,14 @@ class ToolRunner:
         policy: PermissionPolicy,
         ctx: ToolContext,
         source: ToolSource | None = None,
+        hooks: Hooks | None = None,
     ) -> None:
         self.tools = tools
         self.policy = policy
         self.ctx = ctx
         self.source = source  # tools beyond the built-in ones (MCP servers)
+        self.hooks = hooks
+        self.stop_request: str | None = None  # a hook said continue: false (its reason)
 
     def prepare(self, call: Block) -> _Prepared:
         p = _Prepared(call)
@@ -100,9 +110,10 @@ class ToolRunner:
     async def run_tool(self, name: str, tool_input: dict[str, Any]) -> ToolResult:
         """One call made for the user, outside the conversation (a custom command's shell
         line): checked and run like the model's — deny rules, the mode, the approver asking —
-        and its result returned, no events; a refusal has ``data["denied"]``."""
+        and its result returned, no events; a refusal has ``data["denied"]``. Hooks meet it
+        as they meet the model's calls (their notices are dropped: there is no event)."""
         p = self.prepare(Block.tool_use("user_call", name, tool_input))
-        return await self._refusal(p) or await self._execute(p)
+        return await self._refusal(p, _drop) or await self._execute(p, _drop)
 
     async def run_all(self, calls: list[Block], emit: Emit, results: dict[int, Block]) -> None:
         prepared = [self.prepare(c) for c in calls]
@@ -128,10 +139,11 @@ class ToolRunner:
                 text=p.summary(),
             )
         )
-        result = await self._refusal(p)  # the time the user takes to answer is not the tool's
+        # the time the user (or a hook) takes to answer is not the tool's
+        result = await self._refusal(p, emit)
         start = time.monotonic()
         CALL_ID.set(call.id)  # this task's own context: concurrent calls do not mix
-        result = result or await self._execute(p)
+        result = result or await self._execute(p, emit)
         results[pos] = Block.tool_result(call.id, result.content, result.is_error, result.images)
         emit(
             AgentEvent(
@@ -146,29 +158,85 @@ class ToolRunner:
             )
         )
 
-    async def _refusal(self, p: _Prepared) -> ToolResult | None:
-        """Why the call does not run (unknown tool, unusable arguments, permission denied), or
-        None when it may."""
+    async def _refusal(self, p: _Prepared, emit: Emit) -> ToolResult | None:
+        """Why the call does not run (unknown tool, unusable arguments, a PreToolUse hook's
+        block, permission denied), or None when it may."""
         if p.error or p.tool is None or p.args is None:
             return ToolResult(p.error, is_error=True, data={"bad_call": True})
         try:
-            denied = await self.policy.check(p.tool, p.args, p.raw, self.ctx)
+            answer: tuple[str, str] = ("", "")
+            if self.hooks is not None and self.hooks.has("PreToolUse"):
+                pre = await self.hooks.pre_tool_use(p.tool.name, p.raw, p.call.id)
+                self._tell(pre, emit)
+                if pre.block or pre.stop is not None:
+                    why = pre.block or "it stopped the agent" + (
+                        f": {pre.stop}" if pre.stop else ""
+                    )
+                    data = {"denied": True, "hook": "PreToolUse"}
+                    return ToolResult(f"blocked by a PreToolUse hook: {why}", True, data=data)
+                if pre.updated_input is not None:
+                    try:
+                        p.args = p.tool.args.model_validate(pre.updated_input)
+                    except ValidationError as e:
+                        why = _validation_text(e)
+                        return ToolResult(
+                            f"a PreToolUse hook made the arguments invalid: {why}", True
+                        )
+                    p.raw, p.changed = pre.updated_input, p.tool.summary(p.args)
+                answer = (pre.decision, pre.decision_reason)
+            denied = await self.policy.check(p.tool, p.args, p.raw, self.ctx, answer)
         except ToolError as e:
             return ToolResult(f"{p.tool.name}: {e}", is_error=True)
         except Exception as e:  # a bug in the policy: the model sees it, the loop goes on
             return _failed(p.tool.name, e)
         return ToolResult(denied, is_error=True, data={"denied": True}) if denied else None
 
-    async def _execute(self, p: _Prepared) -> ToolResult:
+    async def _execute(self, p: _Prepared, emit: Emit) -> ToolResult:
         assert p.tool is not None and p.args is not None  # _refusal said it may run
         try:
             if self.ctx.before_change is not None and (p.tool.kind == "exec" or not p.read_only):
                 await self.ctx.before_change()  # any command, or a tool that may write
-            return await p.tool.run(p.args, self.ctx)
+            result = await p.tool.run(p.args, self.ctx)
+            if not result.is_error and self.hooks is not None and self.hooks.has("PostToolUse"):
+                await self._after(p, result, emit)
+            if p.changed:
+                note = f"[a PreToolUse hook changed this call to: {p.changed}]"
+                result.content = f"{note}\n{result.content}"
+            return result
         except ToolError as e:
             return ToolResult(f"{p.tool.name}: {e}", is_error=True)
         except Exception as e:  # a tool bug or an OS error: the model sees it, the loop goes on
             return _failed(p.tool.name, e)
+
+    async def _after(self, p: _Prepared, result: ToolResult, emit: Emit) -> None:
+        """PostToolUse: what the hooks say about the result goes to the model with it."""
+        assert self.hooks is not None and p.tool is not None
+        response: dict[str, Any] = {"output": result.content, "is_error": result.is_error}
+        if "exit_code" in result.data:
+            response["exit_code"] = result.data["exit_code"]
+        post = await self.hooks.post_tool_use(p.tool.name, p.raw, p.call.id, response)
+        self._tell(post, emit)
+        notes = [f"[PostToolUse hook: {post.block}]"] if post.block else []
+        notes += [f"[PostToolUse hook context: {c}]" for c in post.context]
+        if notes:
+            result.content = "\n\n".join([result.content, *notes])
+
+    def _tell(self, outcome: Outcome, emit: Emit) -> None:
+        """A hook round's notices to the front end; its continue: false to the agent."""
+        for n in outcome.notices:
+            level = NoticeLevel.WARNING if n.level == "warning" else NoticeLevel.INFO
+            emit(AgentEvent(AgentEventType.NOTICE, text=n.text, level=level))
+        if outcome.stop is not None and self.stop_request is None:
+            self.stop_request = outcome.stop
+
+    def take_stop(self) -> str | None:
+        """The stop a hook asked for in the last round of calls (then forgotten)."""
+        stop, self.stop_request = self.stop_request, None
+        return stop
+
+
+def _drop(ev: AgentEvent) -> None:
+    """An Emit for calls made outside a turn: nobody is listening."""
 
 
 def _failed(name: str, e: Exception) -> ToolResult:

@@ -16,6 +16,7 @@ from .tools import ALL_TOOLS, ToolSource
 
 if TYPE_CHECKING:
     from ..config import Config
+    from ..hooks.runner import Hooks
     from ..llm.types import Effort
     from ..routing import Resolved
     from .permissions import PermissionPolicy
@@ -60,3 +61,5 @@ class AgentSettings:
     skills: SkillCatalog | None = None
     """The skills the session can load (their names and descriptions are in the system prompt;
     the skill tool is offered only when there is one)."""
+    hooks: Hooks | None = None
+    """The configured hooks (None: none); subagents share them for their tool calls."""

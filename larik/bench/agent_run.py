@@ -48,6 +48,7 @@ def make_agent_runner(
                 transcript_dir=transcripts,
                 checkpoints=False,  # a throwaway folder: nothing to take back
                 skills=False,  # the task's prompt alone, whatever skills the user has
+                hooks=False,  # the user's hooks are for their sessions, not for measuring models
             )
         except LarikError as e:
             outcome.error = str(e)

@@ -24,7 +24,7 @@ import asyncio
 import os
 import signal
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -149,16 +149,16 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     ctx.processes[pgid] = token  # known before the first await: an interrupt can always kill it
     tail = _Tail(MAX_OUTPUT)
     assert proc.stdout is not None
-    reader = asyncio.create_task(_read(proc.stdout, tail))
+    reader = asyncio.create_task(read_pipe(proc.stdout, tail.add))
     timed_out = stray = False
     try:
         try:
             async with asyncio.timeout(args.timeout):
-                await _exited(proc)
+                await wait_exit(proc)
         except TimeoutError:
             timed_out = True
             kill_group(pgid, token)
-            await _exited(proc)
+            await wait_exit(proc)
         try:
             async with asyncio.timeout(GRACE):
                 await asyncio.shield(reader)
@@ -193,7 +193,7 @@ def _spawn(command: str, cwd: Path, box: Sandbox | None = None) -> subprocess.Po
     )
 
 
-async def _exited(proc: subprocess.Popen[bytes]) -> None:
+async def wait_exit(proc: subprocess.Popen[bytes]) -> None:
     """Wait for the shell itself to exit. (Waiting for the output to close would also wait for
     every process holding it open, such as a background server the command started.)"""
     delay = 0.002
@@ -202,8 +202,9 @@ async def _exited(proc: subprocess.Popen[bytes]) -> None:
         delay = min(delay * 2, 0.05)
 
 
-async def _read(pipe: IO[bytes], tail: _Tail) -> None:
-    """Read the command's output until every process holding it open has closed it."""
+async def read_pipe(pipe: IO[bytes], add: Callable[[bytes], None]) -> None:
+    """Read a child's output into ``add`` until every process holding it open has closed it
+    (the hooks read theirs with it too)."""
     loop = asyncio.get_running_loop()
     fd = pipe.fileno()
     os.set_blocking(fd, False)
@@ -217,7 +218,7 @@ async def _read(pipe: IO[bytes], tail: _Tail) -> None:
         except OSError:
             chunk = b""
         if chunk:
-            tail.add(chunk)
+            add(chunk)
         elif not eof.done():
             eof.set_result(None)
 

@@ -1,0 +1,111 @@
+"""The session's own hook events, for the main agent: UserPromptSubmit, Stop, SessionStart.
+
+(PreToolUse and PostToolUse belong to the tool runner, and run for subagents' calls too.) The
+agent asks this object at three points of a turn and turns the answers into events:
+
+- ``submit(prompt, blocks)`` before the prompt is recorded: a block ends the turn with an ERROR
+  event (the prompt is never sent nor recorded); context goes with the prompt;
+- ``start(source)`` when the session starts, resumes, or is compacted: context goes with the
+  next prompt, notices are shown when the next turn starts;
+- ``stop(text)`` when the model ends its turn: a block sends it back to work with the reason as
+  a user message ("Stop hook feedback: …"), at most :data:`MAX_STOP_BLOCKS` times in a row.
+
+Notices are made with the agent's ``notice`` (which records them in the transcript).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from ..llm.types import Block, Message
+from .events import AgentEvent, NoticeLevel
+from .events import AgentEventType as E
+
+if TYPE_CHECKING:
+    from ..hooks.config import HooksConfig
+    from ..hooks.runner import Hooks, Outcome
+
+__all__ = ["MAX_STOP_BLOCKS", "SessionHooks", "configured_hooks"]
+
+MAX_STOP_BLOCKS = 5  # Stop hooks sending the model back to work, in a row, before the turn ends
+Notice = Callable[[str, bool], AgentEvent]  # (text, warn) -> a recorded NOTICE event
+
+
+def configured_hooks(config: HooksConfig, root: Path) -> Hooks | None:
+    """The session's hooks (tool events included), or None when none is configured."""
+    if not config.any():
+        return None
+    from ..hooks.runner import Hooks
+
+    return Hooks(config, root)
+
+
+class Session(Protocol):
+    """What the events say about the session (the agent)."""
+
+    session_id: str
+    transcript_path: Path | None
+    permission_mode: str
+
+
+class SessionHooks:
+    def __init__(self, hooks: Hooks, session: Session, notice: Notice):
+        self.hooks = hooks
+        hooks.base = lambda: {
+            "session_id": session.session_id,
+            "transcript_path": str(session.transcript_path or ""),
+            "permission_mode": session.permission_mode,
+        }
+        self._notice = notice
+        self._context: list[str] = []
+        self._stop_blocks = 0
+
+    def _notices(self, outcome: Outcome) -> list[AgentEvent]:
+        return [self._notice(n.text, n.level == "warning") for n in outcome.notices]
+
+    async def submit(self, prompt: str, blocks: list[Block]) -> AsyncIterator[AgentEvent]:
+        """UserPromptSubmit: its notices, then an ERROR event if it blocks the prompt; else
+        the context the hooks add (and SessionStart's, waiting) goes into ``blocks``."""
+        self._stop_blocks = 0
+        if self.hooks.has("UserPromptSubmit"):
+            out = await self.hooks.user_prompt_submit(prompt)
+            for ev in self._notices(out):
+                yield ev
+            if out.ends:
+                why = out.block or out.stop or "it said continue: false"
+                yield AgentEvent(E.ERROR, text=f"a UserPromptSubmit hook blocked the prompt: {why}")
+                return
+            self._context += [f"UserPromptSubmit hook context:\n{c}" for c in out.context]
+        blocks += [Block.text_block(c) for c in self._context]
+        self._context = []
+
+    async def start(self, source: str, model: str) -> list[AgentEvent]:
+        """SessionStart: its notices, not yet recorded (the agent records them when it shows
+        them, at the next turn)."""
+        if not self.hooks.has("SessionStart"):
+            return []
+        out = await self.hooks.session_start(source, model)
+        self._context += [f"SessionStart hook context:\n{c}" for c in out.context]
+        return [AgentEvent(E.NOTICE, text=n.text, level=NoticeLevel(n.level)) for n in out.notices]
+
+    async def stop(self, text: str, append: Callable[[Message], None]) -> AsyncIterator[AgentEvent]:
+        """Stop: its notices, then — when it sends the model back to work — the user message
+        saying why (given to ``append`` first), as a MESSAGE event."""
+        if not self.hooks.has("Stop"):
+            return
+        out = await self.hooks.stop(self._stop_blocks > 0, text)
+        for ev in self._notices(out):
+            yield ev
+        if not out.block or out.stop is not None:
+            return
+        if self._stop_blocks >= MAX_STOP_BLOCKS:
+            why = f"Stop hooks sent the model back {MAX_STOP_BLOCKS} times in a row; turn ended"
+            yield self._notice(why, True)
+            return
+        self._stop_blocks += 1
+        feedback = Block.text_block(f"Stop hook feedback:\n{out.block}")
+        back = Message(role="user", blocks=[feedback])
+        append(back)
+        yield AgentEvent(E.MESSAGE, message=back)

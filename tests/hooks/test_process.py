@@ -1,0 +1,66 @@
+"""One hook process: bounded output, killed with everything it started, no credentials."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from larik.hooks.process import MAX_STDERR, MAX_STDOUT, run_hook
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is dead for our purpose
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+async def test_a_hook_that_hangs_is_killed_with_what_it_started(tmp_path):
+    pidfile = tmp_path / "child.pid"
+    command = f"sleep 300 & echo $! > {pidfile}; wait"
+    done = await run_hook(command, b"{}", cwd=tmp_path, timeout=0.5)
+    assert done.timed_out and done.code is None
+    child = int(pidfile.read_text())
+    for _ in range(100):  # SIGKILL is delivered at once; reaping the child may take a moment
+        if not alive(child):
+            break
+        time.sleep(0.02)
+    assert not alive(child)
+
+
+async def test_a_hook_that_prints_ten_megabytes_keeps_only_the_head(tmp_path):
+    command = "head -c 10000000 /dev/zero | tr '\\0' x; head -c 10000000 /dev/zero >&2"
+    done = await run_hook(command, b"{}", cwd=tmp_path, timeout=30)
+    assert done.code == 0
+    assert done.stdout.over and done.stdout.total == 10_000_000
+    assert len(done.stdout.buf) == MAX_STDOUT and len(done.stderr.buf) == MAX_STDERR
+
+
+async def test_a_big_event_goes_to_a_hook_that_never_reads_it(tmp_path):
+    payload = json.dumps({"tool_input": {"content": "x" * 5_000_000}}).encode()
+    done = await run_hook("exit 0", payload, cwd=tmp_path, timeout=30)
+    assert done.code == 0 and not done.timed_out
+
+
+async def test_a_hook_gets_the_event_on_stdin_and_no_credentials(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret-value")
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-secret-value")
+    monkeypatch.setenv("HARMLESS", "kept")
+    command = "cat > event.json; env > env.txt"
+    done = await run_hook(command, b'{"hook_event_name": "Stop"}', cwd=tmp_path, timeout=30)
+    assert done.code == 0
+    assert json.loads((tmp_path / "event.json").read_text()) == {"hook_event_name": "Stop"}
+    env = (tmp_path / "env.txt").read_text()
+    assert "secret-value" not in env and "HARMLESS=kept" in env
+    assert f"CLAUDE_PROJECT_DIR={tmp_path}" in env and f"LARIK_PROJECT_DIR={tmp_path}" in env
+
+
+async def test_a_hook_that_cannot_start_says_so(tmp_path):
+    done = await run_hook("true", b"{}", cwd=tmp_path / "missing", timeout=5)
+    assert done.error and done.code is None
