@@ -526,10 +526,8 @@ def load_config(
     config = _validate(merged, sources[-1] if sources else user)
     config._sources = tuple(sources)
     config._trust = project_trust
-    trusted = project_trust is not None and project_trust.trusted
-    config.hooks = _hooks(
-        user_hooks, user, project_trust.gated.get("hooks") if trusted else None, project
-    )
+    trusted_gated = project_trust.gated if project_trust and project_trust.trusted else {}
+    config.hooks = _hooks(user_hooks, user, trusted_gated.get("hooks"), project)
     _mark_server_sources(config, user, mcp_json, project)
     return config
 

@@ -45,9 +45,12 @@ def configured_hooks(config: HooksConfig, root: Path) -> Hooks | None:
 class Session(Protocol):
     """What the events say about the session (the agent)."""
 
-    session_id: str
-    transcript_path: Path | None
-    permission_mode: str
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def transcript_path(self) -> Path | None: ...
+    @property
+    def permission_mode(self) -> str: ...
 
 
 class SessionHooks:
