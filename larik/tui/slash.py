@@ -44,6 +44,7 @@ MODES = {
     "ask": "confirm edits and commands",
     "edits": "edit freely, confirm commands",
     "yolo": "never ask",
+    "plan": "read and search only, then a plan to accept or refine",
 }
 
 
@@ -156,7 +157,7 @@ async def _permissions(chat: ChatScreen, arg: str) -> None:
     mode = arg.lower()
     if mode:
         if mode not in MODES:
-            chat.say(f"unknown mode {arg!r}: use ask, edits or yolo", "error")
+            chat.say(f"unknown mode {arg!r}: use {', '.join(MODES)}", "error")
             return
         was = agent.permission_mode
         agent.permission_mode = mode
@@ -164,7 +165,8 @@ async def _permissions(chat: ChatScreen, arg: str) -> None:
         chat.refresh_status()
         return
     lines = [
-        f"permission mode: **{agent.permission_mode}** (set with `/permissions ask|edits|yolo`)"
+        f"permission mode: **{agent.permission_mode}** (set with `/permissions "
+        f"{'|'.join(MODES)}`, or Shift+Tab)"
     ]
     lines.append("- " + " · ".join(f"{m}: {what}" for m, what in MODES.items()))
     perms = getattr(chat.config, "permissions", None)
@@ -216,7 +218,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "permissions",
         "/permissions [MODE]",
-        "show or set the permission mode: ask, edits, yolo",
+        "show or set the permission mode: ask, edits, yolo, plan",
         _permissions,
     ),
     SlashCommand("mcp", "/mcp", "MCP servers: state, tools; turn one on or off, reconnect", _mcp),

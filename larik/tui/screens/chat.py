@@ -35,6 +35,7 @@ from ... import __version__
 from ...agent.events import AgentEventType, Approval, PermissionRequest
 from ...llm.errors import LarikError, MissingKeyError
 from .. import gcpolicy, history, mcp, slash, warmup
+from .. import plan as tui_plan
 from ..attachments import build_prompt
 from ..local_servers import LocalModel, discover
 from ..models import ModelEntry, picker_entries
@@ -72,6 +73,7 @@ SCROLL_KEYS = (
 class ChatScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "interrupt", "interrupt", show=False),
+        Binding("shift+tab", "cycle_mode", "permission mode", show=False, priority=True),
         *(
             Binding(keys, f"scroll_conversation('{where}')", show=False, priority=True)
             for keys, where in SCROLL_KEYS
@@ -114,6 +116,7 @@ class ChatScreen(Screen[None]):
         self.conv = ConversationView()
         self.activity = Activity(id="activity")
         self.queued: list[str] = []  # prompts typed during a turn, sent when it ends
+        self.modes = tui_plan.CYCLE  # what Shift+Tab goes through (tui/plan.py)
         self.queue_view = Static("", id="queued")
 
     # -- layout and start ---------------------------------------------------------------------
@@ -178,6 +181,8 @@ class ChatScreen(Screen[None]):
         if keep_settings_from is not None:
             agent.effort = keep_settings_from.effort
             agent.permission_mode = keep_settings_from.permission_mode
+        else:  # Shift+Tab's modes: yolo only in a session that started in it
+            self.modes = tui_plan.modes_for(agent.permission_mode)
         self.agent = agent
         self.session_id = agent.session_id
         self.warm_up_sdk()
@@ -331,6 +336,8 @@ class ChatScreen(Screen[None]):
                 self.conv.handle(ev)
                 if ev.type in _STATUS_EVENTS:
                     self.refresh_status()
+                if ev.type is E.TURN_END and ev.data.get("plan"):
+                    self.call_later(tui_plan.offer_plan, self)  # accept it, or keep planning
         except asyncio.CancelledError:
             self.conv.interrupted()
             self._unqueue()
@@ -431,6 +438,9 @@ class ChatScreen(Screen[None]):
             return
         event.stop()
         event.prevent_default()
+
+    def action_cycle_mode(self) -> None:
+        tui_plan.cycle_mode(self)  # Shift+Tab
 
     def action_interrupt(self) -> None:
         if self.menu.is_open:

@@ -99,11 +99,14 @@ def _tail(agent: Any, priced: bool = False) -> Text:
     total = usage.total.total if usage is not None else 0
     t.append(f" · {human_tokens(total)} tok")
     t.append(f" · {cost_text(getattr(usage, 'total_cost', None), total, priced)}")
-    t.append(f" · {getattr(agent, 'permission_mode', '') or 'ask'}")
+    mode = getattr(agent, "permission_mode", "") or "ask"
+    t.append(" · ")
+    t.append(mode, style=MODE_STYLES.get(mode, ""))
     return t
 
 
 UNKNOWN_COST = "—"
+MODE_STYLES = {"plan": "bold cyan", "yolo": "bold red"}  # the modes to notice at a glance
 
 
 def cost_text(cost: float | None, tokens: int = 0, priced: bool = False) -> str:
