@@ -116,7 +116,7 @@ class ChatScreen(Screen[None]):
         self.conv = ConversationView()
         self.activity = Activity(id="activity")
         self.queued: list[str] = []  # prompts typed during a turn, sent when it ends
-        self.modes = tui_plan.CYCLE  # what Shift+Tab goes through (tui/plan.py)
+        self.modes: tuple[str, ...] = tui_plan.CYCLE  # what Shift+Tab goes through (tui/plan.py)
         self.queue_view = Static("", id="queued")
 
     # -- layout and start ---------------------------------------------------------------------
