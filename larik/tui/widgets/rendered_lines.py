@@ -22,6 +22,7 @@ import time
 
 from rich.console import RenderableType
 from rich.segment import Segment
+from rich.style import Style
 from textual.geometry import Size
 from textual.selection import Selection
 from textual.strip import Strip
@@ -263,6 +264,10 @@ class RenderedLines(Widget):
     def _highlight(self, line: Strip, start: int, end: int) -> Strip:
         end = line.cell_length if end == -1 else end
         style = self.screen.get_component_rich_style("screen--selection")
+        if self.screen.get_component_styles("screen--selection").color.a == 0:
+            # a "transparent" foreground keeps the text's colour (Textual's own widgets do so);
+            # as a rich style it came out as the selection's background: invisible text
+            style = Style(bgcolor=style.bgcolor)
         left, mid, right = line.divide([start, end, line.cell_length])
         mid = Strip([Segment(t, (s + style) if s else style, c) for t, s, c in mid._segments])
         return Strip.join([left, mid, right])

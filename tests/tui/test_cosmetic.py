@@ -1,0 +1,45 @@
+"""Small things a new user tripped over (issue 19's cosmetic items), each at the sizes it was
+seen at."""
+
+from __future__ import annotations
+
+import pytest
+from textual.selection import Selection
+from textual.widgets._toast import Toast
+
+from larik.tui.widgets.streaming_markdown import StreamingMarkdown
+
+from .conftest import ready, send, turn_done, wait_for
+
+SIZES = [(80, 24), (120, 35)]
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_toasts_are_not_drawn_over_the_prompt_or_the_status_line(harness, size):
+    """item 15"""
+    app = harness.app([])
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: bool(app.screen.query(Toast)))
+        await pilot.pause(0.3)
+        toast = app.screen.query_one(Toast).region
+        for widget in (app.chat.prompt, app.chat.status):
+            assert not toast.overlaps(widget.region), widget
+
+
+async def test_mouse_selected_reply_text_stays_readable(harness):
+    """item 16: the selection kept the text's colour as its foreground... the background's."""
+    app = harness.app([{"text": "Hello **there** friend."}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "hi")
+        await turn_done(pilot)
+        reply = app.query_one(StreamingMarkdown)
+        app.screen.selections = {reply: Selection(None, None)}
+        await pilot.pause()
+        segments = [s for y in range(reply.region.height) for s in reply.render_line(y)]
+        shown = [s for s in segments if s.text.strip()]
+        assert shown and app.screen.get_selected_text() == "Hello there friend."
+        for seg in shown:
+            assert seg.style.color != seg.style.bgcolor, seg
