@@ -62,6 +62,7 @@ class LocalModel:
     provider: str
     model: str
     server: str  # label
+    window: int | None = None  # the context window the listing gives, if it gives one
 
     @property
     def spec(self) -> str:
@@ -126,14 +127,27 @@ def _parse(server: LocalServer, body: bytes) -> list[LocalModel]:
     if not isinstance(data, dict):
         return []
     items = data.get("models") if "models" in data else data.get("data")
+    listed = data.get("data") if isinstance(data.get("data"), list) else []
+    windows = {d.get("id"): _window(d) for d in listed if isinstance(d, dict)}  # llama.cpp
     out: list[LocalModel] = []
     for item in items if isinstance(items, list) else []:
         if not isinstance(item, dict):
             continue
         name = item.get("name") or item.get("model") or item.get("id")
         if isinstance(name, str) and name.strip():
-            out.append(LocalModel(server.provider, name.strip(), server.label))
+            window = _window(item) or windows.get(name)
+            out.append(LocalModel(server.provider, name.strip(), server.label, window))
     return out
+
+
+def _window(item: dict[str, Any]) -> int | None:
+    """vLLM's ``max_model_len``, else llama.cpp's ``meta`` (``n_ctx``, else ``n_ctx_train``)."""
+    meta = item.get("meta")
+    meta = meta if isinstance(meta, dict) else {}
+    for value in (item.get("max_model_len"), meta.get("n_ctx"), meta.get("n_ctx_train")):
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
 
 
 async def _scan(targets: tuple[LocalServer, ...], timeout: float) -> Scan:

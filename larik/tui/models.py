@@ -69,7 +69,7 @@ def picker_entries(
         if m.spec in out or not m.model.strip():
             continue
         info = catalog.lookup(m.model, m.provider, config)
-        window = info.context_window if info.known else None
+        window = info.context_window if info.known else m.window
         out[m.spec] = ModelEntry(m.spec, window, 0.0, 0.0, "local", m.server)
     for name in config.providers if config is not None else {}:
         if any(spec.startswith(f"{name}/") for spec in out) or not has_key(name, config):
@@ -114,8 +114,8 @@ def fuzzy_filter(query: str, entries: list[ModelEntry]) -> list[ModelEntry]:
 def format_window(tokens: int | None) -> str:
     if not tokens:
         return "?"
-    if tokens >= 1_000_000:
-        return f"{tokens / 1_000_000:g}M"
+    if tokens >= 1_000_000:  # 1,048,576 is "1M", not "1.04858M": five columns at most
+        return f"{tokens / 1_000_000:.1f}".removesuffix(".0") + "M"
     return f"{tokens // 1000}k"
 
 

@@ -9,7 +9,7 @@ from textual.widgets._toast import Toast
 
 from larik.tui.widgets.streaming_markdown import StreamingMarkdown
 
-from .conftest import ready, send, turn_done, wait_for
+from .conftest import ready, screen_text, send, turn_done, wait_for
 
 SIZES = [(80, 24), (120, 35)]
 
@@ -43,3 +43,38 @@ async def test_mouse_selected_reply_text_stays_readable(harness):
         assert shown and app.screen.get_selected_text() == "Hello there friend."
         for seg in shown:
             assert seg.style.color != seg.style.bgcolor, seg
+
+
+def test_context_windows_are_at_most_five_columns():
+    """item 20"""
+    from larik.tui.models import format_window
+
+    assert [format_window(n) for n in (1_048_576, 2_000_000, 1_500_000, 131_072, None)] == [
+        "1M",
+        "2M",
+        "1.5M",
+        "131k",
+        "?",
+    ]
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_local_models_name_is_cut_only_when_it_must_be(harness, size):
+    """item 20: the picker kept 30 columns for window, price and tag whatever they took."""
+    from larik.config import Config
+    from larik.tui.local_servers import LocalModel
+    from larik.tui.screens.model_picker import ModelPickerScreen
+
+    gguf = "/work/models/SmolLM2-135M-Instruct.Q4_1.gguf"
+    harness.local = [LocalModel("llamacpp", gguf, "llama.cpp", 8192)]
+    app = harness.app([], config=Config())
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await send(pilot, "/model")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ModelPickerScreen) and not app.screen.searching
+        )
+        await pilot.pause(0.1)
+        row = next(line for line in screen_text(app).splitlines() if "SmolLM2" in line)
+        assert "llamacpp/…/SmolLM2-135M-Instruct.Q4_1.gguf" in row or gguf in row
+        assert "8k" in row and "?" not in row and "free" in row and "local" in row

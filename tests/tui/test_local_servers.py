@@ -175,3 +175,31 @@ async def test_each_found_model_is_listed_under_the_provider_that_serves_it(two)
         await turn_done(pilot)
         assert [r.json()["model"] for r in two.chats(two.default)] == ["/models/SmolLM2-135M.gguf"]
         assert two.chats(two.configured) == []
+
+
+async def test_the_window_a_listing_gives_is_kept_and_shown_by_the_picker(loopback):
+    """issue 19 item 20: vLLM's max_model_len, llama.cpp's meta (under "data", beside "models")."""
+    from larik.tui.models import picker_entries
+
+    body = {
+        "models": [{"name": "/m/SmolLM2-135M-Instruct.Q4_1.gguf"}],
+        "data": [{"id": "/m/SmolLM2-135M-Instruct.Q4_1.gguf", "meta": {"n_ctx_train": 8192}}],
+    }
+    loopback.route("/v1/models", Reply(body=json.dumps(body), content_type="application/json"))
+    loopback.route(
+        "/v2/models",
+        Reply(
+            body=json.dumps({"data": [{"id": "Qwen/Qwen3-8B", "max_model_len": 32768}]}),
+            content_type="application/json",
+        ),
+    )
+    probe = (
+        LocalServer("llamacpp", "llama.cpp", loopback.url + "/v1", "/models"),
+        LocalServer("vllm", "vLLM", loopback.url + "/v2", "/models"),
+    )
+    found = await discover(probe=probe, timeout=0.5)
+    assert [(m.model, m.window) for m in found] == [
+        ("/m/SmolLM2-135M-Instruct.Q4_1.gguf", 8192),
+        ("Qwen/Qwen3-8B", 32768),
+    ]
+    assert [e.window for e in picker_entries(None, found)][-2:] == [8192, 32768]

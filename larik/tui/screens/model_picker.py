@@ -23,7 +23,6 @@ from ..widgets.status_bar import elide_spec
 __all__ = ["ModelPickerScreen"]
 
 MAX_SHOWN = 200
-ROW_EXTRA = 30  # after the name: "  " window (5) "  " price (14) " local"
 
 
 class ModelPickerScreen(ModalScreen[str | None]):
@@ -78,7 +77,12 @@ class ModelPickerScreen(ModalScreen[str | None]):
         self._shown = fuzzy_filter(query, self.entries)[:MAX_SHOWN]
         ol = self.query_one("#model-list", OptionList)
         ol.clear_options()
-        room = self._spec_room()
+        listed = [e for e in self._shown if not e.spec.endswith("/")]
+        price_width = max((len(_price(e)) for e in listed), default=0)
+        tagged = any(_tag(e) for e in self._shown)
+        # after the name: "  " window (5) "  " price, " config" — only as wide as they are
+        extra = (9 + price_width if listed else 0) + (7 if tagged else 0)
+        room = self._spec_room(extra)
         width = min(room, max((len(_shown_spec(e)) for e in self._shown), default=10))
         for e in self._shown:
             label = Text(
@@ -89,9 +93,8 @@ class ModelPickerScreen(ModalScreen[str | None]):
                 label.append(f"  {e.note or 'type the model id'}", style="dim")
             else:
                 window = format_window(e.window)
-                price = format_price(e.input_price, e.output_price)
-                label.append(f"  {window:>5}  {price:<14}", style="dim")
-            tag = "local" if e.source == "local" else ("config" if e.source == "config" else "")
+                label.append(f"  {window:>5}  {_price(e):<{price_width}}", style="dim")
+            tag = _tag(e)
             if tag:
                 label.append(f" {tag}", style="green" if tag == "local" else "cyan")
             ol.add_option(Option(label))
@@ -105,12 +108,13 @@ class ModelPickerScreen(ModalScreen[str | None]):
             status += f" · {self._status}"
         self.query_one("#picker-status", Static).update(status)
 
-    def _spec_room(self) -> int:
-        """Columns for the model name, so its window, price and tag stay on its line."""
-        width = self.query_one("#model-list", OptionList).size.width
+    def _spec_room(self, extra: int) -> int:
+        """Columns for the model name, so the ``extra`` after it (window, price and tag) stay
+        on its line."""
+        width = self.query_one("#model-list", OptionList).scrollable_content_region.width
         if not width:  # before the first layout: the dialog is 90% of the screen, at most 120
-            width = min(int(self.app.size.width * 0.9), 120) - 4
-        return max(16, width - 2 - ROW_EXTRA)
+            width = min(int(self.app.size.width * 0.9), 120) - 8
+        return max(16, width - extra)
 
     def on_resize(self) -> None:
         self._refill()
@@ -147,6 +151,14 @@ class ModelPickerScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def _price(e: ModelEntry) -> str:
+    return format_price(e.input_price, e.output_price)
+
+
+def _tag(e: ModelEntry) -> str:
+    return {"local": "local", "config": "config"}.get(e.source, "")
 
 
 def _shown_spec(e: ModelEntry) -> str:
