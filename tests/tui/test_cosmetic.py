@@ -78,3 +78,17 @@ async def test_a_local_models_name_is_cut_only_when_it_must_be(harness, size):
         row = next(line for line in screen_text(app).splitlines() if "SmolLM2" in line)
         assert "llamacpp/…/SmolLM2-135M-Instruct.Q4_1.gguf" in row or gguf in row
         assert "8k" in row and "?" not in row and "free" in row and "local" in row
+
+
+@pytest.mark.parametrize("width", [60, 50])
+async def test_a_narrow_status_line_keeps_context_cost_and_permission_mode(harness, width):
+    """item 21: at 60 columns cost and mode were cut off the end."""
+    app = harness.app([{"text": "ok", "usage": {"input": 9000, "output": 1600}}])
+    async with app.run_test(size=(width, 24)) as pilot:
+        await ready(pilot)
+        harness.agent.reply_cost = 0.0213
+        await send(pilot, "hi")
+        await turn_done(pilot)
+        status = screen_text(app).splitlines()[-1]
+        assert status.rstrip().endswith("· $0.0213 · ask"), status
+        assert "ctx " in status and "scripted/" in status and "…" not in status[-20:]

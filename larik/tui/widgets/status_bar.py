@@ -71,6 +71,10 @@ def status_text(
         return t
     spec = agent_spec(agent) or "?"
     tail = _tail(agent, priced)
+    for terse in range(1, TERSEST + 1):  # too narrow: drop the least needed fields first
+        if not width or width - t.cell_len - tail.cell_len >= MIN_SPEC:
+            break
+        tail = _tail(agent, priced, terse)
     if width:
         spec = elide_spec(spec, max(MIN_SPEC, width - t.cell_len - tail.cell_len))
     t.append(spec, style="bold")
@@ -80,14 +84,20 @@ def status_text(
     return t
 
 
-def _tail(agent: Any, priced: bool = False) -> Text:
-    """Everything after the model: role, effort, context, tokens, cost, permission mode."""
+TERSEST = 3
+
+
+def _tail(agent: Any, priced: bool = False, terse: int = 0) -> Text:
+    """Everything after the model: role, effort, context, tokens, cost, permission mode. When
+    the line is narrow (``terse``): 1 leaves out the effort when it is the default, 2 also the
+    tokens, 3 also the role and any effort. Context, cost and permission mode always stay."""
     t = Text()
     role = getattr(agent, "role", None)
-    if role and role != "main":
+    if role and role != "main" and terse < 3:
         t.append(f" ({role})")
     effort = getattr(agent, "effort", "") or "default"
-    t.append(f" · effort {effort}")
+    if not (terse >= 3 or (terse >= 1 and effort == "default")):
+        t.append(f" · effort {effort}")
     window = getattr(agent, "context_window", 0) or 0
     used = getattr(agent, "context_tokens", 0) or 0
     if window:
@@ -97,7 +107,8 @@ def _tail(agent: Any, priced: bool = False) -> Text:
         t.append(f"ctx {pct:.0f}%", style=style)
     usage = getattr(agent, "usage", None)
     total = usage.total.total if usage is not None else 0
-    t.append(f" · {human_tokens(total)} tok")
+    if terse < 2:
+        t.append(f" · {human_tokens(total)} tok")
     t.append(f" · {cost_text(getattr(usage, 'total_cost', None), total, priced)}")
     mode = getattr(agent, "permission_mode", "") or "ask"
     t.append(" · ")
