@@ -458,7 +458,7 @@ class Agent:
         from ..llm.catalog import cost as price
 
         cost = price(usage, model, provider, self.config)
-        self.usage.add(model, role, usage, cost)
+        self.usage.add(model, role, usage, cost, provider or "")
         rec: dict[str, Any] = {"kind": "usage", "model": model, "provider": provider, "role": role}
         rec.update(usage=usage.model_dump(), cost=cost)
         if subagent:

@@ -21,8 +21,14 @@ class Accounting:
     """Cost per model; None for a model the catalog has no price for."""
     by_role: dict[str, Usage] = field(default_factory=dict)
     """Tokens per role: main, compact, and the subagents' roles (explore, worker)."""
+    providers: dict[str, str] = field(default_factory=dict)
+    """The provider that served each model, when known (``/cost`` shows ``provider/model``)."""
 
-    def add(self, model: str, role: str, usage: Usage, cost: float | None) -> None:
+    def add(
+        self, model: str, role: str, usage: Usage, cost: float | None, provider: str = ""
+    ) -> None:
+        if provider:
+            self.providers[model] = provider
         self.by_model[model] = self.by_model.get(model, Usage()) + usage
         self.by_role[role] = self.by_role.get(role, Usage()) + usage
         if cost is not None or model not in self.cost_by_model:

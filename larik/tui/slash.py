@@ -147,7 +147,7 @@ async def _resume(chat: ChatScreen, arg: str) -> None:
 async def _cost(chat: ChatScreen, arg: str) -> None:
     agent = chat.need_agent()
     if agent is not None:
-        chat.say(cost_markdown(agent), as_markdown=True)
+        chat.say(cost_markdown(agent, chat.config), as_markdown=True)
 
 
 async def _permissions(chat: ChatScreen, arg: str) -> None:
@@ -332,26 +332,28 @@ def looked_text(local: list[Any]) -> str:
     return f"{len(local)} local model(s) found" if local else "no local server answered"
 
 
-def cost_markdown(agent: AgentLike) -> str:
-    def money(v: float | None) -> str:
-        return f"${v:.4f}" if v is not None else UNKNOWN_COST
-
-    from .widgets.status_bar import UNKNOWN_COST  # Textual: not for print mode's builtin_names
+def cost_markdown(agent: AgentLike, config: Any = None) -> str:
+    """Tokens and cost per model (``provider/model``) and per role; a cost reads as the status
+    line's does (``cost_text``: ``$0.0000`` for a priced model before its first reply)."""
+    from .widgets.status_bar import cost_text, model_priced  # Textual: not for print mode
 
     usage = agent.usage
+    providers = getattr(usage, "providers", {})
     rows = [
         "| model | input | output | cache read | cache write | cost |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for model, u in usage.by_model.items():
+        provider = providers.get(model) or (agent.provider_name if model == agent.model else "")
+        name = f"{provider}/{model}" if provider and not model.startswith(f"{provider}/") else model
+        cost = cost_text(usage.cost_by_model.get(model), u.total)
         rows.append(
-            f"| {model} | {u.input} | {u.output} | {u.cache_read} | {u.cache_write} | "
-            f"{money(usage.cost_by_model.get(model))} |"
+            f"| {name} | {u.input} | {u.output} | {u.cache_read} | {u.cache_write} | {cost} |"
         )
     t = usage.total
+    total = cost_text(usage.total_cost, t.total, model_priced(agent, config))
     rows.append(
-        f"| **total** | {t.input} | {t.output} | {t.cache_read} | {t.cache_write} | "
-        f"**{money(usage.total_cost)}** |"
+        f"| **total** | {t.input} | {t.output} | {t.cache_read} | {t.cache_write} | **{total}** |"
     )
     out = "\n".join(rows)
     if usage.by_role:

@@ -199,3 +199,17 @@ async def test_a_bug_in_a_handler_is_one_line_and_the_session_goes_on(harness, m
         await send(pilot, "hello")
         await turn_done(pilot)
         assert "still here" in screen_text(app)
+
+
+async def test_slash_cost_before_the_first_reply_reads_as_the_status_line(harness):
+    """issue 19 item 22: a priced model showed $0.0000 in the status line and — in /cost."""
+    from larik.config import Config
+
+    config = Config(models={"scripted/model-a": {"input_price": 1.0, "output_price": 2.0}})
+    app = harness.app([], config=config)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await ready(pilot)
+        assert screen_text(app).splitlines()[-1].split(" · ")[-2] == "$0.0000"
+        await send(pilot, "/cost")
+        await pilot.pause()
+        assert "**$0.0000**" in notices(app)[-1] and "—" not in notices(app)[-1]

@@ -240,3 +240,18 @@ async def test_a_task_card_lists_its_subagents_calls_live_and_after_a_resume(rea
         card.action_toggle()
         await pilot.pause()
         assert "glob  *.py" in screen_text(again)
+
+
+async def test_slash_cost_names_provider_and_model_and_reads_costs_as_the_status_line(real):
+    """issue 19 item 22: `—` where the status line said $0.0000; the provider was dropped."""
+    app = real.app([{"text": "ok", "usage": {"input": 10, "output": 3}}], model="scripted/model-a")
+    async with app.run_test(size=(120, 35)) as pilot:
+        await ready(pilot)
+        await send(pilot, "hi")
+        await turn_done(pilot)
+        await send(pilot, "/cost")
+        await pilot.pause()
+        table = app.chat.conv.items[-1].text
+        assert "| scripted/model-a | 10 | 3 |" in table
+        status_cost = screen_text(app).splitlines()[-1].split(" · ")[-2]
+        assert f"**{status_cost}**" in table
