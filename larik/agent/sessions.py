@@ -149,7 +149,9 @@ def _info(path: Path) -> SessionInfo | None:
         count += 1
         if not first and b'"role":"user"' in line[:64]:
             try:
-                first = Message.model_validate(loads_strict(line)["message"]).text()
+                blocks = Message.model_validate(loads_strict(line)["message"]).blocks
+                # the prompt as typed: its first text block (attached files come after it)
+                first = next((b.text for b in blocks if b.type == "text"), "")
             except (ValueError, KeyError, TypeError):
                 continue
         elif not model and b'"role":"assistant"' in line[:64]:

@@ -255,3 +255,28 @@ async def test_slash_cost_names_provider_and_model_and_reads_costs_as_the_status
         assert "| scripted/model-a | 10 | 3 |" in table
         status_cost = screen_text(app).splitlines()[-1].split(" · ")[-2]
         assert f"**{status_cost}**" in table
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_slash_resume_lists_each_session_on_one_line_with_the_prompt_as_typed(real, size):
+    """issue 19 item 23: long titles wrapped onto two lines and showed `<file path="…`."""
+    (real.cwd / "notes.txt").write_text("remember the milk\n" * 3)
+    long = "please look at @notes.txt and tell me " + "what it says about milk " * 6
+    app = real.app([{"text": "answer one"}, {"text": "answer two"}])
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await send(pilot, long)
+        await turn_done(pilot)
+        await send(pilot, "/clear")
+        await wait_for(pilot, lambda: len(real.agents) == 2)
+        await send(pilot, "another")
+        await turn_done(pilot)
+        await send(pilot, "/resume")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen))
+        await pilot.pause()
+        shown = screen_text(app)
+        rows = [line for line in shown.splitlines() if "msgs" in line]
+        assert len(rows) == 1 and "please look at @notes.t" in rows[0], rows
+        assert "<file" not in shown and "remember the milk" not in shown
+        assert "what it says about milk" not in shown.split("msgs", 1)[1].split("\n", 2)[1]
+        await pilot.press("escape")

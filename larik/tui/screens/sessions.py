@@ -27,20 +27,37 @@ class SessionPickerScreen(ModalScreen[str | None]):
             yield Static(Text("Resume a session", style="bold"))
             if not self.sessions:
                 yield Static("No earlier sessions in this project. Esc to close.")
-            ol = OptionList(id="session-list")
-            for s in self.sessions:
-                label = Text(str(s.id), style="bold")
-                started = str(getattr(s, "started", "") or "")[:16].replace("T", " ")
-                label.append(f"  {started}  {getattr(s, 'messages', 0)} msgs  ", style="dim")
-                first = " ".join(str(getattr(s, "first_prompt", "") or "").split())
-                label.append(first[:60])
-                ol.add_option(Option(label))
-            yield ol
+            yield OptionList(*self._options(), id="session-list")
+
+    def _options(self, width: int = 0) -> list[Option]:
+        """One line per session, the prompt cut to ``width`` (0: not yet laid out)."""
+        out = []
+        for s in self.sessions:
+            label = Text(str(s.id), style="bold")  # the id starts with the start time
+            label.append(f"  {getattr(s, 'messages', 0)} msgs  ", style="dim")
+            label.append(" ".join(str(getattr(s, "first_prompt", "") or "").split()))
+            if width:
+                label.truncate(width, overflow="ellipsis")
+            out.append(Option(label))
+        return out
 
     def on_mount(self) -> None:
         ol = self.query_one("#session-list", OptionList)
         ol.highlighted = 0 if self.sessions else None
         ol.focus()
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        ol = self.query_one("#session-list", OptionList)
+        width = ol.scrollable_content_region.width - 1  # an option's padding
+        if width > 0:
+            kept = ol.highlighted
+            ol.clear_options()
+            ol.add_options(self._options(width))
+            ol.highlighted = kept
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
