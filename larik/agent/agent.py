@@ -589,12 +589,12 @@ class Agent:
             yield self._notice("nothing to compact yet")
             return
         old, kept = self.messages[:cut], self.messages[cut:]
+        before = self.context_tokens + compaction.estimate_tokens(self.messages[self._counted :])
         resolved = self._settings.resolver("compact")
         # the window the compact model's server loaded, when it can say (a local model)
         window = (await probe(resolved, capabilities(resolved, self.config))).window
-        yield self._notice(
-            f"compacting {len(old)} earlier messages with {resolved.spec} ({reason})"
-        )
+        what = f"compacting {len(old)} earlier messages with {resolved.spec} ({reason})"
+        yield replace(self._notice(what), data={"compacting": True})  # a front end's progress
         done = None
         async for sev in compaction.summarise(resolved, old, window):
             if sev.type is EventType.DONE:
@@ -620,8 +620,8 @@ class Agent:
         system = sum(len(s) for s in self._system) // compaction.CHARS_PER_TOKEN
         self.context_tokens = compaction.estimate_tokens(self.messages) + system
         self._counted = len(self.messages)
-        ev = self._notice(f"compacted {len(old)} earlier messages into a summary")
-        ev.data["compacted"] = True
+        ev = self._notice(compaction.done_text(len(old), before, self.context_tokens))
+        ev.data.update(compacted=True, before=before, after=self.context_tokens)
         yield ev
         await self._session_start("compact")
 

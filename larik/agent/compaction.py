@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SUMMARY_HEADER",
     "choose_cut",
+    "done_text",
     "estimate_tokens",
     "render",
     "summarise",
@@ -119,6 +120,12 @@ def summary_request(model: str, messages: list[Message], window: int) -> Request
     body = render(messages, budget)
     prompt = f"{INSTRUCTIONS}\n\n<conversation>\n{body}\n</conversation>"
     return Request(model=model, system=[COMPACT_SYSTEM], messages=[Message.user(prompt)])
+
+
+def done_text(replaced: int, before: int, after: int) -> str:
+    """The notice once a compaction is done: what it replaced and the context before and after
+    (estimates: ``~``)."""
+    return f"compacted {replaced} earlier messages into a summary: context ~{before:,} → ~{after:,} tokens"
 
 
 def summary_message(summary: str) -> Message:

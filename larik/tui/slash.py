@@ -102,8 +102,7 @@ async def _effort(chat: ChatScreen, arg: str) -> None:
 async def _compact(chat: ChatScreen, arg: str) -> None:
     if chat.need_agent() is None or not chat.idle("/compact"):
         return
-    chat.say("compacting the conversation…")
-    chat.start_turn(None, compact=True)
+    chat.start_turn(None, compact=True)  # the activity line says it is compacting
 
 
 async def _clear(chat: ChatScreen, arg: str) -> None:

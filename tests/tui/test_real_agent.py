@@ -3,6 +3,7 @@ a key press to the transcript. The resolver is injected, so no routing or keys a
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -280,3 +281,23 @@ async def test_slash_resume_lists_each_session_on_one_line_with_the_prompt_as_ty
         assert "<file" not in shown and "remember the milk" not in shown
         assert "what it says about milk" not in shown.split("msgs", 1)[1].split("\n", 2)[1]
         await pilot.press("escape")
+
+
+async def test_slash_compact_says_one_line_with_the_context_before_and_after(real):
+    """issue 19 item 24: three notices and no sizes."""
+    from larik.tui.widgets.notice import Notice
+
+    turns = [{"text": "answer one " * 200}, {"text": "Summary: one answer."}]
+    app = real.app(turns)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "hello")
+        await turn_done(pilot)
+        shown = len(app.query(Notice))
+        await send(pilot, "/compact")
+        await turn_done(pilot)
+        new = [n.text for n in list(app.query(Notice))[shown:]]
+        assert len(new) == 1, new
+        before, after = (int(x) for x in re.findall(r"~([\d,]+)", new[0].replace(",", "")))
+        assert new[0].startswith("compacted 2 earlier messages into a summary: context ~")
+        assert before > after > 0

@@ -68,6 +68,8 @@ class Activity(Static):
             self.doing = "thinking"
         elif t is E.TOOL_START:
             self.doing = f"running {ev.tool_name}"
+        elif t is E.NOTICE and ev.data.get("compacting"):
+            self.doing = ev.text
         elif t is E.TOOL_END or (t is E.MESSAGE and ev.message and ev.message.role == "user"):
             self.doing = f"waiting for {self.model}" if self.model else "waiting for the model"
 

@@ -158,6 +158,8 @@ class ConversationView(VerticalScroll, can_focus=False):
             )
             duration = ev.duration or card.elapsed()
             card.finish(ev.text, is_error=ev.is_error, duration=duration, data=ev.data)
+        elif t is E.NOTICE and ev.data.get("compacting"):
+            pass  # progress: the activity line shows it; the outcome is the next notice
         elif t is E.NOTICE:
             who = getattr(ev, "subagent", "")
             self.add_notice(f"{who}: {ev.text}" if who else ev.text, str(ev.level))
