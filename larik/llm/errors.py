@@ -33,9 +33,12 @@ __all__ = [
     "ResolveError",
     "StreamTimeout",
     "classify_status",
+    "RETRY_MARK",
     "redact",
     "unsupported_input",
 ]
+
+RETRY_MARK = " — retry "  # in every retry notice (retry.py): "{error} — retry 1 of 3 in 0.9s"
 
 
 class LarikError(Exception):

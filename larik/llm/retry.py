@@ -16,7 +16,7 @@ import random
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 
-from .errors import APIError, ContextOverflow
+from .errors import RETRY_MARK, APIError, ContextOverflow
 from .provider import Provider, Wrapper
 from .types import EventType, Request, StreamEvent
 
@@ -78,7 +78,7 @@ class RetryingProvider(Wrapper):
                 if self._on_retry:
                     self._on_retry(err, delay)
                 yield StreamEvent.notice(
-                    f"{err} — retry {attempt} of {self.attempts - 1} in {delay:.1f}s"
+                    f"{err}{RETRY_MARK}{attempt} of {self.attempts - 1} in {delay:.1f}s"
                 )
                 await self._sleep(delay)
 

@@ -301,3 +301,26 @@ async def test_slash_compact_says_one_line_with_the_context_before_and_after(rea
         before, after = (int(x) for x in re.findall(r"~([\d,]+)", new[0].replace(",", "")))
         assert new[0].startswith("compacted 2 earlier messages into a summary: context ~")
         assert before > after > 0
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_a_request_that_fails_after_retries_is_one_line(real, size):
+    """issue 19 item 25: three retry notices and the error were four lines."""
+    from larik.llm.retry import RetryingProvider
+    from larik.tui.widgets.notice import Notice
+
+    async def no_wait(seconds: float) -> None:
+        pass
+
+    error = {"error": {"status": 500, "message": "the server is overloaded"}}
+    app = real.app([error] * 4)
+    real.provider = RetryingProvider(real.provider, sleep=no_wait, attempts=4)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        shown = len(app.query(Notice))
+        await send(pilot, "hi")
+        await turn_done(pilot)
+        new = list(app.query(Notice))[shown:]
+        assert [n.level for n in new] == ["error"], [n.text for n in new]
+        assert "the server is overloaded" in new[0].text and "(tried 4 times)" in new[0].text
+        assert "retry" not in screen_text(app)

@@ -295,9 +295,11 @@ class OllamaProvider:
         if isinstance(exc, httpx2.ConnectError | httpx2.ConnectTimeout):
             # refused on this machine: nothing is listening, and a retry will not start it
             refused_here = isinstance(exc, httpx2.ConnectError) and self.endpoint.local
+            # asking whether `ollama serve` runs is for this machine; a remote host: what failed
+            why = "is `ollama serve` running?" if self.endpoint.local else type(exc).__name__
             return APIError(
                 0,
-                f"cannot reach Ollama at {_safe_url(self.base_url)} — is `ollama serve` running?",
+                f"cannot reach Ollama at {_safe_url(self.base_url)} — {why}",
                 retryable=not refused_here,
                 provider=self.name,
             )

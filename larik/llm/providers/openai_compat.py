@@ -287,9 +287,10 @@ class OpenAICompatProvider:
             cause = exc.__cause__
             retryable = True
             if isinstance(cause, httpx2.ConnectError):
-                message = f"cannot reach {self.base_url}: is the server running?"
                 # nothing listening on this machine: retrying in a second will not start it
                 retryable = not self.endpoint.local
+                hint = "is the server running?" if self.endpoint.local else _why(cause)
+                message = f"cannot reach {self.base_url}: {hint}"
             else:
                 what = "timed out" if isinstance(exc, openai.APITimeoutError) else "failed"
                 detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
@@ -409,6 +410,11 @@ def _tool_calls(calls: Any) -> list[Block]:
             Block.tool_use(call.id or new_call_id(), fn.name, repair_arguments(fn.arguments or ""))
         )
     return out
+
+
+def _why(cause: BaseException) -> str:
+    """What a failed connection to a remote host came to, in a few words (no URL, no key)."""
+    return " ".join(str(cause).split())[:120] or type(cause).__name__
 
 
 def _describe(body: Any, fallback: str) -> tuple[str, str]:

@@ -21,6 +21,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from ...agent.events import AgentEvent, AgentEventType
+from ...llm.errors import RETRY_MARK
 from ..gcpolicy import freeze_loaded
 from .notice import Notice
 from .rendered_lines import RenderedLines
@@ -63,6 +64,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         self._tools: dict[str, ToolCard] = {}
         self._streamed_text = False
         self._streamed_thinking = False
+        self._retry: Notice | None = None  # the last line a retry wrote
 
     def compose(self) -> ComposeResult:
         yield self.archive
@@ -160,16 +162,33 @@ class ConversationView(VerticalScroll, can_focus=False):
             card.finish(ev.text, is_error=ev.is_error, duration=duration, data=ev.data)
         elif t is E.NOTICE and ev.data.get("compacting"):
             pass  # progress: the activity line shows it; the outcome is the next notice
+        elif t is E.NOTICE and RETRY_MARK in ev.text and self._last_is_retry():
+            self._retry.set_text(ev.text)  # type: ignore[union-attr]  # one line, not one a try
         elif t is E.NOTICE:
             who = getattr(ev, "subagent", "")
-            self.add_notice(f"{who}: {ev.text}" if who else ev.text, str(ev.level))
+            notice = self.add_notice(f"{who}: {ev.text}" if who else ev.text, str(ev.level))
+            self._retry = notice if RETRY_MARK in ev.text else None
         elif t is E.TURN_END:
             self._end_segments()
             note = _STOP_NOTES.get(ev.stop_reason) if ev.stop_reason else None
             if note:
                 self.add_notice(*note)
+        elif t is E.ERROR and self._last_is_retry():
+            self._retries_gave_up(ev.text)
         elif t is E.ERROR:
             self.add_notice(ev.text, "error")
+
+    def _retries_gave_up(self, error: str) -> None:
+        """The line the retries wrote becomes the error, with how many tries it took."""
+        retry, self._retry = self._retry, None
+        assert retry is not None
+        attempt = retry.text.rpartition(RETRY_MARK)[2].split(" ", 1)[0]
+        tries = f" (tried {int(attempt) + 1} times)" if attempt.isdigit() else ""
+        retry.set_text(error + tries, "error")
+
+    def _last_is_retry(self) -> bool:
+        items = self.items
+        return self._retry is not None and bool(items) and items[-1] is self._retry
 
     @property
     def items(self) -> list[Widget]:

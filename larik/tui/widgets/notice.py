@@ -40,5 +40,14 @@ class Notice(Static):
         """A notice in the conversation's archive, without a widget (``style``: its level's)."""
         return Padding(body, (0, 1), style=style, expand=True)
 
+    def set_text(self, text: str, level: str | None = None) -> None:
+        """Say something else in the same place (a retry that is tried again, then fails)."""
+        if level is not None and level != self.level:
+            self.set_classes(self.classes_of(level))
+            self.level = level
+        self.text = text
+        self.body = self.body_of(text, self.level)
+        self.update(self.body)
+
     def archived(self) -> RenderableType:
         return self.archive_form(self.body, self.rich_style)

@@ -479,6 +479,7 @@ async def test_connection_refused_by_a_remote_ollama_stays_retryable():
         await run(provider, req())
     assert ei.value.status == 0 and ei.value.retryable
     assert "cannot reach Ollama at http://192.0.2.1:11434" in str(ei.value)
+    assert "ollama serve" not in str(ei.value)  # that is for this machine
 
 
 async def test_model_not_found_says_ollama_pull(loopback):
