@@ -728,6 +728,9 @@ def save_user_config(updates: Mapping[str, Any]) -> Path:
     with _FILE_LOCK:
         current = _read_toml(path) if path.is_file() else {}
         merged = _prune(_deep_merge(current, updates))
+        for key in updates:  # a table the update left empty is not written as an empty "[key]"
+            if merged.get(key) == {}:
+                del merged[key]
         _validate(merged, path)
         text = tomli_w.dumps(merged)
         path.parent.mkdir(parents=True, exist_ok=True)

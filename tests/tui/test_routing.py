@@ -34,6 +34,8 @@ async def test_slash_routing_changes_a_role_now_and_s_saves_it_to_the_user_confi
         await wait_for(pilot, lambda: user_config_path().exists())
         saved = tomllib.loads(user_config_path().read_text())
         assert saved["roles"] == {"worker": "ollama/qwen3-coder"}
+        assert "fallbacks" not in saved  # no fallbacks: no empty [fallbacks] (issue 19 item 27)
+        assert "[fallbacks]" not in user_config_path().read_text()
         await wait_for(pilot, lambda: "saved to" in screen_text(app))
 
 
