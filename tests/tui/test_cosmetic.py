@@ -92,3 +92,24 @@ async def test_a_narrow_status_line_keeps_context_cost_and_permission_mode(harne
         status = screen_text(app).splitlines()[-1]
         assert status.rstrip().endswith("· $0.0213 · ask"), status
         assert "ctx " in status and "scripted/" in status and "…" not in status[-20:]
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_no_model_screen_shows_its_keys_without_scrolling(harness, size):
+    """item 18: "Press r to look again, q to quit" was at the bottom of a long page."""
+    from larik.llm.errors import MissingKeyError
+    from larik.tui.screens.no_model import NoModelScreen
+
+    harness.fail_with = MissingKeyError("anthropic", ["ANTHROPIC_API_KEY"])
+    app = harness.app([])
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, NoModelScreen))
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        assert "r: look again · q: quit" in lines[-1]
+        body = app.screen.query_one("VerticalScroll")
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert body.scroll_y > 0
+        await pilot.press("r")
+        await wait_for(pilot, lambda: len(harness.factory_calls) == 2)

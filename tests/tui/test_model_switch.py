@@ -62,9 +62,11 @@ async def test_without_a_key_or_local_server_the_no_model_screen_says_how_to_add
         await wait_for(pilot, lambda: isinstance(app.screen, NoModelScreen))
         await wait_for(pilot, lambda: "No model yet" in screen_text(app))
         shown = screen_text(app)
-        for needle in ("No model yet", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "127.0.0.1:11434"):
+        for needle in ("No model yet", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
             assert needle in shown
         assert "Traceback" not in shown
+        await pilot.press("end")  # the page scrolls under its pinned line of keys
+        await wait_for(pilot, lambda: "127.0.0.1:11434" in screen_text(app))
         harness.fail_with = None
         await pilot.press("r")
         await ready(pilot)

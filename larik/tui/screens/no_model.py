@@ -88,9 +88,9 @@ Larik needs a key for a hosted model, or a model server running on this machine.
 {servers}
 
 e.g. `ollama serve` and `ollama pull qwen3`, then press **r** here.
-
-Press **r** to look again, **q** to quit.
 """
+
+KEYS = "r: look again · q: quit · PgUp/PgDn: scroll"
 
 
 class NoModelScreen(Screen[str]):
@@ -100,14 +100,18 @@ class NoModelScreen(Screen[str]):
     ]
 
     def __init__(self, reason: str = "", config: object = None) -> None:
-        super().__init__(id="no-model")
+        super().__init__()  # no id: "r" may put up another one before this one is gone
         self.reason = reason
         self.config = config
 
     def compose(self) -> ComposeResult:
         text = no_model_text(self.reason, _servers(self.config))
+        yield Static(KEYS, id="no-model-keys")  # docked: on screen however small it is
         with VerticalScroll():
             yield Static(markdown(text), id="no-model-text")
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()  # the page keys scroll it
 
     def action_retry(self) -> None:
         self.dismiss("retry")
