@@ -291,7 +291,7 @@ async def run(chat: ChatScreen, name: str, arg: str) -> None:
             await _guarded(chat, name, handler, arg)
             return
         chat.say(f"unknown command /{name}", "error")
-        chat.say(help_markdown(chat), as_markdown=True)
+        chat.say(help_markdown(chat, commands_only=True), as_markdown=True)
         return
     await _guarded(chat, cmd.name, cmd.handler, arg)
 
@@ -320,10 +320,32 @@ KEYS = (
 )
 
 
-def help_markdown(chat: ChatScreen | None = None) -> str:
+def help_markdown(chat: ChatScreen | None = None, *, commands_only: bool = False) -> str:
+    """The commands; then, unless ``commands_only``, the keys and how to set API keys."""
     rows = "\n".join(f"| `{c.usage}` | {c.summary} |" for c in [*COMMANDS, *dynamic(chat)])
+    if commands_only:
+        return f"| command | does |\n|---|---|\n{rows}\n"
     keys = "\n".join(f"| {k} | {v} |" for k, v in KEYS)
-    return f"| command | does |\n|---|---|\n{rows}\n\n| key | does |\n|---|---|\n{keys}\n"
+    return (
+        f"| command | does |\n|---|---|\n{rows}\n\n| key | does |\n|---|---|\n{keys}\n\n"
+        + api_keys_markdown()
+    )
+
+
+def api_keys_markdown() -> str:
+    """How a hosted provider's models become usable: the key variables (from the registry)."""
+    try:
+        from .screens.no_model import key_rows
+
+        rows = key_rows()
+    except Exception:  # only a hint
+        rows = []
+    names = ", ".join(f"`{env.split(' or ')[0]}` ({name})" for name, env in rows)
+    return (
+        f"**API keys.** A hosted model needs its provider's key in the environment: {names}; "
+        "or `api_key_env` / `api_key` under `[providers.NAME]` in your config. Local servers "
+        "(Ollama, LM Studio, llama.cpp, vLLM) need none. `/model` lists what is usable now.\n"
+    )
 
 
 def looked_text(local: list[Any]) -> str:

@@ -213,3 +213,21 @@ async def test_slash_cost_before_the_first_reply_reads_as_the_status_line(harnes
         await send(pilot, "/cost")
         await pilot.pause()
         assert "**$0.0000**" in notices(app)[-1] and "—" not in notices(app)[-1]
+
+
+async def test_slash_help_says_how_to_set_the_api_keys_the_picker_points_to(harness):
+    """issue 19 item 19: the picker said "(keys: /help)" and /help said nothing about keys."""
+    from larik.config import Config
+    from larik.tui.screens.model_picker import ModelPickerScreen
+
+    app = harness.app([], config=Config())
+    async with app.run_test(size=(120, 35)) as pilot:
+        await ready(pilot)
+        app.push_screen(ModelPickerScreen([], looked="no local server answered"))
+        await pilot.pause()
+        assert "set a provider's API key (/help says which)" in screen_text(app)
+        await pilot.press("escape")
+        await send(pilot, "/help")
+        await pilot.pause()
+        text = notices(app)[-1]
+        assert "**API keys.**" in text and "`ANTHROPIC_API_KEY` (anthropic)" in text

@@ -101,7 +101,10 @@ class ModelPickerScreen(ModalScreen[str | None]):
         ol.highlighted = 0 if self._shown else None
         status = f"{len(self._shown)} of {len(self.entries)} models"
         if not self.entries and not self.searching:
-            status = "no models with a key here: type provider/model and Enter (keys: /help)"
+            status = (
+                "no model usable here yet: set a provider's API key (/help says which), "
+                "or type provider/model and Enter"
+            )
         if self.searching:
             status += " · looking for local servers…"
         elif self._status:

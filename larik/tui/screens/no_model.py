@@ -18,7 +18,7 @@ from ..render import markdown
 __all__ = ["NoModelScreen", "no_model_text"]
 
 
-def _key_rows() -> list[tuple[str, str]]:
+def key_rows() -> list[tuple[str, str]]:
     """(provider, its key variables) for every registered provider that needs a key."""
     from ...llm import registry
 
@@ -58,7 +58,7 @@ def _servers(config: object = None) -> tuple[LocalServer, ...]:
 
 def no_model_text(reason: str = "", looked: tuple[LocalServer, ...] | None = None) -> str:
     """``looked``: the local servers that were asked (by default, those of the default config)."""
-    rows = [(f"export {env.split(' or ')[0]}=...", name) for name, env in _key_rows()]
+    rows = [(f"export {env.split(' or ')[0]}=...", name) for name, env in key_rows()]
     width = max(len(cmd) for cmd, _ in rows)
     keys = "\n".join(f"    {cmd:<{width}}  # {name}" for cmd, name in rows)
     looked = _servers() if looked is None else looked
@@ -89,6 +89,7 @@ Larik needs a key for a hosted model, or a model server running on this machine.
 
 e.g. `ollama serve` and `ollama pull qwen3`, then press **r** here.
 """
+
 
 KEYS = "r: look again · q: quit · PgUp/PgDn: scroll"
 
