@@ -203,3 +203,34 @@ async def test_a_command_typed_in_a_burst_runs_what_was_typed(harness):
         await pilot.pause()
         await wait_for(pilot, lambda: "| key | does |" in app.chat.conv.items[-1].text)
         assert not prompt.text and "model" not in app.chat.conv.items[-1].text.split("\n")[0]
+
+
+async def test_a_long_paste_is_one_placeholder_in_the_prompt_and_folded_in_the_conversation(
+    harness,
+):
+    """issue 19 item 17: a 300-line paste was echoed in full."""
+    from textual import events
+
+    from larik.tui.widgets.user_turn import UserTurn
+
+    pasted = "\n".join(f"log line {i}" for i in range(1, 301))
+    app = harness.app([{"text": "seen"}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        prompt = app.chat.prompt
+        prompt.focus()
+        await pilot.press(*"why? ")
+        prompt.post_message(events.Paste(pasted))
+        await pilot.pause()
+        assert prompt.text == "why? [Pasted text #1 +300 lines]"
+        await pilot.press("enter")
+        await turn_done(pilot)
+        assert harness.provider.requests[0].messages[-1].text() == f"why? {pasted}"
+        shown = screen_text(app)
+        assert "log line 4" in shown and "log line 5\n" not in shown + "\n"
+        assert "+296 lines" in shown
+        turn = app.query_one(UserTurn)
+        turn.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "log line 300" in str(turn.render())

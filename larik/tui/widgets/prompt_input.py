@@ -3,6 +3,9 @@
 Enter sends; Shift+Enter or Ctrl+J starts a new line. Up on the first line and Down on the last
 walk the history. Typing ``/`` at the start lists the slash commands; ``@`` lists paths. Tab or
 Enter takes the highlighted completion, Esc closes the list.
+
+A paste of more than ``PASTE_LINES`` lines shows as ``[Pasted text #1 +300 lines]`` in the
+prompt; the text it stands for is what is sent (and kept in the history).
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from .completion_menu import Completion, CompletionMenu
 if TYPE_CHECKING:
     from ..screens.chat import ChatScreen
 
-__all__ = ["PromptInput"]
+__all__ = ["PASTE_LINES", "PromptInput"]
+
+PASTE_LINES = 10  # a longer paste is shown as one placeholder in the prompt
 
 
 class PromptInput(TextArea):
@@ -52,6 +57,7 @@ class PromptInput(TextArea):
         self.cwd = cwd
         self.menu = menu
         self.prompt_history: list[str] = list(history or [])
+        self._pastes: dict[str, str] = {}  # placeholder -> the pasted text
         self._hist_pos: int | None = None
         self._listed_for: tuple[tuple[int, int], str] | None = None  # what the list was made for
         self._draft = ""
@@ -93,8 +99,26 @@ class PromptInput(TextArea):
             return
         await super()._on_key(event)
 
+    async def _on_paste(self, event: events.Paste) -> None:
+        lines = event.text.count("\n") + 1
+        if lines <= PASTE_LINES:
+            await super()._on_paste(event)
+            return
+        event.stop()
+        event.prevent_default()
+        label = f"[Pasted text #{len(self._pastes) + 1} +{lines} lines]"
+        self._pastes[label] = event.text
+        self.insert(label)
+
+    def expanded(self, text: str) -> str:
+        """``text`` with each paste placeholder replaced by what was pasted."""
+        for label, pasted in self._pastes.items():
+            text = text.replace(label, pasted)
+        return text
+
     def _submit(self) -> None:
-        text = self.text
+        text = self.expanded(self.text)
+        self._pastes.clear()
         if not text.strip():
             return
         if not self.prompt_history or self.prompt_history[-1] != text:

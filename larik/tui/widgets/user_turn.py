@@ -1,4 +1,9 @@
-"""A user's prompt in the conversation."""
+"""A user's prompt in the conversation.
+
+A prompt longer than ``LONG`` lines (a big paste) is shown folded: its first ``SHOWN`` lines and
+how many more there are; Enter or a click on it shows it all (and folds it again). The same in a
+resumed session and in the conversation's archive (folded there).
+"""
 
 from __future__ import annotations
 
@@ -6,27 +11,59 @@ from rich.console import RenderableType
 from rich.padding import Padding
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding
+from textual.events import Click
 from textual.widgets import Static
 
 __all__ = ["UserTurn"]
 
+LONG = 12
+SHOWN = 4
+
 
 class UserTurn(Static):
-    DEFAULT_CSS = "UserTurn { height: auto; }"
+    DEFAULT_CSS = "UserTurn { height: auto; } UserTurn:focus { text-style: none; }"
+    BINDINGS = [Binding("enter,space", "toggle", "show all", show=False)]
 
     def __init__(self, text: str, files: list[str] | None = None) -> None:
+        self.prompt = text
+        self.files = files
+        self.full = False
         body = self.body_text(text, files)
         super().__init__(body)
-        self.prompt = text
         self.body = body
+        self.can_focus = self.long(text)
 
     @staticmethod
-    def body_text(text: str, files: list[str] | None = None) -> Text:
+    def long(text: str) -> bool:
+        return text.count("\n") >= LONG
+
+    @staticmethod
+    def body_text(text: str, files: list[str] | None = None, *, full: bool = False) -> Text:
         body = Text("› ", style="bold")
-        body.append(text)
+        if full or not UserTurn.long(text):
+            body.append(text)
+        else:
+            lines = text.split("\n")
+            body.append("\n".join(lines[:SHOWN]))
+            body.append(
+                f"\n  … +{len(lines) - SHOWN} lines (Enter or click to show them)", style="dim"
+            )
         for name in files or []:
             body.append(f"\n  + @{name}", style="dim")
         return body
+
+    def action_toggle(self) -> None:
+        if not self.long(self.prompt):
+            return
+        self.full = not self.full
+        self.body = self.body_text(self.prompt, self.files, full=self.full)
+        self.update(self.body)
+
+    def on_click(self, event: Click) -> None:
+        if self.long(self.prompt):
+            event.stop()
+            self.action_toggle()
 
     @staticmethod
     def archive_form(body: RenderableType, style: Style) -> RenderableType:
@@ -35,4 +72,4 @@ class UserTurn(Static):
 
     def archived(self) -> RenderableType:
         """What this turn looks like once folded into the conversation's archive."""
-        return self.archive_form(self.body, self.rich_style)
+        return self.archive_form(self.body_text(self.prompt, self.files), self.rich_style)
