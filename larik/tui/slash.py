@@ -77,7 +77,8 @@ async def _routing(chat: ChatScreen, arg: str) -> None:
         if summary:
             chat.say(summary)
 
-    chat.app.push_screen(RoutingScreen(chat.config, chat.entries()), callback=closed)
+    screen = RoutingScreen(chat.config, chat.entries(), current=chat.current_spec())
+    chat.app.push_screen(screen, callback=closed)
 
 
 async def _effort(chat: ChatScreen, arg: str) -> None:

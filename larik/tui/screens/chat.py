@@ -148,8 +148,32 @@ class ChatScreen(Screen[None]):
 
         found = custom.discover(self, slash.builtin_names())
         self.run_worker(found, group="custom", exit_on_error=False)
-        await self.start_agent(self.start_model, self.start_resume)
+        if not await self._start_remembered():
+            await self.start_agent(self.start_model, self.start_resume)
         mcp.start_servers(self)
+
+    @property
+    def model_file(self) -> Path | None:
+        """Where the model last picked is remembered (beside the prompt history)."""
+        return self.history_path.with_name(history.MODEL_FILE) if self.history_path else None
+
+    async def _start_remembered(self) -> bool:
+        """A new session with no model asked for (no ``--model``, none in the config): the
+        model picked last time, if it still starts. False when it was not used."""
+        spec = history.last_model(self.model_file)
+        if not spec or self.start_model or self.start_resume or getattr(self.config, "model", ""):
+            return False
+        try:
+            agent = await self.factory(approver=self.approve, model=spec, resume=None)
+        except Exception as e:  # gone, or its key is: start as if nothing was remembered
+            self.conv.add_notice(f"the model you picked last, {spec}, cannot start: {e}", "warning")
+            return False
+        await self.use_agent(agent)
+        self.say(
+            f"model: {self.current_spec()} (the one you picked last, remembered in "
+            f"{self.model_file}; /model changes it)"
+        )
+        return True
 
     async def start_agent(self, model: str = "", resume: str | None = None) -> None:
         self.status.show(None, note="connecting…")
@@ -589,7 +613,8 @@ class ChatScreen(Screen[None]):
         if self.agent is None:
             await self.start_agent(spec)
             if self.agent is not None:
-                self.say(f"model: {self.current_spec()}")
+                history.remember_model(self.model_file, self.current_spec())
+                self.say(f"model: {self.current_spec()} (remembered for the next start)")
             return
         try:
             if self.busy:
@@ -603,6 +628,7 @@ class ChatScreen(Screen[None]):
             self.say(f"cannot switch to {spec}: {type(e).__name__}: {e}", "error")
             return
         shown = getattr(resolved, "spec", "") or self.current_spec()
+        history.remember_model(self.model_file, shown)
         self.say(f"model: {shown} (the conversation goes on)")
         self.refresh_status()
         self.warm_up_sdk()

@@ -62,7 +62,9 @@ class RoutingScreen(ModalScreen[str | None]):
         *,
         save: Callable[..., Any] | None = None,
         suggest: Callable[[], Any] | None = None,
+        current: str = "",
     ) -> None:
+        """``current``: the model the session uses now (what ``/model`` shows)."""
         super().__init__(classes="modal")
         from ... import routing
 
@@ -70,6 +72,7 @@ class RoutingScreen(ModalScreen[str | None]):
         self.entries = entries
         snap = config.routing()
         self.main = snap.model
+        self.current = current
         self.roles: dict[str, str] = dict(snap.roles)
         self.fallbacks: dict[str, list[str]] = {k: list(v) for k, v in snap.fallbacks.items()}
         self.role_names = list(routing.all_roles(config))
@@ -122,7 +125,12 @@ class RoutingScreen(ModalScreen[str | None]):
         for role in self.role_names:
             ol.add_option(Option(self.row(role, width)))
         ol.highlighted = keep if keep is not None else 0
-        status = f"main model: {self.main or '(first provider with a key)'}"
+        if self.current:  # what /model says; the config's own when the session uses another
+            status = f"main model: {self.current} (in use)"
+            if self.main and self.main != self.current:
+                status += f" · config: {self.main}"
+        else:
+            status = f"main model: {self.main or '(first provider with a key)'}"
         if self.changed:
             status += " · unsaved changes (s to save)"
         elif self.saved_to:
@@ -168,8 +176,14 @@ class RoutingScreen(ModalScreen[str | None]):
         from ... import routing
 
         reachable = routing.reachable_local_providers(self.config)
+        evidence = routing.load_evidence()
+        models = [  # what /model lists (local servers' models too) and the model in use
+            *routing.available_models(self.config, reachable, extra=evidence.keys()),
+            *(e.spec for e in self.entries if "/" in e.spec and not e.spec.endswith("/")),
+            *([self.current] if self.current else []),
+        ]
         return routing.suggest_routing(
-            config=self.config, evidence=routing.load_evidence(), reachable=reachable
+            models, config=self.config, evidence=evidence, reachable=reachable
         )
 
     def action_preset(self) -> None:

@@ -1,0 +1,74 @@
+"""The model picked last is remembered for the next start; /routing agrees with /model and
+its preset considers the local models /model lists (issue 19 item 9)."""
+
+from __future__ import annotations
+
+import json
+
+from larik.config import Config
+from larik.tui.local_servers import LocalModel
+from larik.tui.screens.routing import RoutingScreen
+from larik.tui.widgets.notice import Notice
+
+from .conftest import ready, screen_text, send, wait_for
+
+
+async def test_the_model_picked_last_is_where_the_next_start_begins(harness, tmp_path):
+    history = tmp_path / "state" / "prompt-history.jsonl"
+    app = harness.app([], history_path=history)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/model scripted/model-b")
+        await wait_for(pilot, lambda: "model-b" in screen_text(app))
+        await send(pilot, "/exit")
+    saved = history.with_name("tui-model.json")
+    assert json.loads(saved.read_text()) == {"model": "scripted/model-b"}
+    assert saved.stat().st_mode & 0o777 == 0o600
+
+    again = harness.app([], history_path=history)
+    async with again.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        assert harness.factory_calls[-1] == {"model": "scripted/model-b", "resume": None}
+        said = [n.text for n in again.query(Notice)]
+        assert f"model: scripted/model-b (the one you picked last, remembered in {saved}; " in (
+            "\n".join(said)
+        )
+
+    asked = harness.app([], history_path=history, model="scripted/model-c")  # -m wins
+    async with asked.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        assert harness.factory_calls[-1]["model"] == "scripted/model-c"
+
+
+async def test_a_remembered_model_that_cannot_start_falls_back_and_says_so(harness, tmp_path):
+    history = tmp_path / "prompt-history.jsonl"
+    history.with_name("tui-model.json").write_text('{"model": "gone/model"}')
+
+    def refuse_the_remembered() -> None:
+        if harness.factory_calls[-1]["model"] == "gone/model":
+            from larik.llm.errors import ResolveError
+
+            raise ResolveError("unknown provider 'gone'")
+
+    harness.on_factory = refuse_the_remembered
+    app = harness.app([], history_path=history)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        said = "\n".join(n.text for n in app.query(Notice))
+        assert "the model you picked last, gone/model, cannot start" in said
+        assert harness.factory_calls[-1]["model"] == ""
+
+
+async def test_slash_routing_names_the_model_in_use_and_its_preset_uses_local_models(harness):
+    harness.local = [LocalModel("llamacpp", "/m/SmolLM2-135M-Instruct.Q4_1.gguf", "llama.cpp")]
+    app = harness.app([], config=Config())
+    async with app.run_test(size=(120, 35)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/routing")
+        await wait_for(pilot, lambda: isinstance(app.screen, RoutingScreen))
+        await pilot.pause()
+        assert "main model: scripted/model-a (in use)" in screen_text(app)
+        assert "first provider with a key" not in screen_text(app)
+        await pilot.press("p")
+        await wait_for(pilot, lambda: "Suggested preset" in screen_text(app), timeout=20)
+        assert "llamacpp//m/SmolLM2-135M-Instruct.Q4_1.gguf" in screen_text(app)
