@@ -40,6 +40,7 @@ from .session_hooks import SessionHooks, configured_hooks
 from .session_log import SessionLog, session_path
 from .sessions import Rebuilt, project_dir, rebuild
 from .settings import AgentSettings, Resolver
+from .shown import error_record
 from .skills import discover_skills
 from .stuck import StuckDetector
 from .subagent import Relay, subagent_answer, subagent_path, tools_for
@@ -68,6 +69,8 @@ class Agent:
     """Use :meth:`create`. Attributes in AGENT_API.md; ``messages`` is the conversation as it is
     sent (after compaction, the compacted form), before replay filtering and merging."""
 
+    restored: Rebuilt | None = None  # a resumed session's transcript, as rebuilt (shown.py)
+
     def __init__(
         self, settings: AgentSettings, resolved: Resolved, transcript: Transcript | None = None
     ) -> None:
@@ -79,7 +82,7 @@ class Agent:
         self.max_turns = s.max_turns
         self.messages: list[Message] = []
         self.session_id = s.session_id or new_session_id()
-        self._log = SessionLog(
+        self.log = self._log = SessionLog(  # log: a front end's display records (shown.py)
             s.transcript_path,
             root=s.root,
             session_id=self.session_id,
@@ -100,7 +103,9 @@ class Agent:
         )
         self._ctx.sandbox = s.policy.sandbox  # what bash commands run in (sandbox.py)
         self.path_denied = self._ctx.path_denied = s.policy.denies_path  # grep, glob, @path
-        self.tool_runner = ToolRunner(self._tools, s.policy, self._ctx, s.tool_source, s.hooks)
+        self.tool_runner = ToolRunner(
+            self._tools, s.policy, self._ctx, s.tool_source, s.hooks, self._record
+        )
         self._hooks: SessionHooks | None = None  # the session's own events: main agent only
         if s.hooks is not None and s.role_label is None:
             self._hooks = SessionHooks(s.hooks, self, self._notice)
@@ -195,7 +200,7 @@ class Agent:
         return agent
 
     def _restore(self, rebuilt: Rebuilt) -> None:
-        self.messages = rebuilt.messages
+        self.messages, self.restored = rebuilt.messages, rebuilt
         for model, role, usage, cost in rebuilt.usage:
             self.usage.add(model, role, usage, cost)
         if rebuilt.model and rebuilt.model != self._resolved.spec:
@@ -205,7 +210,7 @@ class Agent:
             self._notices.append(
                 AgentEvent(E.NOTICE, text=rebuilt.report(), level=NoticeLevel.WARNING)
             )
-        self.context_tokens = compaction.estimate_tokens(self.messages)
+        self.context_tokens = rebuilt.shown.context or compaction.estimate_tokens(self.messages)
         self._counted = len(self.messages)
 
     # -- public state -------------------------------------------------------------------------
@@ -339,6 +344,7 @@ class Agent:
                 self._settle()
                 for ev in self.checkpoints.end_turn():
                     yield ev
+                self._record(error_record(str(e)))  # shown again on resume
                 yield AgentEvent(E.ERROR, text=str(e))
         except BaseException:
             self._settle()
@@ -607,16 +613,7 @@ class Agent:
         yield self._account(done.usage or Usage(), answered, provider, "compact")
         summary = compaction.summary_message(done.message.text())
         self.messages = [summary, *kept]
-        self._record(
-            {
-                "kind": "compaction",
-                "message": summary.model_dump(mode="json"),
-                "kept": len(kept),
-                "replaced": len(old),
-                "reason": reason,
-                "model": resolved.spec,
-            }
-        )
+        self._record(compaction.record(summary, len(kept), len(old), reason, resolved.spec))
         system = sum(len(s) for s in self._system) // compaction.CHARS_PER_TOKEN
         self.context_tokens = compaction.estimate_tokens(self.messages) + system
         self._counted = len(self.messages)

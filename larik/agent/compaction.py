@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..llm.errors import APIError, ContextOverflow
 from ..llm.types import EventType, Message, Request, StreamEvent
@@ -22,6 +22,7 @@ __all__ = [
     "SUMMARY_HEADER",
     "choose_cut",
     "done_text",
+    "record",
     "estimate_tokens",
     "render",
     "summarise",
@@ -126,6 +127,18 @@ def done_text(replaced: int, before: int, after: int) -> str:
     """The notice once a compaction is done: what it replaced and the context before and after
     (estimates: ``~``)."""
     return f"compacted {replaced} earlier messages into a summary: context ~{before:,} → ~{after:,} tokens"
+
+
+def record(summary: Message, kept: int, replaced: int, reason: str, model: str) -> dict[str, Any]:
+    """The transcript's ``compaction`` record (``sessions.rebuild`` reads it back)."""
+    return {
+        "kind": "compaction",
+        "message": summary.model_dump(mode="json"),
+        "kept": kept,
+        "replaced": replaced,
+        "reason": reason,
+        "model": model,
+    }
 
 
 def summary_message(summary: str) -> Message:

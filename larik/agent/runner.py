@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from ..llm.types import Block
 from .events import AgentEvent, AgentEventType, NoticeLevel
 from .permissions import PermissionPolicy
+from .shown import tool_end_record
 from .stuck import call_key
 from .tools import AnyTool, ToolContext, ToolError, ToolResult, ToolSource, get_tool
 
@@ -68,13 +69,16 @@ class ToolRunner:
         ctx: ToolContext,
         source: ToolSource | None = None,
         hooks: Hooks | None = None,
+        record: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
+        """``record``: writes a transcript record (each call's ``tool_end``, ``shown.py``)."""
         self.tools = tools
         self.policy = policy
         self.ctx = ctx
         self.source = source  # tools beyond the built-in ones (MCP servers)
         self.hooks = hooks
         self.stop_request: str | None = None  # a hook said continue: false (its reason)
+        self.record = record
 
     def prepare(self, call: Block) -> _Prepared:
         p = _Prepared(call)
@@ -144,7 +148,10 @@ class ToolRunner:
         start = time.monotonic()
         CALL_ID.set(call.id)  # this task's own context: concurrent calls do not mix
         result = result or await self._execute(p, emit)
+        duration = time.monotonic() - start
         results[pos] = Block.tool_result(call.id, result.content, result.is_error, result.images)
+        if self.record is not None:  # how the call went, for a resumed view (shown.py)
+            self.record(tool_end_record(call.id, duration, result.data))
         emit(
             AgentEvent(
                 AgentEventType.TOOL_END,
@@ -153,7 +160,7 @@ class ToolRunner:
                 tool_input=p.raw,
                 text=result.content,
                 is_error=result.is_error,
-                duration=time.monotonic() - start,
+                duration=duration,
                 data=result.data,
             )
         )

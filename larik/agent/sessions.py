@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..llm.types import Message, Usage
+from .shown import Shown
 from .transcript import SESSION_ID, TranscriptError, loads_strict
 
 __all__ = [
@@ -191,6 +192,8 @@ class Rebuilt:
     model: str  # the spec the session was last using ("" when never recorded)
     usage: list[tuple[str, str, Usage, float | None]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    shown: Shown = field(default_factory=Shown)
+    """What the live view showed beside the messages (``shown.py``): for a front end."""
 
     def report(self) -> str:
         """One line saying what was skipped ("" when nothing was)."""
@@ -222,6 +225,7 @@ def rebuild(
                 summary = Message.model_validate(rec["message"])
                 tail = out.messages[len(out.messages) - min(kept, len(out.messages)) :]
                 out.messages = [summary, *(tail if kept else [])]
+                out.shown.compacted()
             elif kind == "model_switch":
                 out.model = _text(rec.get("to")) or out.model
             elif kind == "usage":
@@ -231,6 +235,9 @@ def rebuild(
                 if cost is not None and not math.isfinite(cost):
                     raise ValueError(f"cost is {cost}")
                 out.usage.append((_text(rec.get("model")), _text(rec.get("role")), usage, cost))
+                out.shown.replied(usage, _text(rec.get("role")), "subagent" in rec)
+            else:
+                out.shown.take(rec, len(out.messages))
         except (KeyError, TypeError, ValueError, OverflowError) as e:  # ValidationError: ValueError
             out.problems.append(
                 f"a {_text(kind)[:40] or '?'} record was skipped: {type(e).__name__}"

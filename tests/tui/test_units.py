@@ -212,8 +212,9 @@ def test_a_long_command_output_card_shows_its_end_and_other_results_their_start(
     bash = ToolCard("bash", {"command": "make"})
     bash.finish(output, data={"exit_code": 2}, is_error=True)
     shown = bash._result_text().plain.splitlines()
-    assert shown[0] == "… 300 earlier lines" and shown[-1] == "line 500" and len(shown) == 201
+    assert shown[0] == "… 300 earlier lines (Enter shows them all)"
+    assert shown[-1] == "line 500" and len(shown) == 201
     read = ToolCard("read_file", {"path": "big.txt"})
     read.finish(output)
     shown = read._result_text().plain.splitlines()
-    assert shown[0] == "line 1" and shown[-1] == "… 300 more lines"
+    assert shown[0] == "line 1" and shown[-1] == "… 300 more lines (Enter shows them all)"

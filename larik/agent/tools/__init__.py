@@ -106,6 +106,7 @@ class ToolContext:
     seen: Any = None  # _seen.SeenFiles: files read, for "read it before you overwrite it"
     skills: SkillCatalog | None = None  # what the skill tool loads (larik/agent/skills.py)
     sandbox: Any = None  # sandbox.Sandbox bash commands run in; None: none (the user's !cmd)
+    on_output: Callable[[bytes], None] | None = None  # a command's output as it comes (!cmd)
 
     def path(self, raw: str) -> Path:
         return resolve_path(self.root, raw).path

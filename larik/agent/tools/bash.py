@@ -70,12 +70,18 @@ def summary(args: Args) -> str:
 
 
 class _Tail:
-    def __init__(self, cap: int) -> None:
+    def __init__(self, cap: int, on_add: Callable[[bytes], None] | None = None) -> None:
         self.cap = cap
         self.buf = bytearray()
         self.dropped = 0
+        self.on_add = on_add  # sees every chunk as it comes (a live view); never fails the read
 
     def add(self, chunk: bytes) -> None:
+        if self.on_add is not None:
+            try:
+                self.on_add(chunk)
+            except Exception:  # a view's bug must not lose the command's output
+                self.on_add = None
         self.buf += chunk
         over = len(self.buf) - self.cap * 2
         if over > 0:
@@ -147,7 +153,7 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     pgid = proc.pid  # a new session: its leader's pid is the group id
     token = start_token(pgid)
     ctx.processes[pgid] = token  # known before the first await: an interrupt can always kill it
-    tail = _Tail(MAX_OUTPUT)
+    tail = _Tail(MAX_OUTPUT, ctx.on_output)
     assert proc.stdout is not None
     reader = asyncio.create_task(read_pipe(proc.stdout, tail.add))
     timed_out = stray = False

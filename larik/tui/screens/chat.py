@@ -214,7 +214,8 @@ class ChatScreen(Screen[None]):
             try:
                 from ...agent.subagent import subagent_links
 
-                self.conv.show_history(agent.messages, subagent_links(agent.transcript_path))
+                links = subagent_links(agent.transcript_path)
+                self.conv.show_history(agent.messages, links, getattr(agent, "restored", None))
             except Exception as e:  # the session goes on even if its past cannot be drawn
                 self.conv.add_notice(
                     f"could not show the earlier conversation: {type(e).__name__}: {e}", "error"
@@ -513,29 +514,45 @@ class ChatScreen(Screen[None]):
     @work(group="shell", exit_on_error=False)
     async def _shell_command(self, command: str) -> None:
         """Run by the bash tool's runner: its own process group (killed on Esc or timeout),
-        the output's tail kept (``bash.MAX_OUTPUT``), the exit code."""
+        the output's tail kept (``bash.MAX_OUTPUT``), the exit code. The output shows on the
+        card as it comes; the card is kept in view; the run is recorded in the session's
+        transcript (display only: the model does not see it), so ``/resume`` shows it."""
+        from ...agent.shown import shell_record
         from ...agent.tools import ToolContext, bash
 
         card = self.conv.add_tool("!", {"command": command}, command)
+        self.conv.anchor()
         started = time.monotonic()
         try:
             args = bash.Args(command=command, timeout=SHELL_TIMEOUT, sandbox=True)
-            result = await bash.run(args, ToolContext(root=self.cwd))
+            result = await bash.run(args, ToolContext(root=self.cwd, on_output=card.live))
         except asyncio.CancelledError:
             card.mark_interrupted()
             raise
         except OSError as e:  # no shell, or the project directory is gone: say so on the card
             card.finish(f"cannot run it: {e.strerror or e}", is_error=True, duration=0.0)
-            card.action_toggle()
+            self._show_card(card)
             return
         code = result.data.get("exit_code", -1)
+        duration = time.monotonic() - started
         card.finish(
             result.content,
             is_error=result.is_error or code != 0,
-            duration=time.monotonic() - started,
+            duration=duration,
             data={"exit_code": code},
         )
-        card.action_toggle()
+        self._show_card(card)
+        log = getattr(self.agent, "log", None)
+        if log is not None:
+            try:
+                log.record(shell_record(command, result.content, code, duration))
+            except Exception as e:  # the card is shown; the transcript could not say so
+                self.say(f"the !command was not saved in the session: {e}", "warning")
+
+    def _show_card(self, card: Any) -> None:
+        if not card.expanded:
+            card.action_toggle()
+        self.conv.anchor()  # its end in view, even if the conversation was scrolled back
 
     # -- what slash commands use --------------------------------------------------------------
     def say(self, text: str, level: str = "info", *, as_markdown: bool = False) -> None:

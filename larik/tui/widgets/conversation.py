@@ -182,9 +182,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         """The line the retries wrote becomes the error, with how many tries it took."""
         retry, self._retry = self._retry, None
         assert retry is not None
-        attempt = retry.text.rpartition(RETRY_MARK)[2].split(" ", 1)[0]
-        tries = f" (tried {int(attempt) + 1} times)" if attempt.isdigit() else ""
-        retry.set_text(error + tries, "error")
+        retry.set_text(gave_up(retry.text, error), "error")
 
     def _last_is_retry(self) -> bool:
         items = self.items
@@ -228,9 +226,13 @@ class ConversationView(VerticalScroll, can_focus=False):
             await w.flush()
 
     # -- history -----------------------------------------------------------------------------
-    def show_history(self, messages: list[Message], subagents: dict | None = None) -> None:
+    def show_history(
+        self, messages: list[Message], subagents: dict | None = None, restored: Any = None
+    ) -> None:
         """Draw a resumed conversation: prompts, replies, thinking (folded), tool cards (a task
-        card whose call id is in ``subagents`` lists its subagent's calls from that transcript).
+        card whose call id is in ``subagents`` lists its subagent's calls from that transcript),
+        and what the live view showed beside them (``restored.shown``: durations and outcomes,
+        notices and errors, ``!command`` cards; ``larik/agent/shown.py``).
 
         The newest ``KEEP`` items become widgets, mounted at once; older ones go to the archive
         as data (``_Archived``), rendered newest first on idle. Anything already shown (a notice
@@ -238,7 +240,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         self._end_segments()
         freeze_loaded()  # the messages stay as long as the session: keep full collections off them
         shown = self.items
-        items = history_items(messages)
+        items = history_items(messages, getattr(restored, "shown", None))
         cut = max(0, len(items) - KEEP)
         if cut:
             self.archive.prepend([_Archived(self, it) for it in items[:cut]], update=False)
@@ -261,7 +263,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         if it.kind == "tool":
             card = ToolCard(it.name, it.args, call_summary(it.name, it.args or {}), it.tool_id)
             if it.result is not None:
-                card.finish(it.result, is_error=it.is_error)
+                card.finish(it.result, is_error=it.is_error, duration=it.duration, data=it.data)
             if it.tool_id:
                 self._tools[it.tool_id] = card
             return card
@@ -281,9 +283,10 @@ class ConversationView(VerticalScroll, can_focus=False):
             title = ThinkingBlock.title_text(ThinkingBlock.done_title(it.text))
             return ThinkingBlock.archive_form(title, style)
         if it.kind == "tool":
-            status, data = outcome(it.result, it.is_error)
+            status, data = outcome(it.result, it.is_error, it.data)
             style = self._style(f"tool {status}", lambda: _card(status))
-            header = ToolCard.header_of(it.name, call_summary(it.name, it.args or {}), status, data)
+            summary = call_summary(it.name, it.args or {})
+            header = ToolCard.header_of(it.name, summary, status, data, it.duration)
             return ToolCard.archive_form(header, style)
         style = self._style("text", lambda: StreamingMarkdown(classes="assistant"))
         return StreamingMarkdown.archive_form(it.text, style)
@@ -319,15 +322,24 @@ class HistoryItem:
     tool_id: str = ""
     result: str | None = None
     is_error: bool = False
+    duration: float | None = None
+    data: dict[str, Any] | None = None
 
 
-def history_items(messages: list[Message]) -> list[HistoryItem]:
-    """The conversation's items, oldest first, in one pass; results joined to calls by id."""
+def history_items(messages: list[Message], shown: Any = None) -> list[HistoryItem]:
+    """The conversation's items, oldest first, in one pass; results joined to calls by id.
+    ``shown`` (``larik.agent.shown.Shown``): the tool calls' durations and outcomes, and the
+    notices, errors and ``!command`` runs at their places among the messages."""
     from ...agent.compaction import SUMMARY_HEADER
 
     items: list[HistoryItem] = []
     calls: dict[str, HistoryItem] = {}
-    for m in messages:
+    ends: dict[str, dict[str, Any]] = getattr(shown, "tool_ends", None) or {}
+    extra = list(getattr(shown, "items", None) or ())
+    extra.reverse()  # popped from the end, in order
+    for i, m in enumerate(messages):
+        while extra and extra[-1][0] <= i:
+            _add_shown(items, extra.pop()[1])
         if m.role == "user":
             texts = [b.text for b in m.blocks if b.type == "text"]
             for b in m.blocks:
@@ -351,11 +363,49 @@ def history_items(messages: list[Message]) -> list[HistoryItem]:
                 except ValueError:
                     args = {}
                 call = HistoryItem("tool", name=b.name, args=args, tool_id=b.id)
+                if b.id in ends:
+                    call.duration, call.data = ends[b.id]["duration"], ends[b.id]["data"]
                 calls[b.id] = call
                 items.append(call)
         if m.interrupted:
             items.append(HistoryItem("notice", "interrupted", level="warning"))
+    while extra:
+        _add_shown(items, extra.pop()[1])
     return items
+
+
+def _add_shown(items: list[HistoryItem], rec: dict[str, Any]) -> None:
+    """A notice or a ``!command`` run, as the live view showed it: retries on one line that
+    becomes the error if they gave up (``ConversationView.handle`` does the same live)."""
+    if rec["kind"] == "shell":
+        code = rec["exit_code"]
+        items.append(
+            HistoryItem(
+                "tool",
+                name="!",
+                args={"command": rec["command"]},
+                result=rec["output"],
+                is_error=code != 0,
+                duration=rec["duration"],
+                data={"exit_code": code},
+            )
+        )
+        return
+    text = f"{rec['subagent']}: {rec['text']}" if rec.get("subagent") else rec["text"]
+    last = items[-1] if items else None
+    retrying = last is not None and last.kind == "notice" and RETRY_MARK in last.text
+    if retrying and RETRY_MARK in text:
+        last.text = text  # type: ignore[union-attr]
+    elif retrying and rec["level"] == "error":
+        last.text, last.level = gave_up(last.text, text), "error"  # type: ignore[union-attr]
+    else:
+        items.append(HistoryItem("notice", text, level=rec["level"]))
+
+
+def gave_up(retry_line: str, error: str) -> str:
+    """The error a run of retries ended in, with how many tries it took."""
+    attempt = retry_line.rpartition(RETRY_MARK)[2].split(" ", 1)[0]
+    return error + (f" (tried {int(attempt) + 1} times)" if attempt.isdigit() else "")
 
 
 class _Archived:

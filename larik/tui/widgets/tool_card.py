@@ -34,6 +34,8 @@ from .rendered_lines import RenderedLines
 __all__ = ["ToolCard", "call_summary", "key_argument", "outcome"]
 
 MAX_RESULT_LINES = 200
+LIVE_LINES = 20  # a running command's last lines shown as they come
+LIVE_BYTES = 64 * 1024
 TAIL_TOOLS = frozenset({"bash", "!"})  # shell output: its end is shown when it is long
 _KEY_ARGS = ("command", "path", "file_path", "pattern", "query", "url", "description", "prompt")
 _ICONS = {"running": "⋯", "ok": "✓", "error": "✗", "denied": "⊘", "interrupted": "◼"}
@@ -110,6 +112,9 @@ class ToolCard(RenderedLines, can_focus=True):
         self.data: dict[str, Any] = {}
         self.steps: dict[str, list[str]] = {}  # a subagent's calls: id -> [name, summary, status]
         self.sub_transcript: Path | None = None  # a resumed task's subagent, read when expanded
+        self.whole = False  # the whole result shown, not only its first or last lines
+        self._live = bytearray()
+        self._live_pending = False
         self._started = time.monotonic()
         super().__init__(
             gap=0, header=self._header_text(), collapsed=True, classes="tool-card -running"
@@ -168,8 +173,8 @@ class ToolCard(RenderedLines, can_focus=True):
         exit_code = (data or {}).get("exit_code")
         if exit_code is not None:
             extra.append(f"exit {exit_code}")
-        if duration:
-            extra.append(f"{duration:.1f}s")
+        if duration is not None and status not in ("denied", "running"):
+            extra.append(f"{duration:.1f}s")  # a refused call took no time: none is shown
         if extra:
             t.append("  · " + " · ".join(extra), style="dim")
         return t
@@ -235,15 +240,41 @@ class ToolCard(RenderedLines, can_focus=True):
         lines = self.result.splitlines()
         style = "red" if self.status == "error" else ""
         cut = len(lines) - MAX_RESULT_LINES
-        if cut <= 0:
+        if cut <= 0 or self.whole:
             return Text("\n".join(lines), style=style)
         if self.tool_name in TAIL_TOOLS:
-            text = Text(f"… {cut} earlier lines\n", style="dim")
+            text = Text(f"… {cut} earlier lines (Enter shows them all)\n", style="dim")
             text.append("\n".join(lines[cut:]), style=style)
             return text
         text = Text("\n".join(lines[:MAX_RESULT_LINES]), style=style)
-        text.append(f"\n… {cut} more lines", style="dim")
+        text.append(f"\n… {cut} more lines (Enter shows them all)", style="dim")
         return text
+
+    @property
+    def cut(self) -> bool:
+        """The expanded card shows only part of the result."""
+        return len(self.result.splitlines()) > MAX_RESULT_LINES and not self.whole
+
+    # -- a command's output while it runs (``!command``) ------------------------------------
+    def live(self, chunk: bytes) -> None:
+        """More output of the running command: shown (its last lines) at most 10 times a
+        second. Called from the command's reader; cheap."""
+        self._live += chunk
+        if len(self._live) > LIVE_BYTES * 2:
+            del self._live[: len(self._live) - LIVE_BYTES]
+        if not self._live_pending:
+            self._live_pending = True
+            self.set_timer(0.1, self._show_live)
+
+    def _show_live(self) -> None:
+        self._live_pending = False
+        if self.status != "running":
+            return
+        lines = self._live.decode("utf-8", "replace").splitlines()[-LIVE_LINES:]
+        self.set_items([Padding(Text("\n".join(lines)), (0, 0, 0, 2))], update=False)
+        self.collapsed = False
+        self.set_class(True, "-expanded")
+        self.refresh(layout=True)
 
     def archived(self) -> RenderableType:
         body = self._body_renderable() if self.expanded else None
@@ -254,8 +285,17 @@ class ToolCard(RenderedLines, can_focus=True):
         return not self.collapsed
 
     def action_toggle(self) -> None:  # type: ignore[override]  # Textual's takes an attribute
+        """Collapsed → expanded → (when its output was cut) all of it → collapsed."""
         if self.sub_transcript is not None and self.collapsed:
             self._load_steps()
+        if self.expanded and self.cut:
+            self.whole = True
+            self.set_items([Padding(self._body_renderable(), (0, 0, 0, 2))], update=False)
+            self.refresh(layout=True)
+            return
+        if self.whole:
+            self.whole = False
+            self.set_items([], update=False)
         if not self.item_count:
             self.set_items([Padding(self._body_renderable(), (0, 0, 0, 2))], update=False)
         self.collapsed = not self.collapsed
