@@ -61,7 +61,8 @@ class Shown:
         """Keep what ``rec`` shows, if it is a display record."""
         kind = rec.get("kind")
         if kind == "tool_end" and isinstance(rec.get("id"), str):
-            data = rec.get("data") if isinstance(rec.get("data"), dict) else {}
+            raw = rec.get("data")
+            data: dict[str, Any] = raw if isinstance(raw, dict) else {}
             kept = {
                 k: v
                 for k, v in data.items()

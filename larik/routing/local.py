@@ -127,7 +127,8 @@ def _parse(server: LocalServer, body: bytes) -> list[LocalModel]:
     if not isinstance(data, dict):
         return []
     items = data.get("models") if "models" in data else data.get("data")
-    listed = data.get("data") if isinstance(data.get("data"), list) else []
+    raw = data.get("data")
+    listed: list[Any] = raw if isinstance(raw, list) else []
     windows = {d.get("id"): _window(d) for d in listed if isinstance(d, dict)}  # llama.cpp
     out: list[LocalModel] = []
     for item in items if isinstance(items, list) else []:

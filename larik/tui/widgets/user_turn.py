@@ -53,7 +53,7 @@ class UserTurn(Static):
             body.append(f"\n  + @{name}", style="dim")
         return body
 
-    def action_toggle(self) -> None:
+    def action_toggle(self) -> None:  # type: ignore[override]  # Textual's takes an attribute
         if not self.long(self.prompt):
             return
         self.full = not self.full
