@@ -19,17 +19,30 @@ Claude Code use for the same job), never split by hand. :func:`parse` returns a 
   variable name taken from a variable (bash evaluates such a value as an expression, and an
   array subscript in it runs ``$(…)``), ``${!x}`` and ``${x@P}``.
 
-tree_sitter is imported on the first parse, not with this module, so starting the TUI stays fast.
+How one word or piece of text reads (quote removal, expansions, backticks) is in
+:mod:`.shell_words`; this module walks the tree. tree_sitter is imported on the first parse,
+not with this module, so starting the TUI stays fast.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
+
+from .shell_words import (
+    NAME,
+    Word,
+    assignment_name,
+    backtick_spans,
+    descendants,
+    joined_lines,
+    node_text,
+    plain_number,
+    unescaped,
+    word,
+)
 
 __all__ = [
     "LOADER_VARS",
@@ -45,17 +58,6 @@ __all__ = [
 ]
 
 MAX_DEPTH = 8  # nested `bash -c` strings and backticks re-read; deeper is not vouched for
-
-
-@dataclass(frozen=True, slots=True)
-class Word:
-    raw: str  # as written
-    value: str | None  # after quote removal; None when bash expands it further ($x, globs, …)
-
-    @property
-    def text(self) -> str:
-        """The word as rules see it: the value, quoted where needed, or as written."""
-        return self.raw if self.value is None else shlex.quote(self.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,124 +226,6 @@ def _parser() -> Any:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
-def _text(node: Any) -> str:
-    return node.text.decode("utf-8", "replace")
-
-
-# -- words -----------------------------------------------------------------------------------
-_DQ_ESCAPES = '$`"\\\n'
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NUMBER = re.compile(r"[0-9][0-9A-Za-z#@_]*")
-_ANSI = re.compile(
-    r"\\(?:([abeEfnrtv\\'\"?])|([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})"
-    r"|U([0-9A-Fa-f]{1,8})|c(.))",
-    re.S,
-)
-_ANSI_SIMPLE = dict(zip("abeEfnrtv\\'\"?", "\a\b\x1b\x1b\f\n\r\t\v\\'\"?", strict=True))
-
-
-def _ansi_c(body: str) -> str:
-    def one(m: re.Match[str]) -> str:
-        simple, octal, hx, u4, u8, ctrl = m.groups()
-        if simple:
-            return _ANSI_SIMPLE[simple]
-        if ctrl:
-            return chr(ord(ctrl.upper()) ^ 0x40) if ctrl != "?" else "\x7f"
-        code = int(octal, 8) & 0xFF if octal else int(hx or u4 or u8, 16)
-        return chr(code) if code <= 0x10FFFF else "\ufffd"
-
-    return _ANSI.sub(one, body)
-
-
-def _unquoted_word(raw: str) -> list[tuple[str, bool]]:
-    """An unquoted word's characters after backslash removal, each with whether it was quoted."""
-    out: list[tuple[str, bool]] = []
-    i = 0
-    while i < len(raw):
-        if raw[i] == "\\" and i + 1 < len(raw):
-            if raw[i + 1] != "\n":
-                out.append((raw[i + 1], True))
-            i += 2
-            continue
-        out.append((raw[i], False))
-        i += 1
-    return out
-
-
-def _pieces(node: Any) -> list[tuple[str, bool]] | None:
-    """What a word node stands for, character by character with whether it was quoted; None
-    when bash expands part of it (a variable, a substitution, arithmetic)."""
-    t = node.type
-    raw = _text(node)
-    if t in ("word", "number"):
-        return _unquoted_word(raw)
-    if t == "raw_string":
-        return [(c, True) for c in raw[1:-1]]
-    if t == "ansi_c_string":
-        return [(c, True) for c in _ansi_c(raw[2:-1])]
-    if t in ("string", "translated_string"):
-        out: list[tuple[str, bool]] = []
-        for child in node.named_children:
-            if child.type == "string":  # $"…" holds a string
-                inner = _pieces(child)
-                if inner is None:
-                    return None
-                out += inner
-            elif child.type == "string_content":
-                s, i = _text(child), 0
-                while i < len(s):
-                    if s[i] == "\\" and i + 1 < len(s) and s[i + 1] in _DQ_ESCAPES:
-                        if s[i + 1] != "\n":
-                            out.append((s[i + 1], True))
-                        i += 2
-                        continue
-                    out.append((s[i], True))
-                    i += 1
-            else:
-                return None
-        return out
-    if t == "concatenation":
-        out = []
-        for child in node.named_children:
-            inner = _pieces(child)
-            if inner is None:
-                return None
-            out += inner
-        return out
-    return None
-
-
-def _expands(masked: str) -> bool:
-    """Whether unquoted text (quoted characters masked) is a glob or a brace expansion: ``*``,
-    ``?``, ``[…]``, or ``{…,…}``/``{a..b}``. Linear, whatever the text (no regex backtracking)."""
-    if "*" in masked or "?" in masked:
-        return True
-    bracket = masked.find("[")
-    if bracket >= 0 and "]" in masked[bracket + 1 :]:
-        return True
-    depth_start = -1
-    for i, c in enumerate(masked):
-        if c == "{":
-            depth_start = i
-        elif c == "}" and depth_start >= 0:
-            inner = masked[depth_start + 1 : i]
-            if "," in inner or ".." in inner:
-                return True
-            depth_start = -1
-    return False
-
-
-def word(node: Any) -> Word:
-    """A word as bash passes it to the program, when no expansion is left to do."""
-    pieces = _pieces(node)
-    if pieces is None:
-        return Word(_text(node), None)
-    masked = "".join("_" if quoted else c for c, quoted in pieces)
-    if _expands(masked):  # a glob or brace expansion: bash would rewrite it
-        return Word(_text(node), None)
-    return Word(_text(node), "".join(c for c, _ in pieces))
-
-
 # -- reading the tree -----------------------------------------------------------------------
 _WRITE_OPS = {">", ">>", ">|", "&>", "&>>", ">&", "<>"}
 _ARITH_OK = _set(
@@ -382,7 +266,7 @@ class _Reader:
         root = _parser().parse(data).root_node
         if root.has_error:
             self.unvouched.append("bash cannot parse it as written (a syntax error)")
-        if _joined_lines(root, data):
+        if joined_lines(root, data):
             self.unvouched.append("a backslash-newline inside a word (bash joins the lines)")
         stack = [root]
         while stack:
@@ -395,28 +279,28 @@ class _Reader:
     def _visit(self, node: Any, depth: int) -> bool:
         t = node.type
         if node.is_named and not node.child_count and t not in _LITERAL_LEAVES:
-            if _unescaped(_text(node), ("`", "$(")):
+            if unescaped(node_text(node), ("`", "$(")):
                 # the grammar left a substitution as text (`${x:-`cmd`}`, `${x#$(cmd)}`)
                 self.unvouched.append(
-                    f"a substitution the parser did not read: {short(_text(node))}"
+                    f"a substitution the parser did not read: {short(node_text(node))}"
                 )
         if t == "heredoc_body":
             return self._heredoc(node, depth)
         if t == "command":
-            self.sources.append(_text(node))
+            self.sources.append(node_text(node))
             self._command(node, depth)
         elif t in ("declaration_command", "unset_command"):
-            self.sources.append(_text(node))
+            self.sources.append(node_text(node))
             self._declaration(node)
         elif t == "variable_assignment":
             name = node.child_by_field_name("name") or node.named_children[0]
-            self._sets(_text(name).split("[", 1)[0])
+            self._sets(node_text(name).split("[", 1)[0])
         elif t == "for_statement":  # for NAME in …; select NAME in …
             name = node.child_by_field_name("variable")
             if name is not None:
-                self._sets(_text(name))
-        elif t == "command_substitution" and _text(node).startswith("`"):
-            inner = _text(node)[1:-1]
+                self._sets(node_text(name))
+        elif t == "command_substitution" and node_text(node).startswith("`"):
+            inner = node_text(node)[1:-1]
             # Inside backticks a backslash before ` $ \ is removed before the text is read
             # (and before " too, inside double quotes): `echo \`rm\`` runs rm, which the
             # tree shows as a plain word.
@@ -437,7 +321,7 @@ class _Reader:
             self._arithmetic(node)
         elif t == "subscript":
             index = [c for c in node.children[1:] if c.is_named]
-            if any(not _plain_number(c) for c in index):
+            if any(not plain_number(c) for c in index):
                 self.unvouched.append("an array subscript with a variable (evaluated as code)")
         elif t == "expansion":
             self._expansion(node)
@@ -559,7 +443,7 @@ class _Reader:
             i += step
         i += w.operands
         if w.assignments:
-            while i < len(words) and (name := _assignment_name(words[i].value or "")):
+            while i < len(words) and (name := assignment_name(words[i].value or "")):
                 self._sets(name)
                 i += 1
         return words[i:] if i <= len(words) else None
@@ -627,11 +511,11 @@ class _Reader:
             if w.value is None:
                 self.unvouched.append(f"{short(base)} takes a variable name from a variable")
                 return
-            if _NAME.fullmatch(w.value):
+            if NAME.fullmatch(w.value):
                 self._sets(w.value)
 
     def _declaration(self, node: Any) -> None:
-        keyword = _text(node.children[0])
+        keyword = node_text(node.children[0])
         words = [Word(keyword, keyword)]
         for c in node.children[1:]:
             if not c.is_named or c.type in _ARGS_SKIP:
@@ -652,15 +536,15 @@ class _Reader:
         are found here: `cat <<EOF` then "run `make`" runs make."""
         siblings = node.parent.children if node.parent is not None else []
         start = next((c for c in siblings if c.type == "heredoc_start"), None)
-        if start is not None and any(q in _text(start) for q in "'\"\\"):
+        if start is not None and any(q in node_text(start) for q in "'\"\\"):
             return False
         body = bytearray(node.text)
         for c in node.named_children:  # $(…) is read by the tree; ` inside it is not ours
-            if c.type == "command_substitution" and not _text(c).startswith("`"):
+            if c.type == "command_substitution" and not node_text(c).startswith("`"):
                 a, b = c.start_byte - node.start_byte, c.end_byte - node.start_byte
                 body[a:b] = b" " * (b - a)
         text = body.decode("utf-8", "replace")
-        spans = _backtick_spans(text)
+        spans = backtick_spans(text)
         if spans is None:
             self.unvouched.append("a heredoc body with an unclosed backtick")
         for inner in spans or []:
@@ -668,7 +552,7 @@ class _Reader:
         return True
 
     def _redirect(self, node: Any) -> None:
-        op = "".join(_text(c) for c in node.children if not c.is_named)
+        op = "".join(node_text(c) for c in node.children if not c.is_named)
         dest = node.child_by_field_name("destination")
         if dest is None:
             named = [c for c in node.named_children if c.type != "file_descriptor"]
@@ -682,10 +566,10 @@ class _Reader:
             self.writes.append(target)
 
     def _arithmetic(self, node: Any) -> None:
-        for n in [node, *_descendants(node)]:
+        for n in [node, *descendants(node)]:
             if n.type in ("arithmetic_expansion", "compound_statement", "(("):
                 continue
-            if n.is_named and n.type not in _ARITH_OK and not _plain_number(n):
+            if n.is_named and n.type not in _ARITH_OK and not plain_number(n):
                 self.unvouched.append("arithmetic on a variable (bash evaluates its value)")
                 return
 
@@ -699,20 +583,20 @@ class _Reader:
                 self.unvouched.append("${…@P} expands its value as a prompt, running $(…)")
         if ":" in types:  # ${x:offset:length}: arithmetic
             after = kids[types.index(":") + 1 :]
-            if any(c.is_named and not _plain_number(c) for c in after):
+            if any(c.is_named and not plain_number(c) for c in after):
                 self.unvouched.append("a substring offset from a variable (evaluated as code)")
 
     def _test(self, node: Any) -> None:
         double = node.children and node.children[0].type == "[["
-        for n in _descendants(node):
+        for n in descendants(node):
             if n.type == "unary_expression":
                 op = n.child_by_field_name("operator") or n.children[0]
-                if _text(op) in ("-v", "-R") and any(
+                if node_text(op) in ("-v", "-R") and any(
                     word(c).value is None for c in n.named_children[1:]
                 ):
                     self.unvouched.append("test -v on a name taken from a variable")
             elif double and n.type == "binary_expression":
-                ops = [_text(c) for c in n.children if c.type == "test_operator"]
+                ops = [node_text(c) for c in n.children if c.type == "test_operator"]
                 if any(o in _ARITH_TEST_OPS for o in ops):
                     self._arithmetic(n)
 
@@ -720,82 +604,3 @@ class _Reader:
 _LITERAL_LEAVES = _set(
     "raw_string ansi_c_string comment heredoc_start heredoc_end heredoc_body heredoc_content"
 )
-
-
-def _unescaped(text: str, needles: tuple[str, ...]) -> bool:
-    """Whether one of ``needles`` occurs in ``text`` not preceded by a backslash escape."""
-    i = 0
-    while i < len(text):
-        if text[i] == "\\":
-            i += 2
-            continue
-        if text.startswith(needles, i):
-            return True
-        i += 1
-    return False
-
-
-def _backtick_spans(text: str) -> list[str] | None:
-    """The commands between unescaped backticks, unescaped as bash does (None: one is open)."""
-    spans: list[str] = []
-    i, start = 0, -1
-    while i < len(text):
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "`":
-            if start < 0:
-                start = i + 1
-            else:
-                spans.append(re.sub(r"\\([`$\\])", r"\1", text[start:i]))
-                start = -1
-        i += 1
-    return None if start >= 0 else spans
-
-
-_BLANK_OR_OPERATOR = frozenset(b" \t\r\n;&|()<>")
-
-
-def _joined_lines(root: Any, data: bytes) -> bool:
-    """Whether a backslash-newline between two word characters fell between tokens of the tree.
-    Bash removes the pair and joins the word (`tou\\<newline>ch` is `touch`); the grammar
-    reads two words there."""
-    i = data.find(b"\\\n")
-    while i >= 0:
-        j = i
-        while j > 0 and data[j - 1] == 0x5C:  # backslashes before it: an even count escapes none
-            j -= 1
-        if (i - j) % 2 == 0 and 0 < i and i + 2 < len(data):
-            node = root.descendant_for_byte_range(i, i + 2)
-            if (
-                node is not None
-                and node.child_count
-                and (
-                    data[i - 1] not in _BLANK_OR_OPERATOR and data[i + 2] not in _BLANK_OR_OPERATOR
-                )
-            ):
-                return True
-        i = data.find(b"\\\n", i + 2)
-    return False
-
-
-def _assignment_name(value: str) -> str | None:
-    m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)=", value)
-    return m.group(1) if m else None
-
-
-def _plain_number(node: Any) -> bool:
-    if node.type == "number":
-        return True
-    return node.type == "word" and (
-        bool(_NUMBER.fullmatch(_text(node))) or _text(node) in ("@", "*")
-    )
-
-
-def _descendants(node: Any) -> Iterator[Any]:
-    stack = list(node.children)
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
