@@ -70,7 +70,7 @@ async def test_the_config_names_the_tools_for_a_model_in_its_order(make_agent):
 def test_an_unknown_tool_in_the_list_is_a_config_error():
     with pytest.raises(ValueError, match="unknown tool 'shell'"):
         ModelOverride(tools=["read_file", "shell"])
-    from larik.config import _validate
+    from larik.config.files import _validate
 
     with pytest.raises(ConfigError, match="models.m.tools"):
         _validate({"models": {"m": {"tools": ["rm"]}}}, __import__("pathlib").Path("c.toml"))

@@ -1,0 +1,180 @@
+"""Reading and writing config files: TOML in (size-capped, UTF-8, errors naming file, line and
+key, never a secret), validation against the schema, the deep merge that layers files, and the
+user file's atomic save (mode 0600 when it holds a credential; keys Larik does not own kept)."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import tempfile
+import threading
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..llm.errors import ConfigError
+from .paths import user_config_path
+from .schema import Config
+
+__all__ = ["MAX_CONFIG_BYTES", "save_user_config"]
+
+_SECRET_KEYS = ("api_key", "headers")
+#: A config file larger than this is refused unread (no config needs it; a huge value would
+#: otherwise be parsed, validated and echoed in errors).
+MAX_CONFIG_BYTES = 1 << 20
+_FILE_LOCK = threading.Lock()
+
+
+def _table(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        if not path.is_file():
+            raise ConfigError(f"{path}: not a regular file")
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(
+                f"{path}: larger than {MAX_CONFIG_BYTES >> 20} MiB; not a config file"
+            )
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+        where = f":{m.group(1)}" if m else ""
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg).strip() or "syntax error"
+        raise ConfigError(f"{path}{where}: invalid TOML: {reason}") from None
+
+
+def _check_unknown_keys(data: Mapping[str, Any], path: Path) -> None:
+    """Unknown top-level tables are kept for other parts of Larik, but a plain value there
+    (``modle = "…"``) or a table named almost like one of ours (``[permission]``) is a typo."""
+    fields = Config.model_fields
+    tables = [k for k, f in fields.items() if f.default_factory is not None]
+    for key, value in data.items():
+        if key in fields:
+            continue
+        if isinstance(value, Mapping):
+            near = difflib.get_close_matches(key, tables, n=1, cutoff=0.8)
+        else:
+            near = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6) or [""]
+        if near:
+            hint = f" (did you mean {near[0]!r}?)" if near[0] else ""
+            raise ConfigError(f"{path}: {key}: unknown key{hint}")
+
+
+def _validate(data: dict[str, Any], path: Path) -> Config:
+    _check_unknown_keys(data, path)
+    try:
+        return Config.model_validate(data)
+    except RecursionError:
+        raise ConfigError(f"{path}: a value is nested too deeply") from None
+    except ValidationError as e:
+        err = e.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        secret = any(s in key for s in _SECRET_KEYS)
+        got = "" if secret or err["type"] == "value_error" else _short(err.get("input"))
+        raise ConfigError(f"{path}: {key}: {msg}{got}") from None
+
+
+def _short(value: object) -> str:
+    if value is None or isinstance(value, dict | list):
+        return ""
+    text = repr(value)
+    return f" (got {text if len(text) <= 40 else text[:39] + '…'})"
+
+
+def _deep_merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    """Tables merge key by key; any other value in ``top`` replaces. A ``None`` in ``top``
+    deletes the key (used by saves)."""
+    out = dict(base)
+    for key, value in top.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = _deep_merge(out[key], value)
+        elif isinstance(value, Mapping):
+            out[key] = _deep_merge({}, value)
+        else:
+            out[key] = value
+    return out
+
+
+def save_user_config(updates: Mapping[str, Any]) -> Path:
+    """Deep-merge ``updates`` into the user file and write it back.
+
+    Keys not in ``updates`` are kept, including ones Larik does not know. A ``None`` (or, inside
+    a table, an empty string) removes a key. The result is validated before anything is written;
+    the write is atomic, and the file is mode 0600 when it holds an ``api_key`` or headers.
+    """
+    import tomli_w
+
+    path = user_config_path()
+    with _FILE_LOCK:
+        current = _read_toml(path) if path.is_file() else {}
+        merged = _prune(_deep_merge(current, updates))
+        for key in updates:  # a table the update left empty is not written as an empty "[key]"
+            if merged.get(key) == {}:
+                del merged[key]
+        _validate(merged, path)
+        text = tomli_w.dumps(merged)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = 0o600 if _holds_secret(merged) else _existing_mode(path)
+        fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
+        try:
+            os.fchmod(fd, mode)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    return path
+
+
+def _prune(data: dict[str, Any], depth: int = 0) -> dict[str, Any]:
+    """Drop empty strings inside tables (how a save unsets a role) and tables left empty
+    below the top level."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            value = _prune(value, depth + 1)
+            if not value and depth > 0:
+                continue
+        elif value == "" and depth > 0:
+            continue
+        out[key] = value
+    return out
+
+
+def _holds_secret(data: Mapping[str, Any]) -> bool:
+    providers = _table(data.get("providers"))
+    servers = _table(_table(data.get("mcp")).get("servers"))  # MCP env and headers hold tokens
+    return any(
+        isinstance(p, Mapping) and (p.get("api_key") or p.get("headers"))
+        for p in providers.values()
+    ) or any(
+        isinstance(s, Mapping) and (s.get("env") or s.get("headers")) for s in servers.values()
+    )
+
+
+def _existing_mode(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

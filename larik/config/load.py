@@ -1,0 +1,215 @@
+"""Loading: the user file with the project's layered on top, and what of the project's needs
+trust (:mod:`larik.trust`): its gated settings, its ``.mcp.json`` and its commands' shell lines."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..hooks.config import HooksConfig
+from ..llm.errors import ConfigError
+from ..mcp.config import McpConfig
+from .files import _deep_merge, _read_toml, _table, _validate
+from .paths import project_config_path, project_mcp_json_path, state_dir, user_config_path
+from .schema import Config
+
+__all__ = ["load_config"]
+
+#: Keys only the user's own file may set.
+_USER_ONLY = ("providers", "trusted_projects")
+
+
+def load_config(
+    cwd: Path | None = None, *, trust_project: bool = False, remembered: bool = False
+) -> Config:
+    """The user file with the project file layered on top; defaults where neither says.
+
+    The project's settings that need trust (:data:`larik.trust.GATED`) apply when
+    ``trust_project`` is set (``--trust-project``), when the project is in the user's
+    ``trusted_projects``, or — with ``remembered``, which only the TUI passes — when the user
+    trusted exactly these settings before. :attr:`Config.project_trust` says what was asked and
+    whether it was applied."""
+    from .. import trust
+
+    sources: list[Path] = []
+    merged: dict[str, Any] = {}
+    user = user_config_path()
+    if user.exists():
+        data = _read_toml(user)
+        _validate(data, user)
+        merged = data
+        sources.append(user)
+    user_perms = _table(merged.get("permissions"))
+    user_hooks = merged.get("hooks")
+    user_mode = str(user_perms.get("mode") or "ask")
+    project = project_config_path(cwd)
+    mcp_json = project_mcp_json_path(cwd)
+    shell_files, commands = _project_shell_commands(cwd)
+    project_trust: trust.ProjectTrust | None = None
+    if project is not None or mcp_json is not None or shell_files:
+        data = {}
+        if project is not None:
+            data = _read_toml(project)
+            for key in _USER_ONLY:
+                if key in data:
+                    raise ConfigError(
+                        f"{project}: {key}: only allowed in the user config ({user}); a project "
+                        "file must not "
+                        + ("redirect API keys" if key == "providers" else "trust itself")
+                    )
+            _validate(data, project)
+        user_sandbox = str(_table(merged.get("sandbox")).get("mode") or "workspace-write")
+        always, gated, deny = trust.split_project(data, user_mode, user_sandbox)
+        if mcp_json is not None:
+            gated[trust.MCP_JSON] = _read_mcp_json(mcp_json)
+        if shell_files:
+            gated[trust.COMMAND_SHELL] = shell_files
+        config_file = project or mcp_json or commands
+        assert config_file is not None
+        root = (
+            project.parent.parent
+            if project is not None
+            else (config_file.parent if mcp_json is not None else config_file.parent.parent)
+        ).resolve()
+        allow: list[str] = []
+        if gated:
+            fingerprint = trust.digest(gated)
+            source = _trust_source(root, merged, trust_project, remembered, fingerprint)
+            project_trust = trust.ProjectTrust(
+                root=root,
+                config_file=config_file,
+                asks=trust.describe(gated, user_mode),
+                digest=fingerprint,
+                gated=gated,
+                trusted=source not in ("", "declined"),
+                source=source if source != "declined" else "",  # type: ignore[arg-type]
+                declined=source == "declined",
+            )
+            if project_trust.trusted:
+                always = _deep_merge(always, {k: v for k, v in gated.items() if "." not in k})
+                perms = _table(always.get("permissions"))
+                if "permissions.mode" in gated:
+                    perms["mode"] = gated["permissions.mode"]
+                box = _table(always.get("sandbox"))
+                for key in ("mode", "network", "writable"):
+                    if f"sandbox.{key}" in gated:
+                        box[key] = gated[f"sandbox.{key}"]
+                if box:
+                    always["sandbox"] = box
+                allow = list(gated.get("permissions.allow") or [])
+                always["permissions"] = perms
+                merged = _with_servers(merged, gated.get(trust.MCP_JSON) or {})
+        merged = _deep_merge(merged, always)
+        perms = _table(merged.get("permissions"))
+        perms["allow"] = _union(user_perms.get("allow") or [], allow)
+        perms["deny"] = _union(user_perms.get("deny") or [], deny)
+        merged["permissions"] = perms
+        sources.extend(p for p in (mcp_json, project) if p is not None)
+    config = _validate(merged, sources[-1] if sources else user)
+    config._sources = tuple(sources)
+    config._trust = project_trust
+    trusted_gated = project_trust.gated if project_trust and project_trust.trusted else {}
+    config.hooks = _hooks(user_hooks, user, trusted_gated.get("hooks"), project)
+    _mark_server_sources(config, user, mcp_json, project)
+    return config
+
+
+def _project_shell_commands(cwd: Path | None) -> tuple[dict[str, str], Path | None]:
+    """The project's command files with ``!`…``` shell lines (path -> SHA-256), and the
+    commands folder they are in: running those lines needs trust (larik.custom_commands)."""
+    from ..custom_commands import project_shell_files
+
+    files = project_shell_files(cwd)
+    if not files:
+        return {}, None
+    first = Path(next(iter(files)))
+    folder = next(
+        d for d in first.parents if d.name == "commands" and d.parent.name in (".larik", ".claude")
+    )
+    return files, folder
+
+
+def _hooks(user: Any, user_file: Path, project: Any, project_file: Path | None) -> HooksConfig:
+    """The user's hooks, then a trusted project's, event by event: a project adds hooks, it
+    never replaces yours (both files were validated already). Each knows its file."""
+    mine = HooksConfig.model_validate(user or {})
+    mine.mark_source(str(user_file))
+    theirs = HooksConfig.model_validate(project or {})
+    theirs.mark_source(str(project_file))
+    return mine.extended(theirs)
+
+
+def _read_mcp_json(path: Path) -> dict[str, Any]:
+    """A project's ``.mcp.json`` as ``[mcp.servers]`` tables, each validated (errors name it)."""
+    from ..mcp.config import McpServerConfig, read_mcp_json
+
+    try:
+        servers = read_mcp_json(path)
+    except ValueError as e:
+        raise ConfigError(f"{path}: {e}") from None
+    for name, table in servers.items():
+        try:
+            McpConfig(servers={name: McpServerConfig.model_validate(table)})
+        except ValidationError as e:
+            err = e.errors()[0]
+            key = ".".join(str(p) for p in err["loc"] if p != "servers")
+            where = f"mcpServers.{name[:40]}" + (f".{key}" if key and key != name else "")
+            msg = str(err["msg"]).removeprefix("Value error, ")
+            raise ConfigError(f"{path}: {where}: {msg}") from None
+    return servers
+
+
+def _with_servers(merged: dict[str, Any], servers: Mapping[str, Any]) -> dict[str, Any]:
+    """``merged`` with a trusted ``.mcp.json``'s servers: each replaces a same-named one whole."""
+    if not servers:
+        return merged
+    mcp = _table(merged.get("mcp"))
+    mcp["servers"] = {**_table(mcp.get("servers")), **servers}
+    return {**merged, "mcp": mcp}
+
+
+def _mark_server_sources(
+    config: Config, user: Path, mcp_json: Path | None, project: Path | None
+) -> None:
+    """Remember which file configured each MCP server (for /mcp and ``larik mcp list``)."""
+    trusted = config.project_trust is not None and config.project_trust.trusted
+    gated = config.project_trust.gated if config.project_trust is not None else {}
+    from_project = _table(gated.get("mcp")).get("servers") or {}
+    from_json = gated.get(".mcp.json") or {}
+    for name, server in config.mcp.servers.items():
+        if trusted and project is not None and name in from_project:
+            server._source = str(project)
+        elif trusted and mcp_json is not None and name in from_json:
+            server._source = str(mcp_json)
+        else:
+            server._source = str(user)
+
+
+def _union(first: list[str], second: list[str]) -> list[str]:
+    return list(dict.fromkeys([*first, *second]))
+
+
+def _trust_source(
+    root: Path, user: Mapping[str, Any], flag: bool, remembered: bool, fingerprint: str
+) -> str:
+    """Why the project is trusted ("flag", "config", "remembered"), "declined" when the user
+    said no to these settings in the TUI, or "" when nobody said."""
+    from .. import trust
+
+    if flag:
+        return "flag"
+    listed = user.get("trusted_projects") or []
+    for entry in listed if isinstance(listed, list) else []:
+        try:
+            if Path(str(entry)).expanduser().resolve() == root:
+                return "config"
+        except (OSError, RuntimeError, ValueError):
+            continue
+    if remembered:
+        answer = trust.recall(state_dir(), root, fingerprint)
+        if answer is not None:
+            return "remembered" if answer else "declined"
+    return ""

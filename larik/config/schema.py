@@ -1,0 +1,309 @@
+"""The configuration's shape: the pydantic models of every table (each field with a one-line
+docstring, which docs/configuration.md is checked against) and the routing snapshot."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+
+from ..hooks.config import HooksConfig
+from ..llm.errors import ConfigError
+from ..llm.net import validate_base_url
+from ..llm.types import Effort
+from ..mcp.config import McpConfig
+
+if TYPE_CHECKING:
+    from ..trust import ProjectTrust
+
+__all__ = [
+    "BUILTIN_ROLES",
+    "CLAUDE_ROLES",
+    "Config",
+    "ModelOverride",
+    "PermissionsConfig",
+    "ProviderConfig",
+    "RoutingSnapshot",
+    "SandboxConfig",
+    "StuckConfig",
+    "check_rule_text",
+]
+
+#: Roles that always exist. Unset, each resolves to the main model.
+BUILTIN_ROLES = ("smart", "worker", "explore", "compact")
+#: Roles that default to the current Claude models (see the catalog's ``[defaults]``).
+CLAUDE_ROLES = ("opus", "sonnet", "haiku")
+
+ReasoningHistory = Literal["inline", "field", "strip"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", validate_assignment=True, use_attribute_docstrings=True
+    )
+
+
+class ProviderConfig(_Strict):
+    """One ``[providers.NAME]`` table: settings for a built-in provider or a custom one."""
+
+    type: str | None = None
+    """Adapter kind (a registered one); required for a new provider, optional for a built-in one."""
+    base_url: str = ""
+    """Endpoint; https, or http for 127.0.0.1/::1/localhost only. Empty: the default."""
+    api_key: str = Field(default="", repr=False)
+    """The key itself (the file is then written mode 0600). Prefer ``api_key_env``."""
+    api_key_env: str = ""
+    """Environment variable holding the key, instead of the provider's usual one."""
+    headers: dict[str, str] = Field(default_factory=dict, repr=False)
+    """Extra HTTP headers sent with every request."""
+    reasoning_history: ReasoningHistory | None = None
+    """openai-compatible only: send earlier reasoning back inline (<think>), as a field, or strip it."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Extra keyword arguments passed to the adapter as is."""
+
+    @field_validator("type")
+    @classmethod
+    def _check_type(cls, v: str | None) -> str | None:
+        from ..llm import registry
+
+        known = [k.name for k in registry.kinds() if k.listed]
+        if v is not None and v not in known:
+            raise ValueError(f"must be one of {', '.join(known)}")
+        return v
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_base_url(cls, v: str) -> str:
+        return validate_base_url(v) if v else v
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _check_env_name(cls, v: str) -> str:
+        if v and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v):
+            raise ValueError("must be an environment variable name, not the key itself")
+        return v
+
+
+class ModelOverride(_Strict):
+    """One ``[models."provider/model"]`` table: adds a model to the catalog or overrides it."""
+
+    context_window: int | None = Field(default=None, gt=0)
+    """Tokens the model can take in (prompt + reply)."""
+    max_output: int | None = Field(default=None, gt=0)
+    """Most tokens the model can write in one reply."""
+    input_price: float | None = Field(default=None, ge=0)
+    """USD per million uncached input tokens."""
+    output_price: float | None = Field(default=None, ge=0)
+    """USD per million output tokens."""
+    cache_read_price: float | None = Field(default=None, ge=0)
+    """USD per million input tokens read from the prompt cache."""
+    cache_write_price: float | None = Field(default=None, ge=0)
+    """USD per million input tokens written to the prompt cache."""
+    tools: bool | list[str] | None = None
+    """Whether the model can call tools; a list names the built-in tools it is offered."""
+    vision: bool | None = None
+    """Whether the model can read images."""
+    subscription: bool | None = None
+    """Paid by a flat-rate plan: ranked right after local models by suggest_routing."""
+    max_turns: int | None = Field(default=None, gt=0)
+    """At most this many model calls per turn with this model (lowers max_turns, never raises it)."""
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    """Sampling temperature sent with every request to this model."""
+
+    @field_validator("tools")
+    @classmethod
+    def _known_tools(cls, v: bool | list[str] | None) -> bool | list[str] | None:
+        from ..tool_names import ALL_TOOLS
+
+        if isinstance(v, list):
+            for name in v:
+                if name not in ALL_TOOLS:
+                    raise ValueError(f"unknown tool {name!r} (the tools: {', '.join(ALL_TOOLS)})")
+        return v
+
+
+class StuckConfig(_Strict):
+    """``[stuck]``: when a model going round in circles is told so, then stopped (0: off)."""
+
+    repeats: int = Field(default=3, ge=0)
+    """The same call with the same result this many times in a row."""
+    alternations: int = Field(default=3, ge=0)
+    """Two calls taking turns (A B A B …), this many times each."""
+    text_repeats: int = Field(default=3, ge=0)
+    """The same reply text this many times in a row."""
+    tool_errors: int = Field(default=5, ge=0)
+    """Errors in a row from one tool."""
+    warnings: int = Field(default=1, ge=0)
+    """Detections answered with a nudge to the model before the turn ends ``stuck``."""
+
+
+class PermissionsConfig(_Strict):
+    """``[permissions]``: what tools may do without asking."""
+
+    mode: Literal["ask", "edits", "yolo", "plan"] = "ask"
+    """ask: confirm edits and commands; edits: confirm commands; yolo: never ask; plan: read only."""
+    allow: list[str] = Field(default_factory=list)
+    """Rules always allowed, as "TOOL: PATTERN", e.g. "bash: pytest*"."""
+    deny: list[str] = Field(default_factory=list)
+    """Rules always refused, as "TOOL: PATTERN"; deny wins over allow."""
+
+    @field_validator("allow", "deny")
+    @classmethod
+    def _check_rules(cls, rules: list[str]) -> list[str]:
+        for text in rules:
+            check_rule_text(text)
+        return rules
+
+
+class SandboxConfig(_Strict):
+    """``[sandbox]``: the OS sandbox bash commands run in (bubblewrap; docs/security.md)."""
+
+    mode: Literal["workspace-write", "read-only", "off"] = "workspace-write"
+    """workspace-write: the project (and ``writable``) writable, the rest read-only; read-only:
+    nothing writable; off: no sandbox, the prompts only."""
+    network: bool = False
+    """Let sandboxed commands use the network."""
+    writable: list[str] = Field(default_factory=list)
+    """More paths sandboxed commands may write (``~`` allowed; relative to the project)."""
+
+
+def check_rule_text(text: str) -> tuple[str, str]:
+    """``(tool, pattern)`` of a permission rule ``"TOOL: PATTERN"``, or ``ValueError`` naming
+    what is wrong (one line). ``TOOL`` is a pattern that must name at least one tool."""
+    from ..tool_names import ALL_TOOLS, is_known_tool_pattern
+
+    tool, sep, pattern = text.partition(":")
+    tool, pattern = tool.strip(), pattern.strip().strip("\"'") if sep else "*"
+    if not tool:
+        raise ValueError(f"rule {_clip(text)!r} names no tool (write it as 'TOOL: PATTERN')")
+    if not is_known_tool_pattern(tool):
+        raise ValueError(
+            f"rule {_clip(text)!r} names no known tool ({', '.join(ALL_TOOLS)}, or mcp__…)"
+        )
+    return tool, pattern or "*"
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Config(BaseModel):
+    """The merged configuration. Unknown top-level tables are kept (``model_extra``)."""
+
+    model_config = ConfigDict(
+        extra="allow", validate_assignment=True, use_attribute_docstrings=True
+    )
+
+    model: str = ""
+    """Main model: "provider/model", a bare model id or a role. Empty: the first provider with a key."""
+    effort: Effort = ""
+    """Reasoning effort: "" (provider default), low, medium, high or max."""
+    roles: dict[str, str] = Field(default_factory=dict)
+    """Role name -> model spec (smart, worker, explore, compact, opus, sonnet, haiku, or your own)."""
+    fallbacks: dict[str, list[str]] = Field(default_factory=dict)
+    """Role name or model spec -> model specs to try, in order, when it fails."""
+    providers: dict[str, ProviderConfig] = Field(default_factory=dict)
+    """Provider name -> settings (built-in providers or your own endpoints)."""
+    models: dict[str, ModelOverride] = Field(default_factory=dict)
+    """"provider/model" (or a bare id) -> catalog entry to add or override."""
+    permissions: PermissionsConfig = Field(default_factory=PermissionsConfig)
+    """Tool permission mode and rules."""
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    """The OS sandbox for bash commands."""
+    compact_threshold: float = Field(default=0.8, gt=0, le=1)
+    """Compact the conversation when it fills this fraction of the context window."""
+    max_turns: int = Field(default=100, gt=0)
+    """Most model calls in one user turn before the agent stops."""
+    subagent_max_turns: int = Field(default=30, gt=0)
+    """Most model calls a subagent (the task tool) makes before it stops (and max_turns at most)."""
+    first_chunk_timeout: float = Field(default=300.0, gt=0)
+    """Seconds to wait for the first streamed chunk of a reply."""
+    idle_timeout: float = Field(default=180.0, gt=0)
+    """Seconds to wait between streamed chunks."""
+    stuck: StuckConfig = Field(default_factory=StuckConfig)
+    """When a looping model is nudged, then stopped."""
+    trusted_projects: list[str] = Field(default_factory=list)
+    """User config only: project folders whose own config may loosen safety or run code."""
+    checkpoints: bool = True
+    """Snapshot the project's files before each turn's first change, so /undo and /rewind work."""
+    mcp: McpConfig = Field(default_factory=McpConfig)
+    """MCP tool servers ([mcp.servers.NAME]); a trusted project's .mcp.json adds its own."""
+    hooks: HooksConfig = Field(default_factory=HooksConfig)
+    """Commands run at events ([[hooks.PreToolUse]] …); a trusted project's run after yours."""
+
+    _sources: tuple[Path, ...] = PrivateAttr(default=())
+    _trust: Any = PrivateAttr(default=None)
+
+    @field_validator("roles")
+    @classmethod
+    def _roles_name_models(cls, roles: dict[str, str]) -> dict[str, str]:
+        names = set(roles) | set(BUILTIN_ROLES) | set(CLAUDE_ROLES)
+        for role, spec in roles.items():
+            if spec.strip() in names:
+                raise ValueError(
+                    f"role {role!r} names the role {spec.strip()!r}; a role must name a "
+                    "provider/model, not another role"
+                )
+        return roles
+
+    def routing(self) -> RoutingSnapshot:
+        """The routing-relevant settings, copied under the routing lock."""
+        with _ROUTING_LOCK:
+            return RoutingSnapshot(
+                model=self.model,
+                roles=MappingProxyType(dict(self.roles)),
+                fallbacks=MappingProxyType({k: tuple(v) for k, v in self.fallbacks.items()}),
+            )
+
+    def set_routing(
+        self,
+        *,
+        model: str | None = None,
+        roles: Mapping[str, str] | None = None,
+        fallbacks: Mapping[str, list[str]] | None = None,
+    ) -> None:
+        """Replace model/roles/fallbacks in one step, under the routing lock."""
+        try:
+            checked = Config(
+                model=self.model if model is None else model,
+                roles=dict(self.roles if roles is None else roles),
+                fallbacks=dict(self.fallbacks if fallbacks is None else fallbacks),
+            )
+        except ValidationError as e:
+            err = e.errors()[0]
+            key = ".".join(str(p) for p in err["loc"])
+            raise ConfigError(f"{key}: {str(err['msg']).removeprefix('Value error, ')}") from None
+        with _ROUTING_LOCK:
+            self.model = checked.model
+            self.roles = checked.roles
+            self.fallbacks = checked.fallbacks
+
+    @property
+    def sources(self) -> tuple[Path, ...]:
+        """The files this config was read from, user file first."""
+        return self._sources
+
+    @property
+    def project_trust(self) -> ProjectTrust | None:
+        """What the project's file asks for that needs trust (None: nothing), and whether it
+        was applied."""
+        return self._trust
+
+
+@dataclass(frozen=True)
+class RoutingSnapshot:
+    """A consistent, read-only view of the routing settings at one instant."""
+
+    model: str = ""
+    roles: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    fallbacks: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+
+
+_ROUTING_LOCK = threading.RLock()
+_FILE_LOCK = threading.Lock()
