@@ -64,7 +64,7 @@ def make_agent_runner(
                 check = await outcome.midcheck()  # lays the tests in, as Aider's harness does
                 if check.passed:
                     break
-                prompt = retry_prompt(task, check.output)
+                prompt = retry_prompt(task, check, workdir)
         except APIError as e:
             outcome.error = str(e)
         finally:

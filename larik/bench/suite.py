@@ -3,7 +3,8 @@ run as bench tasks.
 
 Each exercise folder becomes a task (docs/bench.md, "Public suites")::
 
-    NAME/.docs/instructions.md (+ instructions.append.md)   the prompt
+    NAME/.docs/instructions.md (+ introduction.md before, instructions.append.md after)
+                                the prompt
     NAME/.meta/config.json      which files are the solution (stub), test and example
     NAME/<solution files>       the project the agent works on      -> repo/
     NAME/<test files>           laid in after the agent stops       -> check/
@@ -23,15 +24,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
 
 from ..llm.errors import ConfigError
-from .tasks import Task, TaskSpec
+from .tasks import CheckResult, Task, TaskSpec
 
 __all__ = [
-    "RETRY_LINES",
     "fetch_suite",
     "is_suite_url",
     "load_suite",
@@ -39,8 +40,12 @@ __all__ = [
     "suite_folder",
 ]
 
-# Aider's benchmark wording (aider/coders/..., benchmark/prompts.py): the addendum after the
-# instructions, and the message that follows the test output on the second try.
+# Aider's benchmark, word for word: ``instructions_addendum`` and ``test_failures`` from
+# Aider-AI/aider benchmark/prompts.py, used as benchmark/benchmark.py's ``run_test_real`` uses
+# them (checked against aider's main branch, 2026-12; docs/bench.md "Aider's protocol"):
+# the prompt is .docs/introduction.md + instructions.md + instructions.append.md, joined as they
+# are, then the addendum; the retry is the test output (timings cut, the folder's path shown as
+# its name) then ``test_failures``, or "Tests timed out!" when the tests ran out of time.
 ADDENDUM = """
 ####
 
@@ -57,16 +62,25 @@ The tests are correct, don't try and change them.
 Fix the code in {file_list} to resolve the errors.
 """
 
-RETRY_LINES = 50  # test output lines shown on the retry (the tail: pytest's summary is last)
+DOCS = ("introduction.md", "instructions.md", "instructions.append.md")  # in Aider's order
+TIMED_OUT = "Tests timed out!"
 TIME_LIMIT = 300.0
 MAX_TURNS = 30
 _MAX_FILE = 1_000_000  # bytes: an exercise file bigger than this is not an exercise
+_TIMING = re.compile(r"\bin \d+\.\d+s\b")  # Aider's cleanup_test_output: no timings
 
 
-def retry_prompt(task: Task, output: str) -> str:
-    """The second try's message: the tail of the test output, then Aider's words."""
-    lines = output.strip().splitlines()[-RETRY_LINES:]
-    return "\n".join(lines) + "\n" + TEST_FAILURES.format(file_list=" ".join(task.spec.files))
+def retry_prompt(task: Task, check: CheckResult, workdir: Path | None = None) -> str:
+    """The second try's message, as Aider's harness builds it: the test output (all of it, up to
+    the check's ``OUTPUT_TAIL`` last characters), then Aider's words."""
+    if check.timed_out:
+        errors = TIMED_OUT
+    else:
+        errors = _TIMING.sub("", check.output)
+        if workdir is not None:
+            errors = errors.replace(str(workdir), task.name)
+    errors = "\n".join(errors.splitlines())
+    return errors + TEST_FAILURES.format(file_list=" ".join(task.spec.files))
 
 
 CLONE_TIMEOUT = 300.0  # seconds for a clone or an update
@@ -218,19 +232,19 @@ def _read_exercise(folder: Path) -> dict:
         raise ConfigError(f"{where}: files.solution, files.test and files.example are needed")
     if len(checked["example"]) != len(checked["solution"]):
         raise ConfigError(f"{where}: one example file per solution file is needed")
+    if not (folder / ".docs" / "instructions.md").exists():
+        raise ConfigError(f"{folder}: no .docs/instructions.md")
     prompt = ""
-    for doc in ("instructions.md", "instructions.append.md"):
-        if (folder / ".docs" / doc).exists():
+    for doc in DOCS:  # joined as they are, as Aider's harness joins them
+        if (folder / ".docs" / doc).exists() or (folder / ".docs" / doc).is_symlink():
             prompt += (folder / _inside(folder, f".docs/{doc}", where)).read_text(
                 encoding="utf-8", errors="replace"
-            ) + "\n\n"
-    if not prompt.strip():
-        raise ConfigError(f"{folder}: no .docs/instructions.md")
+            )
     blurb = config.get("blurb") if isinstance(config.get("blurb"), str) else ""
     read = {rel: (folder / rel).read_bytes() for v in checked.values() for rel in v}
     return {
         "name": folder.name,
-        "prompt": prompt.strip() + "\n" + ADDENDUM.format(file_list=" ".join(checked["solution"])),
+        "prompt": prompt + ADDENDUM.format(file_list=" ".join(checked["solution"])),
         "blurb": " ".join(blurb.split())[:200],
         **checked,
         "all": read | {".docs": prompt.encode()},

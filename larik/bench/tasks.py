@@ -93,6 +93,9 @@ class Task:
         )
 
 
+OUTPUT_TAIL = 20_000  # characters of pytest's output kept (a suite's retry shows them)
+
+
 @dataclass(frozen=True)
 class CheckResult:
     passed: bool
@@ -212,7 +215,7 @@ def run_check(task: Task, workdir: Path, timeout: float = 120.0) -> CheckResult:
         except subprocess.TimeoutExpired:
             return CheckResult(False, f"check timed out after {timeout:g}s", timeout, True)
     text = (out.stdout + out.stderr).strip()
-    return CheckResult(out.returncode == 0, text[-2000:], time.monotonic() - start)
+    return CheckResult(out.returncode == 0, text[-OUTPUT_TAIL:], time.monotonic() - start)
 
 
 def _is_test(rel: str) -> bool:

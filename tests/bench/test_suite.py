@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 from larik.bench.report import summarize, summary_json
 from larik.bench.runner import CHECK_FAILED, RunResult, run_bench
-from larik.bench.suite import fetch_suite, load_suite, suite_folder
+from larik.bench.suite import fetch_suite, load_suite, retry_prompt, suite_folder
+from larik.bench.tasks import CheckResult
 from larik.cli import app
 from larik.llm.errors import ConfigError
 
@@ -31,6 +32,38 @@ def test_the_bundled_suite_has_34_exercises_with_aiders_prompt(tmp_path):
     assert (t.solution / "affine_cipher.py").read_text() == (
         SUITE / "affine-cipher" / ".meta" / "example.py"
     ).read_text()
+
+
+def test_the_prompt_is_aiders_introduction_instructions_append_then_addendum(tmp_path):
+    """benchmark.py's run_test_real: the three docs joined as they are, then the addendum."""
+    task = {t.name: t for t in load_suite(SUITE, tmp_path)}["pig-latin"]
+    docs = SUITE / "pig-latin" / ".docs"
+    joined = "".join(
+        (docs / d).read_text()
+        for d in ("introduction.md", "instructions.md", "instructions.append.md")
+        if (docs / d).exists()
+    )
+    assert (docs / "introduction.md").exists()
+    assert task.spec.prompt == joined + (
+        "\n####\n\nUse the above instructions to modify the supplied files: pig_latin.py\n"
+        "Don't change the names of existing functions or classes, as they may be referenced "
+        "from other code like unit tests, etc.\n"
+        "Only use standard libraries, don't suggest installing any packages.\n"
+    )
+
+
+def test_the_retry_is_aiders_cleaned_test_output_then_its_words(tmp_path):
+    task = load_suite(_exercise(tmp_path), tmp_path / "cache")[0]
+    work = tmp_path / "larik-bench-affine-cipher-x1"
+    out = f"FAILED {work}/affine_cipher_test.py::test_a\n1 failed, 2 passed in 0.12s"
+    words = (
+        "\n####\n\nSee the testing errors above.\nThe tests are correct, don't try and "
+        "change them.\nFix the code in affine_cipher.py to resolve the errors.\n"
+    )
+    got = retry_prompt(task, CheckResult(False, out, 0.1), work)
+    assert got == "FAILED affine-cipher/affine_cipher_test.py::test_a\n1 failed, 2 passed " + words
+    timed_out = CheckResult(False, "check timed out after 120s", 120.0, True)
+    assert retry_prompt(task, timed_out, work) == "Tests timed out!" + words
 
 
 def test_cli_validate_the_suite_every_reference_passes_every_stub_fails():
