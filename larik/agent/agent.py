@@ -29,22 +29,22 @@ from typing import TYPE_CHECKING, Any
 from ..llm.errors import APIError, ConfigError, ContextOverflow, LarikError
 from ..llm.replay import merge_adjacent
 from ..llm.types import EFFORTS, Block, Effort, EventType, Message, Request, StopReason, Usage
-from . import compaction, images, plan, prompt, sandbox
-from .events import AgentEvent, AgentEventType, Approver, NoticeLevel
-from .permissions import PermissionPolicy, check_mode
+from . import compaction, images, plan, prompt
+from .create import create as _create
+from .events import AgentEvent, AgentEventType, NoticeLevel
+from .permissions import check_mode
 from .probe import Capabilities, capabilities, probe
 from .profile import Profile, profile_for
 from .rewind import Checkpointer
 from .runner import ToolRunner, answer_all
-from .session_hooks import SessionHooks, configured_hooks
-from .session_log import SessionLog, session_path
-from .sessions import Rebuilt, project_dir, rebuild
-from .settings import AgentSettings, Resolver
+from .session_hooks import SessionHooks
+from .session_log import SessionLog
+from .sessions import Rebuilt
+from .settings import AgentSettings
 from .shown import error_record
-from .skills import discover_skills
 from .stuck import StuckDetector
 from .subagent import Relay, subagent_answer, subagent_path, tools_for
-from .tools import ToolContext, ToolError, ToolSource, tool_specs
+from .tools import ToolContext, ToolError, tool_specs
 from .tools._seen import SeenFiles
 from .transcript import Transcript, new_session_id
 from .turn import Partial, Reply, Running, TurnOver
@@ -52,7 +52,6 @@ from .usage import Accounting
 from .verify import TurnCheck
 
 if TYPE_CHECKING:
-    from ..config import Config
     from ..llm.types import ToolSpec
     from ..routing import Resolved
 
@@ -126,78 +125,20 @@ class Agent:
         self._use_model(resolved)
 
     # -- construction -----------------------------------------------------------------------
-    @classmethod
-    async def create(
-        cls,
-        *,
-        cwd: Path,
-        config: Config,
-        model: str = "",
-        effort: Effort | None = None,
-        permission_mode: str | None = None,
-        approver: Approver | None = None,
-        resume: str | None = None,
-        resolver: Resolver | None = None,
-        max_turns: int | None = None,
-        transcript_dir: Path | None = None,
-        checkpoints: bool = True,
-        tool_source: ToolSource | None = None,
-        skills: bool = True,
-        hooks: bool = True,
-    ) -> Agent:
-        """``transcript_dir`` overrides where a new session's transcript goes (bench keeps its
-        runs apart from the user's sessions); ``checkpoints=False`` takes none (bench);
-        ``tool_source`` adds tools beyond the built-in ones (the MCP servers');
-        ``skills=False``, ``hooks=False``: no skills, no hooks (bench)."""
-        root = Path(cwd).resolve()
-        in_use: list[Agent] = []  # unset roles (compact, worker…) follow the model in use
-        if resolver is None:
-            from ..routing import resolve
+    create = classmethod(_create)  # Agent.create(cwd=…, config=…, …): see create.py
 
-            def resolver(spec: str) -> Resolved:
-                return resolve(spec, config, main=in_use[0].spec if in_use else "")
-
-        mode = check_mode(permission_mode or config.permissions.mode)
-        box, box_notes = sandbox.for_session(config, root)
-        policy = PermissionPolicy(
-            root, mode, config.permissions.allow, config.permissions.deny, approver, box
-        )
-        transcript, rebuilt, path = None, None, None
-        if resume is not None:
-            path = session_path(root, resume)
-            transcript, loaded = Transcript.reopen(path)
-            rebuilt = rebuild(loaded.header, loaded.records, loaded.problems)
-        try:
-            resolved = resolver(model or (rebuilt.model if rebuilt else ""))
-        except BaseException:
-            if transcript is not None:
-                transcript.close()
-            raise
-        session_id = transcript.session_id if transcript else new_session_id()
-        settings = AgentSettings(
-            root=root,
-            config=config,
-            resolver=resolver,
-            policy=policy,
-            effort=effort if effort is not None else config.effort,
-            max_turns=max_turns or config.max_turns,
-            session_id=session_id,
-            transcript_path=path or (transcript_dir or project_dir(root)) / f"{session_id}.jsonl",
-            checkpoints=checkpoints and config.checkpoints,
-            tool_source=tool_source,
-            skills=discover_skills(root) if skills else None,
-            hooks=configured_hooks(config.hooks, root) if hooks else None,
-        )
-        agent = cls(settings, resolved, transcript)
-        for problem in [*box_notes, *getattr(settings.skills, "problems", ())]:  # None: no skills
-            agent._notices.append(AgentEvent(E.NOTICE, text=problem, level=NoticeLevel.WARNING))
-        in_use.append(agent)
+    async def _open(
+        self, notes: list[str], rebuilt: Rebuilt | None, records: list[dict[str, Any]]
+    ) -> None:
+        """The rest of :func:`~.create.create` once the agent exists: the start-up warnings,
+        the resumed conversation and checkpoints, the local server's window, SessionStart."""
+        for problem in notes:
+            self._notices.append(AgentEvent(E.NOTICE, text=problem, level=NoticeLevel.WARNING))
         if rebuilt is not None:
-            agent._restore(rebuilt)
-            agent.checkpoints.load(loaded.records)
-        await agent._probe_early()
-        await agent._session_start("resume" if rebuilt is not None else "startup")
-        return agent
+            self._restore(rebuilt)
+            self.checkpoints.load(records)
+        await self._probe_early()
+        await self._session_start("resume" if rebuilt is not None else "startup")
 
     def _restore(self, rebuilt: Rebuilt) -> None:
         self.messages, self.restored = rebuilt.messages, rebuilt

@@ -134,7 +134,7 @@ def test_the_cycle_check_sees_an_import_made_inside_a_function(tmp_path):
     assert "larik.agent.agent" not in _imports(hint, ["larik", "agent"])
 
 
-LOOP = ("agent", "subagent", "settings", "session_log", "usage", "runner", "compaction")
+LOOP = ("agent", "create", "subagent", "settings", "session_log", "usage", "runner", "compaction")
 
 
 def test_the_agent_loop_and_the_tui_modules_do_not_grow_past_700_lines():

@@ -1,0 +1,100 @@
+"""How an agent is made: :meth:`Agent.create <larik.agent.agent.Agent.create>` is this
+module's :func:`create` (the agent's constructor takes a finished :class:`AgentSettings`; this
+works the settings out of the config, the project and the options a front end passes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import sandbox
+from .permissions import PermissionPolicy, check_mode
+from .session_hooks import configured_hooks
+from .session_log import session_path
+from .sessions import project_dir, rebuild
+from .settings import AgentSettings
+from .skills import discover_skills
+from .transcript import Transcript, new_session_id
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..llm.types import Effort
+    from ..routing import Resolved
+    from .agent import Agent
+    from .events import Approver
+    from .settings import Resolver
+    from .tools import ToolSource
+
+__all__ = ["create"]
+
+
+async def create(
+    cls: type[Agent],
+    *,
+    cwd: Path,
+    config: Config,
+    model: str = "",
+    effort: Effort | None = None,
+    permission_mode: str | None = None,
+    approver: Approver | None = None,
+    resume: str | None = None,
+    resolver: Resolver | None = None,
+    max_turns: int | None = None,
+    transcript_dir: Path | None = None,
+    checkpoints: bool = True,
+    tool_source: ToolSource | None = None,
+    skills: bool = True,
+    hooks: bool = True,
+) -> Agent:
+    """A new session's agent (or ``resume``'s, reopened): the model resolved, the permission
+    policy and sandbox built, skills and hooks found, the local server asked what it loaded.
+
+    ``transcript_dir`` overrides where a new session's transcript goes (bench keeps its
+    runs apart from the user's sessions); ``checkpoints=False`` takes none (bench);
+    ``tool_source`` adds tools beyond the built-in ones (the MCP servers');
+    ``skills=False``, ``hooks=False``: no skills, no hooks (bench)."""
+    root = Path(cwd).resolve()
+    in_use: list[Agent] = []  # unset roles (compact, worker…) follow the model in use
+    if resolver is None:
+        from ..routing import resolve
+
+        def resolver(spec: str) -> Resolved:
+            return resolve(spec, config, main=in_use[0].spec if in_use else "")
+
+    mode = check_mode(permission_mode or config.permissions.mode)
+    box, box_notes = sandbox.for_session(config, root)
+    policy = PermissionPolicy(
+        root, mode, config.permissions.allow, config.permissions.deny, approver, box
+    )
+    transcript, rebuilt, path, records = None, None, None, []
+    if resume is not None:
+        path = session_path(root, resume)
+        transcript, loaded = Transcript.reopen(path)
+        rebuilt = rebuild(loaded.header, loaded.records, loaded.problems)
+        records = loaded.records
+    try:
+        resolved = resolver(model or (rebuilt.model if rebuilt else ""))
+    except BaseException:
+        if transcript is not None:
+            transcript.close()
+        raise
+    session_id = transcript.session_id if transcript else new_session_id()
+    settings = AgentSettings(
+        root=root,
+        config=config,
+        resolver=resolver,
+        policy=policy,
+        effort=effort if effort is not None else config.effort,
+        max_turns=max_turns or config.max_turns,
+        session_id=session_id,
+        transcript_path=path or (transcript_dir or project_dir(root)) / f"{session_id}.jsonl",
+        checkpoints=checkpoints and config.checkpoints,
+        tool_source=tool_source,
+        skills=discover_skills(root) if skills else None,
+        hooks=configured_hooks(config.hooks, root) if hooks else None,
+    )
+    agent = cls(settings, resolved, transcript)
+    in_use.append(agent)
+    notes = [*box_notes, *getattr(settings.skills, "problems", ())]  # None: no skills
+    await agent._open(notes, rebuilt, records)
+    return agent
