@@ -19,6 +19,7 @@ in ``git diff``) are kept as ``\\xNN`` escapes and a warning says how many.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -250,9 +251,13 @@ async def _run(
     except Exception as e:  # a bug: one line, not a traceback
         outcome.error, outcome.stop = f"internal error: {type(e).__name__}: {e}", "error"
     finally:
-        await agent.close()  # kills running commands, closes (and unlocks) the transcript
+        # kills running commands, runs SessionEnd hooks, closes (and unlocks) the transcript
+        said = await agent.close()
         if servers is not None:
             await servers.close()  # every server process is gone before Larik exits
+        for ev in said:  # SessionEnd hooks' notices
+            with contextlib.suppress(BrokenPipeError):
+                _on_event(ev, opts.output_format, outcome, out, err)
     if outcome.stop in ("interrupted", "terminated"):
         return _stopped(opts, agent, outcome, signals, out, err)
     ok = not outcome.error and outcome.stop in _OK

@@ -105,9 +105,9 @@ class Agent:
         self.tool_runner = ToolRunner(
             self._tools, s.policy, self._ctx, s.tool_source, s.hooks, self._record
         )
-        self._hooks: SessionHooks | None = None  # the session's own events: main agent only
-        if s.hooks is not None and s.role_label is None:
-            self._hooks = SessionHooks(s.hooks, self, self._notice)
+        self._hooks: SessionHooks | None = None  # the session's own events (a subagent's stop)
+        if s.hooks is not None:
+            self._hooks = SessionHooks(s.hooks, self, self._notice, s.role_label)
         on = s.checkpoints and s.transcript_path is not None and s.role_label is None
         self.checkpoints = Checkpointer(s.root, self._record, enabled=on)
         """The session's turns and checkpoints: ``/undo`` and ``/rewind`` use it."""
@@ -540,6 +540,9 @@ class Agent:
         resolved = self._settings.resolver("compact")
         # the window the compact model's server loaded, when it can say (a local model)
         window = (await probe(resolved, capabilities(resolved, self.config))).window
+        if self._hooks is not None:  # PreCompact: notices only, it cannot stop a compaction
+            for hev in await self._hooks.pre_compact("manual" if reason == "manual" else "auto"):
+                yield hev
         what = f"compacting {len(old)} earlier messages with {resolved.spec} ({reason})"
         yield replace(self._notice(what), data={"compacting": True})  # a front end's progress
         done = None
@@ -620,11 +623,15 @@ class Agent:
             self._record({"kind": "notice", "text": ev.text, "level": ev.level.value})
         return out
 
-    async def close(self) -> None:
+    async def close(self, reason: str = "other") -> list[AgentEvent]:
+        """End the session (SessionEnd hooks told ``reason``: clear, prompt_input_exit, resume,
+        other); the hooks' notices are recorded and returned."""
         if self._turn is not None and not getattr(self._turn, "ag_running", False):
             await self._turn.aclose()
         self._settle()
+        said = await self._hooks.end(reason) if self._hooks is not None else []
         self._log.close()
+        return said
 
 
 def _check_effort(value: str) -> Effort:

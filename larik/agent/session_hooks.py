@@ -1,4 +1,5 @@
-"""The session's own hook events, for the main agent: UserPromptSubmit, Stop, SessionStart.
+"""The session's own hook events: UserPromptSubmit, Stop, PreCompact, SessionStart and
+SessionEnd for the main agent; SubagentStop (in place of Stop) for a subagent.
 
 (PreToolUse and PostToolUse belong to the tool runner, and run for subagents' calls too.) The
 agent asks this object at three points of a turn and turns the answers into events:
@@ -8,7 +9,10 @@ agent asks this object at three points of a turn and turns the answers into even
 - ``start(source)`` when the session starts, resumes, or is compacted: context goes with the
   next prompt, notices are shown when the next turn starts;
 - ``stop(text)`` when the model ends its turn: a block sends it back to work with the reason as
-  a user message ("Stop hook feedback: …"), at most :data:`MAX_STOP_BLOCKS` times in a row.
+  a user message ("Stop hook feedback: …"), at most :data:`MAX_STOP_BLOCKS` times in a row
+  (a subagent's SubagentStop hooks the same way);
+- ``pre_compact(trigger)`` before a compaction (manual or auto): notices only, it cannot stop it;
+- ``end(reason)`` when the session closes: notices only.
 
 Notices are made with the agent's ``notice`` (which records them in the transcript).
 """
@@ -54,13 +58,18 @@ class Session(Protocol):
 
 
 class SessionHooks:
-    def __init__(self, hooks: Hooks, session: Session, notice: Notice):
+    def __init__(self, hooks: Hooks, session: Session, notice: Notice, subagent: str | None = None):
+        """``subagent``: the role of the subagent this is for (its events are SubagentStop
+        only; the fields every event sends stay the main session's)."""
         self.hooks = hooks
-        hooks.base = lambda: {
-            "session_id": session.session_id,
-            "transcript_path": str(session.transcript_path or ""),
-            "permission_mode": session.permission_mode,
-        }
+        self.subagent = subagent
+        self._session = session
+        if subagent is None:
+            hooks.base = lambda: {
+                "session_id": session.session_id,
+                "transcript_path": str(session.transcript_path or ""),
+                "permission_mode": session.permission_mode,
+            }
         self._notice = notice
         self._context: list[str] = []
         self._stop_blocks = 0
@@ -72,7 +81,7 @@ class SessionHooks:
         """UserPromptSubmit: its notices, then an ERROR event if it blocks the prompt; else
         the context the hooks add (and SessionStart's, waiting) goes into ``blocks``."""
         self._stop_blocks = 0
-        if self.hooks.has("UserPromptSubmit"):
+        if self.subagent is None and self.hooks.has("UserPromptSubmit"):
             out = await self.hooks.user_prompt_submit(prompt)
             for ev in self._notices(out):
                 yield ev
@@ -87,7 +96,7 @@ class SessionHooks:
     async def start(self, source: str, model: str) -> list[AgentEvent]:
         """SessionStart: its notices, not yet recorded (the agent records them when it shows
         them, at the next turn)."""
-        if not self.hooks.has("SessionStart"):
+        if self.subagent is not None or not self.hooks.has("SessionStart"):
             return []
         out = await self.hooks.session_start(source, model)
         self._context += [f"SessionStart hook context:\n{c}" for c in out.context]
@@ -96,19 +105,40 @@ class SessionHooks:
     async def stop(self, text: str, append: Callable[[Message], None]) -> AsyncIterator[AgentEvent]:
         """Stop: its notices, then — when it sends the model back to work — the user message
         saying why (given to ``append`` first), as a MESSAGE event."""
-        if not self.hooks.has("Stop"):
+        active = self._stop_blocks > 0
+        if self.subagent is not None:
+            if not self.hooks.has("SubagentStop"):
+                return
+            where = str(self._session.transcript_path or "")
+            out = await self.hooks.subagent_stop(active, text, self.subagent, where)
+        elif self.hooks.has("Stop"):
+            out = await self.hooks.stop(active, text)
+        else:
             return
-        out = await self.hooks.stop(self._stop_blocks > 0, text)
         for ev in self._notices(out):
             yield ev
         if not out.block or out.stop is not None:
             return
         if self._stop_blocks >= MAX_STOP_BLOCKS:
-            why = f"Stop hooks sent the model back {MAX_STOP_BLOCKS} times in a row; turn ended"
+            event = "Stop" if self.subagent is None else "SubagentStop"
+            why = f"{event} hooks sent the model back {MAX_STOP_BLOCKS} times in a row; turn ended"
             yield self._notice(why, True)
             return
         self._stop_blocks += 1
-        feedback = Block.text_block(f"Stop hook feedback:\n{out.block}")
+        event = "Stop" if self.subagent is None else "SubagentStop"
+        feedback = Block.text_block(f"{event} hook feedback:\n{out.block}")
         back = Message(role="user", blocks=[feedback])
         append(back)
         yield AgentEvent(E.MESSAGE, message=back)
+
+    async def pre_compact(self, trigger: str) -> list[AgentEvent]:
+        """PreCompact (``manual`` or ``auto``): its notices (recorded); it cannot stop it."""
+        if self.subagent is not None or not self.hooks.has("PreCompact"):
+            return []
+        return self._notices(await self.hooks.pre_compact(trigger))
+
+    async def end(self, reason: str) -> list[AgentEvent]:
+        """SessionEnd: its notices (recorded); nothing can stop the session ending."""
+        if self.subagent is not None or not self.hooks.has("SessionEnd"):
+            return []
+        return self._notices(await self.hooks.session_end(reason))

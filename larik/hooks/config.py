@@ -11,8 +11,9 @@ Event names are Claude Code's (:data:`EVENTS`); each is an array of tables. An e
 flat (``command``, ``timeout``) or Claude Code's nested shape, ``hooks = [{type = "command",
 command = "…", timeout = 30}]``, so a ``.claude/settings.json`` block translates line for line.
 
-**Matchers** (PreToolUse, PostToolUse: the tool; SessionStart: the source, ``startup`` /
-``resume`` / ``compact``; the other events have none) follow Claude Code: empty or ``*``
+**Matchers** (PreToolUse, PostToolUse: the tool; SubagentStop: the subagent's role;
+PreCompact: ``manual`` / ``auto``; SessionStart: the source, ``startup`` / ``resume`` /
+``compact``; SessionEnd: the reason; UserPromptSubmit and Stop have none) follow Claude Code: empty or ``*``
 matches everything; a matcher of only letters, digits, ``_`` and ``|`` is a list of exact
 names; anything else is a regular expression searched in the name (``re.search``, case
 sensitive). A tool is matched under its Larik name and its Claude Code names
@@ -41,17 +42,23 @@ __all__ = [
     "tool_names",
 ]
 
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart")
+EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "PreCompact",
+    "SessionStart",
+    "SessionEnd",
+)
 #: Claude Code's events Larik does not fire: named in the error, so a port says what is missing.
 UNSUPPORTED = (
     "PostToolUseFailure",
     "PermissionRequest",
     "Notification",
     "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
     "PostCompact",
-    "SessionEnd",
 )
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 600.0
@@ -157,8 +164,14 @@ class HooksConfig(_Strict):
     """When the user sends a prompt: may block it or add context."""
     Stop: list[HookEntry] = Field(default_factory=list)
     """When the agent is about to end its turn: may make it carry on."""
+    SubagentStop: list[HookEntry] = Field(default_factory=list)
+    """When a subagent (the task tool) is about to answer: may make it carry on."""
+    PreCompact: list[HookEntry] = Field(default_factory=list)
+    """Before the conversation is compacted (matcher: manual or auto): cannot stop it."""
     SessionStart: list[HookEntry] = Field(default_factory=list)
     """When a session starts, resumes or is compacted: may add context."""
+    SessionEnd: list[HookEntry] = Field(default_factory=list)
+    """When a session ends (matcher: the reason): for clean-up, cannot stop it."""
 
     @model_validator(mode="before")
     @classmethod

@@ -9,7 +9,11 @@ PostToolUse         the same and ``tool_response`` (``output``, ``is_error``, ``
 UserPromptSubmit    ``prompt``
 Stop                ``stop_hook_active`` (this turn already went on because of a Stop hook),
                     ``last_assistant_message``
+SubagentStop        ``stop_hook_active``, ``last_assistant_message``, ``agent_type`` (the role),
+                    ``agent_transcript_path``
+PreCompact          ``trigger``: manual or auto; ``custom_instructions`` ("")
 SessionStart        ``source``: startup, resume or compact; ``model``
+SessionEnd          ``reason``: clear, prompt_input_exit, resume or other
 ==================  ============================================================================
 
 ``tool_name`` is the name the hook's matcher matched (``Bash`` for a ``Bash`` matcher, ``bash``
@@ -23,8 +27,8 @@ The answer, per hook:
   for UserPromptSubmit and SessionStart, and ignored otherwise;
 - exit 2: a block, stderr is the reason — PreToolUse: the call does not run and the model gets
   the reason; PostToolUse: the reason is added to the result the model gets; UserPromptSubmit:
-  the prompt is not sent, the user sees the reason; Stop: the model goes on, told the reason;
-  SessionStart: the user sees it;
+  the prompt is not sent, the user sees the reason; Stop and SubagentStop: the model goes on,
+  told the reason; PreCompact, SessionStart and SessionEnd cannot be blocked: the user sees it;
 - any other exit, a timeout, a hook that cannot start, stdout over the limit, JSON that does
   not parse: a visible notice, and Larik carries on as if the hook had said nothing.
 
@@ -90,6 +94,10 @@ class Outcome:
 
 
 Base = Callable[[], Mapping[str, Any]]
+#: Events whose block (exit 2, decision "block") only shows the reason to the user.
+_UNBLOCKABLE = ("PreCompact", "SessionStart", "SessionEnd")
+#: Events whose additionalContext goes to the model.
+_CONTEXT = ("PostToolUse", "UserPromptSubmit", "SessionStart")
 
 
 class Hooks:
@@ -147,8 +155,26 @@ class Hooks:
         fields = {"stop_hook_active": active, "last_assistant_message": last_message}
         return await self._simple("Stop", fields)
 
+    async def subagent_stop(
+        self, active: bool, last_message: str, role: str, transcript: str
+    ) -> Outcome:
+        fields = {
+            "stop_hook_active": active,
+            "last_assistant_message": last_message,
+            "agent_type": role,
+            "agent_transcript_path": transcript,
+        }
+        return await self._simple("SubagentStop", fields, (role,))
+
+    async def pre_compact(self, trigger: str) -> Outcome:
+        fields = {"trigger": trigger, "custom_instructions": ""}
+        return await self._simple("PreCompact", fields, (trigger,))
+
     async def session_start(self, source: str, model: str) -> Outcome:
         return await self._simple("SessionStart", {"source": source, "model": model}, (source,))
+
+    async def session_end(self, reason: str) -> Outcome:
+        return await self._simple("SessionEnd", {"reason": reason}, (reason,))
 
     # -- running ----------------------------------------------------------------------------
     def _matching(self, event: str, names: tuple[str, ...] | None) -> list[tuple[HookEntry, str]]:
@@ -267,7 +293,7 @@ class _Reader:
         return self.answer(data)
 
     def blocked(self, reason: str) -> None:
-        if self.event == "SessionStart":  # nothing to block: the user sees it
+        if self.event in _UNBLOCKABLE:  # nothing to block: the user sees it
             return self.note(f"{self.who}: {reason}")
         self.out.block = reason
         return None
@@ -287,7 +313,7 @@ class _Reader:
         if decision == "block":
             return self.blocked(_clip(reason, MAX_REASON) or f"blocked by the {self.who}")
         context = specific.get("additionalContext")
-        if isinstance(context, str) and context.strip() and self.event != "Stop":
+        if isinstance(context, str) and context.strip() and self.event in _CONTEXT:
             self.out.context.append(_clip(context, MAX_CONTEXT))
         return None
 

@@ -95,8 +95,9 @@ async def test_a_hooks_allow_answers_a_question_but_not_a_firm_one(make_agent, p
     body = 'print(json.dumps({"hookSpecificOutput": {"permissionDecision": "allow"}}))'
     hook = {"command": py_hook(hook_dir, "yes", body)}
     # ask mode, nobody to ask (print mode): the hook's allow skips the question
-    agent = await make_agent(bash("echo asked"), config=config("ask", PreToolUse=[hook]),
-                             permission_mode="ask")
+    agent = await make_agent(
+        bash("echo asked"), config=config("ask", PreToolUse=[hook]), permission_mode="ask"
+    )
     await run(agent)
     assert "asked" in results(agent)[0].content and not results(agent)[0].is_error
     # a deny rule is in force and eval hides what runs: only the user may answer that
@@ -209,8 +210,10 @@ async def test_an_untrusted_projects_hooks_never_run(make_agent, project, tmp_pa
     (project / ".git").mkdir()
     cfg = project / ".larik" / "config.toml"
     cfg.parent.mkdir()
-    lines = [f'[[hooks.{e}]]\ncommand = "touch {marker}"\n' for e in (
-        "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")]
+    lines = [
+        f'[[hooks.{e}]]\ncommand = "touch {marker}"\n'
+        for e in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+    ]
     cfg.write_text("\n".join(lines))
     agent = await make_agent(bash("echo hi"), config=load_config(project))
     await run(agent)
@@ -231,7 +234,10 @@ async def test_post_tool_use_feedback_reaches_the_model(make_agent, project, hoo
     agent = await make_agent(bash("echo ran"), config=config(PostToolUse=[hook]))
     await run(agent)
     (result,) = results(agent)
-    assert "ran" in result.content and "[PostToolUse hook: tests now fail: run pytest]" in result.content
+    assert (
+        "ran" in result.content
+        and "[PostToolUse hook: tests now fail: run pytest]" in result.content
+    )
     exit2 = {"command": "echo 'lint: 3 errors' >&2; exit 2"}
     agent = await make_agent(bash("echo ran"), config=config(PostToolUse=[exit2]))
     await run(agent)
@@ -287,7 +293,10 @@ async def test_a_stop_hook_that_always_blocks_cannot_loop_forever(make_agent, pr
 
 
 async def test_session_start_context_goes_with_the_first_prompt(make_agent, project, hook_dir):
-    hook = {"matcher": "startup", "command": py_hook(hook_dir, "start", 'log()\nprint("TODO: x")\n')}
+    hook = {
+        "matcher": "startup",
+        "command": py_hook(hook_dir, "start", 'log()\nprint("TODO: x")\n'),
+    }
     agent = await make_agent(script({"text": "ok"}), config=config(SessionStart=[hook]))
     await run(agent, "hello")
     assert agent.messages[0].blocks[1].text == "SessionStart hook context:\nTODO: x"
@@ -318,9 +327,7 @@ async def test_a_workers_calls_meet_the_same_hooks(make_agent, project, hook_dir
         {"text": "done"},
     )
     worker = bash("rm keep.txt")
-    agent = await make_agent(
-        config=config(PreToolUse=[hook]), resolver=Roles(main, worker=worker)
-    )
+    agent = await make_agent(config=config(PreToolUse=[hook]), resolver=Roles(main, worker=worker))
     await run(agent)
     assert (project / "keep.txt").exists()
 
@@ -343,3 +350,122 @@ async def test_a_call_made_for_the_user_meets_the_hooks_too(make_agent, project,
     agent = await make_agent(script(), config=config(PreToolUse=[hook]))
     result = await agent.tool_runner.run_tool("bash", {"command": "rm keep.txt"})
     assert result.data.get("denied") and (project / "keep.txt").exists()
+
+
+# -- SubagentStop, PreCompact, SessionEnd ---------------------------------------------------------
+async def test_a_subagent_stop_hook_sends_the_subagent_back_and_stop_hooks_do_not_run_for_it(
+    make_agent, project, hook_dir
+):
+    from ..agent.conftest import Roles
+
+    body = """
+log()
+if not event["stop_hook_active"]:
+    print("cite the file and line", file=sys.stderr)
+    sys.exit(2)
+"""
+    sub_hook = {"matcher": "explore", "command": py_hook(hook_dir, "substop", body)}
+    main_stop = {"command": py_hook(hook_dir, "stop", "log()\n")}
+    explorer = script({"text": "add is somewhere"}, {"text": "add is in calc.py:1"})
+    explorer.name, explorer.model_id = "cheap", "scout"
+    main = script(
+        {"tool_calls": [{"name": "task", "input": {"role": "explore", "prompt": "where is add?"}}]},
+        {"text": "all done"},
+    )
+    cfg = config(SubagentStop=[sub_hook], Stop=[main_stop])
+    agent = await make_agent(main, resolver=Roles(main, explore=explorer), config=cfg)
+    await run(agent)
+    (result,) = results(agent)
+    assert result.content == "add is in calc.py:1"  # the subagent went on once, then answered
+    assert (
+        "SubagentStop hook feedback:\ncite the file and line"
+        in explorer.requests[1].messages[-1].text()
+    )
+    first, second = logged(hook_dir, "substop")
+    assert first["hook_event_name"] == "SubagentStop" and first["agent_type"] == "explore"
+    assert first["last_assistant_message"] == "add is somewhere" and second["stop_hook_active"]
+    assert first["session_id"] == agent.session_id  # the main session's fields
+    assert first["agent_transcript_path"].endswith("explore.jsonl")
+    # the main agent's Stop hook ran once, for the main agent's own stop only
+    (stop,) = logged(hook_dir, "stop")
+    assert stop["last_assistant_message"] == "all done"
+    explorer.assert_complete()
+
+
+async def test_a_subagent_stop_hook_matching_another_role_does_not_run(
+    make_agent, project, hook_dir
+):
+    from ..agent.conftest import Roles
+
+    hook = {"matcher": "worker", "command": py_hook(hook_dir, "substop", "log()\nsys.exit(2)\n")}
+    explorer = script({"text": "found"})
+    main = script(
+        {"tool_calls": [{"name": "task", "input": {"role": "explore", "prompt": "look"}}]},
+        {"text": "done"},
+    )
+    agent = await make_agent(
+        main, resolver=Roles(main, explore=explorer), config=config(SubagentStop=[hook])
+    )
+    await run(agent)
+    assert logged(hook_dir, "substop") == [] and results(agent)[0].content == "found"
+
+
+async def test_pre_compact_runs_before_a_manual_compaction_and_cannot_stop_it(
+    make_agent, project, hook_dir
+):
+    from ..agent.conftest import Roles
+
+    body = 'log()\nprint("saving a copy first", file=sys.stderr)\nsys.exit(2)\n'
+    hook = {"matcher": "manual", "command": py_hook(hook_dir, "precompact", body)}
+    auto_only = {"matcher": "auto", "command": py_hook(hook_dir, "auto", "log()\n")}
+    main = script({"text": "hello"})
+    summary = script({"text": "SUMMARY"})
+    summary.name, summary.model_id = "cheap", "summ"
+    cfg = config(PreCompact=[hook, auto_only])
+    agent = await make_agent(main, resolver=Roles(main, compact=summary), config=cfg)
+    await run(agent)
+    events = [ev async for ev in agent.compact()]
+    (event,) = logged(hook_dir, "precompact")
+    assert event["hook_event_name"] == "PreCompact" and event["trigger"] == "manual"
+    assert event["custom_instructions"] == ""
+    assert logged(hook_dir, "auto") == []
+    assert any("saving a copy first" in n for n in notices(events))
+    assert agent.messages[0].text().endswith("SUMMARY")  # compacted all the same
+    # the notice is in the transcript
+    from larik.agent.transcript import load_transcript
+
+    recs = load_transcript(agent.transcript_path).records
+    assert any(r["kind"] == "notice" and "saving a copy first" in r["text"] for r in recs)
+
+
+async def test_session_end_runs_when_the_session_closes_with_its_reason(
+    make_agent, project, hook_dir
+):
+    hook = {
+        "command": py_hook(hook_dir, "end", 'log()\nprint("bye", file=sys.stderr)\nsys.exit(1)\n')
+    }
+    agent = await make_agent(script({"text": "ok"}), config=config(SessionEnd=[hook]))
+    await run(agent)
+    said = await agent.close("clear")
+    (event,) = logged(hook_dir, "end")
+    assert event["hook_event_name"] == "SessionEnd" and event["reason"] == "clear"
+    assert event["session_id"] == agent.session_id
+    assert [e.text for e in said] and "failed (exit 1): bye" in said[0].text
+
+
+async def test_a_subagent_closing_runs_no_session_end(make_agent, project, hook_dir):
+    from ..agent.conftest import Roles
+
+    hook = {"command": py_hook(hook_dir, "end", "log()\n")}
+    explorer = script({"text": "found"})
+    main = script(
+        {"tool_calls": [{"name": "task", "input": {"role": "explore", "prompt": "look"}}]},
+        {"text": "done"},
+    )
+    agent = await make_agent(
+        main, resolver=Roles(main, explore=explorer), config=config(SessionEnd=[hook])
+    )
+    await run(agent)
+    assert logged(hook_dir, "end") == []  # the subagent closed; the session did not
+    await agent.close()
+    assert len(logged(hook_dir, "end")) == 1

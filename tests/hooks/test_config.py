@@ -31,10 +31,13 @@ def test_the_flat_and_the_nested_claude_code_shapes_both_load(tmp_path):
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
-        ('[[hooks.PreTooluse]]\ncommand = "x"\n', "unknown hook event 'PreTooluse' (did you mean 'PreToolUse'?)"),
-        ('[[hooks.SessionEnd]]\ncommand = "x"\n', "'SessionEnd' is not one Larik runs"),
+        (
+            '[[hooks.PreTooluse]]\ncommand = "x"\n',
+            "unknown hook event 'PreTooluse' (did you mean 'PreToolUse'?)",
+        ),
+        ('[[hooks.SubagentStart]]\ncommand = "x"\n', "'SubagentStart' is not one Larik runs"),
         ('[[hooks.Stop]]\nmatcher = "("\ncommand = "x"\n', "not a regular expression"),
-        ('[[hooks.Stop]]\ntimeout = 5\n', "either command or hooks"),
+        ("[[hooks.Stop]]\ntimeout = 5\n", "either command or hooks"),
         ('[[hooks.Stop]]\ncommand = "x"\nhooks = [{command = "y"}]\n', "either command or hooks"),
         ('[[hooks.Stop]]\ncommand = "x"\ntimeout = 5000\n', "less than or equal to 600"),
         ('[[hooks.Stop]]\ncommand = "x"\nmatchr = "bash"\n', "matchr"),

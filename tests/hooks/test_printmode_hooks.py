@@ -19,6 +19,7 @@ def here(tmp_path, monkeypatch):
     monkeypatch.chdir(root)
     return root
 
+
 CALL = {"tool_calls": [{"name": "bash", "input": {"command": "echo ran"}}]}
 
 
@@ -57,3 +58,15 @@ def test_a_blocking_hook_reaches_the_model_in_print_mode(here, tmp_path):
     )
     ends = [json.loads(line) for line in out.splitlines() if '"tool_end"' in line]
     assert ends[0]["is_error"] and "blocked by a PreToolUse hook: not today" in ends[0]["text"]
+
+
+def test_session_end_runs_at_the_end_of_a_print_run(here, tmp_path):
+    marker = tmp_path / "ended.json"
+    hooks(f'[[hooks.SessionEnd]]\ncommand = "cat > {marker}; echo cleaned up >&2; exit 1"\n')
+    model = write_script(tmp_path / "s.json", {"text": "finished"})
+    code, out, err = larik("-p", "go", "-m", model, "--output-format", "stream-json")
+    event = json.loads(marker.read_text())
+    assert event["hook_event_name"] == "SessionEnd" and event["reason"] == "other"
+    events = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and events[-1]["type"] == "result"  # the result stays the last line
+    assert any(e["type"] == "notice" and "cleaned up" in e["text"] for e in events)

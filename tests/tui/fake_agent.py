@@ -81,7 +81,7 @@ class FakeAgent:
         self.switches.append(spec)
         return type("Resolved", (), {"spec": spec})()
 
-    async def close(self) -> None:
+    async def close(self, reason: str = "other") -> None:
         self.closed = True
 
     def compact(self) -> AsyncIterator[AgentEvent]:

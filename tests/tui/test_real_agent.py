@@ -30,6 +30,7 @@ class Real:
         self.cwd.mkdir()
         self.provider: ScriptedProvider | None = None
         self.agents: list[Any] = []
+        self.config = Config()
 
     def resolve(self, spec: str) -> Resolved:
         assert self.provider is not None
@@ -38,7 +39,7 @@ class Real:
 
     def app(self, turns: list[dict[str, Any]], **kw: Any) -> LarikApp:
         self.provider = ScriptedProvider(turns)
-        config = Config()
+        config = self.config
 
         async def factory(*, approver: Any, model: str = "", resume: str | None = None) -> Any:
             agent = await Agent.create(

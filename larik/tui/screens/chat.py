@@ -498,7 +498,7 @@ class ChatScreen(Screen[None]):
                     pass
         if self.agent is not None:
             try:
-                await self.agent.close()
+                await self.agent.close("prompt_input_exit")
             except Exception:  # closing is best effort on the way out
                 pass
         await mcp.close(self)  # every MCP server stopped: nothing left running
@@ -664,7 +664,7 @@ class ChatScreen(Screen[None]):
             self.say(f"could not open the session: {type(e).__name__}: {e}", "error")
             return
         try:
-            await old.close()
+            await old.close("clear" if resume is None else "resume")
         except Exception:  # the old session is saved already
             pass
         await self.conv.clear()
