@@ -87,8 +87,10 @@ async def _turn(agent: Any, prompt: str, outcome: AgentOutcome) -> None:
                 outcome.cost = (outcome.cost or 0.0) + ev.cost
         elif ev.type is T.ERROR:
             outcome.error, outcome.stop = ev.text, "error"
-        elif ev.type is T.TOOL_END and ev.data.get("bad_call"):
-            outcome.bad_calls += 1
+        elif ev.type is T.TOOL_END:
+            outcome.tool_calls += 1
+            outcome.tool_errors += ev.is_error
+            outcome.bad_calls += bool(ev.data.get("bad_call"))
         elif ev.type is T.TURN_END:
             outcome.turn_limit = ev.stop_reason is StopReason.MAX_TURNS
             outcome.stop = str(ev.stop_reason or "")

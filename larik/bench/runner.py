@@ -54,6 +54,8 @@ class AgentOutcome:
     turn_limit: bool = False
     stop: str = ""  # the turn's stop reason ("end_turn", "max_turns", "stuck", …)
     bad_calls: int = 0  # tool calls whose name or arguments could not be used
+    tool_calls: int = 0  # the agent's tool calls (a subagent's are its own)
+    tool_errors: int = 0  # calls that came back as errors (bad calls, failed edits, ...)
     subagent_turns: int = 0  # model calls made by subagents
     # tasks with two tries (Aider's protocol): the runner's mid-run check, which lays the tests
     # in and says whether the first try passed; the agent runner calls it between tries
@@ -73,6 +75,8 @@ class RunResult:
     turns: int = 0
     stop: str = ""  # how the agent's turn ended: its stop reason, "error", "" (time-out)
     bad_calls: int = 0  # tool calls with an unknown tool or arguments that did not parse/validate
+    tool_calls: int = 0  # the agent's tool calls (not subagents'); 0 in records from before
+    tool_errors: int = 0  # calls whose result was an error, bad calls included
     subagent_turns: int = 0  # model calls made by subagents (not in ``turns``)
     input_tokens: int = 0
     output_tokens: int = 0
@@ -177,6 +181,8 @@ def _fill_usage(result: RunResult, outcome: AgentOutcome) -> None:
     result.turns = outcome.turns
     result.stop = outcome.stop
     result.bad_calls = outcome.bad_calls
+    result.tool_calls = outcome.tool_calls
+    result.tool_errors = outcome.tool_errors
     result.subagent_turns = outcome.subagent_turns
     result.input_tokens = outcome.usage.input
     result.output_tokens = outcome.usage.output

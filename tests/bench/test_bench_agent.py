@@ -141,6 +141,7 @@ async def test_a_looping_model_ends_stuck_not_at_the_turn_limit_and_bad_calls_co
     res = await run_bench(["looper"], [task], runner(tmp_path, {"looper": loop}))
     assert res[0].reason == STUCK and res[0].stop == "stuck" and res[0].turns == 5
     assert res[0].bad_calls == 1 and "stuck" in res[0].detail
+    assert res[0].tool_calls == 5 and res[0].tool_errors == 1  # the bad call is an error too
 
 
 async def test_two_models_several_tasks_jobs_four_equals_jobs_one(tmp_path):
