@@ -447,7 +447,9 @@ def event_json(ev: AgentEvent) -> dict[str, Any]:
         d["text"] = ev.text
     if ev.message is not None:
         d["message"] = ev.message.model_dump(mode="json")
-    if ev.tool_id or ev.tool_name:
+    if ev.type is E.TOOL_OUTPUT:  # a running command's output: the call is named, not repeated
+        d.update(tool_id=ev.tool_id, tool_name=ev.tool_name)
+    elif ev.tool_id or ev.tool_name:
         d.update(tool_id=ev.tool_id, tool_name=ev.tool_name, tool_input=ev.tool_input)
     if ev.type is E.TOOL_END:
         d.update(is_error=ev.is_error, duration=round(ev.duration, 3))

@@ -227,3 +227,35 @@ def test_a_prompt_argument_with_bytes_that_are_not_utf8_is_kept_as_escapes(proje
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == b"ok\n" and b"1 byte kept" in proc.stderr
     assert load_transcript(latest_session(project).path).messages[0].text() == "explain caf\\xe9"
+
+
+def test_stream_json_shows_a_commands_output_while_it_runs(project, tmp_path):
+    """``tool_output`` events come as the command prints (here before it may go on), then the
+    call's ``tool_end`` with the whole result; the event names the call, not its input."""
+    command = "echo first; while [ ! -e go ]; do sleep 0.01; done; echo second"
+    call = {"name": "bash", "input": {"command": command}, "id": "b1"}
+    model = write_script(tmp_path / "s.json", {"tool_calls": [call]}, {"text": "ok"})
+    proc = start(
+        project, "-p", "run", "-m", model, "--permission-mode", "yolo",
+        "--output-format", "stream-json",
+    )  # fmt: skip
+    assert proc.stdout is not None
+    events = []
+    for line in proc.stdout:
+        events.append(json.loads(line))
+        if events[-1]["type"] == "tool_output" and "first" in events[-1]["text"]:
+            assert not [e for e in events if e["type"] == "tool_end"]  # still running
+            (project / "go").touch()  # now it may finish
+            break
+    else:
+        raise AssertionError(f"no tool_output before the stream ended: {events}")
+    out, err = proc.communicate(timeout=WAIT)
+    assert proc.returncode == 0, err
+    events += [json.loads(line) for line in out.splitlines()]
+    outputs = [e for e in events if e["type"] == "tool_output"]
+    assert outputs[0] == {"type": "tool_output", "text": "first\n", "tool_id": "b1",
+                          "tool_name": "bash"}  # fmt: skip
+    assert "".join(e["text"] for e in outputs) == "first\nsecond\n"
+    (end,) = [e for e in events if e["type"] == "tool_end"]
+    assert events.index(end) > events.index(outputs[-1])
+    assert end["text"].startswith("first\nsecond") and events[-1]["type"] == "result"

@@ -34,6 +34,8 @@ class AgentEventType(StrEnum):
     THINKING_DELTA = "thinking_delta"  # text: a piece of thinking
     MESSAGE = "message"  # message: a final Message appended to the transcript (either role)
     TOOL_START = "tool_start"  # tool_id, tool_name, tool_input (dict), text: one-line summary
+    TOOL_OUTPUT = "tool_output"  # tool_id, tool_name, text: a running command's new output
+    # (throttled and bounded: live.py), data: skipped (bytes left out before it), if any
     TOOL_END = "tool_end"  # tool_id, tool_name, text: result, is_error, duration, data (diff…)
     NOTICE = "notice"  # text, level: fallback switch, compaction, warnings
     USAGE = "usage"  # usage, model, role, cost (USD or None) for one model call

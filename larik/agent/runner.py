@@ -16,12 +16,14 @@ import asyncio
 import time
 from collections.abc import Callable
 from contextvars import ContextVar
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from ..llm.types import Block
 from .events import AgentEvent, AgentEventType, NoticeLevel
+from .live import LiveOutput
 from .permissions import PermissionPolicy
 from .shown import tool_end_record
 from .stuck import call_key
@@ -203,7 +205,7 @@ class ToolRunner:
         try:
             if self.ctx.before_change is not None and (p.tool.kind == "exec" or not p.read_only):
                 await self.ctx.before_change()  # any command, or a tool that may write
-            result = await p.tool.run(p.args, self.ctx)
+            result = await self._run(p, emit)
             if not result.is_error and self.hooks is not None and self.hooks.has("PostToolUse"):
                 await self._after(p, result, emit)
             if p.changed:
@@ -214,6 +216,21 @@ class ToolRunner:
             return ToolResult(f"{p.tool.name}: {e}", is_error=True)
         except Exception as e:  # a tool bug or an OS error: the model sees it, the loop goes on
             return _failed(p.tool.name, e)
+
+    async def _run(self, p: _Prepared, emit: Emit) -> ToolResult:
+        """The tool itself; a command's output goes out as it comes (``tool_output`` events,
+        :mod:`.live`) through a context of its own, so concurrent calls do not mix."""
+        assert p.tool is not None
+        if p.tool.kind != "exec":
+            return await p.tool.run(p.args, self.ctx)
+        live = LiveOutput(emit, p.call.id, p.call.name)
+        try:
+            result = await p.tool.run(p.args, replace(self.ctx, on_output=live.add))
+        except BaseException:
+            live.close(flush=False)
+            raise
+        live.close()  # the last of it before the call's tool_end
+        return result
 
     async def _after(self, p: _Prepared, result: ToolResult, emit: Emit) -> None:
         """PostToolUse: what the hooks say about the result goes to the model with it."""

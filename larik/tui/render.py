@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -20,7 +21,14 @@ if TYPE_CHECKING:
     from rich.json import JSON
     from rich.markdown import Markdown
 
-__all__ = ["CODE_THEME", "args_beside_diff", "diff_text", "markdown", "pretty_args"]
+__all__ = [
+    "CODE_THEME",
+    "args_beside_diff",
+    "diff_text",
+    "markdown",
+    "pretty_args",
+    "terminal_safe",
+]
 
 CODE_THEME = "monokai"
 
@@ -87,3 +95,31 @@ def pretty_args(args: dict[str, Any]) -> JSON | Text:
     from rich.json import JSON
 
     return JSON(dumped, indent=2, ensure_ascii=False)
+
+
+# Escape sequences a program writes to a terminal: CSI (colours, cursor moves, clearing), OSC
+# (titles, hyperlinks, the clipboard), DCS/SOS/PM/APC strings, and the two-character ones.
+_ESCAPES = re.compile(
+    r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?"
+    r"|[ -/]*[0-~]?)|\x9b[0-?]*[ -/]*[@-~]?"
+)
+# every other control character (tab and newline kept) becomes one visible mark
+_CONTROLS = dict.fromkeys([*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)], "\ufffd")
+del _CONTROLS[0x0D]  # carriage returns are handled line by line
+
+
+def terminal_safe(text: str, line_limit: int = 0) -> str:
+    """What a program printed, as text that is safe to draw inside the TUI: escape sequences
+    removed (none reaches the terminal to move the cursor, retitle or recolour it), a line
+    rewritten with carriage returns shown as its last write (a progress bar's last state), any
+    other control character shown as U+FFFD. ``line_limit`` > 0 keeps only the last that many
+    characters of a longer line (after a "…"), so output without newlines stays a few rows."""
+    text = _ESCAPES.sub("", text).translate(_CONTROLS)
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if "\r" in line:
+            line = next((p for p in reversed(line.split("\r")) if p), "")
+        if 0 < line_limit < len(line):
+            line = "…" + line[len(line) - line_limit + 1 :]
+        lines[i] = line
+    return "\n".join(lines)

@@ -515,24 +515,30 @@ class ChatScreen(Screen[None]):
     async def _shell_command(self, command: str) -> None:
         """Run by the bash tool's runner: its own process group (killed on Esc or timeout),
         the output's tail kept (``bash.MAX_OUTPUT``), the exit code. The output shows on the
-        card as it comes; the card is kept in view; the run is recorded in the session's
+        card as it comes, as the model's commands' does (the same ``tool_output`` events,
+        ``agent/live.py``); the card is kept in view; the run is recorded in the session's
         transcript (display only: the model does not see it), so ``/resume`` shows it."""
+        from ...agent.live import LiveOutput
         from ...agent.shown import shell_record
         from ...agent.tools import ToolContext, bash
 
-        card = self.conv.add_tool("!", {"command": command}, command)
-        self.conv.anchor()
         started = time.monotonic()
+        card = self.conv.add_tool("!", {"command": command}, command, f"!{time.monotonic_ns()}")
+        self.conv.anchor()
+        live = LiveOutput(self.conv.handle, card.tool_id, "!")
         try:
             args = bash.Args(command=command, timeout=SHELL_TIMEOUT, sandbox=True)
-            result = await bash.run(args, ToolContext(root=self.cwd, on_output=card.live))
+            result = await bash.run(args, ToolContext(root=self.cwd, on_output=live.add))
         except asyncio.CancelledError:
+            live.close(flush=False)
             card.mark_interrupted()
             raise
         except OSError as e:  # no shell, or the project directory is gone: say so on the card
+            live.close(flush=False)
             card.finish(f"cannot run it: {e.strerror or e}", is_error=True, duration=0.0)
             self._show_card(card)
             return
+        live.close()  # the last of the output, before the card shows the result
         code = result.data.get("exit_code", -1)
         duration = time.monotonic() - started
         card.finish(

@@ -154,6 +154,9 @@ class ConversationView(VerticalScroll, can_focus=False):
                 self._assistant_done(ev.message)
         elif t is E.TOOL_START:
             self.add_tool(ev.tool_name, ev.tool_input, ev.text, ev.tool_id)
+        elif t is E.TOOL_OUTPUT:
+            if (card := self._tools.get(ev.tool_id)) is not None:
+                card.live(ev.text)
         elif t is E.TOOL_END:
             card = self._tools.get(ev.tool_id) or self.add_tool(
                 ev.tool_name, ev.tool_input, "", ev.tool_id

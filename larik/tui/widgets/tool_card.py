@@ -28,14 +28,17 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.events import Click
 
-from ..render import args_beside_diff, diff_text, pretty_args
+from ..render import args_beside_diff, diff_text, pretty_args, terminal_safe
 from .rendered_lines import RenderedLines
 
 __all__ = ["ToolCard", "call_summary", "key_argument", "outcome"]
 
 MAX_RESULT_LINES = 200
-LIVE_LINES = 20  # a running command's last lines shown as they come
-LIVE_BYTES = 64 * 1024
+MAX_LINE_CHARS = 2000  # a longer line of a result shows its end (Enter shows it all)
+LIVE_LINES = 20  # a running command's last lines shown as they come …
+LIVE_LINE_CHARS = 400  # … each cut to its end, so output without newlines stays a few rows
+LIVE_CHARS = 64 * 1024  # the running output kept for that (the newest)
+LIVE_INTERVAL = 0.1  # seconds: the live view is redrawn at most ~10 times a second
 TAIL_TOOLS = frozenset({"bash", "!"})  # shell output: its end is shown when it is long
 _KEY_ARGS = ("command", "path", "file_path", "pattern", "query", "url", "description", "prompt")
 _ICONS = {"running": "⋯", "ok": "✓", "error": "✗", "denied": "⊘", "interrupted": "◼"}
@@ -113,8 +116,9 @@ class ToolCard(RenderedLines, can_focus=True):
         self.steps: dict[str, list[str]] = {}  # a subagent's calls: id -> [name, summary, status]
         self.sub_transcript: Path | None = None  # a resumed task's subagent, read when expanded
         self.whole = False  # the whole result shown, not only its first or last lines
-        self._live = bytearray()
+        self._live = ""
         self._live_pending = False
+        self._live_shown = float("-inf")  # when the live view was last drawn
         self._started = time.monotonic()
         super().__init__(
             gap=0, header=self._header_text(), collapsed=True, classes="tool-card -running"
@@ -236,8 +240,10 @@ class ToolCard(RenderedLines, can_focus=True):
 
     def _result_text(self) -> Text:
         """The result, cut to ``MAX_RESULT_LINES``: a command's last lines (that is where its
-        errors are, and what the bash runner keeps), anything else's first lines."""
-        lines = self.result.splitlines()
+        errors are, and what the bash runner keeps), anything else's first lines; drawn safe
+        (no escape sequence of a command's output reaches the terminal: ``terminal_safe``)."""
+        limit = 0 if self.whole else MAX_LINE_CHARS
+        lines = terminal_safe(self.result, limit).splitlines()
         style = "red" if self.status == "error" else ""
         cut = len(lines) - MAX_RESULT_LINES
         if cut <= 0 or self.whole:
@@ -255,26 +261,37 @@ class ToolCard(RenderedLines, can_focus=True):
         """The expanded card shows only part of the result."""
         return len(self.result.splitlines()) > MAX_RESULT_LINES and not self.whole
 
-    # -- a command's output while it runs (``!command``) ------------------------------------
-    def live(self, chunk: bytes) -> None:
-        """More output of the running command: shown (its last lines) at most 10 times a
-        second. Called from the command's reader; cheap."""
-        self._live += chunk
-        if len(self._live) > LIVE_BYTES * 2:
-            del self._live[: len(self._live) - LIVE_BYTES]
+    # -- a command's output while it runs (the bash tool's tool_output events, !command) ----
+    def live(self, text: str) -> None:
+        """More output of the running command: its last lines are shown, redrawn at most every
+        ``LIVE_INTERVAL`` (the first at once). Cheap: called for every output event."""
+        self._live += text
+        if len(self._live) > LIVE_CHARS * 2:
+            self._live = self._live[-LIVE_CHARS:]
         if not self._live_pending:
             self._live_pending = True
-            self.set_timer(0.1, self._show_live)
+            wait = self._live_shown + LIVE_INTERVAL - time.monotonic()
+            if wait > 0:
+                self.set_timer(wait, self._show_live)
+            else:
+                self.call_later(self._show_live)
 
     def _show_live(self) -> None:
         self._live_pending = False
         if self.status != "running":
             return
-        lines = self._live.decode("utf-8", "replace").splitlines()[-LIVE_LINES:]
+        self._live_shown = time.monotonic()
+        tail = "\n".join(self._live[-LIVE_CHARS:].rsplit("\n", LIVE_LINES + 1)[-LIVE_LINES - 1 :])
+        lines = terminal_safe(tail, LIVE_LINE_CHARS).splitlines()[-LIVE_LINES:]
         self.set_items([Padding(Text("\n".join(lines)), (0, 0, 0, 2))], update=False)
         self.collapsed = False
         self.set_class(True, "-expanded")
         self.refresh(layout=True)
+
+    @property
+    def live_text(self) -> str:
+        """The running output the card holds (its newest ``LIVE_CHARS`` or so)."""
+        return self._live
 
     def archived(self) -> RenderableType:
         body = self._body_renderable() if self.expanded else None

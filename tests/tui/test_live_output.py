@@ -1,0 +1,163 @@
+"""The model's bash commands show their output as it comes (issue 17 item 1): on the real agent
+with a scripted model, real processes. The card shows the output before the command exits, Esc
+stops the command (its whole process group) and ends the turn interrupted with a valid
+transcript, 10 MB of output leaves the card showing the tail and the result bounded, and escape
+sequences, binary bytes or output without newlines do not break the card or the TUI."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from larik.agent import Agent
+from larik.agent.tools.bash import MAX_OUTPUT
+from larik.agent.transcript import load_transcript
+from larik.config import Config
+from larik.llm.providers.scripted import ScriptedProvider
+from larik.routing import Resolved
+from larik.tui.app import LarikApp
+from larik.tui.widgets.tool_card import LIVE_LINE_CHARS, LIVE_LINES, ToolCard
+
+from .conftest import ready, screen_text, send, turn_done, wait_for
+
+TEN_MB = 10 * 1024 * 1024
+
+
+class Yolo:
+    """Apps on the real Agent in yolo mode (no permission modal), a scripted model."""
+
+    def __init__(self, root: Path) -> None:
+        self.cwd = root / "project"
+        self.cwd.mkdir()
+        self.agents: list[Agent] = []
+
+    def app(self, *commands: str) -> LarikApp:
+        turns: list[dict[str, Any]] = [
+            {"tool_calls": [{"name": "bash", "input": {"command": c}, "id": f"b{i}"}]}
+            for i, c in enumerate(commands)
+        ]
+        provider = ScriptedProvider([*turns, {"text": "all done"}, {"text": "and again"}])
+        config = Config()
+
+        def resolve(spec: str) -> Resolved:
+            return Resolved(provider, "m", "scripted", None, "scripted/m")
+
+        async def factory(*, approver: Any, model: str = "", resume: str | None = None) -> Any:
+            agent = await Agent.create(
+                cwd=self.cwd,
+                config=config,
+                approver=approver,
+                resolver=resolve,
+                permission_mode="yolo",
+            )
+            self.agents.append(agent)
+            return agent
+
+        async def no_local(config: Any = None) -> list:
+            return []
+
+        return LarikApp(factory, cwd=self.cwd, config=config, discover_local=no_local)
+
+
+@pytest.fixture
+def yolo(tmp_path: Path) -> Yolo:
+    return Yolo(tmp_path)
+
+
+def card_of(app: Any) -> ToolCard:
+    return list(app.query(ToolCard))[-1]
+
+
+def gone(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+async def test_the_card_shows_a_commands_output_before_it_exits(yolo):
+    app = yolo.app("echo compiling; while [ ! -e go ]; do sleep 0.01; done; echo linked")
+    async with app.run_test(size=(90, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "build it")
+        await wait_for(pilot, lambda: app.query(ToolCard) and "compiling" in screen_text(app))
+        card = card_of(app)
+        assert card.status == "running" and card.expanded  # shown while it runs
+        (yolo.cwd / "go").touch()
+        await turn_done(pilot)
+        assert card.status == "ok" and "linked" in screen_text(app)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+async def test_escape_stops_the_command_and_its_children_not_the_app(yolo):
+    pidfile = yolo.cwd / "child.pid"
+    app = yolo.app(f"sleep 300 & echo $! > {pidfile.name}; echo waiting; wait")
+    async with app.run_test(size=(90, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "wait for it")
+        await wait_for(pilot, lambda: app.query(ToolCard) and "waiting" in card_of(app).live_text)
+        child = int(pidfile.read_text())
+        assert not gone(child)
+        await pilot.press("escape")
+        await turn_done(pilot)
+        await wait_for(pilot, lambda: gone(child))  # the background child too: the whole group
+        assert app.is_running and card_of(app).status == "interrupted"
+        agent = yolo.agents[0]
+        loaded = load_transcript(agent.transcript_path)
+        assert not loaded.problems
+        last = loaded.messages[-1]  # the call answered: the conversation can go on
+        assert last.role == "user" and last.interrupted and last.blocks[0].is_error
+        assert last.blocks[0].id == "b0"
+
+
+async def test_ten_megabytes_leave_the_card_on_the_tail_and_the_result_bounded(yolo):
+    command = f"seq 1 2000000 | head -c {TEN_MB}; echo; echo THE-END"
+    app = yolo.app(command)
+    async with app.run_test(size=(90, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "flood")
+        await turn_done(pilot)
+        card = card_of(app)
+        assert card.status == "ok"
+        assert len(card.result) < MAX_OUTPUT + 500  # what the model got: bounded
+        assert card.result.rstrip().splitlines()[-2:] == ["THE-END", "[exit code 0]"]
+        assert card.live_text.endswith("THE-END\n")  # the live view reached the tail
+        assert len(card.live_text) <= 2 * 64 * 1024  # and kept only a bounded part
+        assert "THE-END" in screen_text(app)
+
+
+HOSTILE = {
+    "ansi": r"printf '\033[2J\033[H\033]0;pwned\007\033[31mred\033[0m\033[?1049h\033P+q\033\\ok\n'",
+    "binary": "head -c 300000 /dev/urandom",
+    "no newlines": f"head -c {TEN_MB} /dev/zero | tr '\\0' x",
+    "progress bar": r"for i in 1 2 3; do printf '\r%d%%' $((i*33)); done; printf '\rdone\n'",
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+async def test_hostile_output_does_not_break_the_card_or_the_tui(yolo, name):
+    go = "while [ ! -e go ]; do sleep 0.01; done"
+    app = yolo.app(f"{HOSTILE[name]}; echo; echo MARK; {go}")
+    async with app.run_test(size=(90, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "print it")
+        await wait_for(pilot, lambda: app.query(ToolCard) and "MARK" in screen_text(app))
+        card = card_of(app)
+        running = card.plain_lines()
+        assert len(running) <= 1 + LIVE_LINES * (LIVE_LINE_CHARS // 80 + 2)  # a few rows
+        (yolo.cwd / "go").touch()
+        await turn_done(pilot)
+        await send(pilot, "x")  # the TUI still takes keys and the next turn
+        await turn_done(pilot)
+        for lines in (running, card.plain_lines(), screen_text(app).splitlines()):
+            text = "\n".join(lines)
+            assert not [c for c in text if (ord(c) < 32 and c != "\n") or 0x7F <= ord(c) < 0xA0]
+        if name == "ansi":
+            assert "redok" in "".join(card.plain_lines()).replace(" ", "")
+        if name == "progress bar":
+            assert "done" in screen_text(app) and "33%" not in screen_text(app)
+        assert os.path.exists(yolo.agents[0].transcript_path)
