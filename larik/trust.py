@@ -19,6 +19,8 @@ sandbox.mode          applied only when as strict as the user's or more (read-on
 sandbox.network       ``true`` ignored (a project may only turn the network off)
 sandbox.writable      ignored (a project must not open more of the disk to commands)
 .mcp.json             ignored (the project's MCP servers, in the format other agents share)
+.claude hooks         ignored (the hooks of .claude/settings.json and settings.local.json,
+                      Claude Code's project settings: they run programs)
 trusted_projects      an error (only the user's file may name trusted folders)
 providers             an error (a project must not redirect API keys; see larik.config)
 ====================  =====================================================================
@@ -43,6 +45,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 __all__ = [
+    "CLAUDE_HOOKS",
     "COMMAND_SHELL",
     "GATED",
     "MCP_JSON",
@@ -66,6 +69,10 @@ GATED_TABLES = ("hooks", "mcp", "commands")
 #: gated under: it starts programs like ``[mcp]`` does.
 MCP_JSON = ".mcp.json"
 
+#: The key the hooks of a project's ``.claude/settings.json`` and ``settings.local.json`` (path
+#: -> ``[hooks]`` tables; larik.hooks.config.claude_settings_hooks) are gated under.
+CLAUDE_HOOKS = ".claude hooks"
+
 #: The key a project's command files with ``!`…``` shell lines are gated under (path ->
 #: SHA-256 of the file; ``larik.custom_commands``): the lines run only once trusted.
 COMMAND_SHELL = "commands.shell"
@@ -77,6 +84,7 @@ GATED: dict[str, Literal["tighten-only", "ignored", "merged"]] = {
     "permissions.deny": "merged",
     **{table: "ignored" for table in GATED_TABLES},
     MCP_JSON: "ignored",
+    CLAUDE_HOOKS: "ignored",
     COMMAND_SHELL: "ignored",
     "checkpoints": "tighten-only",  # may turn them on, not off (they are how /undo works)
     "sandbox.mode": "tighten-only",
@@ -170,8 +178,17 @@ def describe(gated: Mapping[str, Any], user_mode: str) -> tuple[str, ...]:
             out.append(f"permissions.mode = {value!r} (yours: {user_mode!r})")
         elif key == MCP_JSON and isinstance(value, Mapping):
             out.append(f"{MCP_JSON} starts MCP servers: " + "; ".join(_server_lines(value)))
-        elif key == "mcp" and isinstance(value, Mapping) and isinstance(value.get("servers"), Mapping):
+        elif (
+            key == "mcp"
+            and isinstance(value, Mapping)
+            and isinstance(value.get("servers"), Mapping)
+        ):
             out.append("[mcp] starts MCP servers: " + "; ".join(_server_lines(value["servers"])))
+        elif key == CLAUDE_HOOKS and isinstance(value, Mapping):
+            for path, events in value.items():
+                out.append(
+                    f"{_in_project(str(path))} runs hooks: " + "; ".join(_hook_lines(events))
+                )
         elif key == COMMAND_SHELL and isinstance(value, Mapping):
             files = ", ".join(_in_project(str(p)) for p in value)
             out.append(f"commands that run shell lines (!`…`): {files}")
@@ -194,6 +211,18 @@ def _server_lines(servers: Mapping[str, Any]) -> list[str]:
         args = raw if isinstance(raw, list) else []
         what = " ".join(str(a) for a in [t.get("command") or t.get("url") or "?", *args])
         out.append(f"{name} ({what[:120]})")
+    return out
+
+
+def _hook_lines(events: Any) -> list[str]:
+    """Each hook command as ``EVENT: command``: what trusting the project runs."""
+    out = []
+    for event, entries in events.items() if isinstance(events, Mapping) else ():
+        for entry in entries if isinstance(entries, list) else ():
+            commands = entry.get("hooks") if isinstance(entry, Mapping) else None
+            for c in commands if isinstance(commands, list) else ():
+                if isinstance(c, Mapping):
+                    out.append(f"{event}: {str(c.get('command'))[:120]}")
     return out
 
 

@@ -13,7 +13,13 @@ from ..hooks.config import HooksConfig
 from ..llm.errors import ConfigError
 from ..mcp.config import McpConfig
 from .files import _deep_merge, _read_toml, _table, _validate
-from .paths import project_config_path, project_mcp_json_path, state_dir, user_config_path
+from .paths import (
+    project_claude_settings_paths,
+    project_config_path,
+    project_mcp_json_path,
+    state_dir,
+    user_config_path,
+)
 from .schema import Config
 
 __all__ = ["load_config"]
@@ -48,8 +54,9 @@ def load_config(
     project = project_config_path(cwd)
     mcp_json = project_mcp_json_path(cwd)
     shell_files, commands = _project_shell_commands(cwd)
+    claude_hooks = _claude_hooks(cwd)
     project_trust: trust.ProjectTrust | None = None
-    if project is not None or mcp_json is not None or shell_files:
+    if project is not None or mcp_json is not None or shell_files or claude_hooks:
         data = {}
         if project is not None:
             data = _read_toml(project)
@@ -67,12 +74,13 @@ def load_config(
             gated[trust.MCP_JSON] = _read_mcp_json(mcp_json)
         if shell_files:
             gated[trust.COMMAND_SHELL] = shell_files
-        config_file = project or mcp_json or commands
+        if claude_hooks:
+            gated[trust.CLAUDE_HOOKS] = claude_hooks
+        claude_file = Path(next(iter(claude_hooks))) if claude_hooks else None
+        config_file = project or mcp_json or commands or claude_file
         assert config_file is not None
         root = (
-            project.parent.parent
-            if project is not None
-            else (config_file.parent if mcp_json is not None else config_file.parent.parent)
+            config_file.parent if config_file == mcp_json else config_file.parent.parent
         ).resolve()
         allow: list[str] = []
         if gated:
@@ -113,6 +121,10 @@ def load_config(
     config._trust = project_trust
     trusted_gated = project_trust.gated if project_trust and project_trust.trusted else {}
     config.hooks = _hooks(user_hooks, user, trusted_gated.get("hooks"), project)
+    for path, tables in (trusted_gated.get(trust.CLAUDE_HOOKS) or {}).items():
+        theirs = HooksConfig.model_validate(tables)  # validated in _claude_hooks
+        theirs.mark_source(path)
+        config.hooks = config.hooks.extended(theirs)
     _mark_server_sources(config, user, mcp_json, project)
     return config
 
@@ -130,6 +142,29 @@ def _project_shell_commands(cwd: Path | None) -> tuple[dict[str, str], Path | No
         d for d in first.parents if d.name == "commands" and d.parent.name in (".larik", ".claude")
     )
     return files, folder
+
+
+def _claude_hooks(cwd: Path | None) -> dict[str, dict[str, Any]]:
+    """The hooks of the project's Claude Code settings files (path -> ``[hooks]`` tables),
+    each validated as Larik's own (errors name the file): they run once the project is
+    trusted, after the project's ``[hooks]``."""
+    from ..hooks.config import claude_settings_hooks
+
+    out: dict[str, dict[str, Any]] = {}
+    for path in project_claude_settings_paths(cwd):
+        try:
+            tables = claude_settings_hooks(path)
+            HooksConfig.model_validate(tables)
+        except ValidationError as e:
+            err = e.errors()[0]
+            where = ".".join(str(p) for p in err["loc"])
+            msg = str(err["msg"]).removeprefix("Value error, ")
+            raise ConfigError(f"{path}: hooks.{where}: {msg}") from None
+        except ValueError as e:
+            raise ConfigError(f"{path}: {e}") from None
+        if tables:
+            out[str(path)] = tables
+    return out
 
 
 def _hooks(user: Any, user_file: Path, project: Any, project_file: Path | None) -> HooksConfig:

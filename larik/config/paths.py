@@ -11,6 +11,7 @@ __all__ = [
     "bench_dir",
     "bench_results_path",
     "claude_home",
+    "project_claude_settings_paths",
     "project_config_path",
     "project_folder",
     "project_mcp_json_path",
@@ -66,6 +67,18 @@ def project_mcp_json_path(cwd: Path | None = None) -> Path | None:
     from ..mcp.config import MCP_JSON
 
     return _project_file(cwd, MCP_JSON)
+
+
+def project_claude_settings_paths(cwd: Path | None = None) -> list[Path]:
+    """The project's Claude Code settings files (``.claude/settings.json``, then
+    ``.claude/settings.local.json``), each searched like :func:`project_config_path`: their
+    ``hooks`` are read (larik.hooks.config.claude_settings_hooks), once the project is trusted."""
+    found = (_project_file(cwd, f".claude/{name}") for name in CLAUDE_SETTINGS)
+    return [p for p in found if p is not None]
+
+
+#: Claude Code's project settings files whose hooks Larik runs, in the order they apply.
+CLAUDE_SETTINGS = ("settings.json", "settings.local.json")
 
 
 def project_folder(cwd: Path | None, relative: str) -> Path | None:

