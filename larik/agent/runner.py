@@ -247,8 +247,10 @@ class ToolRunner:
 
     def _tell(self, outcome: Outcome, emit: Emit) -> None:
         """A hook round's notices to the front end; its continue: false to the agent."""
-        for n in outcome.notices:
+        for n in outcome.notices:  # recorded, so a resumed session shows them too
             level = NoticeLevel.WARNING if n.level == "warning" else NoticeLevel.INFO
+            if self.record is not None:
+                self.record({"kind": "notice", "text": n.text, "level": level.value})
             emit(AgentEvent(AgentEventType.NOTICE, text=n.text, level=level))
         if outcome.stop is not None and self.stop_request is None:
             self.stop_request = outcome.stop

@@ -469,3 +469,15 @@ async def test_a_subagent_closing_runs_no_session_end(make_agent, project, hook_
     assert logged(hook_dir, "end") == []  # the subagent closed; the session did not
     await agent.close()
     assert len(logged(hook_dir, "end")) == 1
+
+
+async def test_a_tool_hooks_notice_is_in_the_transcript(make_agent, project):
+    from larik.agent.transcript import load_transcript
+
+    hook = {"matcher": "bash", "command": "echo 'lint config missing' >&2; exit 1"}
+    agent = await make_agent(bash("echo ran"), config=config(PreToolUse=[hook]))
+    events = await run(agent)
+    assert any("lint config missing" in n for n in notices(events))
+    recs = load_transcript(agent.transcript_path).records
+    saved = [r for r in recs if r["kind"] == "notice" and "lint config missing" in r["text"]]
+    assert len(saved) == 1 and saved[0]["level"] == "warning"
