@@ -5,7 +5,18 @@ from __future__ import annotations
 
 __all__ = ["ALL_TOOLS", "READ_ONLY_TOOLS", "is_known_tool_pattern"]
 
-ALL_TOOLS = ("read_file", "write_file", "edit_file", "glob", "grep", "bash", "task", "skill")
+ALL_TOOLS = (
+    "read_file",
+    "write_file",
+    "edit_file",
+    "glob",
+    "grep",
+    "bash",
+    "job_output",
+    "job_stop",
+    "task",
+    "skill",
+)
 READ_ONLY_TOOLS = ("read_file", "glob", "grep", "skill")
 #: Tools from MCP servers are named ``mcp__SERVER__TOOL``; rules may name them before the
 #: servers have started, so any name in this namespace is accepted.

@@ -290,6 +290,7 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
 
 def test_the_configuration_doc_names_every_key():
     from larik.config import (
+        JobsConfig,
         ModelOverride,
         PermissionsConfig,
         ProviderConfig,
@@ -305,6 +306,7 @@ def test_the_configuration_doc_names_every_key():
         PermissionsConfig,
         StuckConfig,
         SandboxConfig,
+        JobsConfig,
     ):
         for name in model.model_fields:
             documented = f"`{name}`" in text or f"`[{name}" in text  # a key or a [table]

@@ -101,6 +101,7 @@ class Agent:
             root=s.root, processes=s.processes, seen=SeenFiles(), skills=s.skills
         )
         self._ctx.sandbox = s.policy.sandbox  # what bash commands run in (sandbox.py)
+        self.jobs = s.jobs  # background commands (jobs.py): the main agent ends them on close
         self.path_denied = self._ctx.path_denied = s.policy.denies_path  # grep, glob, @path
         self.tool_runner = ToolRunner(
             self._tools, s.policy, self._ctx, s.tool_source, s.hooks, self._record
@@ -223,6 +224,7 @@ class Agent:
         self._specs = tool_specs(prof.tools)
         self.tool_runner.tools = prof.tools
         self._ctx.spawn = self._run_task if "task" in prof.tools else None
+        self._ctx.jobs = s.jobs if "job_output" in prof.tools else None  # else none can start
         self.max_turns = prof.turn_limit(s.max_turns)
         if changed and (note := prof.describe(self.spec)):
             self._notices.append(AgentEvent(E.NOTICE, text=note))
@@ -629,6 +631,8 @@ class Agent:
         if self._turn is not None and not getattr(self._turn, "ag_running", False):
             await self._turn.aclose()
         self._settle()
+        if self._settings.role_label is None:  # a subagent's end is not the session's
+            await self.jobs.close()
         said = await self._hooks.end(reason) if self._hooks is not None else []
         self._log.close()
         return said

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import sandbox
+from .jobs import JobTable
 from .permissions import PermissionPolicy, check_mode
 from .session_hooks import configured_hooks
 from .session_log import session_path
@@ -92,6 +93,7 @@ async def create(
         tool_source=tool_source,
         skills=discover_skills(root) if skills else None,
         hooks=configured_hooks(config.hooks, root) if hooks else None,
+        jobs=JobTable(config.jobs.max, config.jobs.output_buffer),
     )
     agent = cls(settings, resolved, transcript)
     in_use.append(agent)

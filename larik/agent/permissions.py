@@ -17,7 +17,9 @@ Order of decision for one call:
    every simple command must be covered, no redirection may write outside the project, and
    the tree must vouch for the command;
 5. the mode: ``ask`` allows reads and asks for writes and bash; ``edits`` allows writes and asks
-   for bash; ``yolo`` allows everything. Subagent tasks are allowed (their own calls are checked).
+   for bash; ``yolo`` allows everything. Subagent tasks are allowed (their own calls are checked),
+   and so are the job tools (``job_output``, ``job_stop``: only the session's own background
+   jobs, whose commands were checked as any bash command — ``background`` changes nothing here).
    ``plan`` (:mod:`.plan`) allows reads, explore subagents and read-only commands and refuses
    everything else, allow rules included; a read-only command that reads outside the project
    or near a read deny rule is asked about.
@@ -279,7 +281,7 @@ class PermissionPolicy:
     def _plan(self, tool: AnyTool, args: Any, d: Decision) -> Decision:
         """Plan mode, for a call no deny rule refused: reads as in ask mode, explore subagents,
         read-only commands; nothing else."""
-        if tool.kind == "read":
+        if tool.kind in ("read", "job"):  # job: the session's own jobs (jobs.py)
             return d
         if tool.kind == "task" and tool.target(args) == "explore":
             return d
@@ -364,7 +366,7 @@ class PermissionPolicy:
         return outside, doubts
 
     def _by_mode(self, kind: str) -> Verdict:
-        if kind in ("read", "task") or self.mode == "yolo":
+        if kind in ("read", "task", "job") or self.mode == "yolo":
             return "allow"
         if kind == "write" and self.mode == "edits":
             return "allow"

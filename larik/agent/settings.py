@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .jobs import JobTable
 from .tools import ALL_TOOLS, ToolSource
 
 if TYPE_CHECKING:
@@ -52,6 +53,9 @@ class AgentSettings:
     processes: dict[int, str] = field(default_factory=dict)
     """Running commands (process group -> start token), shared with subagents so an interrupt
     kills theirs too."""
+    jobs: JobTable = field(default_factory=JobTable)
+    """Background jobs (``bash`` with ``background: true``), shared with subagents; the main
+    agent ends them all when it closes."""
     session_id: str = ""
     """The session's id; "" makes a new one."""
     transcript_path: Path | None = None

@@ -31,6 +31,7 @@ __all__ = [
     "ProviderConfig",
     "RoutingSnapshot",
     "SandboxConfig",
+    "JobsConfig",
     "StuckConfig",
     "check_rule_text",
 ]
@@ -173,6 +174,16 @@ class SandboxConfig(_Strict):
     """More paths sandboxed commands may write (``~`` allowed; relative to the project)."""
 
 
+class JobsConfig(_Strict):
+    """``[jobs]``: background commands (``bash`` with ``background: true``; docs/tools.md).
+    Capped, so that no config can make them unbounded."""
+
+    max: int = Field(default=8, ge=1, le=32)
+    """Background jobs running at once (at most 32)."""
+    output_buffer: int = Field(default=1_000_000, ge=10_000, le=8_000_000)
+    """Bytes of output kept per job, the newest (at most 8 MB)."""
+
+
 def check_rule_text(text: str) -> tuple[str, str]:
     """``(tool, pattern)`` of a permission rule ``"TOOL: PATTERN"``, or ``ValueError`` naming
     what is wrong (one line). ``TOOL`` is a pattern that must name at least one tool."""
@@ -216,6 +227,8 @@ class Config(BaseModel):
     """Tool permission mode and rules."""
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     """The OS sandbox for bash commands."""
+    jobs: JobsConfig = Field(default_factory=JobsConfig)
+    """Background jobs: how many at once, how much output each keeps."""
     compact_threshold: float = Field(default=0.8, gt=0, le=1)
     """Compact the conversation when it fills this fraction of the context window."""
     max_turns: int = Field(default=100, gt=0)

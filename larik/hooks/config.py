@@ -76,6 +76,8 @@ CLAUDE_NAMES: dict[str, tuple[str, ...]] = {
     "grep": ("Grep",),
     "glob": ("Glob",),
     "task": ("Task", "Agent"),
+    "job_output": ("BashOutput",),
+    "job_stop": ("KillShell", "KillBash"),
 }
 
 _NAMES = re.compile(r"[A-Za-z0-9_|]+")

@@ -215,6 +215,8 @@ async def test_the_system_prompt_is_a_stable_prefix_then_session_context(make_ag
         "glob",
         "grep",
         "bash",
+        "job_output",
+        "job_stop",
         "task",
     ]
 

@@ -291,7 +291,9 @@ def test_tool_schemas_have_the_documented_names_and_arguments():
         "edit_file": {"path", "old_string", "new_string", "replace_all"},
         "glob": {"pattern", "path"},
         "grep": {"pattern", "path", "glob"},
-        "bash": {"command", "timeout", "sandbox"},
+        "bash": {"command", "timeout", "sandbox", "background"},
+        "job_output": {"job_id", "wait"},
+        "job_stop": {"job_id"},
         "task": {"role", "prompt"},
         "skill": {"name", "file"},
     }

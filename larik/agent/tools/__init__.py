@@ -1,6 +1,6 @@
 """The tools the model can call. One small module per tool, each with::
 
-    NAME, DESCRIPTION, KIND ("read" | "write" | "exec" | "task")
+    NAME, DESCRIPTION, KIND ("read" | "write" | "exec" | "task" | "job")
     class Args(ToolArgs)                       # pydantic arguments; the JSON schema sent to the model
     def target(args) -> str                    # what permission rules match: a path, command or role
     def summary(args) -> str                   # one line for the front end
@@ -8,6 +8,8 @@
     async def preview(args, ctx) -> str        # optional: the diff shown when asking for approval
 
 ``KIND`` drives the permission modes; read tools (and explore subagents) may run concurrently.
+``job`` tools act only on the session's own background jobs (:mod:`larik.agent.jobs`): allowed
+in every mode, plan included, as reads are (a deny rule still holds).
 File tools have ``PATH_TARGET = True``: their target is a path, confined to the project root.
 A result's text is always valid UTF-8: lone surrogates (from file names that are not UTF-8) are
 written as ``\\xNN`` (see ``larik.agent.paths.shown``).
@@ -34,6 +36,7 @@ from ..events import AgentEvent
 from ..paths import resolve_path, shown
 
 if TYPE_CHECKING:
+    from ..jobs import JobTable
     from ..skills import SkillCatalog
 
 __all__ = [
@@ -50,7 +53,7 @@ __all__ = [
     "tool_specs",
 ]
 
-Kind = Literal["read", "write", "exec", "task", "mcp"]
+Kind = Literal["read", "write", "exec", "task", "mcp", "job"]
 
 
 class ToolError(Exception):
@@ -107,6 +110,7 @@ class ToolContext:
     skills: SkillCatalog | None = None  # what the skill tool loads (larik/agent/skills.py)
     sandbox: Any = None  # sandbox.Sandbox bash commands run in; None: none (the user's !cmd)
     on_output: Callable[[bytes], None] | None = None  # a command's output as it comes (!cmd)
+    jobs: JobTable | None = None  # background commands (None: not offered to this model)
 
     def path(self, raw: str) -> Path:
         return resolve_path(self.root, raw).path

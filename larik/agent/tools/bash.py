@@ -5,6 +5,8 @@ whole process group is killed (``os.killpg``), children included — also when t
 comes while the shell is still being started. Output (stdout and stderr together) is capped
 with the *tail* kept, since that is where errors are; the exit code is always reported.
 Background processes that keep the output open are stopped shortly after the shell exits.
+``background: true`` starts the command as a job of the session instead (:mod:`..jobs`:
+the same permission check and sandbox; read with ``job_output``, stop with ``job_stop``).
 
 When the session has an OS sandbox (``ctx.sandbox``, :mod:`larik.agent.sandbox`) the command
 runs inside bubblewrap; a failure that looks like the sandbox's doing says so in the result.
@@ -31,7 +33,7 @@ from typing import IO
 from pydantic import Field
 
 from ..sandbox import Sandbox
-from . import ToolArgs, ToolContext, ToolResult
+from . import ToolArgs, ToolContext, ToolError, ToolResult
 
 NAME = "bash"
 KIND = "exec"
@@ -57,6 +59,12 @@ class Args(ToolArgs):
         True,
         description="false runs the command outside the OS sandbox; only after the user "
         "approves. Use it only when a command failed because of the sandbox.",
+    )
+    background: bool = Field(
+        default=False,
+        description="true starts it as a background job (a dev server, a watcher) and returns "
+        "at once with its job id and first lines; read it with job_output, stop it with "
+        "job_stop. The timeout does not apply.",
     )
 
 
@@ -149,7 +157,11 @@ def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
 
 async def run(args: Args, ctx: ToolContext) -> ToolResult:
     box = ctx.sandbox if ctx.sandbox is not None and ctx.sandbox.active and args.sandbox else None
-    proc = _spawn(args.command, ctx.root, box)
+    if args.background:  # permission-checked as any command; jobs.py runs it
+        if ctx.jobs is None:
+            raise ToolError("background jobs are not available here; run it in the foreground")
+        return await ctx.jobs.run(args.command, ctx.root, box)
+    proc = spawn_shell(args.command, ctx.root, box)
     pgid = proc.pid  # a new session: its leader's pid is the group id
     token = start_token(pgid)
     ctx.processes[pgid] = token  # known before the first await: an interrupt can always kill it
@@ -183,7 +195,7 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     return _result(args, proc.returncode, tail, timed_out, stray, box)
 
 
-def _spawn(command: str, cwd: Path, box: Sandbox | None = None) -> subprocess.Popen[bytes]:
+def spawn_shell(command: str, cwd: Path, box: Sandbox | None = None) -> subprocess.Popen[bytes]:
     """``bash -c command`` started in a new session, synchronously: its pid is known before
     anything can interrupt the start (asyncio's own start, interrupted, kills only the shell
     and leaves what it already started running)."""
