@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-HEAVY = ("anthropic", "openai", "google.genai", "textual", "mcp")
+HEAVY = ("anthropic", "openai", "google.genai", "textual", "mcp", "ray")
 
 PROBE = """
 import sys
@@ -35,6 +35,16 @@ def test_import_larik_imports_no_sdk():
 def test_larik_help_imports_no_sdk():
     stmt = (
         "sys.argv = ['larik', '--help']\nfrom larik import cli\n"
+        "try:\n    cli.main()\nexcept SystemExit:\n    pass"
+    )
+    assert _loaded(stmt) == ""
+
+
+def test_bench_and_its_ray_module_import_no_ray():
+    """Ray (a second to import) loads only when ``--ray`` is given."""
+    stmt = (
+        "import larik.commands.bench, larik.bench.ray_run, larik.bench.runner\n"
+        "sys.argv = ['larik', 'bench', '--help']\nfrom larik import cli\n"
         "try:\n    cli.main()\nexcept SystemExit:\n    pass"
     )
     assert _loaded(stmt) == ""

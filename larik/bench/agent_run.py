@@ -20,7 +20,7 @@ from .runner import AgentOutcome, RunAgent
 from .suite import retry_prompt
 from .tasks import Task
 
-__all__ = ["make_agent_runner", "tool_warnings"]
+__all__ = ["fresh_scripts", "make_agent_runner", "tool_warnings"]
 
 PROBE_TIMEOUT = 3.0  # seconds a local server may take to say whether a model takes tools
 
@@ -28,7 +28,7 @@ PROBE_TIMEOUT = 3.0  # seconds a local server may take to say whether a model ta
 def make_agent_runner(
     config: Config,
     transcripts: Path,
-    resolver_for: Callable[[str], Callable[[str], object]] | None = None,
+    resolver_for: Callable[[str], Callable[[str], object] | None] | None = None,
 ) -> RunAgent:
     """``resolver_for(spec)`` may give each run its own resolver (tests use scripted providers);
     by default the agent resolves through routing with ``config``."""
@@ -121,3 +121,34 @@ async def tool_warnings(
 
     found = await asyncio.gather(*(check(s) for s in specs))
     return [line for line in found if line]
+
+
+def fresh_scripts(
+    config: Config, paths: dict[str, Path] | None = None
+) -> Callable[[str], Callable[[str], Any] | None]:
+    """A resolver per run: a ``scripted/`` model plays its script from the first turn in every
+    run (routing keeps one player per script, which runs in turn or at once would share).
+
+    ``paths`` maps a bench spec to where its script is on this machine when that is not the
+    spec's own path (a Ray worker gets the script as data and writes it to its own folder)."""
+    from ..llm.providers.scripted import ScriptedProvider
+    from ..routing import resolve
+
+    def resolver_for(spec: str) -> Callable[[str], Any] | None:
+        if not spec.startswith("scripted/"):
+            return None
+        here = f"scripted/{paths[spec]}" if paths and spec in paths else spec
+        main = resolve(here, config)
+        player = ScriptedProvider.from_file(main.model)
+
+        def resolver(s: str) -> Any:
+            r = resolve(here if s == spec else s, config, main=here)
+            if r.provider_name == "scripted" and r.model == main.model:
+                r.provider = player
+                if here != spec:  # named as the bench names it, so the runs are the same
+                    r.spec, r.model = spec, spec.removeprefix("scripted/")
+            return r
+
+        return resolver
+
+    return resolver_for

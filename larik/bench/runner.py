@@ -9,13 +9,14 @@ kept (they were already handed to ``on_result``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import re
 import shutil
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +27,8 @@ from .tasks import CheckResult, Task, prepare_workdir, run_check
 
 __all__ = [
     "AgentOutcome",
+    "Execute",
+    "ProviderLimit",
     "RunAgent",
     "RunResult",
     "default_jobs",
@@ -99,10 +102,33 @@ class RunResult:
 # time-out still knows the turns and tokens spent so far.
 RunAgent = Callable[[Task, Path, str, AgentOutcome], Awaitable[None]]
 
+# (task, model spec, repeat) -> the run's result. Locally ``run_one`` in this process; with
+# ``--ray`` a Ray task that calls ``run_one`` on a worker (larik/bench/ray_run.py).
+Execute = Callable[[Task, str, int], Awaitable[RunResult]]
+
+# provider name -> held while one of its runs goes: an asyncio semaphore here, a named Ray actor
+# shared by every bench on the cluster with ``--ray``.
+ProviderLimit = Callable[[str], contextlib.AbstractAsyncContextManager[None]]
+
 
 def default_jobs() -> int:
     """Runs are mostly waiting on the model, so more than the core count; capped to stay polite."""
     return max(2, min(8, (os.cpu_count() or 2) * 2))
+
+
+PER_PROVIDER = 4  # runs of one provider at once, whatever --jobs says
+
+
+def local_limits(per_provider: int) -> ProviderLimit:
+    """``per_provider`` runs of a provider at once, counted in this process."""
+    limits: dict[str, asyncio.Semaphore] = {}
+
+    @contextlib.asynccontextmanager
+    async def limit(provider: str) -> AsyncIterator[None]:
+        async with limits.setdefault(provider, asyncio.Semaphore(per_provider)):
+            yield
+
+    return limit
 
 
 def provider_of(spec: str) -> str:
@@ -230,21 +256,33 @@ def in_shard(model: str, task: str, repeat: int, shard: tuple[int, int] | None) 
 async def run_bench(
     models: list[str],
     tasks: list[Task],
-    run_agent: RunAgent,
+    run_agent: RunAgent | None,
     *,
     repeat: int = 1,
     jobs: int | None = None,
-    per_provider: int = 4,
+    per_provider: int = PER_PROVIDER,
     bench_id: str = "",
     on_start: Callable[[str, str, int], None] | None = None,
     on_result: Callable[[RunResult], None] | None = None,
     shard: tuple[int, int] | None = None,
+    execute: Execute | None = None,
+    provider_limit: ProviderLimit | None = None,
 ) -> list[RunResult]:
     """Run everything; results come back in a stable order (model, task, repeat), whatever
-    order they finished in."""
+    order they finished in. ``execute`` runs one (default: ``run_one`` with ``run_agent`` in
+    this process); ``provider_limit`` holds a provider's share (default: ``per_provider`` runs
+    at once, counted here)."""
     jobs = jobs or default_jobs()
     overall = asyncio.Semaphore(jobs)
-    limits: dict[str, asyncio.Semaphore] = {}
+
+    async def here(task: Task, model: str, rep: int) -> RunResult:
+        if run_agent is None:
+            raise TypeError("run_bench needs run_agent or execute")
+        return await run_one(task, model, rep, run_agent, bench_id=bench_id)
+
+    run = execute or here
+
+    limit = provider_limit or local_limits(per_provider)
     plan = [
         (m, t, r)
         for m in models
@@ -256,11 +294,10 @@ async def run_bench(
     plan.sort(key=lambda x: (x[2], tasks.index(x[1]), models.index(x[0])))
 
     async def one(model: str, task: Task, rep: int) -> RunResult:
-        sem = limits.setdefault(provider_of(model), asyncio.Semaphore(per_provider))
-        async with sem, overall:
+        async with limit(provider_of(model)), overall:
             if on_start:
                 on_start(model, task.name, rep)
-            res = await run_one(task, model, rep, run_agent, bench_id=bench_id)
+            res = await run(task, model, rep)
         if on_result:
             on_result(res)
         return res

@@ -51,6 +51,12 @@ def bench(
         metavar="PATH",
         help="Run an Exercism-style practice folder (Aider's polyglot format) instead.",
     ),
+    ray: bool = typer.Option(
+        False, "--ray", help="Run on a Ray cluster (RAY_ADDRESS, else a local one): larik[ray]."
+    ),
+    ray_address: str | None = typer.Option(
+        None, "--ray-address", metavar="ADDRESS", help="The Ray cluster to run on (implies --ray)."
+    ),
 ) -> None:
     from ..llm.errors import LarikError
 
@@ -68,6 +74,7 @@ def bench(
             suite,
             shard,
             merge,
+            ray_address if ray_address is not None else ("" if ray else None),
         )
     except LarikError as e:
         print(f"larik bench: {e}", file=sys.stderr)
@@ -88,6 +95,7 @@ def _bench(
     suite: str | None = None,
     shard: str | None = None,
     merge: list[Path] | None = None,
+    ray: str | None = None,
 ) -> int:
     from rich.console import Console
 
@@ -113,7 +121,11 @@ def _bench(
     if not models:
         print("larik bench: give at least one model with -m (see --help)", file=sys.stderr)
         return 2
-    return _run(console, models, tasks, repeat, jobs, json_out, trust_project, shard_pair)
+    if ray is not None:
+        from ..bench.ray_run import import_ray
+
+        import_ray()  # without Ray: one line saying how to install it, before anything runs
+    return _run(console, models, tasks, repeat, jobs, json_out, trust_project, shard_pair, ray)
 
 
 def _list(console, tasks) -> int:
@@ -187,8 +199,12 @@ def _merge(console, paths: list[Path], json_out: Path | None) -> int:
     return 0
 
 
-def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False, shard=None) -> int:
+def _run(
+    console, models, tasks, repeat, jobs, json_out, trust_project=False, shard=None, ray=None
+) -> int:
+    """``ray``: None runs here; else the Ray cluster's address ("" for RAY_ADDRESS or local)."""
     import asyncio
+    import contextlib
     import json
     import uuid
     from datetime import UTC, datetime
@@ -196,7 +212,7 @@ def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False, sh
     from rich.live import Live
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from ..bench.agent_run import make_agent_runner, tool_warnings
+    from ..bench.agent_run import fresh_scripts, make_agent_runner, tool_warnings
     from ..bench.report import append_results, render_summary, summarize
     from ..bench.runner import default_jobs, in_shard, run_bench
     from ..config import bench_dir, bench_results_path, load_config
@@ -209,13 +225,25 @@ def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False, sh
     bench_id = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
     folder = bench_dir()
     history = bench_results_path()
-    run_agent = make_agent_runner(config, folder / "runs" / bench_id, _fresh_scripts(config))
+    run_agent = make_agent_runner(config, folder / "runs" / bench_id, fresh_scripts(config))
     for line in asyncio.run(tool_warnings(specs, config)):  # before the runs: saves a wasted bench
         print(f"larik bench: warning: {line}", file=sys.stderr)
     mine = [(s, t.name, r) for s in specs for t in tasks for r in range(1, repeat + 1)]
     mine = [run for run in mine if in_shard(*run, shard)]
     total = len(mine)
-    jobs = jobs or default_jobs()
+    stack = contextlib.ExitStack()
+    on_ray = None
+    if ray is not None:
+        from ..bench.ray_run import RayBench, connect
+
+        try:
+            cluster = stack.enter_context(connect(ray or None))
+            transcripts = folder / "runs" / bench_id
+            on_ray = RayBench(cluster, config, specs, bench_id=bench_id, transcripts=transcripts)
+        except BaseException:
+            stack.close()
+            raise
+    jobs = jobs or (on_ray.cpus if on_ray else default_jobs())
     finished = []
 
     progress = Progress(
@@ -227,7 +255,9 @@ def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False, sh
         transient=False,
     )
     overall = progress.add_task(
-        f"bench {bench_id} · {len(specs)} model(s) × {len(tasks)} task(s) × {repeat}"
+        f"bench {bench_id}"
+        + (f" on Ray, {jobs} at once" if on_ray else "")
+        + f" · {len(specs)} model(s) × {len(tasks)} task(s) × {repeat}"
         + (f" · shard {shard[0]}/{shard[1]}: {total} runs" if shard else ""),
         total=total,
         status="",
@@ -247,7 +277,7 @@ def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False, sh
         progress.update(overall, advance=1)
 
     interrupted = False
-    with Live(progress, console=console, refresh_per_second=8, transient=False):
+    with stack, Live(progress, console=console, refresh_per_second=8, transient=False):
         try:
             asyncio.run(
                 run_bench(
@@ -259,6 +289,8 @@ def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False, sh
                     bench_id=bench_id,
                     on_result=on_result,
                     shard=shard,
+                    execute=on_ray.execute if on_ray else None,
+                    provider_limit=on_ray.limit if on_ray else None,
                 )
             )
         except KeyboardInterrupt:
@@ -274,26 +306,3 @@ def _run(console, models, tasks, repeat, jobs, json_out, trust_project=False, sh
         console.print(f"stopped: kept {len(finished)} of {total} runs")
         return 130
     return 0
-
-
-def _fresh_scripts(config):
-    """A resolver per run: a ``scripted/`` model plays its script from the first turn in every
-    run (routing keeps one player per script, which runs in turn or at once would share)."""
-    from ..llm.providers.scripted import ScriptedProvider
-    from ..routing import resolve
-
-    def resolver_for(spec: str):
-        if not spec.startswith("scripted/"):
-            return None
-        main = resolve(spec, config)
-        player = ScriptedProvider.from_file(main.model)
-
-        def resolver(s: str):
-            r = resolve(s, config, main=spec)
-            if r.provider_name == "scripted" and r.model == main.model:
-                r.provider = player
-            return r
-
-        return resolver
-
-    return resolver_for
