@@ -11,7 +11,7 @@ model id); a local one is not: its server was asked, and only what it lists is o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ModelEntry",
+    "looked_text",
     "format_price",
     "format_window",
     "fuzzy_filter",
@@ -126,3 +127,8 @@ def format_price(inp: float | None, out: float | None) -> str:
     if inp == 0 and out == 0:
         return "free"
     return f"${inp:g}/${out:g}"
+
+
+def looked_text(local: list[Any]) -> str:
+    """The model picker's footer once the search for local servers is over."""
+    return f"{len(local)} local model(s) found" if local else "no local server answered"

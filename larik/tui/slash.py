@@ -32,7 +32,6 @@ __all__ = [
     "cost_markdown",
     "find",
     "help_markdown",
-    "looked_text",
     "parse",
     "run",
 ]
@@ -378,11 +377,6 @@ def api_keys_markdown() -> str:
         "or `api_key_env` / `api_key` under `[providers.NAME]` in your config. Local servers "
         "(Ollama, LM Studio, llama.cpp, vLLM) need none. `/model` lists what is usable now.\n"
     )
-
-
-def looked_text(local: list[Any]) -> str:
-    """The picker's footer once the search for local servers is over."""
-    return f"{len(local)} local model(s) found" if local else "no local server answered"
 
 
 def cost_markdown(agent: AgentLike, config: Any = None) -> str:

@@ -38,7 +38,7 @@ from .. import gcpolicy, history, mcp, slash, warmup
 from .. import plan as tui_plan
 from ..attachments import build_prompt
 from ..local_servers import LocalModel, discover
-from ..models import ModelEntry, picker_entries
+from ..models import ModelEntry, looked_text, picker_entries
 from ..protocol import AgentFactory, AgentLike
 from ..widgets.activity import Activity
 from ..widgets.completion_menu import CompletionMenu
@@ -180,7 +180,9 @@ class ChatScreen(Screen[None]):
         try:
             agent = await self.factory(approver=self.approve, model=model, resume=resume)
         except MissingKeyError as e:
-            await self._no_model(str(e))
+            from .no_model import offer
+
+            await offer(self, str(e))
             return
         except LarikError as e:
             if resume:
@@ -260,50 +262,12 @@ class ChatScreen(Screen[None]):
             except Exception:  # cancelled or failed: the adapter's import reports it
                 pass
 
-    async def _no_model(self, reason: str) -> None:
-        from .model_picker import ModelPickerScreen
-        from .no_model import NoModelScreen
-
-        self.status.show(None, note="looking for local model servers…")
-        local = await self.find_local()
-        if local:
-            self.conv.add_notice(f"{reason}. Found models on this machine: pick one.", "warning")
-            self.status.show(None, note="no model: pick one")
-            picker = ModelPickerScreen(
-                self.entries(), title="Pick a model", looked=slash.looked_text(local)
-            )
-            self.app.push_screen(picker, callback=self._picked_model)
-            return
-        self.status.show(None, note="no model")
-        self.app.push_screen(NoModelScreen(reason, self.config), callback=self._no_model_answer)
-
-    def _no_model_answer(self, answer: str | None) -> None:
-        if answer == "retry":
-            self.run_worker(self.start_agent(self.start_model), group="agent", exclusive=True)
-        else:
-            self.app.exit(0)
-
     # -- the agent's side ---------------------------------------------------------------------
     async def approve(self, request: PermissionRequest) -> Approval:
-        """The agent's Approver: a modal; cancelling the turn while it is up takes it down."""
-        from .permission import PermissionScreen
+        """The agent's Approver: the permission modal (``permission.ask``)."""
+        from .permission import ask
 
-        loop = asyncio.get_running_loop()
-        answer: asyncio.Future[Approval] = loop.create_future()
-        screen = PermissionScreen(request)
-
-        def done(result: Approval | None) -> None:
-            if not answer.done():
-                answer.set_result(result or Approval(allow=False))
-
-        self.app.push_screen(screen, callback=done)
-        self.activity.pause("waiting for your answer")
-        try:
-            return await answer
-        finally:
-            self.activity.resume()
-            if screen in self.app.screen_stack and self.app.screen is screen:
-                self.app.pop_screen()
+        return await ask(self.app, request, self.activity)
 
     def refresh_status(self) -> None:
         self.status.show(self.agent, busy=self.busy)
@@ -610,7 +574,7 @@ class ChatScreen(Screen[None]):
         from .model_picker import ModelPickerScreen
 
         picker = ModelPickerScreen(self.entries(), current=self.current_spec())
-        self.app.push_screen(picker, callback=self._picked_model)
+        self.app.push_screen(picker, callback=self.picked_model)
         self._discover_into(picker)
 
     @work(group="discover", exclusive=True, exit_on_error=False)
@@ -621,9 +585,10 @@ class ChatScreen(Screen[None]):
         finally:  # found, failed or cancelled: the picker stops saying it is looking
             entries = [e for e in self.entries() if e.source == "local"]
             if picker.is_attached:
-                picker.add_local(entries, slash.looked_text(local))
+                picker.add_local(entries, looked_text(local))
 
-    def _picked_model(self, spec: str | None) -> None:
+    def picked_model(self, spec: str | None) -> None:
+        """The model picker's answer: switch to it (in a worker), or nothing."""
         if spec:
             self._switch_in_worker(spec)
 

@@ -6,6 +6,8 @@ and which local servers Larik looked for. ``r`` looks again, ``q`` quits. Never 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -15,7 +17,10 @@ from textual.widgets import Static
 from ...routing.local import LocalServer, servers
 from ..render import markdown
 
-__all__ = ["NoModelScreen", "no_model_text"]
+if TYPE_CHECKING:
+    from .chat import ChatScreen
+
+__all__ = ["NoModelScreen", "no_model_text", "offer"]
 
 
 def key_rows() -> list[tuple[str, str]]:
@@ -119,3 +124,28 @@ class NoModelScreen(Screen[str]):
 
     def action_quit_app(self) -> None:
         self.dismiss("quit")
+
+
+async def offer(chat: ChatScreen, reason: str) -> None:
+    """No model could start (``reason``, a missing key): the picker over the local servers'
+    models when one answers, else this screen (``r`` tries again, ``q`` quits)."""
+    from ..models import looked_text
+    from .model_picker import ModelPickerScreen
+
+    chat.status.show(None, note="looking for local model servers…")
+    local = await chat.find_local()
+    if local:
+        chat.conv.add_notice(f"{reason}. Found models on this machine: pick one.", "warning")
+        chat.status.show(None, note="no model: pick one")
+        picker = ModelPickerScreen(chat.entries(), title="Pick a model", looked=looked_text(local))
+        chat.app.push_screen(picker, callback=chat.picked_model)
+        return
+    chat.status.show(None, note="no model")
+
+    def answered(answer: str | None) -> None:
+        if answer == "retry":
+            chat.run_worker(chat.start_agent(chat.start_model), group="agent", exclusive=True)
+        else:
+            chat.app.exit(0)
+
+    chat.app.push_screen(NoModelScreen(reason, chat.config), callback=answered)

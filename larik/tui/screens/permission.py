@@ -15,7 +15,8 @@ starts on "Deny", so Enter never approves what the user has not been shown.
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -29,7 +30,12 @@ from textual.widgets import Button, Input, Static
 from ...agent.events import Approval, PermissionRequest
 from ..render import args_beside_diff, diff_text, pretty_args
 
-__all__ = ["CHOICES", "PermissionScreen"]
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from ..widgets.activity import Activity
+
+__all__ = ["CHOICES", "PermissionScreen", "ask"]
 
 # (button id, label, key): the choices, in the order they are shown
 CHOICES = (
@@ -181,3 +187,23 @@ def _command(args: dict[str, Any]) -> str | None:
     """The command of a shell call (shown as ``$ command``), else None."""
     command = args.get("command")
     return command if isinstance(command, str) and command else None
+
+
+async def ask(app: App[Any], request: PermissionRequest, activity: Activity) -> Approval:
+    """Ask the user about ``request`` with the modal (the chat screen's Approver); the activity
+    line waits meanwhile. Cancelling the caller (the turn) takes the modal down; Esc denies."""
+    answer: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
+    screen = PermissionScreen(request)
+
+    def done(result: Approval | None) -> None:
+        if not answer.done():
+            answer.set_result(result or Approval(allow=False))
+
+    app.push_screen(screen, callback=done)
+    activity.pause("waiting for your answer")
+    try:
+        return await answer
+    finally:
+        activity.resume()
+        if screen in app.screen_stack and app.screen is screen:
+            app.pop_screen()
