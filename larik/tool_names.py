@@ -16,6 +16,7 @@ ALL_TOOLS = (
     "job_stop",
     "task",
     "skill",
+    "web_fetch",
 )
 READ_ONLY_TOOLS = ("read_file", "glob", "grep", "skill")
 #: Tools from MCP servers are named ``mcp__SERVER__TOOL``; rules may name them before the

@@ -5,25 +5,26 @@ A repository you cloned is someone else's code. Settings in its config that *loo
 always apply, merged with the user's (never replacing them). The split is a table,
 :data:`GATED`, that a test walks:
 
-====================  =====================================================================
-setting               untrusted project
-====================  =====================================================================
-permissions.mode      applied only when as strict as the user's or more (plan > ask > edits > yolo)
-permissions.allow     ignored
-permissions.deny      always applied, added to the user's deny rules
-hooks, mcp, commands  ignored (whole tables: they run programs)
-commands.shell        ignored: the project's command files with !`…` shell lines run those
-                      lines only once trusted (each file's SHA-256 is in the digest)
-checkpoints = false   ignored (a project must not turn off what /undo needs)
-sandbox.mode          applied only when as strict as the user's or more (read-only > workspace-write > off)
-sandbox.network       ``true`` ignored (a project may only turn the network off)
-sandbox.writable      ignored (a project must not open more of the disk to commands)
-.mcp.json             ignored (the project's MCP servers, in the format other agents share)
-.claude hooks         ignored (the hooks of .claude/settings.json and settings.local.json,
-                      Claude Code's project settings: they run programs)
-trusted_projects      an error (only the user's file may name trusted folders)
-providers             an error (a project must not redirect API keys; see larik.config)
-====================  =====================================================================
+=======================  =====================================================================
+setting                  untrusted project
+=======================  =====================================================================
+permissions.mode         applied only when as strict as the user's or more (plan > ask > edits > yolo)
+permissions.allow        ignored
+permissions.deny         always applied, added to the user's deny rules
+hooks, mcp, commands     ignored (whole tables: they run programs)
+commands.shell           ignored: the project's command files with !`…` shell lines run those
+                         lines only once trusted (each file's SHA-256 is in the digest)
+checkpoints = false      ignored (a project must not turn off what /undo needs)
+sandbox.mode             applied only when as strict as the user's or more (read-only > workspace-write > off)
+sandbox.network          ``true`` ignored (a project may only turn the network off)
+sandbox.writable         ignored (a project must not open more of the disk to commands)
+web_fetch.allow_private  ignored (a project must not let web_fetch reach private addresses)
+.mcp.json                ignored (the project's MCP servers, in the format other agents share)
+.claude hooks            ignored (the hooks of .claude/settings.json and settings.local.json,
+                         Claude Code's project settings: they run programs)
+trusted_projects         an error (only the user's file may name trusted folders)
+providers                an error (a project must not redirect API keys; see larik.config)
+=======================  =====================================================================
 
 Trust comes from, in order: ``--trust-project`` on the command line; the folder being listed in
 the user config's ``trusted_projects``; and, in the TUI only, the answer the user gave to "Trust
@@ -90,6 +91,7 @@ GATED: dict[str, Literal["tighten-only", "ignored", "merged"]] = {
     "sandbox.mode": "tighten-only",
     "sandbox.network": "tighten-only",  # may turn it off, not on
     "sandbox.writable": "ignored",
+    "web_fetch.allow_private": "ignored",  # a project must not open the private network
 }
 
 _FILE_NAME = "trust.json"
@@ -157,6 +159,11 @@ def split_project(
             if writable:
                 gated["sandbox.writable"] = writable
         always["sandbox"] = box
+    if isinstance(data.get("web_fetch"), Mapping):
+        web = dict(data["web_fetch"])
+        if web.get("allow_private"):
+            gated["web_fetch.allow_private"] = web.pop("allow_private")
+        always["web_fetch"] = web
     return always, gated, deny
 
 

@@ -296,6 +296,7 @@ def test_the_configuration_doc_names_every_key():
         ProviderConfig,
         SandboxConfig,
         StuckConfig,
+        WebFetchConfig,
     )
 
     text = DOC.read_text()
@@ -307,6 +308,7 @@ def test_the_configuration_doc_names_every_key():
         StuckConfig,
         SandboxConfig,
         JobsConfig,
+        WebFetchConfig,
     ):
         for name in model.model_fields:
             documented = f"`{name}`" in text or f"`[{name}" in text  # a key or a [table]

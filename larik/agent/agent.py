@@ -100,7 +100,7 @@ class Agent:
         self._ctx = ToolContext(
             root=s.root, processes=s.processes, seen=SeenFiles(), skills=s.skills
         )
-        self._ctx.sandbox = s.policy.sandbox  # what bash commands run in (sandbox.py)
+        self._ctx.sandbox, self._ctx.web = s.policy.sandbox, s.config.web_fetch  # bash, web_fetch
         self.jobs = s.jobs  # background commands (jobs.py): the main agent ends them on close
         self.path_denied = self._ctx.path_denied = s.policy.denies_path  # grep, glob, @path
         self.tool_runner = ToolRunner(

@@ -20,9 +20,12 @@ Order of decision for one call:
    for bash; ``yolo`` allows everything. Subagent tasks are allowed (their own calls are checked),
    and so are the job tools (``job_output``, ``job_stop``: only the session's own background
    jobs, whose commands were checked as any bash command — ``background`` changes nothing here).
+   ``web_fetch`` (kind ``fetch``) is asked for in every mode but yolo, per domain: its target is
+   the URL's host, so "allow always" remembers ``web_fetch: HOST``.
    ``plan`` (:mod:`.plan`) allows reads, explore subagents and read-only commands and refuses
    everything else, allow rules included; a read-only command that reads outside the project
-   or near a read deny rule is asked about.
+   or near a read deny rule is asked about. web_fetch reads, so plan mode keeps it, asked for
+   per domain as in ``ask`` mode (it is network egress: never unasked).
 
 A hook (:mod:`.hooks`) may block a call, or answer ``ask`` or ``allow`` for it: ``allow`` only
 skips a question the rules and mode would ask; it never overrides a denial, nor a question
@@ -281,7 +284,7 @@ class PermissionPolicy:
     def _plan(self, tool: AnyTool, args: Any, d: Decision) -> Decision:
         """Plan mode, for a call no deny rule refused: reads as in ask mode, explore subagents,
         read-only commands; nothing else."""
-        if tool.kind in ("read", "job"):  # job: the session's own jobs (jobs.py)
+        if tool.kind in ("read", "job", "fetch"):  # job: own jobs; fetch: asked per domain
             return d
         if tool.kind == "task" and tool.target(args) == "explore":
             return d
@@ -406,6 +409,9 @@ class PermissionPolicy:
         if tool.kind == "write":
             rules = [Rule(t, "*", f"{t}: *") for t in ("write_file", "edit_file")]
             return rules, "file edits in this project"
+        if tool.kind == "fetch":  # its target is the URL's host
+            host = tool.target(args)
+            return [Rule(tool.name, host, f"{tool.name}: {host}")], f"fetches from {host}"
         if tool.kind != "exec":  # an MCP tool: its target is its arguments, not a command
             return [Rule(tool.name, "*", tool.name)], f"every {tool.name} call"
         cmd = tool.target(args)
@@ -421,6 +427,9 @@ class PermissionPolicy:
             rp = resolve_path(self.root, tool.target(args))
             rule = f"{tool.name}: {rp.rel if rp.inside else rp.path.as_posix()}"
             return f"--permission-mode edits, or add a permissions.allow rule such as {rule!r}"
+        if tool.kind == "fetch":
+            rule = f"{tool.name}: {tool.target(args)}"
+            return f"--permission-mode yolo, or add a permissions.allow rule such as {rule!r}"
         if tool.kind != "exec":
             return f"--permission-mode yolo, or add a permissions.allow rule such as {tool.name!r}"
         script = shell.parse(tool.target(args))
@@ -469,7 +478,9 @@ class PermissionPolicy:
                 "there is no one to ask (print mode); read inside the project with the read tools"
             )
         if self.approver is None:
-            what = {"write": "file changes", "exec": "commands"}.get(tool.kind, "these calls")
+            what = {"write": "file changes", "exec": "commands", "fetch": "fetches"}.get(
+                tool.kind, "these calls"
+            )
             why = f" ({d.reason})" if d.reason else ""
             return (
                 f"permission denied: {tool.name} needs approval in {self.mode!r} permission "

@@ -4,8 +4,9 @@ A small model (under ``SMALL_PARAMS_B`` billion parameters: the catalog's ``para
 its name, or what a local server reports) drowns in a long prompt and a dozen tool schemas, and
 hands garbage to the ``task`` tool. It gets:
 
-* no ``task`` tool, no ``glob`` and no job tools (``SMALL_DROPS``): fewer tools to choose
-  from (``bash`` then refuses ``background: true``: nothing could read or stop the job);
+* no ``task`` tool, no ``glob``, no job tools and no ``web_fetch`` (``SMALL_DROPS``): fewer
+  tools to choose from (``bash`` then refuses ``background: true``: nothing could read or stop
+  the job; and no web page of 100,000 characters for a small context window);
 * the short prompt (:func:`larik.agent.prompt.prefix` with ``small=True``), which lists the
   project's files;
 * replies of at most ``SMALL_MAX_OUTPUT`` tokens: a small model that starts repeating itself
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["SMALL_DROPS", "SMALL_PARAMS_B", "Profile", "profile_for"]
 
 SMALL_PARAMS_B = 7.0
-SMALL_DROPS = ("task", "glob", "job_output", "job_stop")
+SMALL_DROPS = ("task", "glob", "job_output", "job_stop", "web_fetch")
 SMALL_MAX_OUTPUT = 2048
 
 

@@ -31,7 +31,12 @@ def make_agent_runner(
     resolver_for: Callable[[str], Callable[[str], object] | None] | None = None,
 ) -> RunAgent:
     """``resolver_for(spec)`` may give each run its own resolver (tests use scripted providers);
-    by default the agent resolves through routing with ``config``."""
+    by default the agent resolves through routing with ``config``. A run gets no web_fetch (a
+    deny rule): it measures the model on the task, not on looking the answer up (the sandbox
+    keeps its commands off the network too)."""
+    perms = config.permissions
+    deny = perms.model_copy(update={"deny": [*perms.deny, "web_fetch"]})
+    config = config.model_copy(update={"permissions": deny})
 
     async def run(task: Task, workdir: Path, spec: str, outcome: AgentOutcome) -> None:
         from ..agent.agent import Agent

@@ -53,6 +53,7 @@ from .schema import (
     RoutingSnapshot,
     SandboxConfig,
     StuckConfig,
+    WebFetchConfig,
     check_rule_text,
 )
 
@@ -68,6 +69,7 @@ __all__ = [
     "ProviderConfig",
     "RoutingSnapshot",
     "SandboxConfig",
+    "WebFetchConfig",
     "StuckConfig",
     "bench_dir",
     "bench_results_path",

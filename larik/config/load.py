@@ -101,12 +101,10 @@ def load_config(
                 perms = _table(always.get("permissions"))
                 if "permissions.mode" in gated:
                     perms["mode"] = gated["permissions.mode"]
-                box = _table(always.get("sandbox"))
-                for key in ("mode", "network", "writable"):
-                    if f"sandbox.{key}" in gated:
-                        box[key] = gated[f"sandbox.{key}"]
-                if box:
-                    always["sandbox"] = box
+                for key, value in gated.items():  # sandbox.mode, web_fetch.allow_private, …
+                    table, dot, name = key.partition(".")
+                    if dot and table in ("sandbox", "web_fetch"):
+                        always[table] = {**_table(always.get(table)), name: value}
                 allow = list(gated.get("permissions.allow") or [])
                 always["permissions"] = perms
                 merged = _with_servers(merged, gated.get(trust.MCP_JSON) or {})

@@ -32,6 +32,7 @@ __all__ = [
     "RoutingSnapshot",
     "SandboxConfig",
     "JobsConfig",
+    "WebFetchConfig",
     "StuckConfig",
     "check_rule_text",
 ]
@@ -184,6 +185,33 @@ class JobsConfig(_Strict):
     """Bytes of output kept per job, the newest (at most 8 MB)."""
 
 
+class WebFetchConfig(_Strict):
+    """``[web_fetch]``: the web_fetch tool's limits and the private addresses it may reach."""
+
+    allow_private: list[str] = Field(default_factory=list)
+    """Private, loopback or link-local addresses web_fetch may reach anyway: addresses or
+    networks ("127.0.0.1", "10.0.0.0/8") or host names ("wiki.corp"). Empty: none."""
+    timeout: float = Field(default=30.0, gt=0, le=300)
+    """Seconds one fetch may take, redirects and download included."""
+    max_bytes: int = Field(default=5_000_000, gt=0, le=50_000_000)
+    """Most bytes of a response body read; the rest is not downloaded."""
+
+    @field_validator("allow_private")
+    @classmethod
+    def _check_entries(cls, entries: list[str]) -> list[str]:
+        import ipaddress
+
+        for e in entries:
+            try:
+                ipaddress.ip_network(e.strip("[]"), strict=False)
+            except ValueError:
+                if not re.fullmatch(r"[A-Za-z0-9*?.-]+", e):
+                    raise ValueError(
+                        f"{e!r} is neither an address, a network nor a host name"
+                    ) from None
+        return entries
+
+
 def check_rule_text(text: str) -> tuple[str, str]:
     """``(tool, pattern)`` of a permission rule ``"TOOL: PATTERN"``, or ``ValueError`` naming
     what is wrong (one line). ``TOOL`` is a pattern that must name at least one tool."""
@@ -229,6 +257,8 @@ class Config(BaseModel):
     """The OS sandbox for bash commands."""
     jobs: JobsConfig = Field(default_factory=JobsConfig)
     """Background jobs: how many at once, how much output each keeps."""
+    web_fetch: WebFetchConfig = Field(default_factory=WebFetchConfig)
+    """The web_fetch tool's limits and the private addresses it may reach."""
     compact_threshold: float = Field(default=0.8, gt=0, le=1)
     """Compact the conversation when it fills this fraction of the context window."""
     max_turns: int = Field(default=100, gt=0)

@@ -66,7 +66,7 @@ DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 600.0
 
 #: Larik's tool -> the names Claude Code gives the same tool (the first is the one a hook sees
-#: when only a Claude Code name matched). Tools Claude Code has and Larik has not (WebFetch,
+#: when only a Claude Code name matched). Tools Claude Code has and Larik has not (WebSearch,
 #: NotebookEdit…) never match; MCP tools have the same ``mcp__server__tool`` names in both.
 CLAUDE_NAMES: dict[str, tuple[str, ...]] = {
     "bash": ("Bash",),
@@ -78,6 +78,7 @@ CLAUDE_NAMES: dict[str, tuple[str, ...]] = {
     "task": ("Task", "Agent"),
     "job_output": ("BashOutput",),
     "job_stop": ("KillShell", "KillBash"),
+    "web_fetch": ("WebFetch",),
 }
 
 _NAMES = re.compile(r"[A-Za-z0-9_|]+")

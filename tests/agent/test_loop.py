@@ -218,6 +218,7 @@ async def test_the_system_prompt_is_a_stable_prefix_then_session_context(make_ag
         "job_output",
         "job_stop",
         "task",
+        "web_fetch",
     ]
 
 

@@ -24,7 +24,7 @@ def resolver_for(p):
     return lambda spec: resolved(p, model=p.model_id)
 
 
-async def test_a_small_model_gets_no_task_no_glob_and_the_short_prompt(make_agent):
+async def test_a_small_model_gets_no_task_no_glob_no_web_fetch_and_the_short_prompt(make_agent):
     p = named("qwen2.5-coder-0.5b-instruct", {"text": "hi"})
     agent = await make_agent(p, resolver=resolver_for(p))
     events = await run(agent)
@@ -42,7 +42,7 @@ async def test_a_large_model_keeps_every_tool_and_the_full_prompt(make_agent):
     p = named("qwen2.5-coder-32b-instruct", {"text": "hi"})
     agent = await make_agent(p, resolver=resolver_for(p))
     await run(agent)
-    assert "task" in [t.name for t in p.requests[0].tools]
+    assert {"task", "web_fetch"} <= {t.name for t in p.requests[0].tools}
     assert "copy old_string exactly" not in p.requests[0].system[0]
     assert p.requests[0].max_tokens == 0  # the adapter's default
 

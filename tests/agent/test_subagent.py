@@ -90,6 +90,7 @@ async def test_a_worker_subagent_gets_every_tool_but_task_and_can_edit(make_agen
         "bash",
         "job_output",
         "job_stop",
+        "web_fetch",
     ]
     assert "a + b" in (project / "calc.py").read_text()
     assert agent.messages[2].blocks[0].content == "fixed calc.py"

@@ -296,6 +296,7 @@ def test_tool_schemas_have_the_documented_names_and_arguments():
         "job_stop": {"job_id"},
         "task": {"role", "prompt"},
         "skill": {"name", "file"},
+        "web_fetch": {"url"},
     }
     required = {n: set(s.get("required", [])) for n, s in specs.items()}
     assert required["edit_file"] == {"path", "old_string", "new_string"}

@@ -72,6 +72,17 @@ async def test_applying_the_reference_change_passes(tmp_path):
     assert res[0].input_tokens > 0 and list((tmp_path / "runs").glob("*.jsonl"))
 
 
+async def test_a_bench_run_cannot_fetch_from_the_web(tmp_path):
+    task = TASKS["implement-stub"]
+    fetch = {"name": "web_fetch", "input": {"url": "https://example.org/answer"}}
+    provider = ScriptedProvider([{"tool_calls": [fetch]}, {"text": "ok"}], name="scripted")
+    resolve = lambda s: Resolved(provider, "m", "scripted", None, "scripted/m")  # noqa: E731
+    run = make_agent_runner(Config(), tmp_path / "runs", lambda spec: resolve)
+    await run_bench(["m"], [task], run)
+    result = provider.requests[1].messages[-1].blocks[0]
+    assert result.is_error and "denied by the rule 'web_fetch'" in result.content
+
+
 async def test_doing_nothing_fails(tmp_path):
     task = TASKS["implement-stub"]
     res = await run_bench(["idle"], [task], runner(tmp_path, {"idle": [{"text": "Looks fine."}]}))

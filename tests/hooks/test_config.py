@@ -72,6 +72,7 @@ def entry(matcher: str) -> HookEntry:
         ("mcp__github__.*", "mcp__github__create_issue", "mcp__github__create_issue"),
         (".*_file", "read_file", "read_file"),
         ("^Ba", "bash", "Bash"),
+        ("WebFetch", "web_fetch", "WebFetch"),
     ],
 )
 def test_matchers_work_with_larik_and_claude_code_names(matcher, tool, seen):

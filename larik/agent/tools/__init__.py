@@ -1,6 +1,6 @@
 """The tools the model can call. One small module per tool, each with::
 
-    NAME, DESCRIPTION, KIND ("read" | "write" | "exec" | "task" | "job")
+    NAME, DESCRIPTION, KIND ("read" | "write" | "exec" | "task" | "job" | "fetch")
     class Args(ToolArgs)                       # pydantic arguments; the JSON schema sent to the model
     def target(args) -> str                    # what permission rules match: a path, command or role
     def summary(args) -> str                   # one line for the front end
@@ -10,6 +10,7 @@
 ``KIND`` drives the permission modes; read tools (and explore subagents) may run concurrently.
 ``job`` tools act only on the session's own background jobs (:mod:`larik.agent.jobs`): allowed
 in every mode, plan included, as reads are (a deny rule still holds).
+A ``fetch`` tool (web_fetch) reaches the network: asked for per domain, as a command is.
 File tools have ``PATH_TARGET = True``: their target is a path, confined to the project root.
 A result's text is always valid UTF-8: lone surrogates (from file names that are not UTF-8) are
 written as ``\\xNN`` (see ``larik.agent.paths.shown``).
@@ -53,7 +54,7 @@ __all__ = [
     "tool_specs",
 ]
 
-Kind = Literal["read", "write", "exec", "task", "mcp", "job"]
+Kind = Literal["read", "write", "exec", "task", "mcp", "job", "fetch"]
 
 
 class ToolError(Exception):
@@ -111,6 +112,7 @@ class ToolContext:
     sandbox: Any = None  # sandbox.Sandbox bash commands run in; None: none (the user's !cmd)
     on_output: Callable[[bytes], None] | None = None  # a command's output as it comes (!cmd)
     jobs: JobTable | None = None  # background commands (None: not offered to this model)
+    web: Any = None  # config.WebFetchConfig: web_fetch's limits; None: the defaults
 
     def path(self, raw: str) -> Path:
         return resolve_path(self.root, raw).path
