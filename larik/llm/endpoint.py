@@ -39,7 +39,7 @@ from .errors import ConfigError, LarikError, MissingKeyError, ResolveError
 from .net import is_loopback_url, validate_base_url
 
 if TYPE_CHECKING:
-    from ..config import Config, ProviderConfig
+    from .settings import LlmSettings, ProviderSettings
 
 __all__ = ["Endpoint", "is_local", "kind_of", "remember_known", "resolve_endpoint"]
 
@@ -92,7 +92,7 @@ class Endpoint:
 
 
 def resolve_endpoint(
-    name: str, config: Config | None = None, *, environ: Mapping[str, str] | None = None
+    name: str, config: LlmSettings | None = None, *, environ: Mapping[str, str] | None = None
 ) -> Endpoint:
     """The :class:`Endpoint` of provider ``name`` (see the module docstring for the rules)."""
     env = os.environ if environ is None else environ
@@ -118,7 +118,7 @@ def resolve_endpoint(
 
 
 def remember_known(
-    config: Config | None = None, *, environ: Mapping[str, str] | None = None
+    config: LlmSettings | None = None, *, environ: Mapping[str, str] | None = None
 ) -> None:
     """Record every key Larik could read (see :mod:`larik.llm.secrets`): the values of the
     variables registered providers and kinds declare, and the config's keys and headers."""
@@ -138,7 +138,7 @@ def remember_known(
     remember(*values, *(env.get(n, "") for n in sorted(names)))
 
 
-def kind_of(name: str, config: Config | None = None) -> str:
+def kind_of(name: str, config: LlmSettings | None = None) -> str:
     """The adapter kind of provider ``name`` ("" when it has none or is unknown); no checks."""
     pc = config.providers.get(name) if config is not None else None
     if pc is not None and pc.type:
@@ -147,7 +147,7 @@ def kind_of(name: str, config: Config | None = None) -> str:
     return spec.type if spec is not None else ""
 
 
-def is_local(name: str, config: Config | None = None) -> bool:
+def is_local(name: str, config: LlmSettings | None = None) -> bool:
     """Whether provider ``name`` runs on this machine; False when it cannot be resolved."""
     try:
         return resolve_endpoint(name, config).local
@@ -159,7 +159,7 @@ def is_local(name: str, config: Config | None = None) -> bool:
 
 
 def _kind(
-    name: str, spec: registry.ProviderSpec | None, pc: ProviderConfig | None
+    name: str, spec: registry.ProviderSpec | None, pc: ProviderSettings | None
 ) -> registry.Kind | None:
     if spec is None and pc is None:
         raise ResolveError(f"unknown provider {name!r}")
@@ -178,7 +178,7 @@ def _kind(
 def _base_url(
     name: str,
     spec: registry.ProviderSpec | None,
-    pc: ProviderConfig | None,
+    pc: ProviderSettings | None,
     kind: registry.Kind | None,
     env: Mapping[str, str],
 ) -> str:
@@ -213,7 +213,7 @@ def _parse_env_url(kind: registry.Kind, raw: str) -> str:
 
 def _key(
     spec: registry.ProviderSpec | None,
-    pc: ProviderConfig | None,
+    pc: ProviderSettings | None,
     kind: registry.Kind | None,
     env: Mapping[str, str],
 ) -> tuple[str | None, str, tuple[str, ...], bool]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ...config import Config, ModelOverride
+    from ..settings import LlmSettings, ModelSettings
     from ..types import Usage
 
 __all__ = [
@@ -121,7 +121,7 @@ def default_model(name: str) -> str:
 # -------------------------------------------------------------------------------- lookups
 
 
-def entries(config: Config | None = None) -> list[ModelInfo]:
+def entries(config: LlmSettings | None = None) -> list[ModelInfo]:
     """Every catalog model, then models the config adds, with config overrides applied."""
     _, infos, _ = _load()
     out = [lookup(i.id, i.provider, config) for i in infos]
@@ -137,7 +137,7 @@ def entries(config: Config | None = None) -> list[ModelInfo]:
     return out
 
 
-def lookup(model: str, provider: str | None = None, config: Config | None = None) -> ModelInfo:
+def lookup(model: str, provider: str | None = None, config: LlmSettings | None = None) -> ModelInfo:
     """What is known about ``model`` (optionally as served by ``provider``)."""
     if provider is None and "/" in model and _find(None, model) is None:
         head, _, rest = model.partition("/")
@@ -190,7 +190,7 @@ def _find(provider: str | None, model: str) -> ModelInfo | None:
     return None
 
 
-def _apply(info: ModelInfo, o: ModelOverride) -> ModelInfo:
+def _apply(info: ModelInfo, o: ModelSettings) -> ModelInfo:
     changes: dict[str, Any] = {"known": True}
     for key in (
         "context_window",
@@ -218,19 +218,19 @@ def _guess_params(model: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def _provider_known(name: str, config: Config | None) -> bool:
+def _provider_known(name: str, config: LlmSettings | None) -> bool:
     from .. import registry
 
     return registry.get(name) is not None or (config is not None and name in config.providers)
 
 
-def _provider_type(name: str, config: Config | None) -> str:
+def _provider_type(name: str, config: LlmSettings | None) -> str:
     from ..endpoint import kind_of
 
     return kind_of(name, config)
 
 
-def is_local_provider(name: str, config: Config | None = None) -> bool:
+def is_local_provider(name: str, config: LlmSettings | None = None) -> bool:
     """Whether provider ``name`` runs on this machine (its endpoint is loopback)."""
     from ..endpoint import is_local
 
@@ -241,7 +241,7 @@ def is_local_provider(name: str, config: Config | None = None) -> bool:
 
 
 def cost(
-    usage: Usage, model: str, provider: str | None = None, config: Config | None = None
+    usage: Usage, model: str, provider: str | None = None, config: LlmSettings | None = None
 ) -> float | None:
     """USD for ``usage`` on ``model``; None when the model's price is unknown. Cache tokens
     without a cache price are charged at the input price."""
