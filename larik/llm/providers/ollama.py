@@ -75,7 +75,7 @@ class OllamaProvider:
         self.timeout = positive_number(name, "timeout", options.get("timeout", 600.0))
         self.base_url = endpoint.base_url.rstrip("/")
         self._client: httpx2.AsyncClient | None = None
-        self._info: dict[str, convert.ModelInfo] = {}
+        self._info: dict[str, convert.ShowInfo] = {}
 
     # -- client ---------------------------------------------------------------------------
     def _http(self) -> httpx2.AsyncClient:
@@ -101,7 +101,7 @@ class OllamaProvider:
             self._client = None
 
     # -- ModelProber ----------------------------------------------------------------------
-    async def _model_info(self, model: str) -> convert.ModelInfo | None:
+    async def _show_info(self, model: str) -> convert.ShowInfo | None:
         """``POST /api/show``, cached per model once it succeeds. Any failure is None."""
         if model in self._info:
             return self._info[model]
@@ -116,7 +116,7 @@ class OllamaProvider:
             return None
         if not isinstance(data, dict):
             return None
-        info = convert.model_info(data)
+        info = convert.show_info(data)
         self._info[model] = info
         return info
 
@@ -124,19 +124,19 @@ class OllamaProvider:
         """The window requests to ``model`` run with: the ``num_ctx`` this adapter sends."""
         if self.num_ctx:
             return self.num_ctx
-        info = await self._model_info(model)
+        info = await self._show_info(model)
         if info is None or not info.context_length:
             return None
         return min(info.context_length, self.context_cap)
 
     async def supports_tools(self, model: str) -> bool | None:
-        info = await self._model_info(model)
+        info = await self._show_info(model)
         if info is None or info.capabilities is None:
             return None
         return "tools" in info.capabilities
 
     async def supports_images(self, model: str) -> bool | None:
-        info = await self._model_info(model)
+        info = await self._show_info(model)
         if info is None or info.capabilities is None:
             return None
         return "vision" in info.capabilities
@@ -255,7 +255,7 @@ class OllamaProvider:
             body["tools"] = convert.tools(request)
         info = None
         if self.num_ctx is None or request.effort:
-            info = await self._model_info(request.model)
+            info = await self._show_info(request.model)
         think = convert.think(request.effort, request.model, info)
         if think is not None:
             body["think"] = think

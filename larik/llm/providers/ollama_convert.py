@@ -1,5 +1,5 @@
 """Request and response conversion for the Ollama adapter (``ollama.py``): neutral messages to
-``/api/chat`` messages, ``/api/show`` answers to :class:`ModelInfo`, Effort to ``think``, chunks'
+``/api/chat`` messages, ``/api/show`` answers to :class:`ShowInfo`, Effort to ``think``, chunks'
 tool calls to blocks, and error bodies to one-line text. Pure functions, no I/O.
 """
 
@@ -16,11 +16,11 @@ from .common import tool_arguments
 from .openai_compat_convert import build_tools as tools  # Ollama takes the same shape
 
 __all__ = [
-    "ModelInfo",
+    "ShowInfo",
     "error_text",
     "body_error",
     "messages",
-    "model_info",
+    "show_info",
     "think",
     "tool_block",
     "tools",
@@ -30,7 +30,7 @@ _LEVELS = {"low": "low", "medium": "medium", "high": "high", "max": "high"}
 
 
 @dataclass(slots=True)
-class ModelInfo:
+class ShowInfo:
     """What ``/api/show`` says about a model (None: not reported)."""
 
     context_length: int | None
@@ -38,9 +38,9 @@ class ModelInfo:
     think_values: list[Any] | None
 
 
-def model_info(data: dict[str, Any]) -> ModelInfo:
+def show_info(data: dict[str, Any]) -> ShowInfo:
     """The parts of an ``/api/show`` answer Larik uses."""
-    return ModelInfo(_context_length(data), _capabilities(data), _think_values(data))
+    return ShowInfo(_context_length(data), _capabilities(data), _think_values(data))
 
 
 def messages(request: Request, provider: str) -> list[dict[str, Any]]:
@@ -126,7 +126,7 @@ def tool_block(call: dict[str, Any]) -> Block:
     return Block(type="tool_use", id=call_id, name=fn.get("name") or "", input=raw)
 
 
-def think(effort: str, model: str, info: ModelInfo | None) -> bool | str | None:
+def think(effort: str, model: str, info: ShowInfo | None) -> bool | str | None:
     """Effort -> ``think``. None means leave it out (the model's default)."""
     if not effort:
         return None
