@@ -46,6 +46,7 @@ class AgentLike(Protocol):
     spec: str
 
     tool_runner: Any  # .run_tool(name, input): one call checked like the model's
+    jobs: Any  # the session's background jobs (larik/agent/jobs.py JobTable): /jobs
 
     def path_denied(self, tool: str, path: Path) -> bool: ...
 

@@ -216,6 +216,16 @@ async def _mcp(chat: ChatScreen, arg: str) -> None:
     mcp.open_screen(chat)
 
 
+async def _jobs(chat: ChatScreen, arg: str) -> None:
+    agent = chat.need_agent()
+    table = getattr(agent, "jobs", None)
+    if agent is None or table is None:
+        return
+    from .screens.jobs import JobsScreen
+
+    chat.app.push_screen(JobsScreen(table))
+
+
 async def _exit(chat: ChatScreen, arg: str) -> None:
     await chat.quit()
 
@@ -249,6 +259,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "/permissions [MODE]",
         "show or set the permission mode: ask, edits, yolo, plan",
         _permissions,
+    ),
+    SlashCommand(
+        "jobs", "/jobs", "background jobs: command, runtime, state, last lines; stop one", _jobs
     ),
     SlashCommand("mcp", "/mcp", "MCP servers: state, tools; turn one on or off, reconnect", _mcp),
     SlashCommand("hooks", "/hooks", "the hooks in effect: event, matcher, command, file", _hooks),

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from larik.agent.events import AgentEvent, AgentEventType, Approver, PermissionRequest
+from larik.agent.jobs import JobTable
 from larik.agent.usage import Accounting
 from larik.llm.providers.scripted import ScriptedProvider
 from larik.llm.replay import replayable_messages
@@ -43,6 +44,7 @@ class FakeAgent:
         self.root = Path.cwd()
         self.tool_calls: list[tuple[str, dict[str, Any]]] = []  # run_tool's, for the tests
         self.tool_runner = self
+        self.jobs = JobTable()  # none started: the fake runs no command
         self.closed = False
         self.switches: list[str] = []
         SESSIONS[session] = self.messages

@@ -1,0 +1,131 @@
+"""``/jobs`` and the background jobs' end with the TUI: the real agent starts a dev-server-like
+job; the screen lists it at 80×24 and stops it; quitting (``/exit``, Ctrl+C twice, SIGTERM on a
+real pseudo-terminal) leaves none of a job's processes — its grandchild included — running."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from larik.config import Config, PermissionsConfig
+from larik.tui.screens.jobs import JobsScreen
+
+from .conftest import ready, screen_text, send, turn_done, wait_for
+from .test_quit_signals import WAIT, Tui, gone
+from .test_quit_signals import wait_for as wait_until
+from .test_real_agent import Real
+
+SERVER = (
+    f"{sys.executable} -u -c \"import time\nprint('listening on http://127.0.0.1:8000')\n"
+    "i = 0\nwhile True:\n    i += 1; print('GET /', i); time.sleep(0.05)\""
+)
+# every pid into ./pids: a grandchild under a shell that ignores SIGTERM, a printing loop, the job
+FAMILY = (
+    "bash -c 'trap \"\" TERM; sleep 1000 & echo $! >> pids; wait' & echo $! >> pids; "
+    f"{sys.executable} -u -c \"import time\nwhile True: print('tick'); time.sleep(0.05)\" & "
+    "echo $! >> pids; echo $$ >> pids; wait"
+)
+
+
+def bg(command: str) -> dict:
+    return {"name": "bash", "input": {"command": command, "background": True}}
+
+
+def pids(project: Path) -> list[int]:
+    f = project / "pids"
+    return [int(x) for x in f.read_text().split()] if f.exists() else []
+
+
+@pytest.fixture
+def real(tmp_path: Path) -> Real:
+    r = Real(tmp_path)
+    r.config = Config(permissions=PermissionsConfig(mode="yolo"))
+    return r
+
+
+async def test_slash_jobs_lists_the_jobs_and_k_stops_the_highlighted_one(real):
+    app = real.app([{"tool_calls": [bg(SERVER), bg("sleep 300")]}, {"text": "both started"}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "start the server")
+        await turn_done(pilot)
+        table = real.agents[-1].jobs
+        await send(pilot, "/jobs")
+        await wait_for(pilot, lambda: isinstance(app.screen, JobsScreen))
+        await wait_for(pilot, lambda: "GET /" in screen_text(app))
+        text = screen_text(app)
+        assert "Background jobs" in text and "k stop the job · Esc close" in text
+        assert "  1  running" in text and "  2  running" in text and "sleep 300" in text
+        await pilot.press("k")  # the first job is highlighted
+        await wait_for(pilot, lambda: table.get(1).state == "stopped")
+        await wait_for(pilot, lambda: "  1  stopped" in screen_text(app))
+        assert table.get(2).state == "running"
+        await pilot.press("down", "delete")
+        await wait_for(pilot, lambda: "  2  stopped" in screen_text(app))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, JobsScreen))
+        assert await _gone_all(table)
+
+
+async def test_slash_jobs_with_no_job_says_so(real):
+    app = real.app([])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/jobs")
+        await wait_for(pilot, lambda: isinstance(app.screen, JobsScreen))
+        assert "no background jobs in this session" in screen_text(app)
+        await pilot.press("k", "escape")  # nothing to stop: nothing breaks
+
+
+@pytest.mark.parametrize("how", ["/exit", "ctrl+c twice"])
+async def test_quitting_the_tui_ends_every_process_of_every_job(real, how):
+    app = real.app([{"tool_calls": [bg(FAMILY), bg(SERVER)]}, {"text": "started"}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "start them")
+        await turn_done(pilot)
+        await wait_for(pilot, lambda: len(pids(real.cwd)) == 4)
+        table = real.agents[-1].jobs
+        family = [*pids(real.cwd), table.get(2).pgid]
+        assert not any(gone(p) for p in family)
+        if how == "/exit":
+            await send(pilot, "/exit")
+        else:
+            await pilot.press("ctrl+c", "ctrl+c")
+        await wait_for(pilot, lambda: table.closed)
+    assert await _gone_all(table)
+    assert all(gone(p) for p in family)
+
+
+def test_sigterm_on_the_real_tui_ends_every_process_of_every_job(tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    script = tmp_path / "s.json"
+    turns = [{"tool_calls": [bg(FAMILY)]}, {"text": "started"}]
+    script.write_text(json.dumps({"turns": turns}))
+    tui = Tui(["-m", f"scripted/{script}", "--permission-mode", "yolo"], project)
+    try:
+        wait_until(lambda: b"/help" in tui.out, "the TUI to start")
+        tui.type("start it\r")
+        wait_until(lambda: len(pids(project)) == 4, "the job to start")
+        family = pids(project)
+        assert not any(gone(p) for p in family)
+        tui.proc.send_signal(signal.SIGTERM)
+        assert tui.proc.wait(timeout=WAIT) == 128 + signal.SIGTERM
+        wait_until(lambda: all(gone(p) for p in family), "every process of the job to end")
+    finally:
+        tui.close()
+
+
+async def _gone_all(table) -> bool:
+    import asyncio
+
+    for _ in range(250):
+        if not any(j.alive() for j in table.jobs.values()):
+            return True
+        await asyncio.sleep(0.02)
+    return False
