@@ -11,11 +11,15 @@ hands garbage to the ``task`` tool. It gets:
   project's files;
 * replies of at most ``SMALL_MAX_OUTPUT`` tokens: a small model that starts repeating itself
   otherwise writes until the context is full (minutes on a CPU).
+* grammar-constrained tool calls where the server can (llama.cpp, vLLM): every reply is one
+  call whose arguments validate, or the answer.
 
 ``[models."provider/model"]`` in the config can say it outright, for any model: ``tools = [...]``
 (the tools offered, in that order; never more than the role allows: an explore subagent stays
 read-only), ``max_turns`` (at most this many model calls per turn for this model: it lowers the
-session's limit, never raises it) and ``temperature`` (sent with every request).
+session's limit, never raises it), ``temperature`` (sent with every request) and
+``constrained_tools`` (ask a llama.cpp or vLLM server to hold replies to a grammar so tool calls
+always parse: on by default for a small model; :mod:`larik.llm.providers.constrained`).
 
 The profile is recomputed when the model changes (``/model``, a probe that learns the size).
 """
@@ -44,6 +48,7 @@ class Profile:
     max_turns: int | None = None  # the model's own cap, if set
     temperature: float | None = None
     chosen: bool = False  # the tools come from the config's list
+    constrained: bool | None = None  # grammar-constrained tool calls (None: the provider's say)
 
     def request_options(self) -> dict[str, Any]:
         """What each request to this model carries beyond the conversation."""
@@ -52,6 +57,8 @@ class Profile:
             out["temperature"] = self.temperature
         if self.small:
             out["max_tokens"] = SMALL_MAX_OUTPUT
+        if self.constrained is not None:
+            out["constrain_tools"] = self.constrained
         return out
 
     def turn_limit(self, session: int) -> int:
@@ -96,4 +103,12 @@ def profile_for(
         max_turns=o.max_turns if o is not None else None,
         temperature=o.temperature if o is not None else None,
         chosen=listed is not None,
+        constrained=_constrained(o, small),
     )
+
+
+def _constrained(o: ModelOverride | None, small: bool) -> bool | None:
+    """The config's word, else on for a small model (its calls are the ones that fail)."""
+    if o is not None and o.constrained_tools is not None:
+        return o.constrained_tools
+    return True if small else None

@@ -117,6 +117,8 @@ class ModelOverride(_Strict):
     """At most this many model calls per turn with this model (lowers max_turns, never raises it)."""
     temperature: float | None = Field(default=None, ge=0, le=2)
     """Sampling temperature sent with every request to this model."""
+    constrained_tools: bool | None = None
+    """Ask a llama.cpp or vLLM server for grammar-constrained tool calls (default: small models)."""
 
     @field_validator("tools")
     @classmethod

@@ -25,6 +25,11 @@ Three small things adapters for open models need (openai-compatible, ollama):
     Returns the text with the recovered calls cut out (stripped) and the new ``tool_use``
     blocks, or ``(text, [])`` unchanged when nothing was recovered.
 
+``calls_from(value, tool_names)`` / ``loads_lenient(text)``
+    The pieces the recoveries share, also used by the grammar-constrained reply reader
+    (:mod:`larik.llm.providers.constrained`): tool-use blocks from a parsed call object (or a
+    list of them; unknown names skipped), and JSON parsed strictly, then by json-repair.
+
 ``new_call_id() -> str``
     A fresh ``call_…`` id for calls a server sent without one.
 
@@ -43,7 +48,14 @@ from typing import Any
 
 from .types import Block
 
-__all__ = ["TOOL_IMAGES_NOTE", "new_call_id", "recover_tool_calls", "repair_arguments"]
+__all__ = [
+    "TOOL_IMAGES_NOTE",
+    "calls_from",
+    "loads_lenient",
+    "new_call_id",
+    "recover_tool_calls",
+    "repair_arguments",
+]
 
 TOOL_IMAGES_NOTE = "Images returned by the tool call(s) above:"
 
@@ -78,7 +90,7 @@ def _repair_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _loads(text: str) -> Any:
+def loads_lenient(text: str) -> Any:
     """Strict JSON first, json-repair as the fallback; None when neither gives a value."""
     try:
         return json.loads(text)
@@ -119,7 +131,7 @@ def _recover_hermes(text: str, names: frozenset[str]) -> tuple[str, list[Block]]
     kept: list[str] = []
     pos = 0
     for m in _HERMES.finditer(text):
-        found = _calls_from(_loads(m.group(1)), names)
+        found = calls_from(loads_lenient(m.group(1)), names)
         if found:
             kept.append(text[pos : m.start()])
             pos = m.end()
@@ -137,10 +149,10 @@ def _recover_mistral(text: str, names: frozenset[str]) -> tuple[str, list[Block]
         part = part.strip()
         if _MISTRAL_ARGS in part:  # name[ARGS]{...}
             name, _, args = part.partition(_MISTRAL_ARGS)
-            value = _loads(args)
-            found = _calls_from({"name": name.strip(), "arguments": value}, names)
+            value = loads_lenient(args)
+            found = calls_from({"name": name.strip(), "arguments": value}, names)
         else:  # [{"name": ..., "arguments": ...}]
-            found = _calls_from(_loads(part), names)
+            found = calls_from(loads_lenient(part), names)
         if not found:
             return text, []
         calls.extend(found)
@@ -154,13 +166,13 @@ def _recover_bare_json(text: str, names: frozenset[str]) -> tuple[str, list[Bloc
         body = fenced.group(1).strip()
     if not body.startswith(("{", "[")):
         return text, []
-    value = _loads(body)
+    value = loads_lenient(body)
     items = value if isinstance(value, list) else [value]
-    calls = _calls_from(value, names)
+    calls = calls_from(value, names)
     return ("", calls) if calls and len(calls) == len(items) else (text, [])
 
 
-def _calls_from(value: Any, names: frozenset[str]) -> list[Block]:
+def calls_from(value: Any, names: frozenset[str]) -> list[Block]:
     """Tool-use blocks for a parsed call object or a list of them; unknown names are skipped."""
     items = value if isinstance(value, list) else [value]
     calls: list[Block] = []

@@ -168,6 +168,9 @@ class Request(_Model):
     max_tokens: int = 0
     effort: Effort = ""
     temperature: float | None = None  # None: the provider's (or its options') default
+    constrain_tools: bool | None = None
+    """Ask a server that can for grammar-constrained tool calls (providers/constrained.py);
+    None: the provider's own default."""
 
     @field_validator("system", mode="before")
     @classmethod

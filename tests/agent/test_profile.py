@@ -149,3 +149,16 @@ async def test_a_model_the_server_reports_as_small_gets_the_small_profile(
     await run(agent)
     names = [t.name for t in p.inner.requests[0].tools]
     assert ("task" not in names) is small
+
+
+async def test_a_small_model_asks_for_constrained_tool_calls_unless_the_config_says_no(make_agent):
+    small = named("qwen2.5-coder-0.5b-instruct", {"text": "hi"})
+    await run(await make_agent(small, resolver=resolver_for(small)))
+    assert small.requests[0].constrain_tools is True  # the adapter decides if the server can
+    large = named("qwen2.5-coder-32b-instruct", {"text": "hi"})
+    await run(await make_agent(large, resolver=resolver_for(large)))
+    assert large.requests[0].constrain_tools is None
+    off = named("qwen2.5-coder-0.5b-instruct", {"text": "hi"})
+    cfg = Config(models={"qwen2.5-coder-0.5b-instruct": ModelOverride(constrained_tools=False)})
+    await run(await make_agent(off, resolver=resolver_for(off), config=cfg))
+    assert off.requests[0].constrain_tools is False

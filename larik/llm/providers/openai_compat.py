@@ -37,6 +37,7 @@ from ..toolcalls import new_call_id, recover_tool_calls, repair_arguments
 from ..types import Block, Request, StopReason, StreamEvent
 from . import common
 from .common import is_context_overflow
+from .constrained import KINDS, MODES, NOTE, read_reply, refused, response_format, wanted
 from .openai_compat_convert import (
     ThinkSplitter,
     assistant_message,
@@ -68,7 +69,8 @@ class OpenAICompatProvider:
     ``reasoning_history`` overrides the preset's mode. Options: ``temperature``, ``top_p``,
     ``seed``, ``extra_body`` (dict merged into the request body), ``timeout`` (read timeout,
     seconds), ``effort`` (``reasoning_effort`` | ``openrouter`` | ``none``), ``stream_usage``
-    (bool). Any other option is a ConfigError naming it.
+    (bool), ``constrained_tools`` (``auto`` | ``always`` | ``never``: :mod:`.constrained`). Any
+    other option is a ConfigError naming it.
     """
 
     def __init__(
@@ -92,15 +94,20 @@ class OpenAICompatProvider:
         if self.effort_style not in _EFFORTS:
             raise ConfigError(f"{name}: effort must be one of {', '.join(_EFFORTS)}")
         self.stream_usage = bool(options.pop("stream_usage", self.preset.stream_usage))
+        self.constrain_mode = options.pop("constrained_tools", "auto")
+        if self.constrain_mode not in MODES:
+            raise ConfigError(f"{name}: constrained_tools must be one of {', '.join(MODES)}")
         unknown = sorted(set(options) - set(_OPTIONS))
         if unknown:
-            known = ", ".join(("effort", "stream_usage", *_OPTIONS))
+            known = ", ".join(("effort", "stream_usage", "constrained_tools", *_OPTIONS))
             raise ConfigError(f"{name}: unknown option {unknown[0]!r} (known: {known})")
         self.options = options
         self._read_timeout = positive_number(name, "timeout", options.get("timeout", READ_TIMEOUT))
         self._headers = {**self.preset.headers, **endpoint.headers}
         self._client: Any = None
         self._probes: dict[str, tuple[int | None, bool | None]] = {}
+        self._kinds: dict[str, str] = {}  # model -> the server kind the probe found ("" none)
+        self._constraint_refused = False
 
     # -- client ---------------------------------------------------------------------------------
     def _get_client(self) -> Any:
@@ -127,7 +134,9 @@ class OpenAICompatProvider:
             self._client = client
         return self._client
 
-    def _params(self, request: Request) -> dict[str, Any]:
+    def _params(self, request: Request, constrain: bool = False) -> dict[str, Any]:
+        if constrain:  # the model is told the shape its reply is held to
+            request = request.model_copy(update={"system": [*request.system, NOTE]})
         params: dict[str, Any] = {
             "model": request.model,
             "messages": build_messages(request, self.name, self.reasoning_history),
@@ -138,6 +147,8 @@ class OpenAICompatProvider:
         tools = build_tools(request)
         if tools:
             params["tools"] = tools
+        if constrain:
+            params["response_format"] = response_format(request.tools)
         if request.max_tokens:
             params["max_tokens"] = request.max_tokens
         for key in ("temperature", "top_p", "seed"):
@@ -165,8 +176,23 @@ class OpenAICompatProvider:
         started: set[int] = set()
         usage = None
         chunks = 0
+        constrain = await self._constrain(request)
+        notice = ""
+        try:
+            sdk_stream = await self._open(client, request, constrain)
+        except APIError as exc:
+            if not (constrain and refused(exc)):
+                raise
+            # once: the same request without the constraint, which is never sent again
+            self._constraint_refused, constrain = True, False
+            notice = (
+                f"{self.name} refused a grammar-constrained reply ({exc.message}); tool calls "
+                "are requested without the constraint from now on"
+            )
+        if notice:
+            yield StreamEvent.notice(notice)
+            sdk_stream = await self._open(client, request, False)
         with self._errors():
-            sdk_stream = await client.chat.completions.create(**self._params(request))
             response = sdk_stream.response
             async with sdk_stream:
                 async for chunk in sdk_stream:
@@ -190,7 +216,9 @@ class OpenAICompatProvider:
                         reasoning = extra.get("reasoning_content") or extra.get("reasoning")
                         if reasoning and isinstance(reasoning, str):
                             yield StreamEvent.thinking_delta(reasoning)
-                    if delta.content:
+                    if (
+                        delta.content and not constrain
+                    ):  # a constrained reply is JSON: read at the end
                         thinking, text = splitter.feed(delta.content)
                         if thinking:
                             yield StreamEvent.thinking_delta(thinking)
@@ -210,7 +238,33 @@ class OpenAICompatProvider:
             yield StreamEvent.text_delta(text)
         if not chunks:
             raise self._no_reply(response)
-        yield self._done(request, state.current_completion_snapshot, usage)
+        done = self._done(request, state.current_completion_snapshot, usage, constrain)
+        answer = done.message.text() if constrain and done.message is not None else ""
+        if answer:
+            yield StreamEvent.text_delta(answer)
+        yield done
+
+    async def _open(self, client: Any, request: Request, constrain: bool) -> Any:
+        with self._errors():
+            return await client.chat.completions.create(**self._params(request, constrain))
+
+    async def _constrain(self, request: Request) -> bool:
+        """Whether to hold this reply to the tool-call grammar (:mod:`.constrained`)."""
+        if not request.tools or self._constraint_refused or self.constrain_mode == "never":
+            return False
+        vendor = self.name in PRESETS and not self.preset.local
+        remote = self.name not in PRESETS and not self.endpoint.local
+        hosted = vendor or (remote and self.constrain_mode != "always")
+        if not wanted(self.constrain_mode, request.constrain_tools, hosted):
+            return False
+        return await self._kind(request.model) in KINDS
+
+    async def _kind(self, model: str) -> str:
+        """The server kind the probe identified (``llamacpp``, ``vllm``…), "" when none."""
+        if model not in self._kinds:
+            await self._probe(model)
+            self._kinds.setdefault(model, "")
+        return self._kinds[model]
 
     def _no_reply(self, response: Any) -> APIError:
         """No chunk at all: an empty event stream (retryable), or not an event stream — say
@@ -246,7 +300,7 @@ class OpenAICompatProvider:
             provider=self.name,
         )
 
-    def _done(self, request: Request, snapshot: Any, usage: Any) -> StreamEvent:
+    def _done(self, request: Request, snapshot: Any, usage: Any, constrain: bool) -> StreamEvent:
         choice = next((c for c in snapshot.choices if c.index == 0), None)
         message = choice.message if choice is not None else None
         content = getattr(message, "content", None)
@@ -261,7 +315,9 @@ class OpenAICompatProvider:
             text += refusal
         calls = _tool_calls(getattr(message, "tool_calls", None))
         if not calls and request.tools and text:
-            text, calls = recover_tool_calls(text, [t.name for t in request.tools])
+            names = [t.name for t in request.tools]
+            read = read_reply if constrain else recover_tool_calls
+            text, calls = read(text, names)
         finish = choice.finish_reason if choice is not None else None
         stop = StopReason.REFUSAL if refusal else stop_reason_from(finish, bool(calls))
         return StreamEvent.done(
@@ -378,6 +434,7 @@ class OpenAICompatProvider:
                 except (httpx2.HTTPError, OSError, ValueError):
                     continue
                 if found[0] is not None:
+                    self._kinds[model] = probe
                     break
         if found[0] is not None:
             self._probes[model] = found
