@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +59,9 @@ REFUSAL = re.compile(
 @functools.cache
 def probe() -> str:
     """ "" when bwrap can run a sandbox here, else why not (one line)."""
+    if sys.platform != "linux":  # macOS: a sandbox-exec profile is the plan (docs/security.md)
+        name = "macOS" if sys.platform == "darwin" else sys.platform
+        return f"bubblewrap needs Linux, not {name} (sandbox-exec is planned for macOS)"
     exe = shutil.which("bwrap")
     if exe is None:
         return "bubblewrap (bwrap) is not installed"

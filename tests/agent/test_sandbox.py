@@ -250,3 +250,17 @@ def test_no_sandbox_is_said_once_and_commands_fall_back_to_prompts(monkeypatch, 
     assert box is None and len(note) == 1 and "bwrap" in note[0] and "prompts" in note[0]
     box, note = sb.for_session(Config(sandbox={"mode": "off"}), tmp_path)
     assert box is None and note == []  # turned off on purpose: nothing to say
+
+
+def test_on_macos_the_notice_says_there_is_no_sandbox_there_yet(monkeypatch, tmp_path):
+    from larik.config import Config
+
+    monkeypatch.setattr(sb.sys, "platform", "darwin")
+    why = sb.probe.__wrapped__()  # probe() itself is cached for the real platform
+    assert why == "bubblewrap needs Linux, not macOS (sandbox-exec is planned for macOS)"
+    monkeypatch.setattr(sb, "probe", lambda: why)
+    box, note = sb.for_session(Config(), tmp_path)
+    assert box is None and note == [
+        f"no OS sandbox: {why}; commands run unsandboxed, guarded by the permission prompts "
+        "only (docs/security.md)"
+    ]
