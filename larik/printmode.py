@@ -310,7 +310,7 @@ async def _create_agent(opts: PrintOptions, err: IO[str]) -> tuple[Any, Any]:
     config = load_config(opts.cwd, trust_project=opts.trust_project)
     if config.project_trust and not config.project_trust.trusted:
         print(config.project_trust.ignored_line(), file=err)
-    servers = _start_mcp(config, opts.cwd)
+    servers = _start_mcp(config, opts.cwd, err)
 
     async def create(resume: str | None) -> Agent:
         return await Agent.create(
@@ -349,14 +349,17 @@ async def _create_agent(opts: PrintOptions, err: IO[str]) -> tuple[Any, Any]:
         raise
 
 
-def _start_mcp(config: Any, cwd: Path) -> Any:
+def _start_mcp(config: Any, cwd: Path, err: IO[str]) -> Any:
     """Start the configured MCP servers (None without any); the caller waits for them, and
-    closes them however it ends (a stop signal while they start included)."""
+    closes them however it ends (a stop signal while they start included). A server's OAuth
+    login is shown on stderr when it is a terminal; otherwise that server fails, saying to
+    run ``larik mcp login NAME`` once."""
     if not config.mcp.servers:
         return None
-    from .mcp.manager import McpManager
+    from .mcp.manager import McpManager, login_on
 
     manager = McpManager.from_config(config, cwd)
+    manager.set_login(login_on(err) if _is_terminal(err) else None)
     manager.start_all()
     return manager
 

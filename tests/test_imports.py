@@ -69,3 +69,20 @@ def test_commands_and_skills_are_not_imported_before_the_first_frame():
         check=True,
     )
     assert out.stdout.strip().splitlines()[-1] == "LOADED:"
+
+
+def test_mcp_oauth_is_imported_only_when_such_a_server_starts():
+    """The OAuth client (and the SDK's auth) is not part of the TUI's start-up, of print mode's
+    or of ``larik mcp``: a server with auth = "oauth" imports it, in a thread, as it starts."""
+    stmt = (
+        "import larik.tui.app, larik.tui.mcp, larik.tui.screens.mcp, larik.printmode, "
+        "larik.mcp.manager, larik.mcp.server, larik.commands.mcp"
+    )
+    late = ("larik.mcp.oauth", "mcp", "httpx2")
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE.format(stmt=stmt, heavy=late)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip().splitlines()[-1] == "LOADED:"

@@ -1,4 +1,4 @@
-"""``larik mcp list|add|remove``: the MCP servers in your config, for scripts.
+"""``larik mcp list|add|remove|login``: the MCP servers in your config, for scripts.
 
 Light at import time: config and the MCP package are imported when a command runs (the SDK only
 by ``list --check``, which starts the servers).
@@ -13,7 +13,7 @@ import typer
 
 mcp_app = typer.Typer(
     name="mcp",
-    help="MCP tool servers: list, add or remove them (see docs/mcp.md).",
+    help="MCP tool servers: list, add, remove or log in to them (see docs/mcp.md).",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
@@ -117,6 +117,7 @@ def add_cmd(
     header: list[str] = typer.Option([], "--header", "-H", help="'Name: value' (HTTP)."),
     timeout: float | None = typer.Option(None, "--timeout", help="Seconds per tool call."),
     disabled: bool = typer.Option(False, "--disabled", help="Add it, but do not start it."),
+    oauth: bool = typer.Option(False, "--oauth", help="HTTP: log in with OAuth when it asks."),
 ) -> None:
     """Add a server to your user config: larik mcp add NAME -- COMMAND [ARGS…], or --url URL."""
     from pydantic import ValidationError
@@ -138,6 +139,8 @@ def add_cmd(
         table["timeout"] = timeout
     if disabled:
         table["enabled"] = False
+    if oauth:
+        table["auth"] = "oauth"
     try:
         McpServerConfig.model_validate(table)
     except ValidationError as e:
@@ -178,3 +181,43 @@ def remove_cmd(name: str = typer.Argument(..., help="The server to remove.")) ->
         _fail(f"{name!r} is configured in {server.source} (a project file); edit it there", 1)
     save_user_config({"mcp": {"servers": {name: None}}})
     print(f"Removed MCP server {name!r} from {user_config_path()}")
+
+
+@mcp_app.command("login")
+def login_cmd(
+    name: str = typer.Argument(..., help="The server to log in to."),
+    trust_project: bool = typer.Option(
+        False, "--trust-project", help="Include the project's .mcp.json and [mcp] servers."
+    ),
+) -> None:
+    """Log in to an HTTP server with OAuth: prints the address to open, waits for the browser,
+    keeps the token (in Larik's state folder) for every later run."""
+    import asyncio
+    from pathlib import Path
+
+    config = _config(trust_project)
+    server = config.mcp.servers.get(name)
+    if server is None:
+        _fail(f"no MCP server named {name!r} (larik mcp list shows them)", 1)
+    if server.auth != "oauth":
+        _fail(f'{name!r} does not log in with OAuth: set auth = "oauth" in [mcp.servers.{name}]', 1)
+    ok, line = asyncio.run(_login(name, server, Path.cwd()))
+    if not ok:
+        _fail(line, 1)
+    print(line)
+
+
+async def _login(name: str, config: Any, cwd: Any) -> tuple[bool, str]:
+    from ..mcp.manager import login_on
+    from ..mcp.server import McpServer, State
+
+    server = McpServer(name, config.model_copy(update={"enabled": True}), cwd)
+    server.show_login = login_on(sys.stderr)
+    server.start()
+    try:
+        await server.wait_settled(config.startup_timeout + 5)
+        if server.state is not State.READY:
+            return False, server.unavailable()
+        return True, f"Logged in to MCP server {name!r}: {len(server.tools)} tools"
+    finally:
+        await server.stop()

@@ -73,6 +73,14 @@ class McpServerConfig(BaseModel):
     """Streamable HTTP: the endpoint; https, or http for 127.0.0.1/::1/localhost only."""
     headers: dict[str, str] = Field(default_factory=dict, repr=False)
     """Streamable HTTP: headers sent with every request, e.g. Authorization = "Bearer ${TOKEN}"."""
+    auth: Literal["none", "oauth"] = "none"
+    """Streamable HTTP: "oauth" logs in with OAuth (the SDK's client) when the server asks
+    (HTTP 401); the tokens are kept in Larik's state folder, per server."""
+    client_id: str = ""
+    """OAuth: a client registered beforehand with the authorization server (default: Larik
+    registers itself dynamically)."""
+    callback_port: int = Field(default=0, ge=0, le=65535)
+    """OAuth: the loopback port the login returns to (default: a free one)."""
     enabled: bool = True
     """false: listed by /mcp and ``larik mcp list``, but not started."""
     tools: list[str] | None = None
@@ -92,6 +100,10 @@ class McpServerConfig(BaseModel):
             raise ValueError("args, env and cwd are for stdio servers (command), not url")
         if self.command and self.headers:
             raise ValueError("headers are for HTTP servers (url), not command")
+        if self.auth != "oauth" and (self.client_id or self.callback_port):
+            raise ValueError('client_id and callback_port need auth = "oauth"')
+        if self.command and self.auth != "none":
+            raise ValueError("auth is for HTTP servers (url), not command")
         return self
 
     @field_validator("url")
@@ -193,8 +205,29 @@ def from_mcp_json(data: Any) -> dict[str, Any]:
             )
         if kind not in (None, "stdio", "http", "streamable-http", "streamableHttp"):
             raise ValueError(f"mcpServers.{str(name)[:40]}: unknown type {str(kind)[:20]!r}")
+        if "url" in table and "command" not in table:
+            _oauth_from_mcp_json(str(name)[:40], table)
         out[str(name)] = table
     return out
+
+
+def _oauth_from_mcp_json(name: str, table: dict[str, Any]) -> None:
+    """An HTTP server of ``.mcp.json`` logs in with OAuth when it asks, as other clients do,
+    unless it sends its own Authorization header or says ``"oauth": false``; an ``oauth`` object
+    may name ``clientId`` and ``callbackPort``."""
+    oauth = table.pop("oauth", None)
+    if oauth is False or any(k.lower() == "authorization" for k in table.get("headers") or {}):
+        return
+    table.setdefault("auth", "oauth")
+    if oauth is None or oauth is True:
+        return
+    if not isinstance(oauth, Mapping):
+        raise ValueError(f"mcpServers.{name}.oauth: must be an object, true or false")
+    keys = {"clientId": "client_id", "callbackPort": "callback_port"}
+    for key, value in oauth.items():
+        if key not in keys:
+            raise ValueError(f"mcpServers.{name}.oauth: unknown key {str(key)[:30]!r}")
+        table[keys[key]] = value
 
 
 # ----------------------------------------------------------------------------- at start time

@@ -143,6 +143,10 @@ class McpServer:
         self._was_ready = False
         self._stopping = False
         self._http_status = 0  # the last HTTP error status an HTTP server answered
+        self.show_login: Callable[[McpServer, str], None] | None = None
+        """Shows an OAuth login's URL to the user (the front end sets it); None: no one can."""
+        self.login_url = ""  # the authorization URL while a login waits for the browser
+        self._oauth: Any = None  # the server's SafeOAuth (auth = "oauth")
 
     # -- what the front ends show ---------------------------------------------------------------
     @property
@@ -179,16 +183,18 @@ class McpServer:
         return self._task
 
     async def wait_settled(self, timeout: float | None = None) -> None:
-        """Wait until the server is ready or has failed (at most ``timeout`` seconds)."""
-        if self.state is not State.STARTING:
-            return
-        waiter = asyncio.ensure_future(self._ready.wait())
-        task = self._task
-        pending = [waiter] + ([task] if task is not None else [])
-        try:
-            await asyncio.wait(pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
+        """Wait until the server is ready or has failed (at most ``timeout`` seconds, longer
+        while an OAuth login waits for the browser: that wait has its own limit)."""
+        while self.state is State.STARTING:
+            waiter = asyncio.ensure_future(self._ready.wait())
+            task = self._task
+            pending = [waiter] + ([task] if task is not None else [])
+            try:
+                await asyncio.wait(pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiter.cancel()
+            if not self.login_url:
+                return
 
     async def stop(self, state: State = State.STOPPED) -> None:
         """Close the connection (the SDK stops the process) and wait for it to be gone."""
@@ -228,7 +234,7 @@ class McpServer:
         timed_out = False
         try:
             # the SDK takes most of a second to import: in a thread, so a TUI keeps drawing
-            await asyncio.to_thread(_import_sdk)
+            await asyncio.to_thread(_import_sdk, self.config.auth == "oauth")
             if self._stopping:
                 return
             import anyio
@@ -261,10 +267,16 @@ class McpServer:
             self._set(State.STOPPED)
 
     def _start_failure(self, e: BaseException) -> str:
-        if self._http_status == 401:
+        problem = getattr(self._oauth, "problem", "")
+        if problem:
+            return str(problem)
+        if type(_innermost(e)).__name__.startswith("OAuth"):
+            return f"OAuth login failed: {_describe(_innermost(e))}"
+        if self._http_status == 401 and self.config.auth != "oauth":
             return (
-                "HTTP 401: the server wants a login; Larik does not do OAuth yet: give it a "
-                'token in headers (Authorization = "Bearer ${TOKEN}")'
+                'HTTP 401: the server wants a login: set auth = "oauth" in its '
+                f"[mcp.servers.{self.name}] table, or give it a token in headers "
+                '(Authorization = "Bearer ${TOKEN}")'
             )
         if self._http_status:
             return f"HTTP {self._http_status} from {self.config.url}"
@@ -349,9 +361,43 @@ class McpServer:
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
-        http = create_mcp_http_client(headers=exp.headers or None)
+        auth = self._oauth_for(exp.url) if self.config.auth == "oauth" else None
+        http = create_mcp_http_client(headers=exp.headers or None, auth=auth)
         http.event_hooks["response"].append(self._on_response)
         return _entered(stack, http, streamable_http_client(exp.url, http_client=http))
+
+    def _oauth_for(self, url: str) -> Any:
+        """The SDK's OAuth client for this server, with its token file and login hand-off."""
+        from ..config import state_dir
+        from .oauth import SafeOAuth, TokenFile, token_path
+
+        show = self.show_login
+        self._oauth = SafeOAuth(
+            url,
+            TokenFile(token_path(state_dir(), self.name, url)),
+            show=(lambda link: show(self, link)) if show is not None else None,
+            waiting=self._login_waiting,
+            no_login=(
+                "needs an OAuth login, and this run cannot show one (not in a terminal): "
+                f"log in once with `larik mcp login {self.name}`; the token is kept"
+            ),
+            client_id=self.config.client_id,
+            callback_port=self.config.callback_port,
+        )
+        self.login_url = ""
+        return self._oauth
+
+    def _login_waiting(self, url: str) -> None:
+        """While the user logs in (``url``: the authorization URL; "": done), the start-up
+        deadline is lifted: the login has its own."""
+        if self._scope is not None and self.state is State.STARTING:
+            import anyio
+
+            now = anyio.current_time()
+            self._scope.deadline = math.inf if url else now + self.config.startup_timeout
+        self.login_url = url
+        if self.on_change is not None:
+            self.on_change(self)
 
     async def _on_response(self, response: Any) -> None:
         """Keep an HTTP error status: the SDK reports it only as "an error response"."""
@@ -536,6 +582,12 @@ def _is_gone(e: BaseException) -> bool:
     return isinstance(e, (EOFError, ConnectionError)) or "connection closed" in text
 
 
+def _innermost(e: BaseException) -> BaseException:
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+        e = e.exceptions[0]
+    return e
+
+
 def _describe(e: BaseException) -> str:
     """One line for an exception from the SDK or a transport (an ExceptionGroup unwrapped)."""
     while isinstance(e, BaseExceptionGroup) and e.exceptions:
@@ -558,11 +610,11 @@ _logging_quiet = False
 SDK_MODULES = ("anyio", "mcp", "mcp.client.stdio", "mcp.client.streamable_http")
 
 
-def _import_sdk() -> None:
+def _import_sdk(oauth: bool = False) -> None:
     import importlib
 
     try:
-        for name in SDK_MODULES:
+        for name in SDK_MODULES + (("larik.mcp.oauth",) if oauth else ()):
             importlib.import_module(name)
     except ImportError as e:
         raise _StartError(f"the MCP SDK cannot be imported ({e}); reinstall larik") from None

@@ -44,6 +44,7 @@ def prepare(chat: ChatScreen) -> McpManager | None:
         return None
     manager = McpManager.from_config(chat.config, chat.cwd)
     manager.listeners.append(lambda server: _changed(chat, server))
+    manager.set_login(lambda server, url: _login(chat, server, url))
     chat.mcp = manager
     return manager
 
@@ -59,6 +60,16 @@ def start_servers(chat: ChatScreen) -> None:
 async def _start_after_warm_up(chat: ChatScreen) -> None:
     await chat.warmed_up()
     chat.mcp.start_all()
+
+
+def _login(chat: ChatScreen, server: McpServer, url: str) -> None:
+    """An OAuth login: the URL to open, as a notice (Larik listens on 127.0.0.1 for the
+    browser's answer; /mcp shows the URL too while it waits)."""
+    chat.say(
+        f"MCP server {server.name!r} asks you to log in: open this address in your browser, "
+        f"and Larik carries on when you have allowed it:\n{url}",
+        "warning",
+    )
 
 
 def _changed(chat: ChatScreen, server: McpServer) -> None:

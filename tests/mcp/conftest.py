@@ -3,19 +3,24 @@ streamable HTTP on a loopback port."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+import httpx2
 import pytest
 
 from larik.mcp.config import McpServerConfig
 
 SCRIPT = Path(__file__).with_name("server_script.py")
+AUTH_SCRIPT = Path(__file__).with_name("auth_server_script.py")
 
 
 def stdio_config(mode: str = "ok", **kw: object) -> McpServerConfig:
@@ -67,3 +72,72 @@ def http_url() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+class AuthServer:
+    """``auth_server_script.py`` running: an MCP server behind the SDK's own OAuth."""
+
+    def __init__(self, port: int, log: Path) -> None:
+        self.url = f"http://127.0.0.1:{port}/mcp"
+        self.log = log
+
+    def events(self) -> list[str]:
+        """What it did, in order: register, code, refresh, call whoami."""
+        return self.log.read_text().split("\n")[:-1] if self.log.exists() else []
+
+
+@contextmanager
+def auth_servers(tmp_path: Path) -> Iterator[Callable[..., AuthServer]]:
+    """A function starting OAuth-protected servers (its arguments: the script's options);
+    all are stopped on leaving."""
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(*args: str) -> AuthServer:
+        port = free_port()
+        log = tmp_path / f"server-{port}.log"
+        proc = subprocess.Popen(
+            [sys.executable, str(AUTH_SCRIPT), str(port), "--log", str(log), *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        procs.append(proc)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                httpx2.get(f"http://127.0.0.1:{port}/.well-known/oauth-authorization-server")
+                return AuthServer(port, log)
+            except httpx2.TransportError:
+                if proc.poll() is not None:
+                    raise RuntimeError("the auth test server exited") from None
+                time.sleep(0.1)
+        raise RuntimeError("the auth test server did not start")
+
+    try:
+        yield start
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(10)
+
+
+class Browser:
+    """Plays the user's browser: opens the authorization URL Larik shows and follows the
+    server's redirect back to Larik's loopback listener (first with a wrong state, which
+    must be refused)."""
+
+    def __init__(self) -> None:
+        self.shown: list[str] = []
+        self.answers: list[int] = []
+
+    def __call__(self, server: Any, url: str) -> None:
+        self.shown.append(url)
+        assert server.login_url == url  # /mcp and the status line can show it meanwhile
+        asyncio.get_running_loop().create_task(self._open(url))
+
+    async def _open(self, url: str) -> None:
+        async with httpx2.AsyncClient() as client:
+            back = (await client.get(url)).headers["location"]
+            assert back.startswith("http://127.0.0.1:")
+            forged = back.split("?")[0] + "?code=stolen&state=guess"
+            self.answers.append((await client.get(forged)).status_code)
+            self.answers.append((await client.get(back)).status_code)

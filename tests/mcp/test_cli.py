@@ -79,3 +79,15 @@ def test_a_project_server_is_not_removed_from_the_user_file(tmp_path, monkeypatc
     assert "No MCP servers" in out and "ignored (untrusted project)" in err
     code, _, err = larik("mcp", "remove", "p")
     assert code == 1 and ".mcp.json (a project file)" in err
+
+
+def test_add_an_oauth_server_and_login_needs_one(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = larik("mcp", "add", "lin", "--url", "https://mcp.example.com/mcp", "--oauth")
+    assert code == 0, err
+    assert load_config(tmp_path).mcp.servers["lin"].auth == "oauth"
+    larik("mcp", "add", "plain", "--url", "https://other.example.com/mcp")
+    code, _, err = larik("mcp", "login", "plain")
+    assert code == 1 and 'does not log in with OAuth: set auth = "oauth"' in err
+    code, _, err = larik("mcp", "login", "nope")
+    assert code == 1 and "no MCP server named 'nope'" in err

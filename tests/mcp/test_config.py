@@ -108,6 +108,31 @@ def test_mcp_json_in_the_shared_format_is_read_when_trusted(tmp_path):
     assert config.mcp.servers["local"].source == str(tmp_path / ".mcp.json")
 
 
+def test_mcp_json_http_servers_log_in_with_oauth_as_other_clients_do(tmp_path):
+    write_mcp_json(
+        tmp_path,
+        {
+            "plain": {"type": "http", "url": "https://a.example/mcp"},
+            "keyed": {"url": "https://b.example/mcp", "headers": {"Authorization": "Bearer x"}},
+            "off": {"url": "https://c.example/mcp", "oauth": False},
+            "own": {
+                "url": "https://d.example/mcp",
+                "oauth": {"clientId": "abc", "callbackPort": 8123},
+            },
+            "local": {"command": "python"},
+        },
+    )
+    servers = load_config(tmp_path, trust_project=True).mcp.servers
+    assert {n: s.auth for n, s in servers.items()} == {
+        "plain": "oauth",
+        "keyed": "none",
+        "off": "none",
+        "own": "oauth",
+        "local": "none",
+    }
+    assert (servers["own"].client_id, servers["own"].callback_port) == ("abc", 8123)
+
+
 def test_a_trusted_projects_server_replaces_the_users_of_the_same_name_whole(tmp_path):
     write_user('[mcp.servers.gh]\ncommand = "gh-server"\nenv = { T = "x" }\n')
     write_mcp_json(tmp_path, {"gh": {"type": "http", "url": "https://gh.example/mcp"}})
@@ -124,6 +149,8 @@ def test_a_trusted_projects_server_replaces_the_users_of_the_same_name_whole(tmp
         ('{"mcpServers": {"s": {"type": "sse", "url": "https://a.example/sse"}}}', "type 'sse'"),
         ('{"mcpServers": {"s": {"args": ["x"]}}}', "mcpServers.s: give either command"),
         ('{"mcpServers": {"a__b": {"command": "x"}}}', "server name"),
+        ('{"mcpServers": {"s": {"url": "https://a.example", "oauth": 1}}}', "s.oauth: must be"),
+        ('{"mcpServers": {"s": {"url": "https://a.example", "oauth": {"x": 1}}}}', "unknown key"),
     ],
 )
 def test_a_bad_mcp_json_is_one_line_naming_it(tmp_path, text, error):

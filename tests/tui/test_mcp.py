@@ -161,3 +161,31 @@ async def test_quitting_stops_every_server(tui, tmp_path):
         assert len(pids) == 4 and all(pid_alive(p) for p in pids)
         await send(pilot, "/exit")
         await wait_for(pilot, lambda: not any(pid_alive(p) for p in pids), timeout=30)
+
+
+async def test_an_oauth_login_is_a_notice_with_the_address_and_the_server_becomes_ready(
+    tui, tmp_path
+):
+    from larik.mcp.config import McpServerConfig
+    from tests.mcp.conftest import Browser, auth_servers
+
+    with auth_servers(tmp_path) as start:
+        srv = start()
+        app = tui.app([], {"docs": McpServerConfig(url=srv.url, auth="oauth")})
+        browser = Browser()
+        async with app.run_test(size=(100, 40)) as pilot:
+            await ready(pilot)
+            shown = lambda: [n for n in notices(app) if "asks you to log in" in n]  # noqa: E731
+            await wait_for(pilot, shown, timeout=60)
+            url = shown()[0].rsplit("\n", 1)[-1]
+            assert url.startswith(srv.url.removesuffix("/mcp") + "/authorize?")
+            assert app.chat.mcp.servers["docs"].login_url == url
+            await send(pilot, "/mcp")  # /mcp shows the address while the login waits
+            await wait_for(pilot, lambda: isinstance(app.screen, McpScreen))
+            await pilot.press("escape")
+            browser(app.chat.mcp.servers["docs"], url)  # the user opens it and says yes
+            await settled(pilot)
+            assert app.chat.mcp.servers["docs"].state is State.READY
+            await wait_for(pilot, lambda: any("'docs' ready" in n for n in notices(app)))
+            await app.chat.quit()
+        assert srv.events() == ["register", "code"]

@@ -111,6 +111,9 @@ class McpScreen(ModalScreen[None]):
             out.append(f"from {s.config.source}\n", style="dim")
         if s.error:
             out.append(f"{s.error}\n", style="red")
+        if getattr(s, "login_url", ""):
+            out.append("waiting for you to log in (OAuth): open\n", style="yellow")
+            out.append(f"{s.login_url}\n", style=f"link {s.login_url}")
         tail = s.stderr_tail
         if tail and str(s.state) == "failed":
             out.append("stderr:\n", style="dim")
