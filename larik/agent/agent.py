@@ -337,9 +337,10 @@ class Agent:
     accepts_images = property(lambda self: self._caps.images)  # None: not known (images.py)
 
     def _request(self) -> Request:
+        source = self._settings.tool_source  # its block (MCP servers' instructions) comes last
         return Request(
             model=self.model,
-            system=self._system,
+            system=[*self._system, source.system_text()] if source else self._system,
             messages=merge_adjacent(self.messages),  # the adapter filters what it may replay
             tools=self._tool_specs() if self._caps.tools else [],
             effort=self.effort,

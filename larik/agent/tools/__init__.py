@@ -186,11 +186,13 @@ class AnyTool(Protocol):
 class ToolSource(Protocol):
     """Tools beyond the built-in ones, e.g. MCP servers' (:class:`larik.mcp.manager.McpManager`).
     ``specs(window)`` is asked before every request (the tools may change; a source may send
-    fewer schemas to a model with a small ``window``); ``get`` finds a called tool by name."""
+    fewer schemas to a model with a small ``window``); ``get`` finds a called tool by name;
+    ``system_text()`` is a block for the system prompt ("" for none: the servers' instructions)."""
 
     def get(self, name: str) -> AnyTool | None: ...
     def names(self) -> list[str]: ...
     def specs(self, window: int) -> list[ToolSpec]: ...
+    def system_text(self) -> str: ...
 
 
 _cache: dict[str, Tool] = {}
