@@ -263,14 +263,23 @@ class RayBench:
 
     @contextlib.asynccontextmanager
     async def limit(self, provider: str) -> AsyncIterator[None]:
-        """A provider's share, counted by its named actor on the cluster."""
-        actor = self._actors.get(provider)
-        if actor is None:
-            actor = _limit_actor(self._ray).options(
-                name=f"limit-{provider}", namespace=NAMESPACE, get_if_exists=True
-            )
-            actor = self._actors[provider] = actor.remote(self._per_provider)
-        await actor.acquire.remote()
+        """A provider's share, counted by its named actor on the cluster. The actor goes with
+        the bench that made it; if that bench ends first, the next call makes it again."""
+        actor: Any = None
+        for attempt in range(3):
+            actor = self._actors.get(provider)
+            if actor is None:
+                named = _limit_actor(self._ray).options(
+                    name=f"limit-{provider}", namespace=NAMESPACE, get_if_exists=True
+                )
+                actor = self._actors[provider] = named.remote(self._per_provider)
+            try:
+                await actor.acquire.remote()
+                break
+            except self._ray.exceptions.RayActorError:
+                self._actors.pop(provider, None)
+                if attempt == 2:
+                    raise
         try:
             yield
         finally:
@@ -306,7 +315,8 @@ def _limit_actor(ray: Any) -> Any:
 @contextlib.contextmanager
 def connect(address: str | None, *, num_cpus: int | None = None) -> Iterator[Any]:
     """Ray, connected: to ``address`` (or ``RAY_ADDRESS``), else to a local cluster started for
-    the bench with this machine's CPUs, on 127.0.0.1 only. A connection made here is closed
+    the bench with this machine's CPUs (node address 127.0.0.1; Ray's token authentication
+    keeps others out, docs/security.md). A connection made here is closed
     after; one already open (a test's cluster) is used as it is."""
     ray = import_ray()
     if ray.is_initialized():
