@@ -6,12 +6,26 @@
     ├── ConfigError                a bad config file or value (CLI exit code 2)
     ├── ResolveError               a model spec that cannot become a provider (exit code 2)
     │   └── MissingKeyError        the provider needs a key; names the env var to set
-    └── APIError(status, retryable, message, retry_after)
-        │                          a model call failed; raised from Provider.stream's iterator;
-        │                          ``unsupported`` names an input the model cannot take
-        │                          ("image"): such an error is never retried
-        ├── ContextOverflow        the prompt is too long for the model: compact and retry
-        └── StreamTimeout          no first chunk / no chunk between chunks in time (retryable)
+    │       └── NoModelError       (routing.targets) no model asked for, configured or keyed
+    ├── APIError(status, retryable, message, retry_after)
+    │   │                          a model call failed; raised from Provider.stream's iterator;
+    │   │                          ``unsupported`` names an input the model cannot take
+    │   │                          ("image"): such an error is never retried
+    │   ├── ContextOverflow        the prompt is too long for the model: compact and retry
+    │   └── StreamTimeout          no first chunk / no chunk between chunks in time (retryable)
+    ├── TranscriptError            (agent.transcript) a session file that cannot be read
+    │   └── SessionLocked          another process is writing that session
+    ├── CheckpointError            (agent.checkpoints) a snapshot or restore that cannot be done
+    ├── McpCallError               (mcp.server) an MCP server did not answer a call
+    └── UsageError                 (printmode) bad command-line usage (exit code 2)
+
+Errors that are not Larik's to report derive from elsewhere, each for its reason (the list a
+test walks is ``OUTSIDE_THE_TREE`` in ``tests/test_error_tree.py``): ``ToolError`` is a tool's
+answer to the model (an error result, not a failure of Larik); ``TurnOver`` is how a turn ends
+(control flow); ``Ambiguous`` (the edit tool's relaxed match) becomes a ToolError;
+``RegistryError`` and ``MissingVariable`` are ``ValueError`` for the code that catches them (a
+bad registration is a bug in the registering code; a missing ``${VAR}`` fails that MCP server's
+start, with its message); private ones (``_Refused`` …) never leave their module.
 
 Messages never contain keys, auth headers or prompt text: adapters build them from the
 status, the vendor's error *type* and a short vendor message passed through ``redact``, which

@@ -30,6 +30,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from ..llm.errors import LarikError
 from ..llm.schema import tool_schema
 from .config import Expanded, McpServerConfig, expand
 from .names import exposed_name
@@ -51,7 +52,7 @@ class State(StrEnum):
     FAILED = "failed"
 
 
-class McpCallError(Exception):
+class McpCallError(LarikError):
     """A call that did not reach a result: the server is not ready, timed out, or went away."""
 
 
