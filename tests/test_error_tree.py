@@ -22,6 +22,8 @@ OUTSIDE_THE_TREE = {
     "larik.llm.registry.RegistryError",
     # a ValueError for the code that catches it: the MCP server fails to start, saying why
     "larik.mcp.config.MissingVariable",
+    # raised inside the MCP SDK's OAuth flow to stop a login; the server reports its problem
+    "larik.mcp.oauth.OAuthStopped",
     # private control flow, caught in their own module
     "larik.agent.checkpoints._Refused",
     "larik.agent.skills._Refused",

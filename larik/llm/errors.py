@@ -25,7 +25,8 @@ answer to the model (an error result, not a failure of Larik); ``TurnOver`` is h
 (control flow); ``Ambiguous`` (the edit tool's relaxed match) becomes a ToolError;
 ``RegistryError`` and ``MissingVariable`` are ``ValueError`` for the code that catches them (a
 bad registration is a bug in the registering code; a missing ``${VAR}`` fails that MCP server's
-start, with its message); private ones (``_Refused`` …) never leave their module.
+start, with its message); ``OAuthStopped`` stops a login inside the MCP SDK's OAuth flow,
+which the server then reports; private ones (``_Refused`` …) never leave their module.
 
 Messages never contain keys, auth headers or prompt text: adapters build them from the
 status, the vendor's error *type* and a short vendor message passed through ``redact``, which
