@@ -87,6 +87,24 @@ async def test_read_file_missing_file_and_directory_are_clear_errors(project):
         await call(project, "read_file", path=".")
 
 
+async def test_a_directory_given_as_a_file_names_its_files(project):
+    # small models give the project root as the path; the error shows them what to read
+    (project / "pkg").mkdir()
+    (project / "pkg" / "mod.py").write_text("x = 1\n")
+    (project / ".git").mkdir()
+    with pytest.raises(ToolError) as e:
+        await call(project, "read_file", path=str(project))
+    assert str(e.value) == ". is a directory, not a file; in it: calc.py, pkg/"
+    with pytest.raises(ToolError, match=r"pkg is a directory, not a file; in it: pkg/mod.py$"):
+        await call(project, "edit_file", path="pkg", old_string="a", new_string="b")
+    with pytest.raises(ToolError, match="in it: calc.py, pkg/"):
+        await call(project, "write_file", path=".", content="x")
+    for i in range(45):
+        (project / "pkg" / f"f{i:02}.py").write_text("")
+    with pytest.raises(ToolError, match=r"pkg/f39.py and 6 more$"):
+        await call(project, "read_file", path="pkg")
+
+
 async def test_read_file_offset_past_the_end_says_how_long_the_file_is(project):
     with pytest.raises(ToolError, match="has 2 lines"):
         await call(project, "read_file", path="calc.py", offset=10)

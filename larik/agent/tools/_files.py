@@ -24,9 +24,12 @@ import subprocess
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from . import ToolError
+
+if TYPE_CHECKING:
+    from . import ToolContext
 
 __all__ = [
     "glob_regex",
@@ -132,6 +135,30 @@ def utf8(text: str, what: str) -> bytes:
             f"{what} is not valid text: it has a lone surrogate (U+{code:04X}) at character "
             f"{e.start}"
         ) from None
+
+
+LISTED = 40  # entries a "this is a directory" error names
+
+
+def directory_error(ctx: ToolContext, tool: str, path: Path) -> ToolError:
+    """A path that is a directory, where a file was meant: say so and name what is in it, so
+    a model that guessed a folder (small ones give the project root) can pick a file. Hidden
+    entries and ones ``permissions.deny`` covers are left out."""
+    shown = ctx.show(path)
+    try:
+        entries = sorted(os.scandir(path), key=lambda e: e.name)
+    except OSError:
+        entries = []
+    names = [
+        e.name + ("/" if e.is_dir(follow_symlinks=False) else "")
+        for e in entries
+        if not e.name.startswith(".") and not ctx.denied(tool, Path(e.path))
+    ]
+    if not names:
+        return ToolError(f"{shown} is a directory, not a file")
+    more = f" and {len(names) - LISTED} more" if len(names) > LISTED else ""
+    inside = ", ".join(n if shown == "." else f"{shown}/{n}" for n in names[:LISTED])
+    return ToolError(f"{shown} is a directory, not a file; in it: {inside}{more}")
 
 
 def read_text(path: Path, shown: str) -> str:

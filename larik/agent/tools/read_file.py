@@ -22,7 +22,7 @@ from pydantic import Field
 
 from ...llm.types import Block
 from . import ToolArgs, ToolContext, ToolError, ToolResult
-from ._files import open_regular
+from ._files import directory_error, open_regular
 from ._seen import remember
 
 NAME = "read_file"
@@ -102,7 +102,7 @@ async def _run(args: Args, ctx: ToolContext) -> ToolResult:
     if not path.exists():
         raise ToolError(f"no such file: {shown}")
     if path.is_dir():
-        raise ToolError(f"{shown} is a directory; use glob to list files")
+        raise directory_error(ctx, NAME, path)
     return await asyncio.to_thread(_read, path, shown, args.offset, args.limit)
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from . import ToolArgs, ToolContext, ToolError, ToolResult
-from ._files import open_regular, unified_diff, utf8, write_regular
+from . import ToolArgs, ToolContext, ToolResult
+from ._files import directory_error, open_regular, unified_diff, utf8, write_regular
 from ._seen import remember, require_read, shrink_note
 
 NAME = "write_file"
@@ -38,7 +38,7 @@ def summary(args: Args) -> str:
 def _old(args: Args, ctx: ToolContext) -> tuple[str, bool]:
     path = ctx.path(args.path)
     if path.is_dir():
-        raise ToolError(f"{ctx.show(path)} is a directory")
+        raise directory_error(ctx, NAME, path)
     if not path.exists():
         return "", True
     require_read(ctx, path, ctx.show(path))
