@@ -80,12 +80,16 @@ class Job:
     proc: subprocess.Popen[bytes]
     token: str  # the leader's start time: its pid reused later is not this job
     out: Ring
-    sandboxed: bool = False
+    box: Any = None  # the sandbox.Sandbox it runs in (None: none)
     started: float = field(default_factory=time.monotonic)
     ended: float | None = None
     stopped: bool = False  # stopped by job_stop, /jobs or the session's end
     read_pos: int = 0  # the model's reads (job_output) have seen the output up to here
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.box is not None
 
     @property
     def pgid(self) -> int:
@@ -181,7 +185,7 @@ class JobTable:
             )
         proc = spawn_shell(command, root, sandbox)
         job = Job(self._next, command, proc, start_token(proc.pid), Ring(self.buffer))
-        job.sandboxed = sandbox is not None
+        job.box = sandbox
         self._next += 1
         self.jobs[job.id] = job
         _open.add(self)
@@ -227,6 +231,9 @@ class JobTable:
         if lost:
             parts.append(f"[… {lost:,} bytes of output skipped …]")
         parts.append(text.rstrip("\n") if text.strip() else "(no new output)")
+        code = job.exit_code
+        if job.box is not None and code and code > 0 and (why := job.box.explain(text, code)):
+            parts.append(why)  # as a foreground command's result says it
         return ToolResult(
             "\n".join(parts),
             data={

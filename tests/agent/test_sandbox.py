@@ -264,3 +264,31 @@ def test_on_macos_the_notice_says_there_is_no_sandbox_there_yet(monkeypatch, tmp
         f"no OS sandbox: {why}; commands run unsandboxed, guarded by the permission prompts "
         "only (docs/security.md)"
     ]
+
+
+def test_a_background_job_runs_in_the_same_sandbox(tmp_path, outside, home):
+    """background: true is no way out of the sandbox: the same writes refused, the same secrets
+    hidden, and the job's result says when a failure may be the sandbox's."""
+    from larik.agent.jobs import JobTable
+
+    project = tmp_path / "proj"
+    project.mkdir()
+
+    async def go() -> tuple[str, str]:
+        table = JobTable()
+        ctx = ToolContext(root=project, sandbox=sb.Sandbox(), jobs=table)
+        write = f"echo bad > {outside}/evil.txt"
+        first = await bash_tool.run(bash_tool.Args(command=write, background=True), ctx)
+        look = f"cat {home}/.ssh/id_rsa; ls -a {home}/.ssh; echo listed"
+        seen = [(await bash_tool.run(bash_tool.Args(command=look, background=True), ctx)).content]
+        while table.get(2).state == "running" or "listed" not in "".join(seen):
+            await table.wait(2, 1)
+            seen.append(table.read(2).content)
+        await table.close()
+        output = [line for s in seen for line in s.splitlines() if not line.startswith("[")]
+        return first.content, "\n".join(output)
+
+    first, second = asyncio.run(go())
+    assert not (outside / "evil.txt").exists()
+    assert "Read-only file system" in first and "this may be the sandbox" in first
+    assert "No such file" in second and "SECRET" not in second  # ~/.ssh is an empty folder

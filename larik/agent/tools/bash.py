@@ -290,7 +290,10 @@ def _result(
             f"[timed out after {args.timeout:g} s: the command and its children were killed]"
         )
     elif stray:
-        parts.append("[background processes still holding the output were stopped]")
+        parts.append(
+            "[background processes still holding the output were stopped; to keep one "
+            "running, start it with background: true]"
+        )
     exit_code = code if code is not None else -1
     if code is not None and code < 0:
         parts.append(f"[killed by signal {-code}]")
