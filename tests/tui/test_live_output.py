@@ -89,7 +89,12 @@ async def test_the_card_shows_a_commands_output_before_it_exits(yolo):
         assert card.status == "running" and card.expanded  # shown while it runs
         (yolo.cwd / "go").touch()
         await turn_done(pilot)
-        assert card.status == "ok" and "linked" in screen_text(app)
+        # done: the card folds back to its one line, as a resumed session shows it
+        assert card.status == "ok" and not card.expanded and "linked" in card.result
+        card.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "linked" in screen_text(app)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
@@ -105,7 +110,9 @@ async def test_escape_stops_the_command_and_its_children_not_the_app(yolo):
         await pilot.press("escape")
         await turn_done(pilot)
         await wait_for(pilot, lambda: gone(child))  # the background child too: the whole group
-        assert app.is_running and card_of(app).status == "interrupted"
+        card = card_of(app)
+        assert app.is_running and card.status == "interrupted"
+        assert card.expanded and "waiting" in screen_text(app)  # where it stopped
         agent = yolo.agents[0]
         loaded = load_transcript(agent.transcript_path)
         assert not loaded.problems
@@ -151,6 +158,10 @@ async def test_hostile_output_does_not_break_the_card_or_the_tui(yolo, name):
         assert len(running) <= 1 + LIVE_LINES * (LIVE_LINE_CHARS // 80 + 2)  # a few rows
         (yolo.cwd / "go").touch()
         await turn_done(pilot)
+        card.focus()
+        await pilot.press("enter")  # the result, drawn safe too
+        await pilot.pause()
+        assert card.expanded
         await send(pilot, "x")  # the TUI still takes keys and the next turn
         await turn_done(pilot)
         for lines in (running, card.plain_lines(), screen_text(app).splitlines()):

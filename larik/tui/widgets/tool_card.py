@@ -119,6 +119,7 @@ class ToolCard(RenderedLines, can_focus=True):
         self._live = ""
         self._live_pending = False
         self._live_shown = float("-inf")  # when the live view was last drawn
+        self._live_opened = False  # the live view opened the card (not the user)
         self._started = time.monotonic()
         super().__init__(
             gap=0, header=self._header_text(), collapsed=True, classes="tool-card -running"
@@ -211,15 +212,26 @@ class ToolCard(RenderedLines, can_focus=True):
         self.duration = duration
         self.set_class(False, "-running")
         self.add_class(f"-{self.status}")
-        self.set_items([Padding(self._body_renderable(), (0, 0, 0, 2))], update=False)
+        if self._live_opened:  # its live output was shown: it folds back to its one line
+            self._live_opened = False
+            self.set_class(False, "-expanded")
+            self.collapsed = True
+        if self.collapsed:  # the body is built when the card is opened (action_toggle)
+            self.set_items([], update=False)
+        else:
+            self.set_items([Padding(self._body_renderable(), (0, 0, 0, 2))], update=False)
         self.set_header(self._header_text())
 
     def elapsed(self) -> float:
         return time.monotonic() - self._started
 
     def mark_interrupted(self) -> None:
+        """Stopped before it ended: a command's output so far stays in view as its result."""
         if self.status == "running":
-            self.finish("", data={"interrupted": True}, duration=self.elapsed())
+            self._live_opened = False  # an open live view stays open: where it stopped
+            shown = self._live[-LIVE_CHARS:]
+            data = {"interrupted": True, "exit_code": None}  # none, whatever the output says
+            self.finish(shown, data=data, duration=self.elapsed())
 
     def _body_renderable(self) -> RenderableType:
         parts: list[RenderableType] = []
@@ -283,10 +295,11 @@ class ToolCard(RenderedLines, can_focus=True):
         self._live_shown = time.monotonic()
         tail = "\n".join(self._live[-LIVE_CHARS:].rsplit("\n", LIVE_LINES + 1)[-LIVE_LINES - 1 :])
         lines = terminal_safe(tail, LIVE_LINE_CHARS).splitlines()[-LIVE_LINES:]
-        self.set_items([Padding(Text("\n".join(lines)), (0, 0, 0, 2))], update=False)
-        self.collapsed = False
+        self._live_opened = self._live_opened or self.collapsed
         self.set_class(True, "-expanded")
-        self.refresh(layout=True)
+        # drawn now if open (laid out again only when its height changed), or by opening it
+        self.set_items([Padding(Text("\n".join(lines)), (0, 0, 0, 2))], update=self.expanded)
+        self.collapsed = False
 
     @property
     def live_text(self) -> str:
@@ -303,6 +316,7 @@ class ToolCard(RenderedLines, can_focus=True):
 
     def action_toggle(self) -> None:  # type: ignore[override]  # Textual's takes an attribute
         """Collapsed → expanded → (when its output was cut) all of it → collapsed."""
+        self._live_opened = False  # the user's choice from now on
         if self.sub_transcript is not None and self.collapsed:
             self._load_steps()
         if self.expanded and self.cut:
