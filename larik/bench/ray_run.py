@@ -32,6 +32,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import socket
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, fields
@@ -312,6 +313,22 @@ def _limit_actor(ray: Any) -> Any:
     return _ACTOR
 
 
+PROBE_SECONDS = 5.0
+
+
+def _probe(address: str) -> None:
+    """A one-line error when nothing answers at ``HOST:PORT`` (or ``ray://HOST:PORT``); other
+    forms (``auto``) are left to Ray."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not (sep and host and port.isdigit()):
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_SECONDS).close()
+    except OSError as e:
+        why = e.strerror or type(e).__name__
+        raise ConfigError(f"--ray: cannot reach a Ray cluster at {address}: {why}") from None
+
+
 @contextlib.contextmanager
 def connect(address: str | None, *, num_cpus: int | None = None) -> Iterator[Any]:
     """Ray, connected: to ``address`` (or ``RAY_ADDRESS``), else to a local cluster started for
@@ -319,10 +336,12 @@ def connect(address: str | None, *, num_cpus: int | None = None) -> Iterator[Any
     keeps others out, docs/security.md). A connection made here is closed
     after; one already open (a test's cluster) is used as it is."""
     ray = import_ray()
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    if address:
+        _probe(address)  # Ray itself retries an address nothing listens on for minutes
     if ray.is_initialized():
         yield ray
         return
-    address = address or os.environ.get("RAY_ADDRESS") or None
     quiet: dict[str, Any] = {
         "namespace": NAMESPACE,
         "logging_level": logging.ERROR,

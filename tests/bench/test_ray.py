@@ -11,6 +11,7 @@ import logging
 import os
 import pickle
 import re
+import socket
 import sys
 from pathlib import Path
 
@@ -165,6 +166,21 @@ def test_without_ray_the_flag_says_how_to_install_it(monkeypatch, tmp_path):
     assert r.exit_code == 2
     assert r.output.strip() == f"larik bench: {RAY_MISSING}"
     assert "pip install 'larik[ray]'" in r.output
+
+
+def test_a_cluster_address_nothing_answers_at_is_one_line(tmp_path):
+    pytest.importorskip("ray")
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    script = tmp_path / "idle.json"
+    script.write_text(json.dumps({"turns": [{"text": "Done."}]}))
+    argv = ["bench", "-t", "implement-stub", "-m", f"scripted/{script}"]
+    r = CliRunner().invoke(app, [*argv, "--ray-address", f"127.0.0.1:{port}"])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert r.output.strip().startswith(
+        f"larik bench: --ray: cannot reach a Ray cluster at 127.0.0.1:{port}"
+    )
 
 
 def test_a_config_key_travels_as_a_variable_not_inside_the_config():
