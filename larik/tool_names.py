@@ -1,9 +1,10 @@
-"""The names of Larik's built-in tools: a leaf module, so that config validation (which checks
-permission rules) and the tools package share one list without importing each other."""
+"""The names of Larik's built-in tools and how a permission rule names them: a leaf module, so
+that config validation (which checks rules) and the permission policy (which applies them) share
+one list and one parser without importing each other."""
 
 from __future__ import annotations
 
-__all__ = ["ALL_TOOLS", "READ_ONLY_TOOLS", "is_known_tool_pattern"]
+__all__ = ["ALL_TOOLS", "READ_ONLY_TOOLS", "is_known_tool_pattern", "parse_rule"]
 
 ALL_TOOLS = (
     "read_file",
@@ -31,3 +32,17 @@ def is_known_tool_pattern(pattern: str) -> bool:
     if pattern.startswith(MCP_PREFIX):
         return True
     return any(fnmatch.fnmatchcase(t, pattern) for t in ALL_TOOLS)
+
+
+def parse_rule(text: str, clip: int | None = None) -> tuple[str, str]:
+    """``(tool, pattern)`` of a permission rule ``"TOOL: PATTERN"`` (no ``:``: every use of the
+    tool), or ``ValueError`` naming what is wrong in one line, the rule cut to ``clip``
+    characters. ``TOOL`` is a pattern that must name at least one tool."""
+    tool, sep, pattern = text.partition(":")
+    tool, pattern = tool.strip(), pattern.strip().strip("\"'") if sep else "*"
+    shown = text if clip is None or len(text) <= clip else text[: clip - 1] + "…"
+    if not tool:
+        raise ValueError(f"rule {shown!r} names no tool (write it as 'TOOL: PATTERN')")
+    if not is_known_tool_pattern(tool):
+        raise ValueError(f"rule {shown!r} names no known tool ({', '.join(ALL_TOOLS)}, or mcp__…)")
+    return tool, pattern or "*"

@@ -52,12 +52,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..llm.errors import ConfigError
-from ..tool_names import is_known_tool_pattern
+from ..tool_names import parse_rule
 from . import plan, shell
 from .events import Approver, PermissionRequest
 from .paths import resolve_path
 from .sandbox import Sandbox
-from .tools import ALL_TOOLS, READ_ONLY_TOOLS, AnyTool, ToolContext
+from .tools import READ_ONLY_TOOLS, AnyTool, ToolContext
 
 __all__ = ["MODES", "PermissionPolicy", "Rule", "check_mode"]
 
@@ -104,15 +104,11 @@ class Rule:
 
     @classmethod
     def parse(cls, text: str, where: str = "permissions") -> Rule:
-        tool, sep, pattern = text.partition(":")
-        tool, pattern = tool.strip(), pattern.strip().strip("\"'") if sep else "*"
-        if not tool:
-            raise ConfigError(f"{where}: rule {text!r} names no tool (write it as 'TOOL: PATTERN')")
-        if not is_known_tool_pattern(tool):
-            raise ConfigError(
-                f"{where}: rule {text!r} names no known tool ({', '.join(ALL_TOOLS)}, or mcp__…)"
-            )
-        return cls(tool, pattern or "*", text)
+        try:
+            tool, pattern = parse_rule(text)
+        except ValueError as e:
+            raise ConfigError(f"{where}: {e}") from None
+        return cls(tool, pattern, text)
 
     def matches(self, tool: str, targets: list[str]) -> bool:
         """A plain glob match of the pattern against any of the targets (deny rules, paths)."""

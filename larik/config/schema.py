@@ -216,22 +216,10 @@ class WebFetchConfig(_Strict):
 
 def check_rule_text(text: str) -> tuple[str, str]:
     """``(tool, pattern)`` of a permission rule ``"TOOL: PATTERN"``, or ``ValueError`` naming
-    what is wrong (one line). ``TOOL`` is a pattern that must name at least one tool."""
-    from ..tool_names import ALL_TOOLS, is_known_tool_pattern
+    what is wrong (one line, the rule cut to 60 characters): :func:`larik.tool_names.parse_rule`."""
+    from ..tool_names import parse_rule
 
-    tool, sep, pattern = text.partition(":")
-    tool, pattern = tool.strip(), pattern.strip().strip("\"'") if sep else "*"
-    if not tool:
-        raise ValueError(f"rule {_clip(text)!r} names no tool (write it as 'TOOL: PATTERN')")
-    if not is_known_tool_pattern(tool):
-        raise ValueError(
-            f"rule {_clip(text)!r} names no known tool ({', '.join(ALL_TOOLS)}, or mcp__…)"
-        )
-    return tool, pattern or "*"
-
-
-def _clip(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return parse_rule(text, clip=60)
 
 
 class Config(BaseModel):
