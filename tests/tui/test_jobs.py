@@ -129,3 +129,17 @@ async def _gone_all(table) -> bool:
             return True
         await asyncio.sleep(0.02)
     return False
+
+
+async def test_clear_ends_the_old_sessions_jobs(real):
+    app = real.app([{"tool_calls": [bg(SERVER)]}, {"text": "started"}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "start it")
+        await turn_done(pilot)
+        table = real.agents[-1].jobs
+        assert table.get(1).state == "running"
+        await send(pilot, "/clear")
+        await wait_for(pilot, lambda: len(real.agents) == 2 and table.closed)
+        assert await _gone_all(table)
+        assert not real.agents[-1].jobs.jobs  # the new session starts with none
