@@ -108,18 +108,20 @@ _CONTROLS = dict.fromkeys([*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 
 del _CONTROLS[0x0D]  # carriage returns are handled line by line
 
 
-def terminal_safe(text: str, line_limit: int = 0) -> str:
+def terminal_safe(text: str, line_limit: int = 0, *, keep_start: bool = False) -> str:
     """What a program printed, as text that is safe to draw inside the TUI: escape sequences
     removed (none reaches the terminal to move the cursor, retitle or recolour it), a line
     rewritten with carriage returns shown as its last write (a progress bar's last state), any
     other control character shown as U+FFFD. ``line_limit`` > 0 keeps only the last that many
-    characters of a longer line (after a "…"), so output without newlines stays a few rows."""
+    characters of a longer line (after a "…"), so output without newlines stays a few rows;
+    ``keep_start`` keeps its first ones instead (before a "…")."""
     text = _ESCAPES.sub("", text).translate(_CONTROLS)
     lines = text.split("\n")
     for i, line in enumerate(lines):
         if "\r" in line:
             line = next((p for p in reversed(line.split("\r")) if p), "")
         if 0 < line_limit < len(line):
-            line = "…" + line[len(line) - line_limit + 1 :]
+            cut = line_limit - 1
+            line = line[:cut] + "…" if keep_start else "…" + line[len(line) - cut :]
         lines[i] = line
     return "\n".join(lines)

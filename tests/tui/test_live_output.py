@@ -162,6 +162,11 @@ async def test_hostile_output_does_not_break_the_card_or_the_tui(yolo, name):
         await pilot.press("enter")  # the result, drawn safe too
         await pilot.pause()
         assert card.expanded
+        if name == "no newlines":  # the 30,000-character line shows its end: a few rows …
+            assert len(card.plain_lines()) < 40
+            await pilot.press("enter")  # … and Enter shows all of it
+            await pilot.pause()
+            assert card.whole and len(card.plain_lines()) > 300
         await send(pilot, "x")  # the TUI still takes keys and the next turn
         await turn_done(pilot)
         for lines in (running, card.plain_lines(), screen_text(app).splitlines()):
@@ -172,3 +177,12 @@ async def test_hostile_output_does_not_break_the_card_or_the_tui(yolo, name):
         if name == "progress bar":
             assert "done" in screen_text(app) and "33%" not in screen_text(app)
         assert os.path.exists(yolo.agents[0].transcript_path)
+
+
+def test_terminal_safe_removes_escapes_keeps_a_progress_bars_last_state_and_cuts_long_lines():
+    from larik.tui.render import terminal_safe
+
+    raw = "\x1b[31mred\x1b[0m \x1b]0;title\x07\x1b]52;c;aGk=\x1b\\ok\x00\n10%\r55%\rdone\n"
+    assert terminal_safe(raw) == "red ok\ufffd\ndone\n"
+    assert terminal_safe("x" * 10 + "END", 5) == "…" + "xEND"  # a command's: its end
+    assert terminal_safe("START" + "x" * 10, 5, keep_start=True) == "STAR…"  # a file's: its start

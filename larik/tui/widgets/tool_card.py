@@ -34,7 +34,7 @@ from .rendered_lines import RenderedLines
 __all__ = ["ToolCard", "call_summary", "key_argument", "outcome"]
 
 MAX_RESULT_LINES = 200
-MAX_LINE_CHARS = 2000  # a longer line of a result shows its end (Enter shows it all)
+MAX_LINE_CHARS = 2000  # a longer line of a result is cut (Enter shows it all)
 LIVE_LINES = 20  # a running command's last lines shown as they come …
 LIVE_LINE_CHARS = 400  # … each cut to its end, so output without newlines stays a few rows
 LIVE_CHARS = 64 * 1024  # the running output kept for that (the newest)
@@ -255,7 +255,8 @@ class ToolCard(RenderedLines, can_focus=True):
         errors are, and what the bash runner keeps), anything else's first lines; drawn safe
         (no escape sequence of a command's output reaches the terminal: ``terminal_safe``)."""
         limit = 0 if self.whole else MAX_LINE_CHARS
-        lines = terminal_safe(self.result, limit).splitlines()
+        tail = self.tool_name in TAIL_TOOLS  # a command's long line: its end, else its start
+        lines = terminal_safe(self.result, limit, keep_start=not tail).splitlines()
         style = "red" if self.status == "error" else ""
         cut = len(lines) - MAX_RESULT_LINES
         if cut <= 0 or self.whole:
@@ -271,7 +272,10 @@ class ToolCard(RenderedLines, can_focus=True):
     @property
     def cut(self) -> bool:
         """The expanded card shows only part of the result."""
-        return len(self.result.splitlines()) > MAX_RESULT_LINES and not self.whole
+        if self.whole:
+            return False
+        lines = self.result.splitlines()
+        return len(lines) > MAX_RESULT_LINES or any(len(x) > MAX_LINE_CHARS for x in lines)
 
     # -- a command's output while it runs (the bash tool's tool_output events, !command) ----
     def live(self, text: str) -> None:
