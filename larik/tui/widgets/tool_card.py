@@ -175,6 +175,9 @@ class ToolCard(RenderedLines, can_focus=True):
         extra: list[str] = []
         if status in ("denied", "interrupted"):
             extra.append(status)
+        job = (data or {}).get("job_id")  # a background job (agent/jobs.py): its id and state
+        if job is not None:
+            extra.append(f"job {job} {(data or {}).get('state', '')}".rstrip())
         exit_code = (data or {}).get("exit_code")
         if exit_code is not None:
             extra.append(f"exit {exit_code}")
