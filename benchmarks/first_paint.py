@@ -5,6 +5,7 @@
     .venv/bin/python benchmarks/first_paint.py --no-request    # the first frame only
     .venv/bin/python benchmarks/first_paint.py --only-request  # the first request only
     .venv/bin/python benchmarks/first_paint.py --commands 50 --skills 20  # with extensions
+    .venv/bin/python benchmarks/first_paint.py --mcp 3 --mcp-oauth  # 3 servers, one with OAuth
 
 1. **First frame.** Each command runs as a new process on a pseudo-terminal (100×30, no real
    terminal: headless), and the figure is the wall time from spawn to the moment its first
@@ -86,10 +87,14 @@ HEAVY = (
     "yaml",
     "larik.custom_commands",
     "larik.agent.skills",
+    "larik.mcp.oauth",
 )
 SDKS = ("anthropic", "openai", "google.genai")
 # --mcp N: the config also names N MCP servers (the tests' stdio server, written with the SDK)
 MCP_SERVERS = [0]
+# --mcp-oauth: the last of them is an HTTP server with auth = "oauth" (on a loopback port where
+# nothing listens: what is measured is that its OAuth code is not loaded before the first frame)
+MCP_OAUTH = [False]
 MCP_SCRIPT = HERE.parents[1] / "tests" / "mcp" / "server_script.py"
 # --commands N --skills M: N custom commands and M skills, half yours, half the project's
 EXTENSIONS = {"commands": 0, "skills": 0}
@@ -151,8 +156,10 @@ class Sandbox:
     def __init__(self, port: int = 9) -> None:
         servers = "".join(
             f'\n[mcp.servers.s{i}]\ncommand = "{PY}"\nargs = ["{MCP_SCRIPT}", "ok"]\n'
-            for i in range(MCP_SERVERS[0])
+            for i in range(MCP_SERVERS[0] - MCP_OAUTH[0])
         )
+        if MCP_OAUTH[0]:
+            servers += '\n[mcp.servers.login]\nurl = "http://127.0.0.1:9/mcp"\nauth = "oauth"\n'
         self._tmp = tempfile.TemporaryDirectory(prefix="larik-fp-")
         root = Path(self._tmp.name)
         self.home = root / "home"
@@ -753,11 +760,17 @@ def main() -> None:
         metavar="N",
         help="configure N MCP servers (they start after the first frame)",
     )
+    p.add_argument(
+        "--mcp-oauth",
+        action="store_true",
+        help='the last of the --mcp servers is an HTTP one with auth = "oauth"',
+    )
     p.add_argument("--commands", type=int, default=0, metavar="N", help="N custom commands")
     p.add_argument("--skills", type=int, default=0, metavar="N", help="N skills")
     p.add_argument("--request-child", nargs=5, help=argparse.SUPPRESS)
     args = p.parse_args()
     MCP_SERVERS[0] = args.mcp
+    MCP_OAUTH[0] = args.mcp_oauth and args.mcp > 0
     EXTENSIONS.update(commands=args.commands, skills=args.skills)
     if args.request_child:
         variant, port, typing, home, project = args.request_child
