@@ -10,7 +10,10 @@ However fast a command prints, the events stay few and small: at most one per
 :data:`INTERVAL` (the first chunk goes out at once, the rest are gathered until the interval
 has passed), each carrying at most :data:`MAX_EVENT_BYTES` of the newest output. Output dropped
 between two events is counted in the next one's ``data["skipped"]`` (bytes), so a reader knows
-the text is not continuous. Text is decoded as UTF-8 (bad bytes become U+FFFD; a character cut
+the text is not continuous. Secrets Larik knows (:mod:`larik.llm.secrets`) are masked in each
+event; an event's end that could be the start of one waits for the next event, and the start
+of an event after skipped output that could be the end of one is masked, so a key split
+between two events never leaves whole in parts. Text is decoded as UTF-8 (bad bytes become U+FFFD; a character cut
 between two chunks is kept whole), and is otherwise as the command wrote it: escape sequences
 and control characters included — a front end that draws it cleans it (the TUI's card does).
 """
@@ -22,6 +25,7 @@ import codecs
 import time
 from collections.abc import Callable
 
+from ..llm.secrets import mask, mask_head, split_tail
 from .events import AgentEvent, AgentEventType
 
 __all__ = ["INTERVAL", "MAX_EVENT_BYTES", "LiveOutput"]
@@ -51,6 +55,7 @@ class LiveOutput:
         self.interval = interval
         self.max_bytes = max_bytes
         self._pending = bytearray()
+        self._held = ""  # text that may be the start of a secret: sent with the next event
         self._skipped = 0
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._last = float("-inf")  # when the last event went out
@@ -65,7 +70,8 @@ class LiveOutput:
         over = len(self._pending) - self.max_bytes
         if over > 0:
             del self._pending[:over]
-            self._skipped += over
+            self._skipped += over + len(self._held.encode())
+            self._held = ""  # what it was the start of is gone too
             self._decoder.reset()  # the bytes before are gone: no half character to finish
         if self._timer is not None:
             return
@@ -81,8 +87,12 @@ class LiveOutput:
             self._timer.cancel()
             self._timer = None
         final = self._closed
-        text = self._decoder.decode(bytes(self._pending), final=final)
+        text = self._held + self._decoder.decode(bytes(self._pending), final=final)
         self._pending.clear()
+        if self._skipped:
+            text = mask_head(text)
+        text, self._held = (text, "") if final else split_tail(text)
+        text = mask(text)
         if not text and not self._skipped:
             return
         data = {"skipped": self._skipped} if self._skipped else {}

@@ -16,7 +16,15 @@ import json
 import threading
 from typing import Any
 
-__all__ = ["MIN_LENGTH", "MaskingWriter", "forget_all", "mask", "remember"]
+__all__ = [
+    "MIN_LENGTH",
+    "MaskingWriter",
+    "forget_all",
+    "mask",
+    "mask_head",
+    "remember",
+    "split_tail",
+]
 
 MIN_LENGTH = 8
 MASK = "***"
@@ -45,6 +53,34 @@ def mask(text: str) -> str:
         if value in text:
             text = text.replace(value, MASK)
     return text
+
+
+def split_tail(text: str) -> tuple[str, str]:
+    """``text`` as ``(safe, held)``: ``held`` is its longest end that could be the start of a
+    recorded secret (the rest of it may come in the next piece of a stream), ``safe`` the rest.
+    Text sent in pieces is masked whole when each piece holds back its ``held`` part."""
+    held = 0
+    for value in _ordered:
+        for n in range(min(len(value) - 1, len(text)), held, -1):
+            if text.endswith(value[:n]):
+                held = n
+                break
+    return (text[: len(text) - held], text[len(text) - held :]) if held else (text, "")
+
+
+HEAD_MIN = 4  # a shorter piece of a secret at the start of a cut stream is left alone
+
+
+def mask_head(text: str) -> str:
+    """``text`` whose start may be the end of a secret cut off before it (a stream that dropped
+    what came first): that end, when at least :data:`HEAD_MIN` characters, becomes ``***``."""
+    best = 0
+    for value in _ordered:
+        for n in range(min(len(value) - 1, len(text)), max(best, HEAD_MIN - 1), -1):
+            if text.startswith(value[-n:]):
+                best = n
+                break
+    return MASK + text[best:] if best else text
 
 
 def forget_all() -> None:

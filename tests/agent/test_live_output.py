@@ -103,3 +103,44 @@ async def test_only_commands_stream(make_agent, project: Path):
     read = {"tool_calls": [{"name": "read_file", "input": {"path": "notes.txt"}}]}
     agent = await make_agent(script(read, {"text": "done"}))
     assert not of([ev async for ev in agent.run_turn("read")], E.TOOL_OUTPUT)
+
+
+async def test_a_key_split_between_two_events_never_leaves_in_parts():
+    from larik.llm import secrets
+
+    key = "gsk_live_SECRET_0123456789"
+    secrets.remember(key)
+    try:
+        got: list[AgentEvent] = []
+        live = LiveOutput(got.append, "t1", "bash", interval=0)
+        live.add(b"token=" + key[:9].encode())  # the event goes out at once: the start waits
+        assert [e.text for e in got] == ["token="]
+        live.add(key[9:].encode() + b" done\n")
+        live.add(b"ends with a prefix: gsk")
+        live.close()
+        sent = "".join(e.text for e in got)
+        assert sent == "token=*** done\nends with a prefix: gsk"  # the held end goes out at close
+        assert all(part not in e.text for e in got for part in (key[:9], key[9:]))
+        # output dropped before an event cut a key: its end (what is left of it) is masked
+        got.clear()
+        live = LiveOutput(got.append, "t1", "bash", interval=10, max_bytes=40)
+        live.add(b"a")
+        live.add(b"x" * 100 + key.encode() + b" tail of the output")
+        live.close()
+        last = got[-1].text
+        assert last.startswith("***") and "0123456789" not in last and last.endswith("output")
+    finally:
+        secrets.forget_all()
+
+
+def test_split_tail_and_mask_head_leave_ordinary_text_alone():
+    from larik.llm import secrets
+
+    secrets.remember("sk-abcdefghijkl")
+    try:
+        assert secrets.split_tail("no secret here\n") == ("no secret here\n", "")
+        assert secrets.split_tail("key: sk-ab") == ("key: ", "sk-ab")
+        assert secrets.mask_head("hijkl rest") == "*** rest"
+        assert secrets.mask_head("kl rest") == "kl rest"  # too short to be worth masking
+    finally:
+        secrets.forget_all()
