@@ -1,14 +1,16 @@
-"""Bench results: per-model summaries, the JSONL history in the state dir, and tables."""
+"""Bench results: the JSONL history in the state dir, shards merged, and the terminal tables.
+
+The figures themselves are worked out in ``summary.py``; the Markdown, JSON and CSV reports and
+the chart are ``formats.py`` and ``chart.py``."""
 
 from __future__ import annotations
 
 import json
-import statistics
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .runner import RunResult
+from .summary import ModelSummary, ranked, summarize, summary_json
 
 __all__ = [
     "ModelSummary",
@@ -20,100 +22,6 @@ __all__ = [
     "summarize",
     "summary_json",
 ]
-
-
-@dataclass
-class ModelSummary:
-    model: str
-    runs: int = 0
-    passes: int = 0
-    first_passes: int = 0  # passed on the first try (Aider's pass_rate_1)
-    malformed: int = 0  # runs with at least one tool call the harness could not use
-    two_tries: bool = False  # some task gave a second try: pass_rate_1 differs from the final
-    repeat_rates: list[float] = field(default_factory=list)  # pass rate of each repeat
-    total_cost: float | None = None
-    median_wall: float = 0.0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    failures: list[RunResult] = field(default_factory=list)
-    last_run: str = ""
-
-    @property
-    def pass_rate(self) -> float:
-        return self.passes / self.runs if self.runs else 0.0
-
-    @property
-    def pass_rate_1(self) -> float:
-        return self.first_passes / self.runs if self.runs else 0.0
-
-    @property
-    def well_formed(self) -> float:
-        """Share of runs whose every tool call was usable (Aider's percent_cases_well_formed)."""
-        return 1 - self.malformed / self.runs if self.runs else 1.0
-
-    @property
-    def spread(self) -> float:
-        return statistics.pstdev(self.repeat_rates) if len(self.repeat_rates) > 1 else 0.0
-
-    @property
-    def cost_per_pass(self) -> float | None:
-        if self.total_cost is None or not self.passes:
-            return None
-        return self.total_cost / self.passes
-
-    @property
-    def tokens(self) -> int:
-        return (
-            self.input_tokens
-            + self.output_tokens
-            + self.cache_read_tokens
-            + self.cache_write_tokens
-        )
-
-
-def summarize(results: list[RunResult]) -> list[ModelSummary]:
-    by_model: dict[str, list[RunResult]] = {}
-    for r in results:
-        by_model.setdefault(r.model, []).append(r)
-    out = []
-    for model, runs in by_model.items():
-        s = ModelSummary(model=model, runs=len(runs), passes=sum(r.passed for r in runs))
-        repeats: dict[int, list[bool]] = {}
-        for r in runs:
-            repeats.setdefault(r.repeat, []).append(r.passed)
-        s.first_passes = sum(r.passed if r.first_try is None else r.first_try for r in runs)
-        s.malformed = sum(r.bad_calls > 0 for r in runs)
-        s.two_tries = any(r.tries > 1 or r.first_try not in (None, r.passed) for r in runs)
-        s.repeat_rates = [sum(v) / len(v) for _, v in sorted(repeats.items())]
-        costs = [r.cost for r in runs if r.cost is not None]
-        s.total_cost = sum(costs) if costs else None
-        s.median_wall = statistics.median(r.wall for r in runs)
-        s.input_tokens = sum(r.input_tokens for r in runs)
-        s.output_tokens = sum(r.output_tokens for r in runs)
-        s.cache_read_tokens = sum(r.cache_read_tokens for r in runs)
-        s.cache_write_tokens = sum(r.cache_write_tokens for r in runs)
-        s.failures = [r for r in runs if not r.passed]
-        s.last_run = max((r.finished for r in runs), default="")
-        out.append(s)
-    return out
-
-
-def summary_json(s: ModelSummary) -> dict[str, Any]:
-    """A model's figures under the names of Aider's leaderboard (pass_rate_1, pass_rate_2,
-    percent_cases_well_formed, in percent) plus ours."""
-    return {
-        "model": s.model,
-        "runs": s.runs,
-        "pass_rate_1": round(100 * s.pass_rate_1, 1),
-        "pass_rate_2": round(100 * s.pass_rate, 1),
-        "percent_cases_well_formed": round(100 * s.well_formed, 1),
-        "malformed_cases": s.malformed,
-        "total_cost": s.total_cost,
-        "cost_per_pass": s.cost_per_pass,
-        "median_wall": round(s.median_wall, 2),
-    }
 
 
 # -- history -------------------------------------------------------------------------------
@@ -182,6 +90,18 @@ def merge_results(paths: list[Path]) -> list[RunResult]:
 # -- tables --------------------------------------------------------------------------------
 
 
+# the figures' widths, so the model's name keeps the rest of a narrow terminal (the headers wrap)
+NARROW = {
+    "1st try": 8,
+    "pass rate, 95% CI": 10,
+    "$ / pass": 8,
+    "total $": 8,
+    "median wall": 11,
+    "tool errors": 6,
+    "well-formed": 6,
+}
+
+
 def _money(v: float | None) -> str:
     if v is None:
         return "—"
@@ -189,10 +109,17 @@ def _money(v: float | None) -> str:
 
 
 def _rate(s: ModelSummary) -> str:
+    """The pass rate, its count and its Wilson interval: ``67% (4/6) 30–90%``."""
+    lo, hi = s.interval
     text = f"{s.pass_rate:.0%} ({s.passes}/{s.runs})"
     if len(s.repeat_rates) > 1:
         text += f" ±{s.spread:.0%}"
-    return text
+    return text + f" {100 * lo:.0f}–{hi:.0%}"
+
+
+def _errors(s: ModelSummary) -> str:
+    rate = s.tool_error_rate
+    return "—" if rate is None else f"{rate:.0%}"
 
 
 def render_summary(summaries: list[ModelSummary]) -> Any:
@@ -203,27 +130,27 @@ def render_summary(summaries: list[ModelSummary]) -> Any:
     table = Table(title="larik bench", title_justify="left")
     table.add_column("model", overflow="fold")
     tries = any(s.two_tries for s in summaries)
-    cols = ["pass rate", "$ / pass", "total $", "median wall", "tokens"]
-    if tries:  # a suite with Aider's protocol: its leaderboard's figures too
-        cols[0:1] = ["1st try", "pass rate"]
+    cols = ["pass rate, 95% CI", "$ / pass", "total $", "median wall", "tool errors"]
+    if tries:  # a suite: Aider's leaderboard figures too, the total $ making room (--format)
+        cols[0:3] = ["1st try", "pass rate, 95% CI", "$ / pass"]
         cols.append("well-formed")
     for col in cols:
-        table.add_column(col, justify="right")  # wraps, so the model name keeps room
-    ranked = sorted(summaries, key=lambda s: (-s.pass_rate, s.cost_per_pass or float("inf")))
-    for s in ranked:
+        table.add_column(col, justify="right", max_width=NARROW.get(col))  # the model keeps room
+    order = ranked(summaries)
+    for s in order:
         first = [f"{s.pass_rate_1:.0%} ({s.first_passes}/{s.runs})"] if tries else []
         table.add_row(
             s.model,
             *first,
             _rate(s),
             _money(s.cost_per_pass),
-            _money(s.total_cost),
+            *([] if tries else [_money(s.total_cost)]),
             f"{s.median_wall:.1f}s",
-            f"{s.tokens:,}",
+            _errors(s),
             *([f"{s.well_formed:.0%}"] if tries else []),
         )
     parts: list[Any] = [table]
-    fails = [f for s in ranked for f in s.failures]
+    fails = [f for s in order for f in s.failures]
     if fails:
         ft = Table(title="failures", title_justify="left")
         ft.add_column("model", overflow="fold")
@@ -237,29 +164,29 @@ def render_summary(summaries: list[ModelSummary]) -> Any:
     return Group(*parts)
 
 
-def render_report(results: list[RunResult]) -> Any:
+def render_report(summaries: list[ModelSummary]) -> Any:
     """Past runs side by side: every model ever benched, with its latest figures."""
     from rich.table import Table
 
     table = Table(title="larik bench --report", title_justify="left")
     table.add_column("model", overflow="fold")
-    summaries = summarize(results)
     tries = any(s.two_tries for s in summaries)
-    cols = ["runs", "pass rate", "$ / pass", "median wall", "last run"]
+    cols = ["pass rate, 95% CI", "$ / pass", "median wall", "tool errors", "last run"]
     if tries:
-        cols[1:2] = ["1st try", "pass rate"]
+        cols[0:1] = ["1st try", "pass rate, 95% CI"]
         cols[-1:-1] = ["well-formed"]
     for col in cols:  # these wrap, so the model keeps room
-        table.add_column(col, justify="left" if col == "last run" else "right")
-    for s in sorted(summaries, key=lambda s: (-s.pass_rate, s.model)):
+        justify: Literal["left", "right"] = "left" if col == "last run" else "right"
+        table.add_column(col, justify=justify, max_width=NARROW.get(col))
+    for s in ranked(summaries):
         first = [f"{s.pass_rate_1:.0%}"] if tries else []
         table.add_row(
             s.model,
-            str(s.runs),
             *first,
             _rate(s),
             _money(s.cost_per_pass),
             f"{s.median_wall:.1f}s",
+            _errors(s),
             *([f"{s.well_formed:.0%}"] if tries else []),
             s.last_run[:10],  # the day
         )

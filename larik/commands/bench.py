@@ -36,6 +36,15 @@ def bench(
         False, "--validate", help="Prove every task: repo fails, solution passes."
     ),
     report: bool = typer.Option(False, "--report", help="Show past results side by side."),
+    fmt: str = typer.Option(
+        "table",
+        "--format",
+        metavar="table|md|json|csv",
+        help="The report's form (--report, --merge): a table here, or a file's.",
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", metavar="FILE", help="Write the report here (md: the chart beside it)."
+    ),
     trust_project: bool = typer.Option(
         False, "--trust-project", help="Apply this project's settings that need trust."
     ),
@@ -75,6 +84,8 @@ def bench(
             shard,
             merge,
             ray_address if ray_address is not None else ("" if ray else None),
+            fmt,
+            out,
         )
     except LarikError as e:
         print(f"larik bench: {e}", file=sys.stderr)
@@ -96,6 +107,8 @@ def _bench(
     shard: str | None = None,
     merge: list[Path] | None = None,
     ray: str | None = None,
+    fmt: str = "table",
+    out: Path | None = None,
 ) -> int:
     from rich.console import Console
 
@@ -103,8 +116,9 @@ def _bench(
     from ..bench.tasks import load_tasks, select_tasks
 
     console = Console(highlight=False)
+    _check_format(fmt, out, bool(report or merge))
     if merge:
-        return _merge(console, merge, json_out)
+        return _merge(console, merge, json_out, fmt, out)
     shard_pair = parse_shard(shard) if shard else None
     if suite is not None:
         from ..bench.suite import load_suite, suite_folder
@@ -117,7 +131,7 @@ def _bench(
     if validate:
         return _validate(console, tasks)
     if report:
-        return _report(console, json_out)
+        return _report(console, json_out, fmt, out)
     if not models:
         print("larik bench: give at least one model with -m (see --help)", file=sys.stderr)
         return 2
@@ -161,10 +175,47 @@ def _validate(console, tasks) -> int:
     return 1 if bad else 0
 
 
-def _report(console, json_out: Path | None = None) -> int:
+def _check_format(fmt: str, out: Path | None, reporting: bool) -> None:
+    from ..bench.formats import FORMATS
+    from ..llm.errors import ConfigError
+
+    if fmt != "table" and fmt not in FORMATS:
+        raise ConfigError(f"--format {fmt}: expected table, " + ", ".join(FORMATS))
+    if (fmt != "table" or out is not None) and not reporting:
+        raise ConfigError("--format and --out shape a report: give --report or --merge FILE")
+    if out is not None and fmt == "table":
+        raise ConfigError("--out FILE needs --format md, json or csv")
+
+
+def _pricer():
+    """Prices a run recorded without a cost from its tokens, with the user's model prices."""
+    from ..bench.summary import run_cost
+    from ..config import load_config
+
+    config = load_config()
+    return lambda r: run_cost(r, config)
+
+
+def _show(console, summaries, fmt: str, out: Path | None, table) -> None:
+    """The terminal table, or the report in ``fmt`` on stdout or in ``out``."""
+    from ..bench.formats import write_report
+
+    if fmt == "table":
+        console.print(table)
+        return
+    text = write_report(fmt, summaries, out)
+    if text is not None:
+        sys.stdout.write(text)  # as it is: no console markup
+    else:
+        chart = f" and {out.with_suffix('.svg')}" if fmt == "md" and out else ""
+        print(f"report: {out}{chart}", file=sys.stderr)
+
+
+def _report(console, json_out: Path | None = None, fmt: str = "table", out=None) -> int:
     import json
 
-    from ..bench.report import load_results, render_report, summarize, summary_json
+    from ..bench.report import load_results, render_report
+    from ..bench.summary import ranked, summarize, summary_json
     from ..config import bench_results_path
 
     path = bench_results_path()
@@ -174,26 +225,28 @@ def _report(console, json_out: Path | None = None) -> int:
     if not results:
         console.print(f"no bench results yet ({path}); run `larik bench -m MODEL`")
         return 0
-    console.print(render_report(results))
+    summaries = summarize(results, _pricer())
+    _show(console, summaries, fmt, out, render_report(summaries))
     if json_out is not None:  # Aider's leaderboard names: pass_rate_1, pass_rate_2, ...
-        models = [summary_json(s) for s in summarize(results)]
+        models = [summary_json(s) for s in ranked(summaries)]
         json_out.write_text(json.dumps({"models": models}, indent=2) + "\n")
     return 0
 
 
-def _merge(console, paths: list[Path], json_out: Path | None) -> int:
+def _merge(console, paths: list[Path], json_out: Path | None, fmt: str = "table", out=None) -> int:
     import json
 
-    from ..bench.report import merge_results, render_summary, summarize, summary_json
+    from ..bench.report import merge_results, render_summary
+    from ..bench.summary import ranked, summarize, summary_json
 
     results = merge_results(paths)
     if not results:
         console.print("no bench results in " + ", ".join(str(p) for p in paths))
         return 0
-    summaries = summarize(results)
-    console.print(render_summary(summaries))
+    summaries = summarize(results, _pricer())
+    _show(console, summaries, fmt, out, render_summary(summaries))
     if json_out is not None:
-        models = [summary_json(s) for s in summaries]
+        models = [summary_json(s) for s in ranked(summaries)]
         runs = [r.to_json() for r in results]
         json_out.write_text(json.dumps({"models": models, "runs": runs}, indent=2) + "\n")
     return 0
@@ -215,6 +268,7 @@ def _run(
     from ..bench.agent_run import fresh_scripts, make_agent_runner, tool_warnings
     from ..bench.report import append_results, render_summary, summarize
     from ..bench.runner import default_jobs, in_shard, run_bench
+    from ..bench.summary import run_cost
     from ..config import bench_dir, bench_results_path, load_config
     from ..routing import resolve
 
@@ -296,7 +350,7 @@ def _run(
         except KeyboardInterrupt:
             interrupted = True
     console.print()
-    summaries = summarize(finished)
+    summaries = summarize(finished, lambda r: run_cost(r, config))
     if finished:
         console.print(render_summary(summaries))
     if json_out is not None:

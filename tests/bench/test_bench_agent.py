@@ -227,7 +227,8 @@ def test_cli_report_shows_the_model_names_in_80_columns(tmp_path):
     assert r.exit_code == 0
     assert max(len(line) for line in r.output.splitlines()) <= 80
     assert "scripted//tmp" in r.output  # the name starts whole, the rest folds
-    for header in ("runs", "pass rate", "median wall", "last run"):
+    assert "(1/1)" in r.output and "21–100%" in r.output  # passes/runs, the Wilson interval
+    for header in ("pass rate", "median wall", "errors", "last run"):
         assert header in r.output
 
 
