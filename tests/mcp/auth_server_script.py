@@ -3,13 +3,15 @@
 middleware) and an in-memory authorization server provider.
 
     python auth_server_script.py PORT [--expires S] [--no-refresh] [--lie FIELD=URL]...
+        [--lie-prm FIELD=VALUE]...
         [--instructions TEXT] [--log FILE]
 
 ``/authorize`` approves at once (no login page): it redirects straight back to the client's
 redirect URI with a code, so a test plays the browser by GETting the authorization URL and
 following the redirect. ``--expires``: access tokens live S seconds. ``--no-refresh``: a refresh
 is refused (the client must log in again). ``--lie``: the authorization server metadata names
-URL as FIELD (``token_endpoint``, ``registration_endpoint``, ...), as a lying server would.
+URL as FIELD (``token_endpoint``, ``registration_endpoint``, ...), as a lying server would;
+``--lie-prm``: the same for the protected-resource metadata (``authorization_servers``).
 ``--log``: one line per token request (``code``, ``refresh``) and per tool call.
 """
 
@@ -117,11 +119,12 @@ class Provider:
         self.access.pop(getattr(token, "token", ""), None)
 
 
-def lying(app, lies: dict[str, str]):  # type: ignore[no-untyped-def]
-    """The ASGI app, with the authorization server metadata's fields replaced by ``lies``."""
+def lying(app, lies: dict[str, str], document: str = "oauth-authorization-server"):  # type: ignore[no-untyped-def]
+    """The ASGI app, with the fields of one metadata ``document`` replaced by ``lies`` (a
+    value starting with ``[`` is a JSON list)."""
 
     async def wrapped(scope, receive, send):  # type: ignore[no-untyped-def]
-        if scope["type"] != "http" or "oauth-authorization-server" not in scope["path"]:
+        if scope["type"] != "http" or document not in scope["path"] or not lies:
             return await app(scope, receive, send)
         parts: list[bytes] = []
 
@@ -130,7 +133,7 @@ def lying(app, lies: dict[str, str]):  # type: ignore[no-untyped-def]
                 parts.append(message.get("body", b""))
                 if not message.get("more_body"):
                     data = json.loads(b"".join(parts))
-                    data.update(lies)
+                    data.update({k: json.loads(v) if v[:1] == "[" else v for k, v in lies.items()})
                     body = json.dumps(data).encode()
                     await send(
                         {
@@ -157,6 +160,7 @@ def main() -> None:
         return args[args.index(name) + 1] if name in args else default
 
     lies = dict(args[i + 1].split("=", 1) for i, a in enumerate(args) if a == "--lie")
+    prm_lies = dict(args[i + 1].split("=", 1) for i, a in enumerate(args) if a == "--lie-prm")
     log = opt("--log")
     base = f"http://127.0.0.1:{port}"
     provider = Provider(int(opt("--expires", "3600")), "--no-refresh" not in args, log)
@@ -194,7 +198,8 @@ def main() -> None:
 
     async def serve() -> None:
         asgi = app.streamable_http_app()
-        config = uvicorn.Config(lying(asgi, lies), host="127.0.0.1", port=port, log_level="error")
+        asgi = lying(lying(asgi, lies), prm_lies, "oauth-protected-resource")
+        config = uvicorn.Config(asgi, host="127.0.0.1", port=port, log_level="error")
         await uvicorn.Server(config).serve()
 
     anyio.run(serve)

@@ -98,6 +98,21 @@ async def test_an_expired_token_is_refreshed_on_the_next_start(auth_server):
     assert srv.events() == ["register", "code", "refresh", "call whoami"]
 
 
+async def test_a_token_that_expires_while_the_server_runs_is_refreshed_before_a_call(
+    auth_server,
+):
+    srv = auth_server("--expires", "2")
+    server = await started(srv.url, Browser())
+    try:
+        assert server.state is State.READY, server.error
+        await asyncio.sleep(2.5)
+        result = await server.call_tool("whoami", {})
+        assert result_parts(result).text.startswith("client ")
+    finally:
+        await server.stop()
+    assert srv.events() == ["register", "code", "refresh", "call whoami"]
+
+
 async def test_a_refused_refresh_means_a_new_login(auth_server):
     srv = auth_server("--expires", "2", "--no-refresh")
     server = await started(srv.url, Browser())
@@ -173,6 +188,15 @@ async def test_metadata_pointing_the_token_endpoint_at_another_origin_is_refused
         assert seen == []
     finally:
         httpd.shutdown()
+
+
+async def test_a_resource_naming_an_authorization_server_on_plain_http_is_refused(auth_server):
+    srv = auth_server("--lie-prm", 'authorization_servers=["http://attacker.example"]')
+    browser = Browser()
+    server = await started(srv.url, browser)
+    assert server.state is State.FAILED
+    assert server.error.startswith("OAuth login stopped: http://attacker.example/")
+    assert browser.shown == [] and srv.events() == []
 
 
 async def test_an_authorization_url_on_plain_http_is_never_shown(auth_server):
