@@ -87,14 +87,18 @@ def _is_bulky(value: object) -> bool:
 
 
 def pretty_args(args: dict[str, Any]) -> JSON | Text:
-    """Tool arguments as highlighted JSON (long string values kept whole), no background."""
+    """Tool arguments as highlighted JSON, no background. Long string values are kept whole
+    and wrapped: Rich's JSON does not wrap (it crops at the width), and a permission dialog
+    must show every character of what it asks about."""
     try:
         dumped = json.dumps(args, indent=2, ensure_ascii=False)
     except (TypeError, ValueError):
         return Text(repr(args))
     from rich.json import JSON
 
-    return JSON(dumped, indent=2, ensure_ascii=False)
+    shown = JSON(dumped, indent=2, ensure_ascii=False)
+    shown.text.no_wrap, shown.text.overflow = False, "fold"
+    return shown
 
 
 # Escape sequences a program writes to a terminal: CSI (colours, cursor moves, clearing), OSC

@@ -111,3 +111,19 @@ async def test_the_bash_dialog_shows_the_command_once(harness, size):
         assert "$ python -m pytest -q" in dialog and '"command"' not in dialog
         await pilot.press("n")
         await turn_done(pilot)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_a_long_argument_is_shown_whole_not_cropped_at_the_width(harness, size):
+    """Rich's JSON crops a long string at the width: the end of an MCP tool's argument (where
+    the harm may be) was not in the dialog that asked about it."""
+    sql = "SELECT name FROM users WHERE id = 1; " * 3 + "DROP TABLE users_and_their_passwords"
+    call = {"name": "mcp__db__query", "input": {"sql": sql}, "id": "q1"}
+    app = harness.app([{"tool_calls": [call]}, {"text": "ok"}])
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await send(pilot, "query")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.pause()
+        shown = "".join(dialog_text(app).split()).replace("│", "")
+        assert "DROP TABLE users_and_their_passwords".replace(" ", "") in shown
