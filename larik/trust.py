@@ -192,10 +192,10 @@ def describe(gated: Mapping[str, Any], user_mode: str) -> tuple[str, ...]:
         ):
             out.append("[mcp] starts MCP servers: " + "; ".join(_server_lines(value["servers"])))
         elif key == CLAUDE_HOOKS and isinstance(value, Mapping):
-            for path, events in value.items():
-                out.append(
-                    f"{_in_project(str(path))} runs hooks: " + "; ".join(_hook_lines(events))
-                )
+            for path, events in value.items():  # one entry a hook: a command may hold "; "
+                out.extend(f"{_in_project(str(path))} runs a hook: {h}" for h in _hooks(events))
+        elif key == "hooks" and isinstance(value, Mapping):
+            out.extend(f"[hooks] runs a hook: {h}" for h in _hooks(value))
         elif key == COMMAND_SHELL and isinstance(value, Mapping):
             files = ", ".join(_in_project(str(p)) for p in value)
             out.append(f"commands that run shell lines (!`…`): {files}")
@@ -217,20 +217,35 @@ def _server_lines(servers: Mapping[str, Any]) -> list[str]:
         raw = t.get("args")
         args = raw if isinstance(raw, list) else []
         what = " ".join(str(a) for a in [t.get("command") or t.get("url") or "?", *args])
-        out.append(f"{name} ({what[:120]})")
+        out.append(f"{name} ({_cut(what)})")
     return out
 
 
-def _hook_lines(events: Any) -> list[str]:
-    """Each hook command as ``EVENT: command``: what trusting the project runs."""
+def _hooks(events: Any) -> list[str]:
+    """Each hook command as ``EVENT MATCHER: command`` (Claude Code's nested shape and
+    ``[hooks]``' flat one): what trusting the project runs."""
     out = []
     for event, entries in events.items() if isinstance(events, Mapping) else ():
         for entry in entries if isinstance(entries, list) else ():
-            commands = entry.get("hooks") if isinstance(entry, Mapping) else None
-            for c in commands if isinstance(commands, list) else ():
-                if isinstance(c, Mapping):
-                    out.append(f"{event}: {str(c.get('command'))[:120]}")
+            if not isinstance(entry, Mapping):
+                continue
+            matcher = entry.get("matcher")
+            where = f"{event} {matcher}" if isinstance(matcher, str) and matcher else str(event)
+            nested = entry.get("hooks")
+            commands = nested if isinstance(nested, list) else [entry]
+            for c in commands:
+                if isinstance(c, Mapping) and c.get("command") is not None:
+                    out.append(f"{where}: {_cut(str(c['command']))}")
     return out
+
+
+def _cut(command: str, limit: int = 200) -> str:
+    """A command to show: runs of whitespace as one space (padding cannot push its end out of
+    sight), and a longer one cut with the count of what is not shown."""
+    text = " ".join(command.split())
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… (+{len(text) - limit} characters not shown)"
 
 
 def _in_project(path: str) -> str:
@@ -242,7 +257,7 @@ def _in_project(path: str) -> str:
     return path
 
 
-def _short(text: str, limit: int = 300) -> str:
+def _short(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

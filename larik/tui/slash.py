@@ -14,6 +14,7 @@ none is imported before the first frame.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -195,15 +196,25 @@ def hooks_markdown(config: Any) -> str:
             for cmd in entry.commands():
                 command = " ".join(cmd.command.split())
                 command = command if len(command) <= 80 else command[:79] + "…"
-                lines.append(f"- {event}{matcher}: `{command}` ({cmd.timeout:g} s){where}")
+                lines.append(f"- {event}{matcher}: {_code(command)} ({cmd.timeout:g} s){where}")
     if len(lines) == 1:
         lines.append("- none configured")
     trust = getattr(config, "project_trust", None)
     if trust is not None and not trust.trusted:
-        waiting = [a for a in trust.asks if "hook" in a]
+        waiting = [a for a in trust.asks if "runs a hook: " in a]
         if waiting:
-            lines.append("- not run, the project is not trusted: " + "; ".join(waiting))
+            lines.append("\nnot run, the project is not trusted:\n")
+            for ask in waiting:  # "FILE runs a hook: EVENT [MATCHER]: COMMAND" (larik/trust.py)
+                source, _, hook = ask.partition(" runs a hook: ")
+                event, _, command = hook.partition(": ")
+                lines.append(f"- {event}: {_code(command)} — {source}")
     return "\n".join(lines)
+
+
+def _code(text: str) -> str:
+    """``text`` as a Markdown code span, whatever backticks it holds."""
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}" if "`" in text else f"`{text}`"
 
 
 async def _help(chat: ChatScreen, arg: str) -> None:
