@@ -43,6 +43,7 @@ is returned as text for the model's tool result.
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import glob
 import os
@@ -156,6 +157,7 @@ class PermissionPolicy:
         self.deny = [Rule.parse(r, "permissions.deny") for r in deny or []]
         self.session_allow: list[Rule] = []
         self.approver = approver
+        self._asking = asyncio.Lock()  # one question at a time (read-only calls run together)
 
     # -- paths ------------------------------------------------------------------------------
     def _path_targets(self, raw: str, *, as_written: bool = False) -> list[str]:
@@ -483,6 +485,20 @@ class PermissionPolicy:
                 f"mode{why} and there is no one to ask (print mode). To allow {what}, rerun "
                 f"with {self._how_to_allow(tool, args)}."
             )
+        async with self._asking:
+            return await self._ask(tool, args, tool_input, ctx, hook)
+
+    async def _ask(
+        self,
+        tool: AnyTool,
+        args: Any,
+        tool_input: dict[str, Any],
+        ctx: ToolContext,
+        hook: HookAnswer,
+    ) -> str | None:
+        assert self.approver is not None
+        if with_hook(self.decide(tool, args), hook).verdict == "allow":
+            return None  # an "allow always" given while this call waited its turn covers it
         rules, label = self.always_rules(tool, args)
         out = self.leaves_sandbox(tool, args)
         if out:

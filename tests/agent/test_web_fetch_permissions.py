@@ -135,3 +135,42 @@ def test_an_untrusted_project_cannot_open_private_addresses(tmp_path):
     assert config.project_trust is not None and not config.project_trust.trusted
     trusted = load_config(tmp_path, trust_project=True)
     assert trusted.web_fetch.allow_private == ["169.254.169.254"]
+
+
+async def test_an_address_web_fetch_will_not_reach_is_refused_before_the_user_is_asked(
+    make_agent, loopback
+):
+    """The user was asked to allow a fetch of 127.0.0.1, said yes, and only then was it
+    refused (a loopback address, not in allow_private): the answer counted for nothing."""
+    url = page(loopback, "/p", "docs")
+    ask = approver(Approval(allow=True))
+    config = cfg()
+    config.web_fetch = WebFetchConfig(allow_private=[], timeout=10)
+    agent = await make_agent(fetches(url), config=config, permission_mode="ask", approver=ask)
+    await run(agent)
+    res = agent.messages[2].blocks[0]
+    assert ask.asked == []
+    assert res.is_error and "a loopback address" in res.content and "allow_private" in res.content
+    assert loopback.requests == []
+
+
+async def test_allow_always_covers_a_fetch_that_was_waiting_to_ask_as_the_tui_answers(
+    make_agent, loopback
+):
+    """Fetches run together; a user takes time to answer. Both questions were put before the
+    first answer's "allow always" was recorded, so the second dialog asked for a domain the
+    user had just allowed always."""
+    import asyncio
+
+    a, b = page(loopback, "/a", "first"), page(loopback, "/b", "second")
+    asked = []
+
+    async def slow_user(req):
+        asked.append(req)
+        await asyncio.sleep(0.05)
+        return Approval(allow=True, always=True)
+
+    agent = await make_agent(fetches(a, b), config=cfg(), permission_mode="ask", approver=slow_user)
+    await run(agent)
+    assert len(asked) == 1
+    assert [r.is_error for r in agent.messages[2].blocks] == [False, False]

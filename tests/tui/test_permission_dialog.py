@@ -127,3 +127,23 @@ async def test_a_long_argument_is_shown_whole_not_cropped_at_the_width(harness, 
         await pilot.pause()
         shown = "".join(dialog_text(app).split()).replace("│", "")
         assert "DROP TABLE users_and_their_passwords".replace(" ", "") in shown
+
+
+async def test_a_fetch_dialog_shows_the_url_once_and_the_domain_allow_always_covers(tmp_path):
+    from larik.config import WebFetchConfig
+
+    real = Real(tmp_path)
+    real.config.web_fetch = WebFetchConfig(allow_private=["127.0.0.1"])
+    url = "http://127.0.0.1:9/docs/index.html"
+    app = real.app([{"tool_calls": [{"name": "web_fetch", "input": {"url": url}}]}, {"text": "ok"}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "read the docs")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.pause()
+        shown = dialog_text(app)
+        assert shown.count(url) == 1 and '"url"' not in shown
+        assert "allow always covers: fetches from 127.0.0.1" in shown
+        assert "Allow once (y)" in shown and "Deny (n)" in shown
+        await pilot.press("n")
+        await turn_done(pilot)

@@ -82,6 +82,21 @@ def _accept(kind: str) -> None:
     )
 
 
+async def preview(args: Args, ctx: ToolContext) -> str:
+    """Run before the user is asked (as edit_file's is): a host that resolves to an address
+    web_fetch will not reach is refused now, rather than after the user said yes to it. The
+    fetch checks every hop again (the answer may change in between)."""
+    cfg = ctx.web if ctx.web is not None else _defaults()
+    _, host, port = _web.check_url(args.url)
+    try:
+        async with asyncio.timeout(min(cfg.timeout, 10)):
+            addresses = await _web.resolve(host, port)
+    except TimeoutError:
+        return ""  # a slow resolver: ask anyway, the fetch says what happens
+    _web.AddressPolicy.parse(cfg.allow_private).check(host, addresses)
+    return ""
+
+
 async def run(args: Args, ctx: ToolContext) -> ToolResult:
     cfg = ctx.web if ctx.web is not None else _defaults()
     policy = _web.AddressPolicy.parse(cfg.allow_private)

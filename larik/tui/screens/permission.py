@@ -102,7 +102,10 @@ class PermissionScreen(ModalScreen[Approval]):
         elif (command := _command(args)) is not None:
             parts.append(Text(f"$ {command}", style="bold"))
             args.pop("command")
-        if args or not parts:
+        else:  # what the title shows already (web_fetch's URL) is not shown again
+            title = self.request.summary.removeprefix(f"{self.request.tool_name}: ")
+            args = {k: v for k, v in args.items() if not (title and v == title)}
+        if args:
             parts.append(pretty_args(args))
         return Group(*parts)
 
