@@ -123,3 +123,33 @@ async def test_a_command_shows_its_output_while_it_runs(harness):
         assert card.status == "running"
         await pilot.press("escape")
         await wait_for(pilot, lambda: card.status == "interrupted")
+
+
+async def test_an_interrupted_command_resumes_as_interrupted_not_failed(tmp_path):
+    """Esc during a command: live, the card is ◼ interrupted and an "interrupted" notice
+    follows; resumed, the card was ✗ (a failure) and the notice was gone (it was skipped on
+    the message holding the interrupted call's answer)."""
+    real = Real(tmp_path)
+    call = {"name": "bash", "input": {"command": "echo started; sleep 30"}, "id": "b1"}
+    app = real.app([{"tool_calls": [call]}, {"text": "new session"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "run it")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "started" in screen_text(app))
+        await pilot.press("escape")
+        await turn_done(pilot)
+        live = [n.text for n in app.query(Notice) if n.level == "warning"]
+        assert cards(app)[-1].startswith("◼ bash echo started; sleep 30 · interrupted")
+        first = app.session_id
+        await send(pilot, "/clear")
+        await wait_for(pilot, lambda: app.session_id != first)
+        await send(pilot, "/resume")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.session_id == first)
+        await pilot.pause(0.2)
+        assert cards(app)[-1].startswith("◼ bash echo started; sleep 30 · interrupted")
+        assert [n.text for n in app.query(Notice) if n.level == "warning"] == live
+    assert live == ["interrupted"]

@@ -354,6 +354,8 @@ def history_items(messages: list[Message], shown: Any = None) -> list[HistoryIte
                 items.append(HistoryItem("notice", text, markdown=True))
             elif texts:
                 items.append(HistoryItem("user", texts[0]))
+            if m.interrupted:  # the answers to calls an interrupt cut short
+                items.append(HistoryItem("notice", "interrupted", level="warning"))
             continue
         for b in m.blocks:
             if b.type == "thinking" and b.text and not b.redacted:

@@ -47,6 +47,7 @@ _COLOURS = {"running": "yellow", "ok": "green", "error": "red", "denied": "magen
 
 _EXIT = re.compile(r"\[exit code (-?\d+)\]\s*$")
 DENIED = "permission denied"  # how every refusal of a call starts (larik/agent/permissions.py)
+INTERRUPTED = "interrupted by the user before this tool call finished"  # agent/runner.py's
 
 
 def outcome(
@@ -62,7 +63,8 @@ def outcome(
     if data.get("denied") or (is_error and result.startswith(DENIED)):
         data["denied"] = True
         return "denied", data
-    if data.get("interrupted"):
+    if data.get("interrupted") or (is_error and result == INTERRUPTED):
+        data["interrupted"] = True  # a resumed call that an interrupt answered, as live
         return "interrupted", data
     failed = is_error or data.get("exit_code") not in (None, 0)
     return ("error" if failed else "ok"), data
