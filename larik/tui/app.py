@@ -180,6 +180,6 @@ class LarikApp(App[int]):
         self.chat.cancel_input()
         self.notify("Press Ctrl+C again to quit", timeout=QUIT_WINDOW)
 
-    async def quit_app(self) -> None:
-        """Stop the running turn or command, close the agent, exit."""
-        await self.chat.quit()
+    async def quit_app(self, reason: str = "prompt_input_exit") -> None:
+        """Stop the running turn or command, close the agent, exit (``reason``: SessionEnd's)."""
+        await self.chat.quit(reason)

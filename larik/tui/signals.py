@@ -40,7 +40,7 @@ class QuitOnSignals:
         if self.signum:
             return
         self.signum = sig
-        app.call_next(app.quit_app)
+        app.call_next(app.quit_app, "other")  # SessionEnd's reason: not the user's /exit
 
     @property
     def exit_code(self) -> int | None:

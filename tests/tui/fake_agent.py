@@ -85,6 +85,7 @@ class FakeAgent:
 
     async def close(self, reason: str = "other") -> None:
         self.closed = True
+        self.close_reason = reason
 
     def compact(self) -> AsyncIterator[AgentEvent]:
         return self._compact()

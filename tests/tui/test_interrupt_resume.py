@@ -6,6 +6,8 @@ import sys
 import types
 from types import SimpleNamespace
 
+import pytest
+
 from larik.llm.types import Block, Message
 from larik.tui.screens.sessions import SessionPickerScreen
 from larik.tui.widgets.notice import Notice
@@ -162,3 +164,22 @@ async def test_ctrl_c_twice_quits_and_closes_the_agent(harness):
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: not app.is_running)
     assert harness.agent.closed and app.return_code == 0
+
+
+@pytest.mark.parametrize(
+    ("how", "reason"), [("/exit", "prompt_input_exit"), ("SIGTERM", "other"), ("SIGHUP", "other")]
+)
+async def test_session_end_hooks_hear_why_the_session_ended(harness, how, reason):
+    """A terminal closed (SIGHUP) or a kill (SIGTERM) told SessionEnd hooks 'prompt_input_exit',
+    as if the user had typed /exit; Claude Code says 'other'."""
+    import signal
+
+    app = harness.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        if how == "/exit":
+            await send(pilot, "/exit")
+        else:
+            app.quit_signals._quit(app, getattr(signal, how))
+        await wait_for(pilot, lambda: not app.is_running)
+    assert harness.agent.close_reason == reason

@@ -451,8 +451,9 @@ class ChatScreen(Screen[None]):
             self.action_interrupt()
         self.prompt.clear()
 
-    async def quit(self) -> None:
-        """Stop what runs (turn, ``!command``), close the agent (its session is saved), exit."""
+    async def quit(self, reason: str = "prompt_input_exit") -> None:
+        """Stop what runs (turn, ``!command``), close the agent (its session is saved), exit.
+        ``reason`` for SessionEnd hooks: ``other`` when a signal ended the app."""
         for worker in (self._turn, self._shell):
             if worker is not None and worker.is_running:
                 worker.cancel()
@@ -462,7 +463,7 @@ class ChatScreen(Screen[None]):
                     pass
         if self.agent is not None:
             try:
-                await self.agent.close("prompt_input_exit")
+                await self.agent.close(reason)
             except Exception:  # closing is best effort on the way out
                 pass
         await mcp.close(self)  # every MCP server stopped: nothing left running
