@@ -308,7 +308,7 @@ class PermissionPolicy:
             )
         return self._plan_reads(script, readings)
 
-    def _plan_reads(self, script: shell.Script, readings: list[plan.Reading]) -> Decision:
+    def _plan_reads(self, script: shell.ShellScript, readings: list[plan.Reading]) -> Decision:
         """A read-only command runs unasked when what it reads is what the read tools may read:
         inside the project, and clear of any deny rule on a read tool. When such a rule is in
         force and the command's reach is unclear, the question is firm."""
@@ -344,7 +344,7 @@ class PermissionPolicy:
                 )
         return Decision("allow")
 
-    def _writes(self, script: shell.Script) -> tuple[list[str], list[str]]:
+    def _writes(self, script: shell.ShellScript) -> tuple[list[str], list[str]]:
         """The redirection targets outside the project root, and doubts about the targets whose
         place is known only when the command runs (``> $OUT``, a relative path after ``cd``,
         any path once the command makes a link with ``ln``)."""

@@ -201,7 +201,7 @@ def _check(cmd: shell.SimpleCommand) -> tuple[str, Reading]:
     return "", Reading(tuple(paths), walks, tuple(unknown))
 
 
-def script_problem(script: shell.Script) -> tuple[str, list[Reading]]:
+def script_problem(script: shell.ShellScript) -> tuple[str, list[Reading]]:
     """Why this command is not read-only ("" when it is), and what each simple command reads.
     Its redirections are the caller's to check (a write to ``/dev/null`` is harmless)."""
     if script.unvouched:

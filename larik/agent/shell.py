@@ -1,7 +1,7 @@
 """A bash command read the way bash reads it, for the permission rules.
 
 The command is parsed with tree-sitter and the tree-sitter-bash grammar (the parser Codex and
-Claude Code use for the same job), never split by hand. :func:`parse` returns a :class:`Script`:
+Claude Code use for the same job), never split by hand. :func:`parse` returns a :class:`ShellScript`:
 
 - ``commands``: every simple command anywhere in it — in a list, pipeline, subshell, ``{ …; }``
   group, ``if``/``for``/``while``/``case`` body, function body, ``$(…)``, backticks, ``<(…)``,
@@ -49,10 +49,10 @@ __all__ = [
     "OPAQUE",
     "SHELLS",
     "WRAPPERS",
-    "Script",
+    "ShellScript",
     "SimpleCommand",
     "Word",
-    "Wrapper",
+    "CommandWrapper",
     "parse",
     "short",
 ]
@@ -72,7 +72,7 @@ class SimpleCommand:
 
 
 @dataclass(frozen=True, slots=True)
-class Script:
+class ShellScript:
     source: str
     commands: tuple[SimpleCommand, ...]
     writes: tuple[Word, ...]  # output redirection targets
@@ -87,7 +87,7 @@ class Script:
 
 
 @dataclass(frozen=True, slots=True)
-class Wrapper:
+class CommandWrapper:
     """A command that runs another one given as its arguments."""
 
     flags: frozenset[str] = frozenset()  # options without a value
@@ -104,28 +104,28 @@ def _set(names: str) -> frozenset[str]:
     return frozenset(names.split())
 
 
-WRAPPERS: dict[str, Wrapper] = {
-    "command": Wrapper(flags=_set("-p"), queries=_set("-v -V")),
-    "builtin": Wrapper(),
-    "exec": Wrapper(flags=_set("-c -l"), valued=_set("-a")),
-    "env": Wrapper(
+WRAPPERS: dict[str, CommandWrapper] = {
+    "command": CommandWrapper(flags=_set("-p"), queries=_set("-v -V")),
+    "builtin": CommandWrapper(),
+    "exec": CommandWrapper(flags=_set("-c -l"), valued=_set("-a")),
+    "env": CommandWrapper(
         flags=_set("-i -0 -v --ignore-environment --null --debug"),
         valued=_set("-u -C --unset --chdir"),
         assignments=True,
     ),
-    "nohup": Wrapper(),
-    "time": Wrapper(flags=_set("-p")),
-    "nice": Wrapper(valued=_set("-n --adjustment"), numeric=True),
-    "timeout": Wrapper(
+    "nohup": CommandWrapper(),
+    "time": CommandWrapper(flags=_set("-p")),
+    "nice": CommandWrapper(valued=_set("-n --adjustment"), numeric=True),
+    "timeout": CommandWrapper(
         flags=_set("--preserve-status --foreground -v --verbose"),
         valued=_set("-s -k --signal --kill-after"),
         operands=1,
     ),
-    "stdbuf": Wrapper(valued=_set("-i -o -e --input --output --error")),
-    "setsid": Wrapper(flags=_set("-c -f -w --ctty --fork --wait")),
-    "coproc": Wrapper(),
-    "!": Wrapper(),  # `! ! cmd`: the grammar reads the second `!` as a command name
-    "xargs": Wrapper(
+    "stdbuf": CommandWrapper(valued=_set("-i -o -e --input --output --error")),
+    "setsid": CommandWrapper(flags=_set("-c -f -w --ctty --fork --wait")),
+    "coproc": CommandWrapper(),
+    "!": CommandWrapper(),  # `! ! cmd`: the grammar reads the second `!` as a command name
+    "xargs": CommandWrapper(
         flags=_set(
             "-0 -r -t -p -x -o --null --no-run-if-empty --verbose --interactive --exit --open-tty"
         ),
@@ -137,7 +137,7 @@ WRAPPERS: dict[str, Wrapper] = {
     ),
     # They run the command as someone else: an allow rule must name them ("bash: sudo make*"),
     # while a deny rule on the inner command still holds.
-    "sudo": Wrapper(
+    "sudo": CommandWrapper(
         flags=_set(
             "-A -b -E -H -n -P -S -B -N --askpass --background --preserve-env --set-home "
             "--non-interactive --stdin --bell"
@@ -148,7 +148,7 @@ WRAPPERS: dict[str, Wrapper] = {
         ),
         transparent=False,
     ),
-    "doas": Wrapper(flags=_set("-n -s"), valued=_set("-u -C"), transparent=False),
+    "doas": CommandWrapper(flags=_set("-n -s"), valued=_set("-u -C"), transparent=False),
 }
 
 # Shells: with -c their string is parsed like the command itself; with no -c and no script they
@@ -195,19 +195,19 @@ def short(text: str, limit: int = 160) -> str:
     return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
-def parse(command: str) -> Script:
+def parse(command: str) -> ShellScript:
     """The command as bash would read it (cached: one command is looked at several times)."""
     return _parse(command)
 
 
 @lru_cache(maxsize=256)
-def _parse(command: str) -> Script:
+def _parse(command: str) -> ShellScript:
     r = _Reader()
     try:
         r.read(command, 0)
     except (RecursionError, ValueError) as e:  # never a traceback: not vouched for, so asked
         r.unvouched.append(f"it could not be read ({type(e).__name__})")
-    return Script(
+    return ShellScript(
         source=command,
         commands=tuple(r.commands),
         writes=tuple(r.writes),
@@ -402,7 +402,7 @@ class _Reader:
                 texts.append(" ".join(w.text for w in [short, *ws[1:]]))
         self.commands.append(SimpleCommand(tuple(real), tuple(dict.fromkeys(texts))))
 
-    def _unwrap(self, w: Wrapper, words: list[Word]) -> list[Word] | None:
+    def _unwrap(self, w: CommandWrapper, words: list[Word]) -> list[Word] | None:
         """The command a wrapper runs ([] when it runs none), None when it cannot be told."""
         i = 1
         while i < len(words):

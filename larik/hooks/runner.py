@@ -56,7 +56,7 @@ from ..llm.secrets import mask
 from .config import HookCommand, HookEntry, HooksConfig, tool_names
 from .process import MAX_STDOUT, Finished, run_hook
 
-__all__ = ["FILE_PATH_TOOLS", "Hooks", "Notice", "Outcome"]
+__all__ = ["FILE_PATH_TOOLS", "Hooks", "HookNotice", "Outcome"]
 
 #: Larik's tools whose ``path`` Claude Code's scripts read as ``tool_input.file_path``.
 FILE_PATH_TOOLS = ("read_file", "write_file", "edit_file")
@@ -65,7 +65,7 @@ MAX_CONTEXT = 10_000  # characters of context one hook adds (as Claude Code)
 
 
 @dataclass(frozen=True, slots=True)
-class Notice:
+class HookNotice:
     text: str
     level: Literal["info", "warning"] = "warning"
 
@@ -85,7 +85,7 @@ class Outcome:
     """Text for the model (additionalContext; plain stdout at prompt and session start)."""
     stop: str | None = None
     """Not None: a hook said ``continue: false``; its stopReason ("" when it gave none)."""
-    notices: list[Notice] = field(default_factory=list)
+    notices: list[HookNotice] = field(default_factory=list)
     """For the user: hook failures, systemMessage lines."""
 
     @property
@@ -252,7 +252,7 @@ class _Reader:
         self.event, self.who, self.out = event, who, out
 
     def note(self, text: str, level: Literal["info", "warning"] = "warning") -> None:
-        self.out.notices.append(Notice(_clip(text, 500), level))
+        self.out.notices.append(HookNotice(_clip(text, 500), level))
 
     def read(self, f: Finished, timeout: float) -> None:
         if f.error:

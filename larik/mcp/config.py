@@ -33,7 +33,7 @@ __all__ = [
     "MCP_JSON",
     "McpConfig",
     "McpServerConfig",
-    "Expanded",
+    "ExpandedServer",
     "expand",
     "from_mcp_json",
     "read_mcp_json",
@@ -234,7 +234,7 @@ def _oauth_from_mcp_json(name: str, table: dict[str, Any]) -> None:
 
 
 @dataclass(frozen=True)
-class Expanded:
+class ExpandedServer:
     """A server's settings with ``${VAR}`` replaced, and the values to mask."""
 
     command: str
@@ -263,7 +263,7 @@ def _sub(text: str, environ: Mapping[str, str], found: list[str]) -> str:
     return _VAR.sub(one, text)
 
 
-def expand(cfg: McpServerConfig, environ: Mapping[str, str] | None = None) -> Expanded:
+def expand(cfg: McpServerConfig, environ: Mapping[str, str] | None = None) -> ExpandedServer:
     """``cfg`` with every ``${VAR}`` expanded; raises ``MissingVariable`` (a ValueError) for a
     variable that is unset and has no default. http is allowed for loopback hosts only, also
     after expansion."""
@@ -291,4 +291,4 @@ def expand(cfg: McpServerConfig, environ: Mapping[str, str] | None = None) -> Ex
         from ..llm.net import validate_base_url
 
         validate_base_url(url)
-    return Expanded(command, args, env, cwd, url, headers, tuple(s for s in secrets if s))
+    return ExpandedServer(command, args, env, cwd, url, headers, tuple(s for s in secrets if s))

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .server import PromptInfo
 
 __all__ = [
-    "Attached",
+    "ResourceAttachment",
     "PromptCommand",
     "attach_resources",
     "parse_prompt_args",
@@ -41,7 +41,7 @@ MAX_RESOURCES = 10
 
 
 @dataclass
-class Attached:
+class ResourceAttachment:
     blocks: list[Block] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -57,11 +57,11 @@ def resource_mentions(text: str, servers: set[str] | dict[str, Any]) -> list[tup
     return out
 
 
-async def attach_resources(text: str, manager: McpManager) -> Attached:
+async def attach_resources(text: str, manager: McpManager) -> ResourceAttachment:
     """Read each mentioned resource; what cannot be read is a one-line problem, not a failure."""
     from ..llm.types import Block
 
-    out = Attached()
+    out = ResourceAttachment()
     for server_name, uri in resource_mentions(text, manager.servers)[:MAX_RESOURCES]:
         mention = f"@{server_name}:{uri}"
         server = manager.servers[server_name]

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..llm.errors import LarikError
 from ..llm.schema import tool_schema
-from .config import Expanded, McpServerConfig, expand
+from .config import ExpandedServer, McpServerConfig, expand
 from .names import exposed_name
 
 __all__ = ["McpCallError", "McpServer", "PromptInfo", "ResourceInfo", "State", "ToolInfo"]
@@ -314,7 +314,7 @@ class McpServer:
         return await stack.enter_async_context(client)
 
     @asynccontextmanager
-    async def _stdio(self, exp: Expanded) -> AsyncIterator[Any]:
+    async def _stdio(self, exp: ExpandedServer) -> AsyncIterator[Any]:
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         cwd = (self.root / exp.cwd) if exp.cwd else self.root
@@ -358,7 +358,7 @@ class McpServer:
             )
             self._cancel()
 
-    def _http(self, exp: Expanded, stack: AsyncExitStack) -> Any:
+    def _http(self, exp: ExpandedServer, stack: AsyncExitStack) -> Any:
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
