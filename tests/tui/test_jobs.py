@@ -13,6 +13,7 @@ import pytest
 
 from larik.config import Config, PermissionsConfig
 from larik.tui.screens.jobs import JobsScreen
+from larik.tui.widgets.tool_card import ToolCard
 
 from .conftest import ready, screen_text, send, turn_done, wait_for
 from .test_quit_signals import WAIT, Tui, gone
@@ -144,3 +145,23 @@ async def test_clear_ends_the_old_sessions_jobs(real):
         await wait_for(pilot, lambda: len(real.agents) == 2 and table.closed)
         assert await _gone_all(table)
         assert not real.agents[-1].jobs.jobs  # the new session starts with none
+
+
+async def test_stopping_a_job_is_a_success_on_its_card_and_a_failed_job_is_not(real):
+    """job_stop's card was ✗ "exit -15": the job it stopped was taken for a failed command."""
+    stop = {"name": "job_stop", "input": {"job_id": 1}}
+    read = {"name": "job_output", "input": {"job_id": 2, "wait": 5}}
+    app = real.app(
+        [
+            {"tool_calls": [bg("sleep 300"), bg("echo broken; exit 3")]},
+            {"tool_calls": [stop, read]},
+            {"text": "done"},
+        ]
+    )
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "start and stop")
+        await turn_done(pilot)
+        headers = [" ".join(c._header_text().plain.split()) for c in app.query(ToolCard)]
+    assert any(h.startswith("✓ job_stop stop job 1 · job 1 stopped") for h in headers), headers
+    assert any(h.startswith("✗ job_output job 2 · job 2 exited · exit 3") for h in headers), headers

@@ -66,7 +66,10 @@ def outcome(
     if data.get("interrupted") or (is_error and result == INTERRUPTED):
         data["interrupted"] = True  # a resumed call that an interrupt answered, as live
         return "interrupted", data
-    failed = is_error or data.get("exit_code") not in (None, 0)
+    stopped = (
+        data.get("state") == "stopped"
+    )  # a job job_stop or /jobs ended: its signal is no failure
+    failed = is_error or (data.get("exit_code") not in (None, 0) and not stopped)
     return ("error" if failed else "ok"), data
 
 
