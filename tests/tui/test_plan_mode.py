@@ -13,7 +13,7 @@ from larik.config import Config
 from larik.llm.providers.scripted import ScriptedProvider
 from larik.routing import Resolved
 from larik.tui.app import LarikApp
-from larik.tui.screens.plan import PlanScreen
+from larik.tui.screens.plan import CHOICES, PlanScreen
 from larik.tui.widgets.status_bar import status_text
 
 from .conftest import ready, screen_text, send, turn_done, wait_for
@@ -141,3 +141,20 @@ async def test_permissions_command_knows_plan(planner):
         await send(pilot, "/permissions plan")
         await wait_for(pilot, lambda: app.chat.agent.permission_mode == "plan")
         assert "read and search only" in screen_text(app)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_the_plan_question_shows_every_choice_and_leaves_the_plan_in_view(planner, size):
+    """At 80 columns the three buttons side by side were wider than the dialog: 'No, keep
+    planning' was cut to 'No, keep'; and the dialog in the middle hid the plan it asked about."""
+    app = planner.app([{"text": "## Plan\n\n1. first step\n2. LAST-STEP-OF-THE-PLAN"}], "plan")
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await send(pilot, "plan it")
+        await wait_for(pilot, lambda: isinstance(app.screen, PlanScreen))
+        await pilot.pause()
+        text = screen_text(app)
+        for label in CHOICES.values():
+            assert label in text, label
+        assert "LAST-STEP-OF-THE-PLAN" in text
+        await pilot.press("r")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
@@ -28,7 +28,7 @@ class PlanScreen(ModalScreen[str]):
     ]
 
     def __init__(self) -> None:
-        super().__init__(classes="modal")
+        super().__init__(classes="modal", id="plan-screen")  # at the bottom: the plan stays in view
 
     def compose(self) -> ComposeResult:
         with Vertical(id="plan-choice", classes="dialog"):
@@ -38,9 +38,9 @@ class PlanScreen(ModalScreen[str]):
                 "say what to change.",
                 classes="dim",
             )
-            with Horizontal(classes="buttons"):
+            with Vertical(classes="buttons", id="plan-buttons"):  # one a line: fit at 80 columns
                 for answer, label in CHOICES.items():
-                    yield Button(label, id=f"plan-{answer}")
+                    yield Button(label, id=f"plan-{answer}", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#plan-edits", Button).focus()
