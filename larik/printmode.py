@@ -28,7 +28,7 @@ import threading
 import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -82,6 +82,7 @@ class _Outcome:
     stop: str = ""
     error: str = ""
     plan: str = ""  # plan mode: the plan the turn ended with
+    running: dict[str, AgentEvent] = field(default_factory=dict)  # tool_start without an end
 
 
 class _Stopped(KeyboardInterrupt):
@@ -246,6 +247,9 @@ async def _run(
         raise  # the reader went away: stop (the turn is closed and saved), say nothing
     except asyncio.CancelledError:  # a stop signal: _StopSignals cancelled this task
         outcome.stop = signals.stop_reason
+        with contextlib.suppress(OSError):  # every call a reader saw start is seen to end
+            for ev in _cut_short(outcome):
+                _on_event(ev, opts.output_format, outcome, out, err)
     except LarikError as e:
         outcome.error, outcome.stop = str(e), "error"
     except Exception as e:  # a bug: one line, not a traceback
@@ -421,7 +425,30 @@ def _progress(ev: AgentEvent, err: IO[str]) -> None:
     print(f"larik: · {who}{' '.join(line.split())[:200]}", file=err, flush=True)
 
 
+def _cut_short(outcome: _Outcome) -> list[AgentEvent]:
+    """A ``tool_end`` for each call a stop cut short, as the transcript answers it."""
+    from .agent.runner import INTERRUPTED as CUT
+
+    return [
+        AgentEvent(
+            E.TOOL_END,
+            text=CUT,
+            tool_id=ev.tool_id,
+            tool_name=ev.tool_name,
+            tool_input=ev.tool_input,
+            is_error=True,
+            data={"interrupted": True},
+            subagent=ev.subagent,
+        )
+        for ev in list(outcome.running.values())
+    ]
+
+
 def _on_event(ev: AgentEvent, fmt: str, outcome: _Outcome, out: IO[str], err: IO[str]) -> None:
+    if ev.type is E.TOOL_START:
+        outcome.running[f"{ev.subagent}/{ev.tool_id}"] = ev
+    elif ev.type is E.TOOL_END:
+        outcome.running.pop(f"{ev.subagent}/{ev.tool_id}", None)
     if ev.type is E.TURN_END:
         outcome.text = ev.text
         outcome.stop = "max_turns" if ev.data.get("max_turns") else str(ev.stop_reason or "")

@@ -110,6 +110,12 @@ def test_a_stop_signal_ends_the_run_like_ctrl_c_and_kills_running_commands(
     result = json.loads(out.splitlines()[-1])
     assert result["type"] == "result" and result["ok"] is False
     assert result["stop_reason"] == reason and result["signal"] == signal.Signals(sig).name
+    # a reader saw the call start; it sees it end (it was left hanging before the result)
+    events = [json.loads(line) for line in out.splitlines()]
+    (start_ev,) = [e for e in events if e["type"] == "tool_start"]
+    (end,) = [e for e in events if e["type"] == "tool_end"]
+    assert end["tool_id"] == start_ev["tool_id"] and end["is_error"] is True
+    assert end["data"] == {"interrupted": True} and "interrupted" in end["text"]
     wait_for(lambda: gone(sleep_pid), "the command's child to be killed")
     # the transcript is whole, the call answered, and the session free to resume
     path = latest_session(project).path
