@@ -39,6 +39,22 @@ async def test_editing_a_file_never_read_is_refused(make_agent, project):
     assert (project / "calc.py").read_text() == CALC
 
 
+async def test_a_refused_edit_shows_the_file_so_the_next_try_can_go_through(make_agent, project):
+    # small models repeat the refused edit instead of calling read_file: the refusal shows the
+    # file (read_file's page), which then counts as read, and the same edit goes through
+    ends, _ = await results(make_agent, EDIT, EDIT)
+    assert ends[0].is_error and "nothing was changed" in ends[0].text
+    assert "     1\tdef add(a, b):\n     2\t    return a - b" in ends[0].text
+    assert not ends[1].is_error and (project / "calc.py").read_text().endswith("a + b\n")
+
+
+async def test_a_refused_write_does_not_count_as_a_read(make_agent, project):
+    junk = call("write_file", path="calc.py", content="junk\n")
+    ends, _ = await results(make_agent, junk, junk)
+    assert [e.is_error for e in ends] == [True, True] and "def add" not in ends[0].text
+    assert (project / "calc.py").read_text() == CALC
+
+
 async def test_after_a_read_edits_and_writes_go_through_and_chain(make_agent, project):
     ends, _ = await results(
         make_agent,

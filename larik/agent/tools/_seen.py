@@ -4,7 +4,9 @@
 session (by ``read_file``, or written by the agent itself) and unchanged on disk since — the rule
 Claude Code enforces. Otherwise the call is a tool error telling the model to read the file
 first: a model that never looked cannot know what it is replacing, and one whose view is stale
-(a command, the user or a formatter changed the file) would undo someone's work.
+(a command, the user or a formatter changed the file) would undo someone's work. A refused
+edit_file's error shows the file as it is now, which then counts as read (small models repeat
+the refused edit rather than read); a refused write_file does not.
 
 "Unchanged" is the file's ``(mtime_ns, size, inode)``; when those moved, the content's SHA-256
 (kept for files up to ``HASH_LIMIT``) decides, so a touch or a same-content rewrite is no change.
@@ -72,11 +74,36 @@ class SeenFiles:
         )
 
 
-def require_read(ctx: ToolContext, path: Path, shown: str) -> None:
-    """Raise a ToolError unless the agent read ``path`` and it is unchanged since."""
+def require_read(ctx: ToolContext, path: Path, shown: str, show: bool = False) -> None:
+    """Raise a ToolError unless the agent read ``path`` and it is unchanged since. With
+    ``show`` (edit_file) the error carries the file's current content (read_file's first page),
+    which then counts as read: the edit is still refused, but the next try can copy old_string
+    from what the model was shown instead of repeating the refused call (small models do, until
+    they are stopped as stuck). write_file never gets this: a blind whole-file write repeated
+    must stay refused."""
     seen = getattr(ctx, "seen", None)
     if seen is not None and (why := seen.problem(path, shown)):
+        page = _current(path, shown) if show else ""
+        if page:
+            seen.record(path)
+            head = why.split(": read it", 1)[0]
+            why = (
+                f"{head}, so nothing was changed. Its current content is below and now counts "
+                "as read: make the change again based on it (copy old_string exactly from "
+                f"it).\n{page}"
+            )
         raise ToolError(why)
+
+
+def _current(path: Path, shown: str) -> str:
+    """read_file's first page of ``path`` ("" when it is not text it can show)."""
+    from .read_file import DEFAULT_LIMIT, _read  # read_file imports this module
+
+    try:
+        page = _read(path, shown, 1, DEFAULT_LIMIT)
+    except (ToolError, OSError):
+        return ""
+    return "" if page.images else page.content
 
 
 def remember(ctx: ToolContext, path: Path) -> None:

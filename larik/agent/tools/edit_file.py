@@ -52,7 +52,7 @@ def _apply(args: Args, ctx: ToolContext) -> tuple[str, str, int, str]:
     if path.is_dir():
         raise directory_error(ctx, NAME, path)
     old = read_text(path, shown)
-    require_read(ctx, path, shown)
+    require_read(ctx, path, shown, show=True)
     old_s, new_s = args.old_string, args.new_string
     count = old.count(old_s)
     if count == 0 and "\r\n" in old and "\r\n" not in old_s:
