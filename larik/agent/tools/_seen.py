@@ -17,6 +17,7 @@ not seen anything); a context without one (tools called directly) does not check
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -74,16 +75,19 @@ class SeenFiles:
         )
 
 
-def require_read(ctx: ToolContext, path: Path, shown: str, show: bool = False) -> None:
+def require_read(
+    ctx: ToolContext, path: Path, shown: str, current: Callable[[], str] | None = None
+) -> None:
     """Raise a ToolError unless the agent read ``path`` and it is unchanged since. With
-    ``show`` (edit_file) the error carries the file's current content (read_file's first page),
+    ``current`` (edit_file: read_file's first page, "" when it cannot show the file) the error
+    carries the file's current content,
     which then counts as read: the edit is still refused, but the next try can copy old_string
     from what the model was shown instead of repeating the refused call (small models do, until
     they are stopped as stuck). write_file never gets this: a blind whole-file write repeated
     must stay refused."""
     seen = getattr(ctx, "seen", None)
     if seen is not None and (why := seen.problem(path, shown)):
-        page = _current(path, shown) if show else ""
+        page = current() if current is not None else ""
         if page:
             seen.record(path)
             head = why.split(": read it", 1)[0]
@@ -93,17 +97,6 @@ def require_read(ctx: ToolContext, path: Path, shown: str, show: bool = False) -
                 f"it).\n{page}"
             )
         raise ToolError(why)
-
-
-def _current(path: Path, shown: str) -> str:
-    """read_file's first page of ``path`` ("" when it is not text it can show)."""
-    from .read_file import DEFAULT_LIMIT, _read  # read_file imports this module
-
-    try:
-        page = _read(path, shown, 1, DEFAULT_LIMIT)
-    except (ToolError, OSError):
-        return ""
-    return "" if page.images else page.content
 
 
 def remember(ctx: ToolContext, path: Path) -> None:

@@ -15,6 +15,7 @@ from . import ToolArgs, ToolContext, ToolError, ToolResult
 from ._files import directory_error, read_text, unified_diff, utf8, write_regular
 from ._match import Ambiguous, relaxed_match
 from ._seen import remember, require_read
+from .read_file import first_page
 
 NAME = "edit_file"
 KIND = "write"
@@ -52,7 +53,7 @@ def _apply(args: Args, ctx: ToolContext) -> tuple[str, str, int, str]:
     if path.is_dir():
         raise directory_error(ctx, NAME, path)
     old = read_text(path, shown)
-    require_read(ctx, path, shown, show=True)
+    require_read(ctx, path, shown, lambda: first_page(path, shown))
     old_s, new_s = args.old_string, args.new_string
     count = old.count(old_s)
     if count == 0 and "\r\n" in old and "\r\n" not in old_s:

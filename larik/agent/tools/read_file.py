@@ -106,6 +106,15 @@ async def _run(args: Args, ctx: ToolContext) -> ToolResult:
     return await asyncio.to_thread(_read, path, shown, args.offset, args.limit)
 
 
+def first_page(path: Path, shown: str) -> str:
+    """What read_file would show of ``path`` first ("" for an image or what it refuses)."""
+    try:
+        page = _read(path, shown, 1, DEFAULT_LIMIT)
+    except (ToolError, OSError):
+        return ""
+    return "" if page.images else page.content
+
+
 def _read(path: Path, shown: str, offset: int, limit: int) -> ToolResult:
     with open_regular(path, shown) as fh:
         size = os.fstat(fh.fileno()).st_size
