@@ -109,8 +109,10 @@ class Job:
         return (self.ended or time.monotonic()) - self.started
 
     def last_lines(self, n: int = LAST_LINES) -> list[str]:
+        """Its last ``n`` lines as printed: split at newlines only, so a line a progress bar
+        rewrites with carriage returns stays one line (``terminal_safe`` shows its last state)."""
         text = bytes(self.out.buf[-8192:]).decode("utf-8", "replace")
-        return text.splitlines()[-n:]
+        return text.removesuffix("\n").split("\n")[-n:] if text else []
 
     def describe(self) -> str:
         """``job 3 (running, 12 s): npm run dev`` — one line."""

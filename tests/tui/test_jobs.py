@@ -165,3 +165,20 @@ async def test_stopping_a_job_is_a_success_on_its_card_and_a_failed_job_is_not(r
         headers = [" ".join(c._header_text().plain.split()) for c in app.query(ToolCard)]
     assert any(h.startswith("✓ job_stop stop job 1 · job 1 stopped") for h in headers), headers
     assert any(h.startswith("✗ job_output job 2 · job 2 exited · exit 3") for h in headers), headers
+
+
+async def test_slash_jobs_shows_a_progress_bar_as_its_last_state_not_every_step(real):
+    """The output was split at carriage returns too: each state of a progress bar was a line
+    of its own, pushing what the job really printed out of the window."""
+    bar = r"for p in 10 50 100; do printf 'fetch %s%%\r' $p; done; echo; echo READY; sleep 300"
+    app = real.app([{"tool_calls": [bg(bar)]}, {"text": "started"}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "start it")
+        await turn_done(pilot)
+        await send(pilot, "/jobs")
+        await wait_for(pilot, lambda: isinstance(app.screen, JobsScreen))
+        await wait_for(pilot, lambda: "READY" in screen_text(app))
+        text = screen_text(app)
+        assert "fetch 100%" in text and "fetch 10%" not in text and "fetch 50%" not in text
+        await pilot.press("k", "escape")
