@@ -186,3 +186,21 @@ def test_terminal_safe_removes_escapes_keeps_a_progress_bars_last_state_and_cuts
     assert terminal_safe(raw) == "red ok\ufffd\ndone\n"
     assert terminal_safe("x" * 10 + "END", 5) == "…" + "xEND"  # a command's: its end
     assert terminal_safe("START" + "x" * 10, 5, keep_start=True) == "STAR…"  # a file's: its start
+
+
+async def test_a_timed_out_command_says_so_on_its_card_not_exit_minus_nine(tmp_path):
+    """The card read `✗ bash … · exit -9`: the kill's signal, not anything the command did."""
+    from larik.config import PermissionsConfig
+
+    from .test_real_agent import Real
+
+    real = Real(tmp_path)
+    real.config = Config(permissions=PermissionsConfig(mode="yolo"))
+    call = {"name": "bash", "input": {"command": "echo start; sleep 30", "timeout": 1}}
+    app = real.app([{"tool_calls": [call]}, {"text": "it hung"}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "test")
+        await turn_done(pilot)
+        head = " ".join(card_of(app)._header_text().plain.split())
+    assert head.startswith("✗ bash echo start; sleep 30 · timed out · "), head

@@ -184,7 +184,9 @@ class ToolCard(RenderedLines, can_focus=True):
         if job is not None:
             extra.append(f"job {job} {(data or {}).get('state', '')}".rstrip())
         exit_code = (data or {}).get("exit_code")
-        if exit_code is not None:
+        if (data or {}).get("timed_out"):
+            extra.append("timed out")  # its exit code is the kill's (-9): not the command's
+        elif exit_code is not None:
             extra.append(f"exit {exit_code}")
         if duration is not None and status not in ("denied", "running"):
             extra.append(f"{duration:.1f}s")  # a refused call took no time: none is shown
