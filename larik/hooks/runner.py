@@ -46,6 +46,7 @@ the round. A PreToolUse hook sees the input as earlier hooks left it. What a Pre
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -98,6 +99,10 @@ Base = Callable[[], Mapping[str, Any]]
 _UNBLOCKABLE = ("PreCompact", "SessionStart", "SessionEnd")
 #: Events whose additionalContext goes to the model.
 _CONTEXT = ("PostToolUse", "UserPromptSubmit", "SessionStart")
+#: Seconds SessionEnd's hooks may hold the exit, all of them together (Claude Code's upper
+#: bound): each runs with what is left of it as its timeout, then the rest are skipped. A hook
+#: declaring ``timeout = 600`` must not keep /exit (or SIGTERM) waiting ten minutes.
+SESSION_END_BUDGET = 60.0
 
 
 class Hooks:
@@ -174,7 +179,23 @@ class Hooks:
         return await self._simple("SessionStart", {"source": source, "model": model}, (source,))
 
     async def session_end(self, reason: str) -> Outcome:
-        return await self._simple("SessionEnd", {"reason": reason}, (reason,))
+        """SessionEnd's hooks, within :data:`SESSION_END_BUDGET` all together."""
+        out = Outcome()
+        deadline = asyncio.get_running_loop().time() + SESSION_END_BUDGET
+        for entry, _ in self._matching("SessionEnd", (reason,)):
+            for cmd in entry.commands():
+                left = round(deadline - asyncio.get_running_loop().time(), 1)
+                if left <= 0:
+                    out.notices.append(
+                        HookNotice(
+                            f"{_label('SessionEnd', cmd, entry)} skipped: SessionEnd hooks may "
+                            f"hold the exit {SESSION_END_BUDGET:g} s in all",
+                        )
+                    )
+                    continue
+                timeout = min(cmd.timeout, left)
+                await self._one("SessionEnd", entry, cmd, {"reason": reason}, out, timeout)
+        return out
 
     # -- running ----------------------------------------------------------------------------
     def _matching(self, event: str, names: tuple[str, ...] | None) -> list[tuple[HookEntry, str]]:
@@ -198,7 +219,13 @@ class Hooks:
         return out
 
     async def _one(
-        self, event: str, entry: HookEntry, cmd: HookCommand, fields: dict[str, Any], out: Outcome
+        self,
+        event: str,
+        entry: HookEntry,
+        cmd: HookCommand,
+        fields: dict[str, Any],
+        out: Outcome,
+        timeout: float | None = None,
     ) -> None:
         payload = {
             **self.base(),
@@ -207,8 +234,9 @@ class Hooks:
             **fields,
         }
         data = mask(json.dumps(payload, ensure_ascii=False, default=str)).encode("utf-8", "replace")
-        finished = await run_hook(cmd.command, data, cwd=self.root, timeout=cmd.timeout)
-        _Reader(event, _label(event, cmd, entry), out).read(finished, cmd.timeout)
+        timeout = cmd.timeout if timeout is None else timeout
+        finished = await run_hook(cmd.command, data, cwd=self.root, timeout=timeout)
+        _Reader(event, _label(event, cmd, entry), out).read(finished, timeout)
 
     def _tool_input(self, tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
         """The arguments as a hook sees them: with ``file_path`` for the file tools."""

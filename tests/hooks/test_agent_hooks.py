@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from larik.agent.events import Approval
 from larik.agent.session_hooks import MAX_STOP_BLOCKS
 from larik.config import load_config
@@ -481,3 +483,29 @@ async def test_a_tool_hooks_notice_is_in_the_transcript(make_agent, project):
     recs = load_transcript(agent.transcript_path).records
     saved = [r for r in recs if r["kind"] == "notice" and "lint config missing" in r["text"]]
     assert len(saved) == 1 and saved[0]["level"] == "warning"
+
+
+async def test_session_end_hooks_cannot_hold_the_exit_past_their_budget(
+    make_agent, project, hook_dir, monkeypatch
+):
+    """A SessionEnd hook that hangs with a 600 s timeout does not hold /exit for ten minutes:
+    the event's hooks share one budget (Claude Code's 60 s at most), then they are killed
+    with their process group and the rest are skipped, each said in a notice."""
+    import asyncio
+    import os
+
+    from larik.hooks import runner
+
+    monkeypatch.setattr(runner, "SESSION_END_BUDGET", 1.0)
+    pid_file = hook_dir / "hung.pid"
+    hung = {"hooks": [{"command": f"echo $$ > {pid_file}; exec sleep 30", "timeout": 600}]}
+    after = {"command": py_hook(hook_dir, "after", "log()\n"), "timeout": 600}
+    agent = await make_agent(script({"text": "ok"}), config=config(SessionEnd=[hung, after]))
+    await run(agent)
+    said = await asyncio.wait_for(agent.close("prompt_input_exit"), 10)
+    text = " ".join(e.text for e in said)
+    assert "1 s" in text and "exit" in text, text
+    assert logged(hook_dir, "after") == []  # no time was left for it
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
