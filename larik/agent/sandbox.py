@@ -52,7 +52,8 @@ HIDDEN_HOME = (
 REFUSAL = re.compile(
     r"Read-only file system|Permission denied|Operation not permitted|Network is unreachable"
     r"|Could not resolve host|Temporary failure in name resolution|Name or service not known"
-    r"|No address associated with hostname|getaddrinfo failed|Connection refused",
+    r"|No address associated with hostname|getaddrinfo failed|Connection refused"
+    r"|could not write config file",  # git's own words for a read-only .git/config
 )
 
 
@@ -120,6 +121,8 @@ class Sandbox:
             for path in (root, *self.writable):
                 if path.exists():
                     out += ["--bind", str(path), str(path)]
+            for path in (root, *self.writable):
+                out += _git_kept(path)
         elif root.is_relative_to("/tmp"):
             out += ["--ro-bind", str(root), str(root)]  # back after the private /tmp covered it
         for path in hidden_paths():
@@ -136,9 +139,32 @@ class Sandbox:
         what = [f"mode {self.mode}"] + ([] if self.network else ["network off"])
         return (
             f"[this may be the sandbox ({', '.join(what)}): outside the project the file "
-            "system is read-only and secrets in $HOME are hidden. If the command needs more, "
+            "system is read-only (so are .git/hooks and .git/config) and secrets in $HOME are hidden. If the command needs more, "
             "run it again with sandbox: false — the user is asked to approve that]"
         )
+
+
+#: What git runs from a repository's own folder, outside any sandbox, on the user's next git
+#: command: hooks, and the config that names programs (``core.fsmonitor``, ``core.hooksPath``,
+#: ``core.sshCommand``, aliases, filters). Kept read-only in a writable folder.
+GIT_KEPT = ("hooks", "config")
+
+
+def _git_kept(folder: Path) -> list[str]:
+    """bwrap arguments keeping ``folder/.git``'s :data:`GIT_KEPT` read-only (a missing hooks
+    folder becomes an empty read-only one, so it cannot be made either). A ``.git`` that is a
+    file (a worktree's, a submodule's) points outside: read-only already unless writable."""
+    git = folder / ".git"
+    if git.is_symlink() or not git.is_dir():
+        return []
+    out: list[str] = []
+    for name in GIT_KEPT:
+        path = git / name
+        if path.exists() or path.is_symlink():
+            out += ["--ro-bind", str(path.resolve()), str(path)]
+        elif name == "hooks":
+            out += ["--tmpfs", str(path), "--remount-ro", str(path)]
+    return out
 
 
 def _hide(path: Path, root: Path, writable: Iterable[Path]) -> list[str]:

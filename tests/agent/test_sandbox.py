@@ -292,3 +292,32 @@ def test_a_background_job_runs_in_the_same_sandbox(tmp_path, outside, home):
     assert not (outside / "evil.txt").exists()
     assert "Read-only file system" in first and "this may be the sandbox" in first
     assert "No such file" in second and "SECRET" not in second  # ~/.ssh is an empty folder
+
+
+GIT = "git -c user.name=t -c user.email=t@example.com"
+
+
+@pytest.mark.parametrize("hooks_folder", [True, False])
+def test_a_sandboxed_command_cannot_plant_what_git_runs_outside_it(tmp_path, hooks_folder):
+    """The project is writable, but ``.git/hooks`` and ``.git/config`` are what the user's own
+    git runs later, outside any sandbox (a pre-commit hook, ``core.fsmonitor``,
+    ``core.hooksPath``): a sandboxed command must not write them (Codex keeps ``.git``
+    read-only for the same reason). Ordinary git work still does."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    run(project, "git init -q .", None)
+    if not hooks_folder:  # a repository without the folder: it must not be made either
+        shutil.rmtree(project / ".git" / "hooks")
+    config = (project / ".git" / "config").read_text()
+    plant = (
+        "mkdir -p .git/hooks; printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit; "
+        "chmod +x .git/hooks/pre-commit; git config core.fsmonitor 'touch pwned'; "
+        "echo '[core]' >> .git/config; "
+        f"echo hi > a.txt && {GIT} add a.txt && {GIT} commit -qm first && echo committed"
+    )
+    out, _ = run(project, plant, sb.Sandbox())
+    assert not (project / ".git" / "hooks" / "pre-commit").exists(), out
+    assert (project / ".git" / "config").read_text() == config, out
+    assert "committed" in out and not (project / "pwned").exists(), out
+    out, _ = run(project, "git config core.fsmonitor 'touch pwned'", sb.Sandbox())
+    assert "this may be the sandbox" in out and ".git/config" in out
