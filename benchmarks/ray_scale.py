@@ -49,6 +49,7 @@ HERE = Path(__file__).resolve()
 ROOT = HERE.parents[1]
 SUITE = ROOT / "suites" / "aider-polyglot-python"
 MODES = ("local:1", "local:2", "ray:1", "ray:2")
+RUNS = 34
 
 
 def write_script(tasks: list[Any], path: Path) -> Path:
@@ -75,9 +76,10 @@ async def _bench(mode: str, n: int, tmp: Path) -> dict[str, Any]:
     out: dict[str, Any] = {"mode": mode, "workers": n, "start": 0.0, "stop": 0.0, "ray": []}
     if mode == "local":
         run_agent = make_agent_runner(config, tmp / "runs", fresh_scripts(config))
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         results = await run_bench([spec], tasks, run_agent, jobs=n)
         out["runs_wall"] = time.perf_counter() - t0
+        out["driver_cpu"] = time.process_time() - c0
     else:
         from larik.bench.ray_run import RayBench, connect
 
@@ -92,11 +94,12 @@ async def _bench(mode: str, n: int, tmp: Path) -> dict[str, Any]:
                 out["ray"].append(time.perf_counter() - t - r.wall)
                 return r
 
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             results = await run_bench(
                 [spec], tasks, None, jobs=n, execute=timed, provider_limit=rb.limit
             )
             out["runs_wall"] = time.perf_counter() - t1
+            out["driver_cpu"] = time.process_time() - c1
             t2 = time.perf_counter()
         out["stop"] = time.perf_counter() - t2
     bad = [f"{r.task}: {r.reason} {r.detail}" for r in results if not r.passed]
@@ -127,24 +130,64 @@ def med(values: list[float]) -> float:
     return statistics.median(values) if values else 0.0
 
 
+def model(summary: dict[str, dict[str, float]]) -> None:
+    """T(N) = S + R * max((t + o) / min(N, L), d): a run takes t + o on a worker (measured
+    with one worker), N workers share the runs, but one provider has at most L in flight
+    (the per-provider limit) and the driver spends d of CPU on each run, one at a time."""
+    from larik.bench.runner import PER_PROVIDER
+
+    one, two = summary["ray:1"], summary["ray:2"]
+    t = one["runs"] / RUNS  # seconds a run holds a worker (its wall time and Ray's share)
+    d = one["driver_cpu"]
+    start = one["start"]
+    print(
+        f"model: T(N) = {start:.0f} s + {RUNS} × max({t:.2f} s / min(N, L), {d * 1000:.0f} ms)"
+        f"   (start, runs × max(a run on a worker over the workers it can use, driver CPU))"
+    )
+    print(
+        f"measured with 2 workers: {two['runs']:.1f} s for the runs, the model says "
+        f"{RUNS * t / 2:.1f} s: {RUNS * t / 2 / two['runs']:.0%} of the ideal on this machine"
+    )
+    for n in (1, 2, 4, 8, 16, 32, 64):
+        one_provider = start + RUNS * max(t / min(n, PER_PROVIDER), d)
+        many = start + RUNS * max(t / n, d)
+        print(
+            f"  N={n:>2}: one provider (L={PER_PROVIDER}) {one_provider:6.1f} s "
+            f"{RUNS / (one_provider - start) * 60:6.1f} runs/min;  "
+            f"N/{PER_PROVIDER}+ providers {many:6.1f} s {RUNS / (many - start) * 60:6.1f} runs/min"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--child")
     ap.add_argument("--out", type=Path, help="also write the raw figures here (JSON)")
+    ap.add_argument("--table", type=Path, help="print the table of an --out file and stop")
     args = ap.parse_args()
     if args.child:
         child(args.child)
         return
+    if args.table:
+        saved = json.loads(args.table.read_text())
+        report(saved["runs"], saved["loads"])
+        return
     modes = args.modes.split(",")
     found: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
-    loads = []
+    loads: list[float] = []
     for r in range(args.rounds):
         for mode in modes:
             loads.append(os.getloadavg()[0])
             found[mode].append(run_child(mode))
             print(f"round {r + 1} {mode}: {found[mode][-1]['total']:.1f}s", file=sys.stderr)
+            if args.out:
+                args.out.write_text(json.dumps({"runs": found, "loads": loads}, indent=2))
+    report(found, loads)
+
+
+def report(found: dict[str, list[dict[str, Any]]], loads: list[float]) -> None:
+    modes = list(found)
     for line in machine_lines(["ray"]):
         print(line)
     print(
@@ -154,15 +197,20 @@ def main() -> None:
     summary: dict[str, dict[str, float]] = {}
     for mode in modes:
         got = found[mode]
+        runs = [g["runs_wall"] for g in got]
         s = {
             "total": med([g["total"] for g in got]),
             "start": med([g["start"] for g in got]),
-            "runs": med([g["runs_wall"] for g in got]),
+            "runs": med(runs),
+            "runs_min": min(runs),
+            "runs_max": max(runs),
             "per_run": med([med(g["run_walls"]) for g in got]),
+            "driver_cpu": med([g["driver_cpu"] / len(g["run_walls"]) for g in got]),
             "ray": med([med(g["ray"]) for g in got]),
             "ray_first": med([max(g["ray"], default=0.0) for g in got]),
         }
         summary[mode] = s
+        on_ray = mode.startswith("ray")
         rows.append(
             TableRow(
                 [
@@ -170,10 +218,12 @@ def main() -> None:
                     f"{s['total']:.1f} s",
                     f"{s['start']:.1f} s",
                     f"{s['runs']:.1f} s",
-                    f"{34 / s['runs'] * 60:.1f}",
+                    f"{s['runs_min']:.0f}–{s['runs_max']:.0f} s",
+                    f"{RUNS / s['runs'] * 60:.1f}",
                     f"{s['per_run']:.2f} s",
-                    f"{s['ray']:.2f} s" if mode.startswith("ray") else "—",
-                    f"{s['ray_first']:.1f} s" if mode.startswith("ray") else "—",
+                    f"{s['driver_cpu'] * 1000:.0f} ms",
+                    f"{s['ray']:.2f} s" if on_ray else "—",
+                    f"{s['ray_first']:.1f} s" if on_ray else "—",
                 ]
             )
         )
@@ -183,23 +233,17 @@ def main() -> None:
             "total",
             "start",
             "34 runs",
+            "min–max",
             "runs/min",
             "median run",
-            "Ray's share per run",
-            "largest (worker start)",
+            "driver CPU/run",
+            "Ray's share/run",
+            "largest share",
         ],
         rows,
     )
     if "ray:1" in summary and "ray:2" in summary:
-        t1, t2 = summary["ray:1"]["runs"], summary["ray:2"]["runs"]
-        per = 2 * (t1 - t2) / 34  # seconds of work per run on one worker
-        serial = t1 - 34 * per
-        print(f"model: T(N) = {serial:.1f} s + 34 × {per:.2f} s / N (runs only, start excluded)")
-        for n in (1, 2, 4, 8, 16, 32):
-            t = serial + 34 * per / n
-            print(f"  N={n:>2}: {t:6.1f} s, {34 / t * 60:6.1f} runs/min")
-    if args.out:
-        args.out.write_text(json.dumps({"runs": found, "summary": summary}, indent=2))
+        model(summary)
 
 
 if __name__ == "__main__":
