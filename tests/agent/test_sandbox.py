@@ -321,3 +321,50 @@ def test_a_sandboxed_command_cannot_plant_what_git_runs_outside_it(tmp_path, hoo
     assert "committed" in out and not (project / "pwned").exists(), out
     out, _ = run(project, "git config core.fsmonitor 'touch pwned'", sb.Sandbox())
     assert "this may be the sandbox" in out and ".git/config" in out
+
+
+def _alive(marker: str) -> list[int]:
+    """Host pids whose command line holds ``marker``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and marker in (proc / "cmdline").read_bytes().decode(
+                "utf-8", "replace"
+            ):
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_sandboxed_job_that_leaves_its_process_group_still_ends_with_it(tmp_path):
+    """A job's process group is killed at job_stop and at the session's end; ``setsid`` (a
+    daemon's double fork) leaves the group. In the sandbox the command has its own PID
+    namespace, so the sandbox's end takes every process in it along, escapee included."""
+    from larik.agent.jobs import JobTable
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    marker = f"{os.getpid()}7"  # sleep's argument: a number no other test sleeps
+    command = f"setsid sleep {marker} & setsid bash -c 'sleep {marker}1 &' ; echo started; wait"
+
+    async def go() -> list[int]:
+        table = JobTable()
+        ctx = ToolContext(root=project, sandbox=sb.Sandbox(), jobs=table)
+        await bash_tool.run(bash_tool.Args(command=command, background=True), ctx)
+        for _ in range(50):
+            if len(_alive(f"sleep\x00{marker}")) == 2:
+                break
+            await asyncio.sleep(0.1)
+        assert len(_alive(f"sleep\x00{marker}")) == 2  # both escaped the group and run
+        await table.close()
+        for _ in range(50):
+            if not _alive(f"sleep\x00{marker}"):
+                break
+            await asyncio.sleep(0.1)
+        return _alive(f"sleep\x00{marker}")
+
+    left = asyncio.run(go())
+    for pid in left:
+        os.kill(pid, 9)
+    assert left == []
