@@ -113,7 +113,7 @@ def report_md(summaries: list[ModelSummary], chart: str | None = None) -> str:
     lines = [
         "# larik bench report",
         "",
-        f"{runs} runs of {len(order)} model(s). Pass rates with {CONFIDENCE:.0%} Wilson score "
+        f"{_count(runs, 'run')} of {_count(len(order), 'model')}. Pass rates with {CONFIDENCE:.0%} Wilson score "
         "intervals; cost per pass is the cost of every run, failed ones too, over the passes "
         "(cache reads and writes at their own prices); median time is per run; tool errors are "
         "malformed or failed tool calls over all tool calls. How to read it: docs/bench.md.",
@@ -181,3 +181,8 @@ def write_report(fmt: str, summaries: list[ModelSummary], out: Path | None) -> s
     except OSError as e:
         raise ConfigError(f"--out {out}: cannot write ({e.strerror or e})") from None
     return None
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 run``, ``3 runs``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

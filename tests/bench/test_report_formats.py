@@ -251,3 +251,9 @@ def test_bad_report_options_are_one_line(tmp_path, argv, says):
 def test_ranked_is_stable_best_first():
     (good, cheap) = ranked(summarize(_suite_runs()))
     assert good.model == "good/m" and cheap.model == "cheap/m"
+
+
+def test_the_markdown_report_counts_runs_and_models_in_words():
+    """It said "1 runs of 1 model(s)"."""
+    assert "\n1 run of 1 model. " in report_md(summarize([_run("a")]), "r.svg")
+    assert "\n16 runs of 2 models. " in report_md(summarize(_suite_runs()), "r.svg")
