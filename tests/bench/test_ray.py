@@ -2,7 +2,8 @@
 
 Without Ray these skip — except in CI (``LARIK_CI=1``), where they fail: scripts/ci-extra.sh
 installs the ``ray`` extra. The cluster's workers are started with a private LARIK_HOME and no
-provider keys, as every test here runs.
+provider keys, as every test here runs. They take about a minute (the cluster's start is a
+third of it); ``pytest -m "not ray"`` leaves them out of a quick local run.
 """
 
 import asyncio
