@@ -78,7 +78,6 @@ def probe() -> str:
                 "--proc",
                 "/proc",
                 "--unshare-net",
-                "--unshare-pid",
                 "true",
             ],
             capture_output=True,
@@ -130,10 +129,7 @@ class Sandbox:
             out += _hide(path, root, self.writable)
         if not self.network:
             out.append("--unshare-net")
-        # its own PID namespace: when bwrap is killed (a timeout, job_stop, the session's end),
-        # --die-with-parent ends the namespace's first process, and the kernel every other in
-        # it — a process that left the group with setsid or a daemon's double fork included
-        out += ["--unshare-pid", "--die-with-parent", "--chdir", str(root), "--", *argv]
+        out += ["--die-with-parent", "--chdir", str(root), "--", *argv]
         return out
 
     def explain(self, output: str, exit_code: int) -> str:
