@@ -38,8 +38,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import shlex
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,6 +50,7 @@ from typing import Any, Literal
 __all__ = [
     "CLAUDE_HOOKS",
     "COMMAND_SHELL",
+    "HOOK_SCRIPTS",
     "GATED",
     "MCP_JSON",
     "GATED_TABLES",
@@ -78,6 +81,11 @@ CLAUDE_HOOKS = ".claude hooks"
 #: SHA-256 of the file; ``larik.custom_commands``): the lines run only once trusted.
 COMMAND_SHELL = "commands.shell"
 
+#: The key the scripts inside the project that its hooks run are gated under (path relative to
+#: the root -> SHA-256; :func:`hook_scripts`): trusting the hooks trusts these files as they
+#: are, so a changed script is a new question (as a changed command file is).
+HOOK_SCRIPTS = "hooks.scripts"
+
 #: What an untrusted project's setting does, by dotted key (a test walks this table).
 GATED: dict[str, Literal["tighten-only", "ignored", "merged"]] = {
     "permissions.mode": "tighten-only",
@@ -87,6 +95,7 @@ GATED: dict[str, Literal["tighten-only", "ignored", "merged"]] = {
     MCP_JSON: "ignored",
     CLAUDE_HOOKS: "ignored",
     COMMAND_SHELL: "ignored",
+    HOOK_SCRIPTS: "ignored",
     "checkpoints": "tighten-only",  # may turn them on, not off (they are how /undo works)
     "sandbox.mode": "tighten-only",
     "sandbox.network": "tighten-only",  # may turn it off, not on
@@ -196,6 +205,8 @@ def describe(gated: Mapping[str, Any], user_mode: str) -> tuple[str, ...]:
                 out.extend(f"{_in_project(str(path))} runs a hook: {h}" for h in _hooks(events))
         elif key == "hooks" and isinstance(value, Mapping):
             out.extend(f"[hooks] runs a hook: {h}" for h in _hooks(value))
+        elif key == HOOK_SCRIPTS and isinstance(value, Mapping):
+            out.append(f"hook scripts (asked again if one changes): {', '.join(value)}")
         elif key == COMMAND_SHELL and isinstance(value, Mapping):
             files = ", ".join(_in_project(str(p)) for p in value)
             out.append(f"commands that run shell lines (!`…`): {files}")
@@ -224,7 +235,11 @@ def _server_lines(servers: Mapping[str, Any]) -> list[str]:
 def _hooks(events: Any) -> list[str]:
     """Each hook command as ``EVENT MATCHER: command`` (Claude Code's nested shape and
     ``[hooks]``' flat one): what trusting the project runs."""
-    out = []
+    return [f"{where}: {_cut(command)}" for where, command in _hook_commands(events)]
+
+
+def _hook_commands(events: Any) -> Iterator[tuple[str, str]]:
+    """``(EVENT MATCHER, command)`` for each hook command of a ``[hooks]``-shaped table."""
     for event, entries in events.items() if isinstance(events, Mapping) else ():
         for entry in entries if isinstance(entries, list) else ():
             if not isinstance(entry, Mapping):
@@ -235,8 +250,39 @@ def _hooks(events: Any) -> list[str]:
             commands = nested if isinstance(nested, list) else [entry]
             for c in commands:
                 if isinstance(c, Mapping) and c.get("command") is not None:
-                    out.append(f"{where}: {_cut(str(c['command']))}")
-    return out
+                    yield where, str(c["command"])
+
+
+_PROJECT_DIR = re.compile(r"\$(?:\{(?:CLAUDE|LARIK)_PROJECT_DIR\}|(?:CLAUDE|LARIK)_PROJECT_DIR\b)")
+_MAX_SCRIPT = 16 << 20  # a "script" larger than this is held by its size and first 16 MiB
+
+
+def hook_scripts(gated: Mapping[str, Any], root: Path) -> dict[str, str]:
+    """The files inside ``root`` that the gated hooks' commands name (a word of the command,
+    relative to the root or under ``$CLAUDE_PROJECT_DIR``), path -> SHA-256. Words that are
+    not files in the project are not scripts of its own (``curl``, ``/usr/bin/python3``)."""
+    tables = [gated.get("hooks"), *dict(gated.get(CLAUDE_HOOKS) or {}).values()]
+    out: dict[str, str] = {}
+    for table in tables:
+        for _, command in _hook_commands(table):
+            try:
+                words = shlex.split(_PROJECT_DIR.sub(str(root), command), comments=True)
+            except ValueError:  # unbalanced quotes: bash would fail on it too
+                continue
+            for word in words:
+                path = (root / word) if not word.startswith("/") else Path(word)
+                try:
+                    real = path.resolve()
+                    if not real.is_relative_to(root) or not real.is_file():
+                        continue
+                    with real.open("rb") as f:
+                        data = f.read(_MAX_SCRIPT)
+                        size = os.fstat(f.fileno()).st_size
+                except (OSError, RuntimeError, ValueError):
+                    continue
+                name = str(real.relative_to(root))
+                out[name] = f"{hashlib.sha256(data).hexdigest()}:{size}"
+    return dict(sorted(out.items()))
 
 
 def _cut(command: str, limit: int = 200) -> str:

@@ -82,6 +82,10 @@ def load_config(
         root = (
             config_file.parent if config_file == mcp_json else config_file.parent.parent
         ).resolve()
+        if gated.get("hooks") or gated.get(trust.CLAUDE_HOOKS):
+            scripts = trust.hook_scripts(gated, root)
+            if scripts:
+                gated[trust.HOOK_SCRIPTS] = scripts
         allow: list[str] = []
         if gated:
             fingerprint = trust.digest(gated)
