@@ -321,3 +321,49 @@ def test_a_sandboxed_command_cannot_plant_what_git_runs_outside_it(tmp_path, hoo
     assert "committed" in out and not (project / "pwned").exists(), out
     out, _ = run(project, "git config core.fsmonitor 'touch pwned'", sb.Sandbox())
     assert "this may be the sandbox" in out and ".git/config" in out
+
+
+def _alive(marker: str) -> list[int]:
+    """Host pids whose command line holds ``marker``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and marker in (proc / "cmdline").read_bytes().decode(
+                "utf-8", "replace"
+            ):
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open (docs/security.md, Hostile review): a process that leaves its job's process "
+    "group with setsid outlives the job; bwrap --unshare-pid would end it, but then pids a "
+    "command prints no longer name host processes",
+)
+def test_a_sandboxed_job_that_leaves_its_process_group_still_ends_with_it(tmp_path):
+    from larik.agent.jobs import JobTable
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    marker = f"{os.getpid()}7"  # sleep's argument: a number no other test sleeps
+    command = f"setsid sleep {marker} & echo started; wait"
+
+    async def go() -> list[int]:
+        table = JobTable()
+        ctx = ToolContext(root=project, sandbox=sb.Sandbox(), jobs=table)
+        await bash_tool.run(bash_tool.Args(command=command, background=True), ctx)
+        for _ in range(50):
+            if _alive(f"sleep\x00{marker}"):
+                break
+            await asyncio.sleep(0.1)
+        await table.close()
+        await asyncio.sleep(0.5)
+        return _alive(f"sleep\x00{marker}")
+
+    left = asyncio.run(go())
+    for pid in left:
+        os.kill(pid, 9)
+    assert left == []

@@ -316,3 +316,45 @@ async def test_a_loopback_address_not_listed_is_refused_even_when_another_is(loo
     finally:
         trap.shutdown()
         trap.server_close()
+
+
+# -- the red-team review's spellings (docs/security.md, "Hostile review") -----------------------
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://2130706433/",  # 127.0.0.1 as one decimal number
+        "https://0x7f.1/",  # hex and a short form
+        "https://017700000001/",  # octal
+        "https://127.1/",
+        "https://0x7f000001/",
+        "https://0/",  # 0.0.0.0
+        "https://[::ffff:7f00:1]/",  # IPv4-mapped, hex
+        "https://[0:0:0:0:0:ffff:127.0.0.1]/",
+        "https://[::]/",
+        "https://169.254.169.254./",  # a trailing dot
+        "https://LOCALHOST/",
+    ],
+)
+async def test_every_spelling_of_a_private_address_is_refused_before_the_user_is_asked(url):
+    args = TOOL.args.model_validate({"url": url})
+    with pytest.raises(ToolError, match="web_fetch does not reach private networks"):
+        await TOOL.preview(args, ToolContext(root=".", web=WebFetchConfig()))
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://evil@127.0.0.1/",  # user info: the host is 127.0.0.1, not evil
+        "https://example.com\\@127.0.0.1/",  # a backslash parsers disagree on
+        "https://example.com:443@127.0.0.1/",
+        "https://ⓛⓞⓒⓐⓛⓗⓞⓢⓣ/",  # circled letters that IDNA maps to localhost
+    ],
+)
+def test_urls_whose_host_parsers_could_disagree_on_are_invalid(url):
+    with pytest.raises(ValidationError):
+        TOOL.args.model_validate({"url": url})
+
+
+def test_a_fragment_holding_an_at_sign_does_not_move_the_host():
+    args = TOOL.args.model_validate({"url": "https://example.com#@127.0.0.1"})
+    assert TOOL.target(args) == "example.com"  # what the permission rules and the dialog see
