@@ -121,3 +121,53 @@ def test_a_stop_signal_quits_the_tui_cleanly(tmp_path, sig):
         Transcript.reopen(path)[0].close()  # closed: the lock is free
     finally:
         tui.close()
+
+
+def test_a_sigcont_without_a_suspend_does_not_restart_the_terminal_mode(tmp_path):
+    """A closed terminal window sends SIGHUP and SIGCONT. Textual took the SIGCONT for a resume
+    after Ctrl+Z and started its terminal mode again (the alternate screen entered a second
+    time, a second output thread) behind the shutdown's back, which then waited for ever on the
+    thread it replaced: one orphaned larik per closed window (seen in tmux)."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"turns": [{"text": "hello there"}]}))
+    tui = Tui(["-m", f"scripted/{script}"], project)
+    try:
+        wait_for(lambda: b"/help" in tui.out, "the TUI to start")
+        time.sleep(0.5)
+        assert tui.out.count(b"\x1b[?1049h") == 1  # the alternate screen, entered once
+        tui.proc.send_signal(signal.SIGCONT)
+        time.sleep(1.0)
+        tui.type("hi\r")
+        wait_for(lambda: b"hello there" in tui.out, "the reply")
+        assert tui.out.count(b"\x1b[?1049h") == 1  # not entered again
+        tui.proc.send_signal(signal.SIGTERM)
+        assert tui.proc.wait(timeout=WAIT) == 128 + signal.SIGTERM
+    finally:
+        tui.close()
+
+
+async def test_a_shutdown_stuck_after_the_session_closed_still_ends_the_process(monkeypatch):
+    """Whatever holds Textual's shutdown (a terminal that is gone), the process ends once the
+    session is closed: 128 + the signal, after EXIT_GRACE."""
+    import asyncio
+
+    from larik.tui import signals
+
+    exits: list[int] = []
+    monkeypatch.setattr(signals, "EXIT_GRACE", 0.05)
+    monkeypatch.setattr(signals.os, "_exit", exits.append)
+
+    class App:
+        closed = False
+
+        async def quit_app(self, reason: str) -> None:
+            self.closed = reason == "other"
+
+    app, quitter = App(), signals.QuitOnSignals()
+    quitter.signum = signal.SIGHUP
+    await quitter._quit_app(app)
+    assert app.closed and exits == []  # the session first; the process is given its time
+    await asyncio.sleep(0.3)
+    assert exits == [128 + signal.SIGHUP]
