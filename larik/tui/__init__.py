@@ -67,6 +67,8 @@ def run_tui(
     )
     code = app.run()
     signals = getattr(app, "quit_signals", None)
+    if signals is not None:
+        signals.disarm()  # the shutdown ended: no need to end it by force
     try:
         if app.startup_error:
             print(app.startup_error, file=sys.stderr)

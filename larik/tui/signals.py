@@ -37,6 +37,7 @@ class QuitOnSignals:
     def __init__(self) -> None:
         self.signum = 0  # the signal that ended the app, if one did
         self.suspended = False  # a SIGTSTP came: the next SIGCONT is a resume
+        self._timer: threading.Timer | None = None
 
     def install(self, app: Any) -> QuitOnSignals:
         """Quit ``app`` (its ``quit_app``) on SIGTERM or SIGHUP; call from the app's loop."""
@@ -75,9 +76,17 @@ class QuitOnSignals:
 
     async def _quit_app(self, app: Any) -> None:
         await app.quit_app("other")  # SessionEnd's reason: not the user's /exit
-        timer = threading.Timer(EXIT_GRACE, os._exit, (128 + self.signum,))
-        timer.daemon = True  # the session is closed: a shutdown stuck on the terminal ends
-        timer.start()
+        if getattr(app, "is_headless", False):
+            return  # a test's app: no terminal to get stuck on, and not our process to end
+        # the session is closed: a shutdown stuck on the terminal ends (disarm() when it does not)
+        self._timer = threading.Timer(EXIT_GRACE, os._exit, (128 + self.signum,))
+        self._timer.daemon = True
+        self._timer.start()
+
+    def disarm(self) -> None:
+        """The app's run is over: the shutdown did end."""
+        if self._timer is not None:
+            self._timer.cancel()
 
     @property
     def exit_code(self) -> int | None:

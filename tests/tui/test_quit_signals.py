@@ -161,6 +161,7 @@ async def test_a_shutdown_stuck_after_the_session_closed_still_ends_the_process(
 
     class App:
         closed = False
+        is_headless = False  # a real terminal's app
 
         async def quit_app(self, reason: str) -> None:
             self.closed = reason == "other"
@@ -171,3 +172,8 @@ async def test_a_shutdown_stuck_after_the_session_closed_still_ends_the_process(
     assert app.closed and exits == []  # the session first; the process is given its time
     await asyncio.sleep(0.3)
     assert exits == [128 + signal.SIGHUP]
+    quitter.signum, exits[:] = signal.SIGTERM, []
+    await quitter._quit_app(app)
+    quitter.disarm()  # the run ended in time: nothing is forced
+    await asyncio.sleep(0.3)
+    assert exits == []
