@@ -99,6 +99,20 @@ async def test_a_directory_given_as_a_file_names_its_files(project):
         await call(project, "edit_file", path="pkg", old_string="a", new_string="b")
     with pytest.raises(ToolError, match="in it: calc.py, pkg/"):
         await call(project, "write_file", path=".", content="x")
+    with pytest.raises(ToolError) as e:
+        await call(project, "read_file", path=str(project / "sample.txt"))
+    assert str(e.value) == "no such file: sample.txt; in .: calc.py, pkg/"
+    with pytest.raises(ToolError, match=r"^no such file: pkg/x/y.py; in pkg: pkg/mod.py$"):
+        await call(project, "edit_file", path="pkg/x/y.py", old_string="a", new_string="b")
+    outside = project.parent / "elsewhere"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("s")
+    with pytest.raises(ToolError) as e:
+        await call(project, "read_file", path=str(outside / "nope.txt"))
+    assert "secret" not in str(e.value)
+    with pytest.raises(ToolError) as e:
+        await call(project, "read_file", path=str(outside))
+    assert "secret" not in str(e.value)
     for i in range(45):
         (project / "pkg" / f"f{i:02}.py").write_text("")
     with pytest.raises(ToolError, match=r"pkg/f39.py and 6 more$"):

@@ -145,20 +145,43 @@ def directory_error(ctx: ToolContext, tool: str, path: Path) -> ToolError:
     a model that guessed a folder (small ones give the project root) can pick a file. Hidden
     entries and ones ``permissions.deny`` covers are left out."""
     shown = ctx.show(path)
+    inside = _entries(ctx, tool, path)
+    if not inside:
+        return ToolError(f"{shown} is a directory, not a file")
+    return ToolError(f"{shown} is a directory, not a file; in it: {inside}")
+
+
+def missing_error(ctx: ToolContext, tool: str, path: Path) -> ToolError:
+    """A file that does not exist: say so and name what its folder holds (the nearest folder
+    that exists, up to the project root), so a model that invented a name can pick a real one."""
+    shown = ctx.show(path)
+    folder = path.parent
+    root = ctx.root.resolve()
+    while not folder.is_dir() and folder != root and folder.parent != folder:
+        folder = folder.parent
+    inside = _entries(ctx, tool, folder) if folder.is_dir() else ""
+    if not inside:
+        return ToolError(f"no such file: {shown}")
+    return ToolError(f"no such file: {shown}; in {ctx.show(folder)}: {inside}")
+
+
+def _entries(ctx: ToolContext, tool: str, folder: Path) -> str:
+    """Up to ``LISTED`` entries of ``folder`` as the model would give them ("" if none, or
+    when ``folder`` is outside the project: an error never lists the rest of the machine)."""
     try:
-        entries = sorted(os.scandir(path), key=lambda e: e.name)
+        if not folder.resolve().is_relative_to(ctx.root.resolve()):
+            return ""
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
-        entries = []
+        return ""
     names = [
         e.name + ("/" if e.is_dir(follow_symlinks=False) else "")
         for e in entries
         if not e.name.startswith(".") and not ctx.denied(tool, Path(e.path))
     ]
-    if not names:
-        return ToolError(f"{shown} is a directory, not a file")
+    shown = ctx.show(folder)
     more = f" and {len(names) - LISTED} more" if len(names) > LISTED else ""
-    inside = ", ".join(n if shown == "." else f"{shown}/{n}" for n in names[:LISTED])
-    return ToolError(f"{shown} is a directory, not a file; in it: {inside}{more}")
+    return ", ".join(n if shown == "." else f"{shown}/{n}" for n in names[:LISTED]) + more
 
 
 def read_text(path: Path, shown: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from . import ToolArgs, ToolContext, ToolError, ToolResult
-from ._files import directory_error, read_text, unified_diff, utf8, write_regular
+from ._files import directory_error, missing_error, read_text, unified_diff, utf8, write_regular
 from ._match import Ambiguous, relaxed_match
 from ._seen import remember, require_read
 from .read_file import first_page
@@ -52,6 +52,8 @@ def _apply(args: Args, ctx: ToolContext) -> tuple[str, str, int, str]:
         raise ToolError("old_string and new_string are the same; nothing would change")
     if path.is_dir():
         raise directory_error(ctx, NAME, path)
+    if not path.exists():
+        raise missing_error(ctx, NAME, path)
     old = read_text(path, shown)
     require_read(ctx, path, shown, lambda: first_page(path, shown))
     old_s, new_s = args.old_string, args.new_string

@@ -22,7 +22,7 @@ from pydantic import Field
 
 from ...llm.types import Block
 from . import ToolArgs, ToolContext, ToolError, ToolResult
-from ._files import directory_error, open_regular
+from ._files import directory_error, missing_error, open_regular
 from ._seen import remember
 
 NAME = "read_file"
@@ -100,7 +100,7 @@ async def _run(args: Args, ctx: ToolContext) -> ToolResult:
     path = ctx.path(args.path)
     shown = ctx.show(path)
     if not path.exists():
-        raise ToolError(f"no such file: {shown}")
+        raise missing_error(ctx, NAME, path)
     if path.is_dir():
         raise directory_error(ctx, NAME, path)
     return await asyncio.to_thread(_read, path, shown, args.offset, args.limit)
