@@ -3,6 +3,7 @@ starts a job that keeps printing and whose child forks a grandchild that ignores
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from pathlib import Path
@@ -12,11 +13,15 @@ import pytest
 from .test_printmode import write_script
 from .test_printmode_processes import WAIT, gone, needs_proc, start, wait_for
 
+# the interpreter itself, not the venv's link to it: a venv under /tmp (CI clones there) is
+# hidden by the sandbox's private /tmp, and these commands need only the standard library
+PY = os.path.realpath(sys.executable)
+
 # every pid of the job goes into ./pids: a grandchild under a shell that ignores SIGTERM, a
 # python loop that keeps printing, and the job's own shell
 FAMILY = (
     "bash -c 'trap \"\" TERM; sleep 1000 & echo $! >> pids; wait' & echo $! >> pids; "
-    f"{sys.executable} -u -c \"import time\nwhile True: print('tick'); time.sleep(0.05)\" & "
+    f"{PY} -u -c \"import time\nwhile True: print('tick'); time.sleep(0.05)\" & "
     "echo $! >> pids; echo $$ >> pids; wait"
 )
 JOB = {"name": "bash", "input": {"command": FAMILY, "background": True}}

@@ -22,15 +22,19 @@ from larik.config import Config, PermissionsConfig
 from .conftest import run, script
 from .test_tools import gone
 
+# the interpreter itself, not the venv's link to it: a venv under /tmp (CI clones there) is
+# hidden by the sandbox's private /tmp, and these commands need only the standard library
+PY = os.path.realpath(sys.executable)
+
 # a dev server: says where it listens, then keeps printing
 SERVER = (
-    f"{sys.executable} -u -c \"import time\nprint('listening on http://127.0.0.1:8000')\n"
+    f"{PY} -u -c \"import time\nprint('listening on http://127.0.0.1:8000')\n"
     "i = 0\nwhile True:\n    i += 1; print('GET /', i); time.sleep(0.05)\""
 )
 # a job whose child forks a grandchild that ignores SIGTERM; it prints the three pids
 FAMILY = (
     "bash -c 'trap \"\" TERM; sleep 1000' & grand=$!; "
-    f"{sys.executable} -u -c \"import os, time\nprint('pids', os.getppid(), os.getpid(), "
+    f"{PY} -u -c \"import os, time\nprint('pids', os.getppid(), os.getpid(), "
     'flush=True)\nwhile True: time.sleep(0.05)" & echo grand $grand; wait'
 )
 
@@ -177,7 +181,7 @@ async def test_a_hundred_jobs_stop_at_the_limit(project):
 
 async def test_a_job_printing_10_mb_holds_only_its_buffer(project):
     table = JobTable(buffer=100_000)
-    command = f"{sys.executable} -c \"import sys; sys.stdout.write('x' * 10_000_000 + 'END')\""
+    command = f"{PY} -c \"import sys; sys.stdout.write('x' * 10_000_000 + 'END')\""
     table.start(command, project)
     job = table.get(1)
     while job.state == "running" or not job.tasks[0].done():

@@ -5,6 +5,7 @@ real pseudo-terminal) leaves none of a job's processes — its grandchild includ
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -20,14 +21,18 @@ from .test_quit_signals import WAIT, Tui, gone
 from .test_quit_signals import wait_for as wait_until
 from .test_real_agent import Real
 
+# the interpreter itself, not the venv's link to it: a venv under /tmp (CI clones there) is
+# hidden by the sandbox's private /tmp, and these commands need only the standard library
+PY = os.path.realpath(sys.executable)
+
 SERVER = (
-    f"{sys.executable} -u -c \"import time\nprint('listening on http://127.0.0.1:8000')\n"
+    f"{PY} -u -c \"import time\nprint('listening on http://127.0.0.1:8000')\n"
     "i = 0\nwhile True:\n    i += 1; print('GET /', i); time.sleep(0.05)\""
 )
 # every pid into ./pids: a grandchild under a shell that ignores SIGTERM, a printing loop, the job
 FAMILY = (
     "bash -c 'trap \"\" TERM; sleep 1000 & echo $! >> pids; wait' & echo $! >> pids; "
-    f"{sys.executable} -u -c \"import time\nwhile True: print('tick'); time.sleep(0.05)\" & "
+    f"{PY} -u -c \"import time\nwhile True: print('tick'); time.sleep(0.05)\" & "
     "echo $! >> pids; echo $$ >> pids; wait"
 )
 
