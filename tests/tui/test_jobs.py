@@ -60,7 +60,7 @@ async def test_slash_jobs_lists_the_jobs_and_k_stops_the_highlighted_one(real):
         await send(pilot, "start the server")
         await turn_done(pilot)
         table = real.agents[-1].jobs
-        assert "· job 1 running" in screen_text(app)  # the bash card names the job
+        assert "job 1 running" in screen_text(app)  # the bash card names the job
         await send(pilot, "/jobs")
         await wait_for(pilot, lambda: isinstance(app.screen, JobsScreen))
         await wait_for(pilot, lambda: "GET /" in screen_text(app))
