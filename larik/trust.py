@@ -76,6 +76,8 @@ MCP_JSON = ".mcp.json"
 #: The key the hooks of a project's ``.claude/settings.json`` and ``settings.local.json`` (path
 #: -> ``[hooks]`` tables; larik.hooks.config.claude_settings_hooks) are gated under.
 CLAUDE_HOOKS = ".claude hooks"
+#: In a CLAUDE_HOOKS entry: why that file's hooks cannot be read (an error once trusted).
+UNREADABLE = "(unreadable)"
 
 #: The key a project's command files with ``!`…``` shell lines are gated under (path ->
 #: SHA-256 of the file; ``larik.custom_commands``): the lines run only once trusted.
@@ -202,6 +204,10 @@ def describe(gated: Mapping[str, Any], user_mode: str) -> tuple[str, ...]:
             out.append("[mcp] starts MCP servers: " + "; ".join(_server_lines(value["servers"])))
         elif key == CLAUDE_HOOKS and isinstance(value, Mapping):
             for path, events in value.items():  # one entry a hook: a command may hold "; "
+                if isinstance(events, Mapping) and UNREADABLE in events:
+                    why = _cut(str(events[UNREADABLE]))
+                    out.append(f"{_in_project(str(path))}: its hooks cannot be read ({why})")
+                    continue
                 out.extend(f"{_in_project(str(path))} runs a hook: {h}" for h in _hooks(events))
         elif key == "hooks" and isinstance(value, Mapping):
             out.extend(f"[hooks] runs a hook: {h}" for h in _hooks(value))

@@ -123,10 +123,7 @@ def load_config(
     config._trust = project_trust
     trusted_gated = project_trust.gated if project_trust and project_trust.trusted else {}
     config.hooks = _hooks(user_hooks, user, trusted_gated.get("hooks"), project)
-    for path, tables in (trusted_gated.get(trust.CLAUDE_HOOKS) or {}).items():
-        theirs = HooksConfig.model_validate(tables)  # validated in _claude_hooks
-        theirs.mark_source(path)
-        config.hooks = config.hooks.extended(theirs)
+    _apply_claude_hooks(config, trusted_gated.get(trust.CLAUDE_HOOKS) or {})
     _mark_server_sources(config, user, mcp_json, project)
     return config
 
@@ -148,25 +145,41 @@ def _project_shell_commands(cwd: Path | None) -> tuple[dict[str, str], Path | No
 
 def _claude_hooks(cwd: Path | None) -> dict[str, dict[str, Any]]:
     """The hooks of the project's Claude Code settings files (path -> ``[hooks]`` tables),
-    each validated as Larik's own (errors name the file): they run once the project is
-    trusted, after the project's ``[hooks]``."""
+    each validated as Larik's own: they run once the project is trusted, after the project's
+    ``[hooks]``. A file whose hooks cannot be read is ``{UNREADABLE: "why"}``: a file written
+    for another agent must not stop Larik in a project nobody trusted (the trust question
+    names it); once trusted it is a one-line error naming it (``_apply_claude_hooks``)."""
+    from .. import trust
     from ..hooks.config import claude_settings_hooks
 
     out: dict[str, dict[str, Any]] = {}
     for path in project_claude_settings_paths(cwd):
+        tables: dict[str, Any]
         try:
-            tables = claude_settings_hooks(path)
+            tables = dict(claude_settings_hooks(path))
             HooksConfig.model_validate(tables)
         except ValidationError as e:
             err = e.errors()[0]
             where = ".".join(str(p) for p in err["loc"])
             msg = str(err["msg"]).removeprefix("Value error, ")
-            raise ConfigError(f"{path}: hooks.{where}: {msg}") from None
+            tables = {trust.UNREADABLE: f"hooks.{where}: {msg}"}
         except ValueError as e:
-            raise ConfigError(f"{path}: {e}") from None
+            tables = {trust.UNREADABLE: str(e)}
         if tables:
             out[str(path)] = tables
     return out
+
+
+def _apply_claude_hooks(config: Config, tables_by_path: Mapping[str, Any]) -> None:
+    """A trusted project's Claude Code hooks, after its ``[hooks]``."""
+    from .. import trust
+
+    for path, tables in tables_by_path.items():
+        if trust.UNREADABLE in tables:
+            raise ConfigError(f"{path}: {tables[trust.UNREADABLE]}")
+        theirs = HooksConfig.model_validate(tables)  # validated in _claude_hooks
+        theirs.mark_source(path)
+        config.hooks = config.hooks.extended(theirs)
 
 
 def _hooks(user: Any, user_file: Path, project: Any, project_file: Path | None) -> HooksConfig:

@@ -126,8 +126,14 @@ def test_a_broken_claude_settings_file_is_one_line_naming_it(tmp_path, text, nee
     path = tmp_path / ".claude" / "settings.json"
     path.parent.mkdir()
     path.write_text(text)
+    # untrusted: Larik starts (the file was written for another agent); the question names it
+    untrusted = load_config(tmp_path)
+    assert not untrusted.hooks.any()
+    (line,) = untrusted.project_trust.asks
+    assert line.startswith(".claude/settings.json: its hooks cannot be read (") and needle in line
+    # trusted: a one-line error naming the file, never hooks half read
     with pytest.raises(ConfigError) as e:
-        load_config(tmp_path)
+        load_config(tmp_path, trust_project=True)
     message = str(e.value)
     assert message.startswith(f"{path}: ") and needle in message and "\n" not in message
 
