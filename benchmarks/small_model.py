@@ -39,7 +39,7 @@ from typing import Any
 BAD_CALL = re.compile(
     r"^(unknown tool '|the arguments of \w+ are not a valid JSON object|invalid arguments for )"
 )
-TEXT_CALL = re.compile(r"<tool_call>|\"name\"\s*:\s*\"\w+\"[^{}]*\"(arguments|parameters)\"")
+TEXT_CALL = re.compile(r"<tool_call>|\"name\"\s*:\s*\"[\w.]+\"[^{}]*\"(arguments|parameters)\"")
 DEFAULT_TASKS = "fix-failing-test,implement-stub,rename-across-files,cli-add-flags"
 
 
