@@ -20,7 +20,7 @@ from .runner import AgentOutcome, RunAgent
 from .suite import retry_prompt
 from .tasks import Task
 
-__all__ = ["fresh_scripts", "make_agent_runner", "tool_warnings"]
+__all__ = ["fresh_adapters", "make_agent_runner", "model_kind", "tool_warnings"]
 
 PROBE_TIMEOUT = 3.0  # seconds a local server may take to say whether a model takes tools
 
@@ -128,30 +128,42 @@ async def tool_warnings(
     return [line for line in found if line]
 
 
-def fresh_scripts(
+def model_kind(spec: str, config: Config) -> Any:
+    """The registered kind of ``spec``'s provider (None: unknown, or not a ``NAME/MODEL``)."""
+    from ..llm import registry
+    from ..llm.endpoint import kind_of
+
+    name, sep, _ = spec.partition("/")
+    return registry.kind(kind_of(name, config)) if sep else None
+
+
+def fresh_adapters(
     config: Config, paths: dict[str, Path] | None = None
 ) -> Callable[[str], Callable[[str], Any] | None]:
-    """A resolver per run: a ``scripted/`` model plays its script from the first turn in every
-    run (routing keeps one player per script, which runs in turn or at once would share).
+    """A resolver per run for a model whose kind is ``fresh_per_run`` (``scripted``: it plays
+    its script from the first turn in every run; routing keeps one adapter per model, which
+    runs in turn or at once would share); None for the rest.
 
-    ``paths`` maps a bench spec to where its script is on this machine when that is not the
-    spec's own path (a Ray worker gets the script as data and writes it to its own folder)."""
-    from ..llm.providers.scripted import ScriptedProvider
-    from ..routing import resolve
+    ``paths`` maps a bench spec to where its model file is on this machine when that is not
+    the spec's own path (a Ray worker gets a ``model_file`` kind's file as data and writes it
+    to its own folder)."""
+    from ..routing import build_provider, resolve
 
     def resolver_for(spec: str) -> Callable[[str], Any] | None:
-        if not spec.startswith("scripted/"):
+        kind = model_kind(spec, config)
+        if kind is None or not kind.fresh_per_run:
             return None
-        here = f"scripted/{paths[spec]}" if paths and spec in paths else spec
+        name = spec.partition("/")[0]
+        here = f"{name}/{paths[spec]}" if paths and spec in paths else spec
         main = resolve(here, config)
-        player = ScriptedProvider.from_file(main.model)
+        adapter = build_provider(main.provider_name, main.model, config, fresh=True)
 
         def resolver(s: str) -> Any:
             r = resolve(here if s == spec else s, config, main=here)
-            if r.provider_name == "scripted" and r.model == main.model:
-                r.provider = player
+            if r.provider_name == main.provider_name and r.model == main.model:
+                r.provider = adapter
                 if here != spec:  # named as the bench names it, so the runs are the same
-                    r.spec, r.model = spec, spec.removeprefix("scripted/")
+                    r.spec, r.model = spec, spec.partition("/")[2]
             return r
 
         return resolver

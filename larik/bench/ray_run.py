@@ -8,7 +8,8 @@ runner, so a run's result is one code path wherever it ran. What travels with a 
 * **the task as data** — its ``task.toml`` fields and the bytes of ``repo/``, ``check/`` and
   ``solution/`` (put in the object store once per task), written to a temporary folder on the
   worker: no shared file system is assumed;
-* **a scripted model's script**, as data, for ``scripted/PATH`` specs;
+* **a model's file**, as data, for a kind whose model is a file on this machine
+  (``Kind.model_file``: ``scripted/PATH``'s script);
 * **the config**, with every ``api_key`` moved out of it into a variable;
 * **keys as runtime environment variables** (``runtime_env={"env_vars": …}``): the key of each
   provider the runs can reach (the model's and its fallbacks'), and a kind's base-URL variable
@@ -134,16 +135,20 @@ def worker_env(specs: list[str], config: Config) -> tuple[dict[str, str], Config
     return env, sent
 
 
-def _scripts(specs: list[str]) -> dict[str, bytes]:
-    """A ``scripted/PATH`` spec's script, to send with its runs."""
+def _model_files(specs: list[str], config: Config) -> dict[str, tuple[str, bytes]]:
+    """The file of each spec whose kind's model is a file here (``Kind.model_file``:
+    ``scripted/PATH``), as ``(suffix, bytes)``, to send with its runs."""
+    from .agent_run import model_kind
+
     out = {}
     for spec in specs:
-        if spec.startswith("scripted/"):
-            path = Path(spec.removeprefix("scripted/")).expanduser()
+        kind = model_kind(spec, config)
+        if kind is not None and kind.model_file:
+            path = Path(spec.partition("/")[2]).expanduser()
             try:
-                out[spec] = path.read_bytes()
+                out[spec] = (path.suffix, path.read_bytes())
             except OSError as e:
-                raise ConfigError(f"{path}: cannot read the scripted model file: {e}") from None
+                raise ConfigError(f"{path}: cannot read the model file of {spec}: {e}") from None
     return out
 
 
@@ -156,23 +161,24 @@ def _run_remote(
     repeat: int,
     bench_id: str,
     config: Config,
-    script: bytes | None,
+    model_file: tuple[str, bytes] | None,
 ) -> dict[str, Any]:
-    """One run on a Ray worker: the task and script written to a temporary folder, then
+    """One run on a Ray worker: the task and model file written to a temporary folder, then
     ``run_one`` as a local bench calls it. Returns the result record and the transcripts."""
     from ..llm.endpoint import remember_known
-    from .agent_run import fresh_scripts, make_agent_runner
+    from .agent_run import fresh_adapters, make_agent_runner
 
     remember_known(config)  # this worker's keys are masked in what it writes
     with tempfile.TemporaryDirectory(prefix="larik-ray-") as tmp:
         folder = Path(tmp)
         task = unpack_task(packed, folder / "task")
         paths = {}
-        if script is not None:
-            paths[spec] = folder / "script.json"
-            paths[spec].write_bytes(script)
+        if model_file is not None:
+            suffix, data = model_file
+            paths[spec] = folder / f"model{suffix}"
+            paths[spec].write_bytes(data)
         runs = folder / "runs"
-        run_agent = make_agent_runner(config, runs, fresh_scripts(config, paths))
+        run_agent = make_agent_runner(config, runs, fresh_adapters(config, paths))
         result = asyncio.run(run_one(task, spec, repeat, run_agent, bench_id=bench_id))
         transcripts = {p.name: p.read_bytes() for p in runs.glob("*") if p.is_file()}
     return {"result": result.to_json(), "transcripts": transcripts}
@@ -205,7 +211,7 @@ class RayBench:
     ) -> None:
         self._ray = ray
         self._env, self._config = worker_env(specs, config)
-        self._scripts = _scripts(specs)
+        self._model_files = _model_files(specs, config)
         self._bench_id = bench_id
         self._transcripts = transcripts
         self._per_provider = per_provider
@@ -229,7 +235,7 @@ class RayBench:
             repeat,
             self._bench_id,
             self._config_ref,
-            self._scripts.get(spec),
+            self._model_files.get(spec),
         )
         try:
             out = await ref

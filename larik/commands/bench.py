@@ -265,7 +265,7 @@ def _run(
     from rich.live import Live
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from ..bench.agent_run import fresh_scripts, make_agent_runner, tool_warnings
+    from ..bench.agent_run import fresh_adapters, make_agent_runner, tool_warnings
     from ..bench.report import append_results, render_summary, summarize
     from ..bench.runner import default_jobs, in_shard, run_bench
     from ..bench.summary import run_cost
@@ -279,7 +279,7 @@ def _run(
     bench_id = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
     folder = bench_dir()
     history = bench_results_path()
-    run_agent = make_agent_runner(config, folder / "runs" / bench_id, fresh_scripts(config))
+    run_agent = make_agent_runner(config, folder / "runs" / bench_id, fresh_adapters(config))
     for line in asyncio.run(tool_warnings(specs, config)):  # before the runs: saves a wasted bench
         print(f"larik bench: warning: {line}", file=sys.stderr)
     mine = [(s, t.name, r) for s in specs for t in tasks for r in range(1, repeat + 1)]

@@ -97,6 +97,12 @@ class Kind:
     """Runs in this process: no URL, no wire, so no conformance kit (``scripted``)."""
     per_model: bool = False
     """One adapter per model: the factory also gets ``model=`` (``scripted``: the script path)."""
+    fresh_per_run: bool = False
+    """Its adapter holds a run's state (``scripted``: where the script is): a bench run gets a
+    new one, built with ``fresh=True``, so runs in turn or at once never share it."""
+    model_file: bool = False
+    """The part after ``NAME/`` is a file on this machine (``scripted``'s script): a bench run
+    on another machine (Ray) gets the file as data."""
     retry: bool = True
     """Wrapped in retries (``scripted``'s error turns are meant to reach the agent as written)."""
     listed: bool = True
@@ -275,7 +281,13 @@ def scripted_provider(path: str | Path) -> ScriptedProvider:
         return provider
 
 
-def _scripted_factory(endpoint: Endpoint, *, model: str, **_: Any) -> ScriptedProvider:
+def _scripted_factory(
+    endpoint: Endpoint, *, model: str, fresh: bool = False, **_: Any
+) -> ScriptedProvider:
+    if fresh:  # a bench run: its own player, from the script's first turn
+        from .providers.scripted import ScriptedProvider
+
+        return ScriptedProvider.from_file(Path(model).expanduser())
     return scripted_provider(model)
 
 
@@ -334,6 +346,8 @@ BUILTIN_KINDS = (
         warm_modules=(),
         in_process=True,
         per_model=True,
+        fresh_per_run=True,
+        model_file=True,
         retry=False,
         listed=False,
         model_hint="a script path, e.g. scripted/demo.json",

@@ -21,8 +21,9 @@ RETRY_ATTEMPTS = 4
 CHAIN_RETRY_ATTEMPTS = 2
 
 
-def build_provider(name: str, model: str, config: Config) -> Provider:
-    """The bare adapter for provider ``name`` (no timeouts, retries or fallbacks)."""
+def build_provider(name: str, model: str, config: Config, **extra: Any) -> Provider:
+    """The bare adapter for provider ``name`` (no timeouts, retries or fallbacks); ``extra``
+    options go to its factory (``fresh=True`` for a ``fresh_per_run`` kind)."""
     spec = registry.get(name)
     pc = config.providers.get(name)
     if spec is None and pc is None:
@@ -48,6 +49,7 @@ def build_provider(name: str, model: str, config: Config) -> Provider:
         options.update(pc.options)
     if kind is not None and kind.per_model:
         options["model"] = model
+    options.update(extra)
     build = registry.load_factory(factory)
     try:
         return build(endpoint, **options)
