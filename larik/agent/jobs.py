@@ -263,7 +263,11 @@ class JobTable:
     async def close(self, grace: float = CLOSE_GRACE) -> None:
         """The session ends: every job ends (all at once), none is started again."""
         self.closed = True
-        await _end(list(self.jobs.values()), grace)
+        try:
+            await _end(list(self.jobs.values()), grace)
+        except asyncio.CancelledError:  # the app leaves at once (asked twice): no grace
+            self.kill_all()
+            raise
         _open.discard(self)
 
     def kill_all(self) -> None:

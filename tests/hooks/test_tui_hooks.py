@@ -28,3 +28,38 @@ async def test_session_end_is_told_clear_then_prompt_input_exit(real, tmp_path):
     ends = logged(folder, "end")
     assert [e["reason"] for e in ends] == ["clear", "prompt_input_exit"]
     assert ends[0]["session_id"] == first and ends[1]["session_id"] == real.agents[1].session_id
+
+
+async def test_ctrl_c_twice_while_session_end_hooks_run_leaves_at_once(real, tmp_path):  # noqa: F811
+    """/exit waits for SessionEnd's hooks (up to their shared budget) with the screen live; the
+    user who presses Ctrl+C twice meanwhile is not kept waiting, and the hooks do not run a
+    second time: the app exits, and the hook still running is killed with its process group."""
+    import asyncio
+    import time
+
+    from ..tui.test_quit_signals import gone
+
+    folder = tmp_path / "hooks"
+    folder.mkdir()
+    pid_file = folder / "hung.pid"
+    hung = f"echo $$ >> {pid_file}; exec sleep 30"
+    real.config.hooks = HooksConfig.model_validate(
+        {"SessionEnd": [{"hooks": [{"command": hung, "timeout": 600}]}]}
+    )
+    app = real.app([{"text": "one"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        asked = time.monotonic()
+        await send(pilot, "/exit")
+        await wait_for(pilot, lambda: pid_file.exists())
+        await pilot.press("ctrl+c")
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: app.return_code is not None)
+    assert time.monotonic() - asked < 15  # not the hook's 30 s
+    pids = [int(p) for p in pid_file.read_text().split()]
+    assert len(pids) == 1  # SessionEnd ran once
+    for _ in range(50):
+        if gone(pids[0]):
+            break
+        await asyncio.sleep(0.1)
+    assert gone(pids[0])  # killed (a zombie not yet reaped counts: it runs nothing)

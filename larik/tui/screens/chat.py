@@ -107,6 +107,7 @@ class ChatScreen(Screen[None]):
         self.local_models: list[LocalModel] | None = None
         self._turn: Worker[None] | None = None
         self._shell: Worker[None] | None = None
+        self._leaving: Worker[None] | None = None
         self._warmup: Worker[None] | None = None
         self._last_key = 0.0
         self._gc_timer: Timer | None = None
@@ -453,7 +454,18 @@ class ChatScreen(Screen[None]):
 
     async def quit(self, reason: str = "prompt_input_exit") -> None:
         """Stop what runs (turn, ``!command``), close the agent (its session is saved), exit.
-        ``reason`` for SessionEnd hooks: ``other`` when a signal ended the app."""
+        ``reason`` for SessionEnd hooks: ``other`` when a signal ended the app. The closing
+        runs as a worker, so the screen stays live while SessionEnd's hooks run: asked again
+        meanwhile (Ctrl+C twice, a second signal), the app leaves at once, and leaving cancels
+        the worker, which kills the hooks still running with their process groups."""
+        if self._leaving is not None:
+            self._leaving.cancel()  # kills the hooks still running, SIGKILLs the jobs
+            self.app.exit(0)
+            return
+        self._leaving = self._leave(reason)
+
+    @work(group="leave", exit_on_error=False)
+    async def _leave(self, reason: str) -> None:
         for worker in (self._turn, self._shell):
             if worker is not None and worker.is_running:
                 worker.cancel()
