@@ -180,6 +180,10 @@ class LarikApp(App[int]):
         self.chat.cancel_input()
         self.notify("Press Ctrl+C again to quit", timeout=QUIT_WINDOW)
 
-    async def quit_app(self, reason: str = "prompt_input_exit") -> None:
-        """Stop the running turn or command, close the agent, exit (``reason``: SessionEnd's)."""
+    async def quit_app(self, reason: str = "prompt_input_exit", *, wait: bool = False) -> None:
+        """Stop the running turn or command, close the agent, exit (``reason``: SessionEnd's).
+        The closing runs on while this returns (keys still work: Ctrl+C twice leaves at once);
+        ``wait``: return when it is over (a stop signal, whose grace starts then)."""
         await self.chat.quit(reason)
+        if wait:
+            await self.chat.wait_left()

@@ -75,7 +75,7 @@ class QuitOnSignals:
         app.call_next(self._quit_app, app)
 
     async def _quit_app(self, app: Any) -> None:
-        await app.quit_app("other")  # SessionEnd's reason: not the user's /exit
+        await app.quit_app("other", wait=True)  # SessionEnd's reason: not the user's /exit
         if getattr(app, "is_headless", False):
             return  # a test's app: no terminal to get stuck on, and not our process to end
         # the session is closed: a shutdown stuck on the terminal ends (disarm() when it does not)

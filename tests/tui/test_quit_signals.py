@@ -163,8 +163,8 @@ async def test_a_shutdown_stuck_after_the_session_closed_still_ends_the_process(
         closed = False
         is_headless = False  # a real terminal's app
 
-        async def quit_app(self, reason: str) -> None:
-            self.closed = reason == "other"
+        async def quit_app(self, reason: str, *, wait: bool = False) -> None:
+            self.closed = reason == "other" and wait  # returns once the closing is over
 
     app, quitter = App(), signals.QuitOnSignals()
     quitter.signum = signal.SIGHUP

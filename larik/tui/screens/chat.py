@@ -464,6 +464,14 @@ class ChatScreen(Screen[None]):
             return
         self._leaving = self._leave(reason)
 
+    async def wait_left(self) -> None:
+        """Until the closing :meth:`quit` started has ended (at once when none runs)."""
+        if self._leaving is not None:
+            try:
+                await self._leaving.wait()
+            except Exception:  # cancelled (asked twice) or failed: it is over either way
+                pass
+
     @work(group="leave", exit_on_error=False)
     async def _leave(self, reason: str) -> None:
         for worker in (self._turn, self._shell):
