@@ -161,6 +161,7 @@ async def test_quitting_stops_every_server(tui, tmp_path):
         assert len(pids) == 4 and all(pid_alive(p) for p in pids)
         await send(pilot, "/exit")
         await wait_for(pilot, lambda: not any(pid_alive(p) for p in pids), timeout=30)
+        await wait_for(pilot, lambda: app.return_code is not None)  # the closing is over
 
 
 async def test_an_oauth_login_is_a_notice_with_the_address_and_the_server_becomes_ready(

@@ -486,6 +486,9 @@ class ChatScreen(Screen[None]):
                 await self.agent.close(reason)
             except Exception:  # closing is best effort on the way out
                 pass
+        self.call_next(self._stop_servers)  # on the screen's loop, where they were started
+
+    async def _stop_servers(self) -> None:
         await mcp.close(self)  # every MCP server stopped: nothing left running
         self.app.exit(0)
 
