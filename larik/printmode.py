@@ -36,6 +36,7 @@ from .agent.events import AgentEvent, AgentEventType
 from .llm.errors import ConfigError, LarikError, ResolveError
 from .llm.secrets import MaskingWriter
 from .llm.types import EFFORTS, StopReason
+from .terminal_text import safe
 
 __all__ = ["OUTPUT_FORMATS", "STOP_SIGNALS", "PrintOptions", "event_json", "run_print", "utf8_text"]
 
@@ -147,9 +148,10 @@ def run_print(
     stderr: IO[str] | None = None,
 ) -> int:
     raw_out = stdout or sys.stdout
-    # keys masked by value in everything written (a MaskingWriter is used as a text stream)
-    out = cast(IO[str], MaskingWriter(raw_out))
-    err = cast(IO[str], MaskingWriter(stderr or sys.stderr))
+    # keys masked by value in everything written (a MaskingWriter is used as a text stream);
+    # on a terminal, no escape sequence from a reply or a message either (terminal_text)
+    out = cast(IO[str], MaskingWriter(_for_terminal(raw_out)))
+    err = cast(IO[str], MaskingWriter(_for_terminal(stderr or sys.stderr)))
     with _StopSignals() as signals:
         try:
             prompt = _check(opts, stdin or sys.stdin, err)
@@ -397,6 +399,23 @@ def _stopped(
     except OSError:
         pass
     return 128 + signum
+
+
+class _TerminalSafe:
+    """A terminal's stream: every write made safe (:func:`larik.terminal_text.safe`)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(safe(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _for_terminal(stream: IO[str]) -> IO[str]:
+    return cast(IO[str], _TerminalSafe(stream)) if _is_terminal(stream) else stream
 
 
 def _is_terminal(stream: IO[str]) -> bool:

@@ -436,3 +436,29 @@ def test_a_custom_command_runs_in_print_mode(project, tmp_path):
     code, out, _ = larik("-p", "/etc/hosts is odd", "-m", model)
     assert out == "hosts\n"
     assert load_transcript(latest_session(project).path).messages[0].text() == "/etc/hosts is odd"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+REPLY = "Done.\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x1b\\ \x1b[2J\x9b8m hidden\r\nnext\tline"
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_a_reply_with_escape_sequences_reaches_a_terminal_defused(project, tmp_path, terminal):
+    """A steered model's reply carrying OSC 52 (the clipboard), a screen clear or an 8-bit CSI
+    is written to a terminal with each control character as U+FFFD (tab and newline kept); to a
+    pipe or a file it is the model's text as it came (data for a script)."""
+    model = write_script(tmp_path / "s.json", {"text": REPLY})
+    out = _Terminal() if terminal else io.StringIO()
+    err = _Terminal() if terminal else io.StringIO()
+    code = run_print(PrintOptions(prompt="hi", cwd=project, model=model), stdout=out, stderr=err)
+    assert code == 0
+    written = out.getvalue()
+    if terminal:
+        assert not any(c in written for c in "\x1b\x9b\r")
+        assert "Done.\ufffd]52;c;" in written and "hidden\nnext\tline" in written
+    else:
+        assert REPLY in written

@@ -32,24 +32,20 @@ __all__ = [
 
 CODE_THEME = "monokai"
 
-#: Control characters no text drawn in the TUI may carry to the terminal (tab and newline
-#: aside): ESC and the 8-bit CSI start every escape sequence — an OSC 52 sets the clipboard, a
-#: title or screen sequence redraws what a dialog shows, SGR 8 hides the end of a command the
-#: user is asked about. Rich and Textual already drop a few (BEL, BS, VT, FF, CR) from every
-#: ``Text`` and ``Content``; :func:`_keep_escapes_out` widens their tables to all of these, so
-#: whatever a model, a page, a file or a server sent shows as U+FFFD instead, in every widget.
-_UNSAFE = [*range(0x00, 0x09), *range(0x0E, 0x20), *range(0x7F, 0xA0)]
-
 
 def _keep_escapes_out() -> None:
-    """Widen Rich's and Textual's control-code tables in place (their stripping functions take
+    """No text drawn in the TUI carries a control character to the terminal but tab and newline
+    (:mod:`larik.terminal_text`): Rich and Textual drop a few (BEL, BS, VT, FF, CR) from every
+    ``Text`` and ``Content``; this widens their tables in place (their stripping functions take
     them as default arguments; Larik draws nothing meant to carry a raw escape in its text:
     colours and links are styles, written by the libraries' own code)."""
     from rich import control
     from textual import content
 
+    from ..terminal_text import CONTROLS
+
     for table in (control._CONTROL_STRIP_TRANSLATE, content._CONTROL_STRIP_TRANSLATE):
-        table.update(dict.fromkeys(_UNSAFE, "\ufffd"))  # type: ignore[arg-type]
+        table.update(CONTROLS)  # type: ignore[arg-type]
 
 
 _keep_escapes_out()  # on import: every widget that draws text imports this module
