@@ -2,12 +2,16 @@
 
 Small models loop: the same ``write_file`` fifty times, ``read_file`` / ``edit_file`` failing in
 turn, the same sentence every reply. The agent feeds every model reply and every tool result of a
-user turn to a :class:`StuckDetector`; it looks for four patterns (after OpenHands'
+user turn to a :class:`StuckDetector`; it looks for five patterns (after OpenHands'
 ``StuckDetector``, openhands/controller/stuck.py, adapted to a loop where a reply without tool
 calls already ends the turn):
 
 ``repeat``
     the same call (tool + normalised arguments) with the same result, ``repeats`` times in a row;
+``same_call``
+    the same call ``same_calls`` times in a row whatever its results (an edit that appends the
+    same line each time, a command printing the time: each result differs, nothing moves);
+    :data:`POLLING` tools, whose point is to be called again (``job_output``), are left out;
 ``alternate``
     two different calls, each with its same result, taking turns ``alternations`` times each
     (A B A B A B);
@@ -41,7 +45,10 @@ from ..llm.types import Block, Message
 
 __all__ = ["Pattern", "StuckDetector", "Verdict", "call_key"]
 
-Pattern = Literal["repeat", "alternate", "text", "errors"]
+Pattern = Literal["repeat", "same_call", "alternate", "text", "errors"]
+
+#: Tools called again and again on purpose (reading a job's new output): no ``same_call``.
+POLLING = ("job_output",)
 
 #: what a nudge tells the model to do instead, by pattern
 _INSTEAD: dict[str, str] = {
@@ -49,6 +56,11 @@ _INSTEAD: dict[str, str] = {
         "Repeating it will not give a different result. Do something else: read the file or "
         "the error again, change the arguments, try another tool — or, if the job is done, "
         "stop calling tools and give your final answer."
+    ),
+    "same_call": (
+        "Each result differs, but calling it again with the same arguments is not getting you "
+        "closer. Check whether the job is already done (read the file, run the tests); if it "
+        "is, stop calling tools and give your final answer, otherwise take a different step."
     ),
     "alternate": (
         "Going back and forth changes nothing. Decide what is missing, then take one different "
@@ -151,6 +163,11 @@ class StuckDetector:
         if lim.repeats and run >= lim.repeats:
             what = f"{step.shown} {run} times in a row with the same result"
             return self._verdict("repeat", run, what)
+        if lim.same_calls and name not in POLLING:
+            calls = _run_length(self._steps, lambda a, b: a.key == b.key)
+            if calls >= lim.same_calls:
+                what = f"{step.shown} {calls} times in a row"
+                return self._verdict("same_call", calls, what)
         if lim.alternations:
             pairs = _alternation(self._steps, same) // 2
             if pairs >= lim.alternations:

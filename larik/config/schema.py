@@ -137,6 +137,8 @@ class StuckConfig(_Strict):
 
     repeats: int = Field(default=3, ge=0)
     """The same call with the same result this many times in a row."""
+    same_calls: int = Field(default=6, ge=0)
+    """The same call this many times in a row, whatever its results (job_output aside)."""
     alternations: int = Field(default=3, ge=0)
     """Two calls taking turns (A B A B …), this many times each."""
     text_repeats: int = Field(default=3, ge=0)

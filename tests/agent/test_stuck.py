@@ -88,7 +88,7 @@ async def test_the_counts_come_from_the_config(make_agent):
 async def test_switched_off_a_loop_runs_to_the_turn_limit(make_agent):
     a = call("glob", pattern="*")
     p = script(*[a] * 20)
-    off = StuckConfig(repeats=0, alternations=0, text_repeats=0, tool_errors=0)
+    off = StuckConfig(repeats=0, same_calls=0, alternations=0, text_repeats=0, tool_errors=0)
     agent = await make_agent(p, config=Config(stuck=off), max_turns=8)
     end = of(await run(agent), E.TURN_END)[0]
     assert end.stop_reason is StopReason.MAX_TURNS and len(p.requests) == 8
@@ -117,3 +117,28 @@ async def test_a_looping_subagent_is_stopped_and_the_parent_is_told(make_agent):
     subs = [n for n in of(events, E.NOTICE) if n.subagent == "worker"]
     assert any("stuck" in n.text for n in subs)
     assert of(events, E.TURN_END)[0].stop_reason is StopReason.END_TURN
+
+
+async def test_the_same_call_with_a_different_result_each_time_still_ends_stuck(
+    make_agent, project
+):
+    """issue 13: 29 identical edit_file calls, each appending 'again' to a file: every result
+    differed, so 'repeat' never fired and the run went on until the wall clock."""
+    append = call("bash", command="echo again >> notes.txt; wc -l notes.txt")
+    p = script(*[append] * 100)
+    agent = await make_agent(p)
+    events = await run(agent)
+    end = of(events, E.TURN_END)[0]
+    assert end.stop_reason is StopReason.STUCK
+    assert end.data == {"stuck": "same_call", "repeats": 7}
+    assert len(p.requests) == 7  # nudged at the sixth call, stopped at the seventh
+    assert "6 times in a row" in p.requests[6].messages[-1].blocks[0].content
+    valid_conversation(agent.messages)
+
+
+async def test_polling_a_job_is_not_being_stuck(make_agent):
+    poll = call("job_output")
+    p = script(*[poll] * 8, {"text": "done waiting"})
+    agent = await make_agent(p, config=Config(stuck=StuckConfig(repeats=0, tool_errors=0)))
+    end = of(await run(agent), E.TURN_END)[0]
+    assert end.stop_reason is not StopReason.STUCK and end.text == "done waiting"

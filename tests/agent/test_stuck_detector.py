@@ -31,10 +31,16 @@ def test_the_same_call_with_the_same_result_is_a_nudge_then_a_stop():
     assert stop.message.startswith("stopped: the model is stuck")
 
 
-def test_the_same_call_with_a_different_result_is_progress():
+def test_the_same_call_with_a_different_result_is_progress_for_a_while():
     det = StuckDetector()
-    for i in range(10):
+    for i in range(5):
         assert feed(det, ("bash", {"command": "pytest"}, f"{i} failed")) == []
+    (nudge,) = feed(det, ("bash", {"command": "pytest"}, "5 failed"))  # six in a row: a loop
+    assert nudge.pattern == "same_call" and not nudge.stop
+    det = StuckDetector()
+    for i in range(10):  # something else in between: progress
+        assert feed(det, ("bash", {"command": "pytest"}, f"{i} failed")) == []
+        assert feed(det, ("edit_file", {"path": "a.py", "old_string": f"{i}"}, "ok")) == []
 
 
 def test_arguments_are_normalised_keys_order_whitespace_and_nulls():
