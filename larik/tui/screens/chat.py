@@ -54,7 +54,6 @@ if TYPE_CHECKING:  # no pydantic before the first frame; modals are imported whe
 __all__ = ["ChatScreen", "Discover"]
 
 E = AgentEventType
-SHELL_TIMEOUT = 300.0
 IDLE_COLLECT_AFTER = 5.0  # seconds without a turn or a key press before a full collection
 _STATUS_EVENTS = frozenset({E.USAGE, E.MESSAGE, E.TURN_END, E.NOTICE, E.ERROR})
 
@@ -501,49 +500,12 @@ class ChatScreen(Screen[None]):
 
     @work(group="shell", exit_on_error=False)
     async def _shell_command(self, command: str) -> None:
-        """Run by the bash tool's runner: its own process group (killed on Esc or timeout),
-        the output's tail kept (``bash.MAX_OUTPUT``), the exit code. The output shows on the
-        card as it comes, as the model's commands' does (the same ``tool_output`` events,
-        ``agent/live.py``); the card is kept in view; the run is recorded in the session's
-        transcript (display only: the model does not see it), so ``/resume`` shows it."""
-        from ...agent.live import LiveOutput
-        from ...agent.shown import shell_record
-        from ...agent.tools import ToolContext, bash
+        """A ``!command``, run as the bash tool runs one (:mod:`larik.tui.shell_command`)."""
+        from ..shell_command import run_shell_command
 
-        started = time.monotonic()
-        card = self.conv.add_tool("!", {"command": command}, command, f"!{time.monotonic_ns()}")
-        self.conv.anchor()
-        live = LiveOutput(self.conv.handle, card.tool_id, "!")
-        try:
-            args = bash.Args(command=command, timeout=SHELL_TIMEOUT, sandbox=True)
-            result = await bash.run(args, ToolContext(root=self.cwd, on_output=live.add))
-        except asyncio.CancelledError:
-            live.close(flush=False)
-            card.mark_interrupted()
-            raise
-        except OSError as e:  # no shell, or the project directory is gone: say so on the card
-            live.close(flush=False)
-            card.finish(f"cannot run it: {e.strerror or e}", is_error=True, duration=0.0)
-            self._show_card(card)
-            return
-        live.close()  # the last of the output, before the card shows the result
-        code = result.data.get("exit_code", -1)
-        duration = time.monotonic() - started
-        card.finish(
-            result.content,
-            is_error=result.is_error or code != 0,
-            duration=duration,
-            data={"exit_code": code},
-        )
-        self._show_card(card)
-        log = getattr(self.agent, "log", None)
-        if log is not None:
-            try:
-                log.record(shell_record(command, result.content, code, duration))
-            except Exception as e:  # the card is shown; the transcript could not say so
-                self.say(f"the !command was not saved in the session: {e}", "warning")
+        await run_shell_command(self, command)
 
-    def _show_card(self, card: Any) -> None:
+    def show_card(self, card: Any) -> None:
         if not card.expanded:
             card.action_toggle()
         self.conv.anchor()  # its end in view, even if the conversation was scrolled back
