@@ -5,8 +5,8 @@ its name, or what a local server reports) drowns in a long prompt and a dozen to
 hands garbage to the ``task`` tool. It gets:
 
 * no ``task`` tool, no ``glob``, no job tools and no ``web_fetch`` (``SMALL_DROPS``): fewer
-  tools to choose from (``bash`` then refuses ``background: true``: nothing could read or stop
-  the job; and no web page of 100,000 characters for a small context window);
+  tools to choose from (``bash`` then offers no ``background`` and refuses it: nothing could
+  read or stop the job; and no web page of 100,000 characters for a small context window);
 * the short prompt (:func:`larik.agent.prompt.prefix` with ``small=True``), which lists the
   project's files;
 * replies of at most ``SMALL_MAX_OUTPUT`` tokens: a small model that starts repeating itself

@@ -36,6 +36,9 @@ async def test_a_small_model_gets_no_task_no_glob_no_web_fetch_and_the_short_pro
     notes = [n.text for n in of(events, E.NOTICE)]
     assert any("is a small model (0.5B parameters)" in n for n in notes)
     assert sent.max_tokens == 2048  # a runaway reply ends, not the wall clock
+    bash = next(t for t in sent.tools if t.name == "bash")  # no jobs: no background offered
+    assert "background" not in bash.input_schema["properties"]
+    assert "command" in bash.input_schema["properties"]
 
 
 async def test_a_large_model_keeps_every_tool_and_the_full_prompt(make_agent):
@@ -43,6 +46,8 @@ async def test_a_large_model_keeps_every_tool_and_the_full_prompt(make_agent):
     agent = await make_agent(p, resolver=resolver_for(p))
     await run(agent)
     assert {"task", "web_fetch"} <= {t.name for t in p.requests[0].tools}
+    bash = next(t for t in p.requests[0].tools if t.name == "bash")
+    assert "background" in bash.input_schema["properties"]
     assert "copy old_string exactly" not in p.requests[0].system[0]
     assert p.requests[0].max_tokens == 0  # the adapter's default
 
@@ -162,3 +167,11 @@ async def test_a_small_model_asks_for_constrained_tool_calls_unless_the_config_s
     cfg = Config(models={"qwen2.5-coder-0.5b-instruct": ModelOverride(constrained_tools=False)})
     await run(await make_agent(off, resolver=resolver_for(off), config=cfg))
     assert off.requests[0].constrain_tools is False
+
+
+def test_every_argument_offered_only_beside_another_tool_names_real_tools_and_arguments():
+    from larik.agent.tools import ALL_TOOLS, ARG_NEEDS, get_tool
+
+    for (tool, arg), needed in ARG_NEEDS.items():
+        assert tool in ALL_TOOLS and needed in ALL_TOOLS
+        assert arg in get_tool(tool).args.model_fields

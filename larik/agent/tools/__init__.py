@@ -214,12 +214,28 @@ def get_tool(name: str) -> Tool | None:
     return _cache[name]
 
 
+#: An argument offered only beside the tool it needs: a background job is read and stopped with
+#: job_output and job_stop, so without them (a small model's profile) bash shows no
+#: ``background`` — the model is not offered what it would be refused.
+ARG_NEEDS: dict[tuple[str, str], str] = {("bash", "background"): "job_output"}
+
+
 def tool_specs(names: tuple[str, ...] | list[str]) -> list[ToolSpec]:
     out = []
     for n in names:
         tool = get_tool(n)
-        if tool is not None:
-            out.append(tool.spec())
+        if tool is None:
+            continue
+        spec = tool.spec()
+        dropped = [a for (t, a), need in ARG_NEEDS.items() if t == n and need not in names]
+        if dropped:
+            schema = dict(spec.input_schema)
+            props = {k: v for k, v in schema.get("properties", {}).items() if k not in dropped}
+            schema["properties"] = props
+            if "required" in schema:
+                schema["required"] = [r for r in schema["required"] if r not in dropped]
+            spec = spec.model_copy(update={"input_schema": schema})
+        out.append(spec)
     return out
 
 
