@@ -123,6 +123,7 @@ def add_cmd(
     from pydantic import ValidationError
 
     from ..config import save_user_config
+    from ..config.files import first_error
     from ..llm.errors import ConfigError
     from ..mcp.config import McpServerConfig
 
@@ -144,9 +145,7 @@ def add_cmd(
     try:
         McpServerConfig.model_validate(table)
     except ValidationError as e:
-        err = e.errors()[0]
-        key = ".".join(str(p) for p in err["loc"])
-        msg = str(err["msg"]).removeprefix("Value error, ")
+        key, msg = first_error(e)
         _fail(f"mcp add {name}: {key + ': ' if key else ''}{msg}")
     config = _config(False)
     if name in config.mcp.servers:

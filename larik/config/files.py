@@ -75,6 +75,14 @@ def _check_unknown_keys(data: Mapping[str, Any], path: Path) -> None:
             raise ConfigError(f"{path}: {key}: unknown key{hint}")
 
 
+def first_error(e: ValidationError, skip: tuple[str, ...] = ()) -> tuple[str, str]:
+    """A validation error's first problem as ``(dotted key, message)``: the one line every
+    config reader prints (``skip``: path parts that name a container, not a key)."""
+    err = e.errors()[0]
+    key = ".".join(str(p) for p in err["loc"] if p not in skip)
+    return key, str(err["msg"]).removeprefix("Value error, ")
+
+
 def _validate(data: dict[str, Any], path: Path) -> Config:
     _check_unknown_keys(data, path)
     try:
@@ -83,8 +91,8 @@ def _validate(data: dict[str, Any], path: Path) -> Config:
         raise ConfigError(f"{path}: a value is nested too deeply") from None
     except ValidationError as e:
         err = e.errors()[0]
-        key = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = str(err["msg"]).removeprefix("Value error, ")
+        key, msg = first_error(e)
+        key = key or "(top level)"
         secret = any(s in key for s in _SECRET_KEYS)
         got = "" if secret or err["type"] == "value_error" else _short(err.get("input"))
         raise ConfigError(f"{path}: {key}: {msg}{got}") from None

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from ..hooks.config import HooksConfig
 from ..llm.errors import ConfigError
 from ..mcp.config import McpConfig
-from .files import _deep_merge, _read_toml, _table, _validate
+from .files import _deep_merge, _read_toml, _table, _validate, first_error
 from .paths import (
     project_claude_settings_paths,
     project_config_path,
@@ -159,9 +159,7 @@ def _claude_hooks(cwd: Path | None) -> dict[str, dict[str, Any]]:
             tables = dict(claude_settings_hooks(path))
             HooksConfig.model_validate(tables)
         except ValidationError as e:
-            err = e.errors()[0]
-            where = ".".join(str(p) for p in err["loc"])
-            msg = str(err["msg"]).removeprefix("Value error, ")
+            where, msg = first_error(e)
             tables = {trust.UNREADABLE: f"hooks.{where}: {msg}"}
         except ValueError as e:
             tables = {trust.UNREADABLE: str(e)}
@@ -204,10 +202,8 @@ def _read_mcp_json(path: Path) -> dict[str, Any]:
         try:
             McpConfig(servers={name: McpServerConfig.model_validate(table)})
         except ValidationError as e:
-            err = e.errors()[0]
-            key = ".".join(str(p) for p in err["loc"] if p != "servers")
+            key, msg = first_error(e, skip=("servers",))
             where = f"mcpServers.{name[:40]}" + (f".{key}" if key and key != name else "")
-            msg = str(err["msg"]).removeprefix("Value error, ")
             raise ConfigError(f"{path}: {where}: {msg}") from None
     return servers
 
