@@ -4,7 +4,7 @@ Order of decision for one call:
 
 1. a ``permissions.deny`` rule that matches → denied. For bash a rule is matched against the
    whole command as written and against every simple command in it, as bash will run it
-   (:mod:`larik.agent.shell` reads the command with tree-sitter-bash: lists, pipelines,
+   (:mod:`larik.shell` reads the command with tree-sitter-bash: lists, pipelines,
    subshells, substitutions, heredoc bodies, ``bash -c`` strings; assignments and wrappers such
    as ``env``, ``command``, ``\\`` seen through), and a redirection's target is matched against
    the deny rules of the file tools that write (``write_file``, ``edit_file``);
@@ -52,9 +52,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from .. import shell
 from ..llm.errors import ConfigError
 from ..tool_names import parse_rule
-from . import plan, shell
+from . import plan
 from .events import Approver, PermissionRequest
 from .paths import resolve_path
 from .sandbox import Sandbox

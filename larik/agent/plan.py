@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from . import shell
+from .. import shell
 
 __all__ = ["NOTE", "READ_ONLY", "ReadOnly", "accepted", "command_problem", "script_problem"]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from larik.agent.events import Approval
-from larik.agent.shell import parse
 from larik.config import Config, PermissionsConfig
 from larik.llm.errors import ConfigError
+from larik.shell import parse
 
 from .conftest import approver, run, script
 

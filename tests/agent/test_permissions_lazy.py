@@ -18,7 +18,7 @@ def _loaded(stmt: str) -> str:
 
 
 def test_the_permission_policy_imports_without_the_parser():
-    assert _loaded("import larik.agent, larik.agent.permissions, larik.agent.shell") == "-"
+    assert _loaded("import larik.agent, larik.agent.permissions, larik.shell") == "-"
 
 
 def test_the_app_imports_without_the_bash_grammar():
@@ -27,5 +27,5 @@ def test_the_app_imports_without_the_bash_grammar():
 
 
 def test_checking_a_bash_command_loads_it():
-    stmt = "from larik.agent.shell import parse\nparse('ls')"
+    stmt = "from larik.shell import parse\nparse('ls')"
     assert _loaded(stmt) == "tree_sitter,tree_sitter_bash"

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from larik.agent import shell
+from larik import shell
 from larik.agent.events import Approval
 from larik.agent.permissions import PermissionPolicy
-from larik.agent.shell import LOADER_VARS, OPAQUE, WRAPPERS
 from larik.agent.tools import get_tool
 from larik.config import Config, PermissionsConfig
+from larik.shell import LOADER_VARS, OPAQUE, WRAPPERS
 
 from .conftest import approver, run, script
 
