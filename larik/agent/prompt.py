@@ -16,12 +16,13 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..protected import INSTRUCTION_FILES  # one list: the files a model must not rewrite unasked
+
 if TYPE_CHECKING:
     from .skills import SkillCatalog
 
 __all__ = ["INSTRUCTION_FILES", "prefix", "session_context", "skills_section"]
 
-INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 MAX_INSTRUCTIONS = 20_000
 MAX_STATUS_LINES = 20
 

@@ -1,0 +1,99 @@
+"""The project files that decide what Larik runs or allows next time: one list, one test.
+
+A model (or a command it runs) that could rewrite these would choose what runs in the *next*
+session — a hook, an MCP server, a command's shell line, a looser permission mode, the
+instructions the prompt carries — without the user seeing it happen. So:
+
+- a file tool's write to one of them is always a question for the user, in every mode, yolo
+  included (``larik.agent.permissions``): ``edits`` mode, allow rules and "allow always" do not
+  cover it, and where nobody can be asked (print mode, bench) it is denied;
+- the OS sandbox keeps them read-only for bash (``larik.agent.sandbox``).
+
+:data:`PROTECTED` is the list, as patterns relative to a folder. Each matches at any depth of
+the project (``sub/.mcp.json`` too): Larik finds a project's config from the folder it starts
+in, so a nested copy is what a run started there would read. Names are compared case-folded
+(on a case-insensitive file system ``.Claude/Settings.json`` is the same file).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from pathlib import Path
+
+__all__ = ["INSTRUCTION_FILES", "PROTECTED", "is_protected", "protected_pattern"]
+
+#: The project's instruction files that the prompt reads (larik.agent.prompt), in its order.
+INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
+
+#: What decides what Larik runs or allows next time. ``DIR/**`` is the folder and everything
+#: under it; a ``*`` matches within one name.
+PROTECTED: tuple[str, ...] = (
+    ".larik/**",  # config.toml (hooks, MCP servers, modes, allow rules), commands, skills
+    ".mcp.json",  # MCP servers, the format other agents share
+    ".claude/settings*.json",  # Claude Code's settings: their hooks run
+    ".claude/hooks/**",
+    ".claude/commands/**",  # a command's !`…` shell lines run
+    ".claude/skills/**",
+    ".claude/agents/**",
+    ".agents/skills/**",
+    *INSTRUCTION_FILES,
+)
+
+
+def protected_pattern(path: Path | str, root: Path) -> str | None:
+    """The entry of :data:`PROTECTED` that ``path`` falls under, or None. ``path`` is taken
+    relative to ``root`` when it is inside it, else as it is; both the path as written and the
+    path with symlinks followed are checked (a link named ``notes`` that points at
+    ``.mcp.json`` writes ``.mcp.json``; a ``.mcp.json`` that is a link writes through it)."""
+    root = Path(os.path.abspath(root))
+    p = Path(path).expanduser()
+    lexical = Path(os.path.normpath(p if p.is_absolute() else root / p))
+    candidates = [lexical]
+    try:
+        real = lexical.resolve()
+    except (OSError, RuntimeError):
+        real = lexical
+    if real != lexical:
+        candidates.append(real)
+    try:
+        real_root = root.resolve()
+    except (OSError, RuntimeError):
+        real_root = root
+    for c in candidates:
+        for base in (root, real_root):
+            if c.is_relative_to(base):
+                parts = c.relative_to(base).parts
+                break
+        else:
+            parts = c.parts[1:]  # outside the project: its whole path
+        hit = _match(tuple(s.casefold() for s in parts))
+        if hit is not None:
+            return hit
+    return None
+
+
+def is_protected(path: Path | str, root: Path) -> bool:
+    """Whether writing ``path`` would change what Larik runs or allows next time."""
+    return protected_pattern(path, root) is not None
+
+
+_RULES = tuple((p, tuple(p.casefold().split("/"))) for p in PROTECTED)
+
+
+def _match(parts: tuple[str, ...]) -> str | None:
+    for start in range(len(parts)):
+        tail = parts[start:]
+        for pattern, rule in _RULES:
+            if rule[-1] == "**":
+                head = rule[:-1]
+                ok = len(tail) >= len(head) and all(
+                    fnmatch.fnmatchcase(t, r) for t, r in zip(tail, head, strict=False)
+                )
+            else:
+                ok = len(tail) == len(rule) and all(
+                    fnmatch.fnmatchcase(t, r) for t, r in zip(tail, rule, strict=True)
+                )
+            if ok:
+                return pattern
+    return None
