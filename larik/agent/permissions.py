@@ -13,10 +13,15 @@ Order of decision for one call:
 3. bash, when a bash or file-writing deny rule is in force and the tree cannot vouch for what the
    command runs (``eval``, ``$X args``, a parse error, …) → asked, in every mode, yolo included:
    the deny rule must hold and nothing here can tell whether it does;
-4. an allow rule (config, or "allow always" given during this session) → allowed; for bash
+4. a write to a file that decides what Larik runs or allows next time (:mod:`larik.protected`:
+   ``.larik/``, ``.mcp.json``, ``.claude/settings*.json``, ``.claude/hooks/``, …, the
+   instruction files) by a file tool, or by a bash redirection → asked, in every mode, yolo
+   included: ``edits``, allow rules, "allow always" and hooks do not cover it, and without an
+   Approver it is denied (the OS sandbox keeps these files read-only for the rest of bash);
+5. an allow rule (config, or "allow always" given during this session) → allowed; for bash
    every simple command must be covered, no redirection may write outside the project, and
    the tree must vouch for the command;
-5. the mode: ``ask`` allows reads and asks for writes and bash; ``edits`` allows writes and asks
+6. the mode: ``ask`` allows reads and asks for writes and bash; ``edits`` allows writes and asks
    for bash; ``yolo`` allows everything. Subagent tasks are allowed (their own calls are checked),
    and so are the job tools (``job_output``, ``job_stop``: only the session's own background
    jobs, whose commands were checked as any bash command — ``background`` changes nothing here).
@@ -54,6 +59,7 @@ from typing import Any, Literal
 
 from .. import shell
 from ..llm.errors import ConfigError
+from ..protected import protected_pattern
 from ..tool_names import parse_rule
 from . import plan
 from .events import Approver, PermissionRequest
@@ -189,9 +195,35 @@ class PermissionPolicy:
         d = self._decide(tool, args)
         if self.mode == "plan" and d.verdict != "deny":
             d = self._plan(tool, args, d)
+        if d.verdict != "deny":
+            changes = self.changes_what_runs(tool, args)
+            if changes:
+                return Decision("ask", changes, firm=True)
         if d.verdict != "deny" and self.leaves_sandbox(tool, args):
             return Decision("ask", "it runs outside the OS sandbox", firm=True)
         return d
+
+    def changes_what_runs(self, tool: AnyTool, args: Any) -> str:
+        """Why a call writes a file that decides what Larik runs or allows next time
+        (:mod:`larik.protected`), or "": only the user may allow that — in every mode, yolo
+        included; allow rules, "allow always" and hooks notwithstanding; without an Approver,
+        denied. For bash, the redirections it is seen to write through (the OS sandbox keeps
+        the files read-only for the rest)."""
+        if tool.kind == "write" and tool.path_target:
+            paths = [tool.target(args)]
+        elif tool.kind == "exec":
+            paths = [w.value for w in shell.parse(tool.target(args)).writes if w.value]
+        else:
+            return ""
+        for raw in paths:
+            pattern = protected_pattern(raw, self.root)
+            if pattern is not None:
+                rp = resolve_path(self.root, raw)
+                return (
+                    f"it writes {shell.short(rp.rel, 80)}, which decides what Larik runs or "
+                    f"allows next time ({pattern})"
+                )
+        return ""
 
     def leaves_sandbox(self, tool: AnyTool, args: Any) -> bool:
         """Whether a call asks to run outside the sandbox: only the user may allow that (asked
@@ -461,6 +493,12 @@ class PermissionPolicy:
                 f"permission denied: a PreToolUse hook wants the user to approve this call "
                 f"({d.reason}) and there is no one to ask (print mode)"
             )
+        if self.approver is None and d.firm and self.changes_what_runs(tool, args):
+            return (
+                f"permission denied: {d.reason}; only the user may allow that, and there is no "
+                "one to ask (print mode). Leave that file as it is and tell the user what to "
+                "change in it"
+            )
         if self.approver is None and self.leaves_sandbox(tool, args):
             return (
                 "permission denied: running outside the OS sandbox needs the user's approval "
@@ -502,12 +540,15 @@ class PermissionPolicy:
             return None  # an "allow always" given while this call waited its turn covers it
         rules, label = self.always_rules(tool, args)
         out = self.leaves_sandbox(tool, args)
-        if out:
-            rules, label = [], ""  # asked each time: no "allow always" to leave the sandbox
+        runs = self.changes_what_runs(tool, args)
+        if out or runs:
+            rules, label = [], ""  # asked each time: no "allow always" for these
+        where = " OUTSIDE the OS sandbox" if out else ""
+        what = " (a file that decides what Larik runs next time)" if runs else ""
         req = PermissionRequest(
             tool_name=tool.name,
             tool_input=tool_input,
-            summary=f"{tool.name}{' OUTSIDE the OS sandbox' if out else ''}: {tool.summary(args)}",
+            summary=f"{tool.name}{where}: {tool.summary(args)}{what}",
             diff=await tool.preview(args, ctx),
             always=label,
         )
