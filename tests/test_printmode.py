@@ -462,3 +462,18 @@ def test_a_reply_with_escape_sequences_reaches_a_terminal_defused(project, tmp_p
         assert "Done.\ufffd]52;c;" in written and "hidden\nnext\tline" in written
     else:
         assert REPLY in written
+
+
+def test_an_instruction_file_leading_outside_is_a_warning_on_stderr_and_not_sent(project, tmp_path):
+    """Issue 22 item 2: ``AGENTS.md -> ~/.ssh/id_rsa`` is named on stderr, not sent."""
+    from larik.llm.registry import scripted_provider
+
+    key = tmp_path / "id_rsa"
+    key.write_text("PRIVATE KEY ghp_SECRET\n")
+    (project / "AGENTS.md").symlink_to(key)
+    model = write_script(tmp_path / "s.json", {"text": "done"})
+    code, out, err = larik("-p", "hi", "-m", model)
+    assert code == 0 and out == "done\n"
+    assert "larik: warning: AGENTS.md was not read into the system prompt: it leads outside" in err
+    sent = scripted_provider(model.removeprefix("scripted/")).requests[0].system
+    assert "ghp_SECRET" not in "".join(sent)

@@ -93,8 +93,12 @@ class Agent:
         self.usage = Accounting()  # tokens and cost so far: per model, per role, in total
         self._tools = tuple(t for t in s.tools if t != "skill" or s.skills)  # no skills: no tool
         context = s.context
-        if context is None:
-            context = prompt.session_context(s.root) + prompt.skills_section(s.skills)
+        skipped: tuple[str, ...] = ()  # instruction files not read, and why
+        if context is None:  # the project's instruction file, with the session's deny rules
+            found = prompt.project_instructions(s.root, s.policy.denies_path)
+            context = prompt.session_context(s.root, instructions=found)
+            context += prompt.skills_section(s.skills)
+            skipped = found.skipped
         self._system = ["", context]  # the prefix follows the model's profile (_use_profile)
         self._profile = Profile(tools=self._tools)  # with _specs, set by _use_profile
         self._ctx = ToolContext(
@@ -115,7 +119,9 @@ class Agent:
         self._ctx.before_change = lambda: self.checkpoints.before_change(self._ctx.emit)
         self._subagents = 0  # started so far (their transcripts are numbered)
         self._stuck = StuckDetector(s.config.stuck, self.tool_runner.call_key)
-        self._notices: list[AgentEvent] = []
+        self._notices = [  # shown before the first request, which carries the prompt
+            AgentEvent(E.NOTICE, text=t, level=NoticeLevel.WARNING) for t in skipped
+        ]
         self._partial: Partial | None = None
         self._running: Running | None = None
         self._turn: AsyncGenerator[AgentEvent, None] | None = None

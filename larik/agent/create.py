@@ -91,7 +91,7 @@ async def create(
         transcript_path=path or (transcript_dir or project_dir(root)) / f"{session_id}.jsonl",
         checkpoints=checkpoints and config.checkpoints,
         tool_source=tool_source,
-        skills=discover_skills(root) if skills else None,
+        skills=discover_skills(root, policy.denies_path) if skills else None,
         hooks=configured_hooks(config.hooks, root) if hooks else None,
         jobs=JobTable(config.jobs.max, config.jobs.output_buffer),
     )

@@ -5,6 +5,14 @@ only on the role and the tool set, so it is identical for every request of a ses
 providers can cache it. ``session_context(root)`` is gathered once per session: working
 directory, platform, date, a git summary and the project's AGENTS.md (CLAUDE.md if there is
 none). A request sends ``system=[prefix, context]``.
+
+An instruction file is the project's text sent to the model, so it is read only when it is a
+regular text file inside the project once symlinks are resolved, no ``permissions.deny`` rule
+for ``read_file`` covers it, and at most :data:`MAX_INSTRUCTIONS` characters of it (a bounded
+read): ``AGENTS.md -> /proc/self/environ`` or ``-> ~/.ssh/id_rsa`` must not put the user's keys
+in the prompt, nor a FIFO hang the start. A file refused is named in one line, with why
+(:attr:`Instructions.skipped`; the agent shows it as a warning notice), and the next file is
+tried. ``@path`` lines in CLAUDE.md are not followed: they reach the model as text.
 """
 
 from __future__ import annotations
@@ -12,6 +20,8 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +31,14 @@ from ..protected import INSTRUCTION_FILES  # one list: the files a model must no
 if TYPE_CHECKING:
     from .skills import SkillCatalog
 
-__all__ = ["INSTRUCTION_FILES", "prefix", "session_context", "skills_section"]
+__all__ = [
+    "INSTRUCTION_FILES",
+    "Instructions",
+    "prefix",
+    "project_instructions",
+    "session_context",
+    "skills_section",
+]
 
 MAX_INSTRUCTIONS = 20_000
 MAX_STATUS_LINES = 20
@@ -123,7 +140,22 @@ def _listing(root: Path) -> str:
     return "The project's files:\n" + "\n".join(head) + more
 
 
-def session_context(root: Path, today: date | None = None) -> str:
+PathDenied = Callable[[str, Path], bool]  # PermissionPolicy.denies_path: (tool, path) -> bool
+
+
+@dataclass(frozen=True, slots=True)
+class Instructions:
+    """The project's instruction file as the prompt gets it."""
+
+    name: str = ""  # the file read ("" when none was)
+    body: str = ""
+    skipped: tuple[str, ...] = ()  # one line per instruction file that was not read, and why
+
+
+def session_context(
+    root: Path, today: date | None = None, instructions: Instructions | None = None
+) -> str:
+    """``instructions``: the project's, already read (else read here, with no deny rules)."""
     lines = [
         "Session context:",
         f"- Working directory (project root): {root}",
@@ -132,24 +164,65 @@ def session_context(root: Path, today: date | None = None) -> str:
     ]
     lines += _git_summary(root)
     text = "\n".join(lines)
-    instructions = project_instructions(root)
-    if instructions:
-        name, body = instructions
-        text += f"\n\nProject instructions from {name}:\n\n{body}"
+    found = instructions if instructions is not None else project_instructions(root)
+    if found.name:
+        text += f"\n\nProject instructions from {found.name}:\n\n{found.body}"
     return text
 
 
-def project_instructions(root: Path) -> tuple[str, str] | None:
+def project_instructions(root: Path, denied: PathDenied | None = None) -> Instructions:
+    """The first of :data:`INSTRUCTION_FILES` that may be read (see the module's docstring);
+    ``denied`` is the session's deny-rule check (:meth:`PermissionPolicy.denies_path`)."""
+    root = root.resolve()
+    skipped: list[str] = []
     for name in INSTRUCTION_FILES:
-        p = root / name
-        if p.is_file():
-            body = p.read_text(encoding="utf-8", errors="replace").strip()
-            if len(body) > MAX_INSTRUCTIONS:
-                body = (
-                    body[:MAX_INSTRUCTIONS] + f"\n[… {name} cut at {MAX_INSTRUCTIONS} characters]"
-                )
-            return name, body
-    return None
+        path = root / name
+        if not os.path.lexists(path):
+            continue
+        try:
+            body = _read_instructions(root, path, denied)
+        except _Skipped as e:
+            skipped.append(f"{name} was not read into the system prompt: {e}")
+            continue
+        return Instructions(name, body, tuple(skipped))
+    return Instructions(skipped=tuple(skipped))
+
+
+class _Skipped(Exception):
+    pass
+
+
+def _read_instructions(root: Path, path: Path, denied: PathDenied | None) -> str:
+    from . import tools
+    from .paths import shown
+    from .tools._files import open_regular, special_kind
+
+    try:
+        real = path.resolve(strict=True)
+    except FileNotFoundError:
+        raise _Skipped("it is a symlink to nothing") from None
+    except (OSError, RuntimeError) as e:
+        raise _Skipped(f"it cannot be read ({getattr(e, 'strerror', None) or e})") from None
+    if not real.is_relative_to(root):
+        raise _Skipped(f"it leads outside the project (to {shown(str(real))})")
+    if denied is not None and denied("read_file", path):
+        raise _Skipped("a permissions.deny rule covers it")
+    try:
+        kind = special_kind(os.stat(real), real)
+        if kind:
+            raise _Skipped(f"it is {kind}, not a regular file")
+        with open_regular(real, path.name) as fh:
+            data = fh.read(MAX_INSTRUCTIONS * 4 + 1)  # bounded: UTF-8 is at most 4 bytes a char
+    except OSError as e:
+        raise _Skipped(f"it cannot be read ({e.strerror or e})") from None
+    except tools.ToolError as e:  # swapped for something else since the check above
+        raise _Skipped(str(e)) from None
+    if b"\0" in data[:8192]:
+        raise _Skipped("it is a binary file")
+    body = data.decode("utf-8", errors="replace").strip()
+    if len(data) > MAX_INSTRUCTIONS * 4 or len(body) > MAX_INSTRUCTIONS:
+        body = body[:MAX_INSTRUCTIONS] + f"\n[… {path.name} cut at {MAX_INSTRUCTIONS} characters]"
+    return body
 
 
 # reading the project's repository must not change it (no index refresh written back) nor

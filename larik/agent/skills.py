@@ -18,8 +18,8 @@ each ``SKILL.md``), once per session, when the agent is built.
 A project's skill is text, like any file of the project: it loads in an untrusted project too.
 What is refused, with a one-line notice naming the file: a project skill folder (or its
 ``SKILL.md``) that leads outside the project through a symlink, a ``SKILL.md`` that is not a
-regular text file, front matter that cannot be read, a name that is not a plain word, a missing
-description. Descriptions are made one line (control characters dropped) and cut at 1,024
+regular text file, one a ``permissions.deny`` rule for ``read_file`` covers, front matter that
+cannot be read, a name that is not a plain word, a missing description. Descriptions are made one line (control characters dropped) and cut at 1,024
 characters; at most :data:`MAX_LISTED` skills are listed.
 """
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +44,7 @@ MAX_DESCRIPTION = 1024  # the Agent Skills limit
 MAX_LISTED = 100  # skills listed in the system prompt
 MAX_FOLDERS = 1000  # entries of one skills folder looked at
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+PathDenied = Callable[[str, Path], bool]  # PermissionPolicy.denies_path: (tool, path) -> bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +100,9 @@ def skill_folders(root: Path) -> list[tuple[Path, str, Path | None]]:
     return out
 
 
-def discover_skills(root: Path) -> SkillCatalog:
-    """Every skill a session in ``root`` can use (see the module's docstring)."""
+def discover_skills(root: Path, denied: PathDenied | None = None) -> SkillCatalog:
+    """Every skill a session in ``root`` can use (see the module's docstring); ``denied``:
+    the session's deny-rule check (:meth:`PermissionPolicy.denies_path`)."""
     found = _Found()
     done: set[Path] = set()
     for folder, scope, project in skill_folders(root):
@@ -110,12 +113,14 @@ def discover_skills(root: Path) -> SkillCatalog:
         if real in done or not real.is_dir():
             continue
         done.add(real)
-        _scan(folder, scope, project, found)
+        _scan(folder, scope, project, found, denied)
     listed = found.skills[:MAX_LISTED]
     return SkillCatalog(tuple(listed), tuple(found.problems), len(found.skills) - len(listed))
 
 
-def _scan(folder: Path, scope: str, project: Path | None, found: _Found) -> None:
+def _scan(
+    folder: Path, scope: str, project: Path | None, found: _Found, denied: PathDenied | None
+) -> None:
     try:
         entries = sorted(os.listdir(folder))[:MAX_FOLDERS]
     except OSError:
@@ -125,7 +130,7 @@ def _scan(folder: Path, scope: str, project: Path | None, found: _Found) -> None
             continue
         where = shown(str(folder / entry))
         try:
-            skill = _read_skill(folder / entry, scope, project, where)
+            skill = _read_skill(folder / entry, scope, project, where, denied)
         except _Refused as e:
             found.problems.append(f"skill {where}: {e}")
             continue
@@ -145,7 +150,9 @@ class _Refused(Exception):
     pass
 
 
-def _read_skill(path: Path, scope: str, project: Path | None, where: str) -> Skill | None:
+def _read_skill(
+    path: Path, scope: str, project: Path | None, where: str, denied: PathDenied | None
+) -> Skill | None:
     """The skill in folder ``path``; None when it is no skill folder (no SKILL.md)."""
     try:
         if not path.is_dir() or not (path / SKILL_FILE).exists():
@@ -158,6 +165,8 @@ def _read_skill(path: Path, scope: str, project: Path | None, where: str) -> Ski
         raise _Refused("leads outside the project (a symlink); not loaded")
     if not md.is_relative_to(real):
         raise _Refused(f"its {SKILL_FILE} leads outside the skill's folder; not loaded")
+    if denied is not None and denied("read_file", path / SKILL_FILE):
+        raise _Refused(f"a permissions.deny rule covers its {SKILL_FILE}; not loaded")
     doc = frontmatter.parse(_head(md))
     if doc.problem or not doc.has_front_matter:
         raise _Refused(f"{doc.problem or 'no front matter (name, description)'}; not loaded")
