@@ -270,6 +270,15 @@ def _load(path: Path, parts: list[str], scope: str, problems: list[str]) -> Cust
         problems.append(f"command {shown}: {doc.problem}")
     name = ":".join(p.lower() for p in parts)
     where = scope if len(parts) == 1 else f"{scope}:{':'.join(parts[:-1])}"
+    model = frontmatter.one_line(frontmatter.text(doc, "model"), 200)
+    from .llm.endpoint import plays_a_file
+
+    if scope == "project" and plays_a_file(model):  # as for a project's config file
+        problems.append(
+            f"command {shown}: model {model[:80]!r} plays a file as the model; a project's "
+            "command may name only real providers' models; the session's model is used"
+        )
+        model = ""
     return CustomCommand(
         name=name,
         path=path,
@@ -279,7 +288,7 @@ def _load(path: Path, parts: list[str], scope: str, problems: list[str]) -> Cust
         digest=hashlib.sha256(data).hexdigest(),
         description=frontmatter.one_line(frontmatter.text(doc, "description"), 200),
         argument_hint=frontmatter.one_line(frontmatter.text(doc, "argument-hint"), 80),
-        model=frontmatter.one_line(frontmatter.text(doc, "model"), 200),
+        model=model,
         allowed_tools=frontmatter.words(doc, "allowed-tools"),
     )
 

@@ -43,9 +43,10 @@ def load_config(
     sources: list[Path] = []
     merged: dict[str, Any] = {}
     user = user_config_path()
+    mine = Config()
     if user.exists():
         data = _read_toml(user)
-        _validate(data, user)
+        mine = _validate(data, user)
         merged = data
         sources.append(user)
     user_perms = _table(merged.get("permissions"))
@@ -68,6 +69,7 @@ def load_config(
                         + ("redirect API keys" if key == "providers" else "trust itself")
                     )
             _validate(data, project)
+            _check_project_models(data, project, mine)
         user_sandbox = str(_table(merged.get("sandbox")).get("mode") or "workspace-write")
         always, gated, deny = trust.split_project(data, user_mode, user_sandbox)
         if mcp_json is not None:
@@ -126,6 +128,31 @@ def load_config(
     _apply_claude_hooks(config, trusted_gated.get(trust.CLAUDE_HOOKS) or {})
     _mark_server_sources(config, user, mcp_json, project)
     return config
+
+
+def _model_specs(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Every model a config file names, as ``(key, spec)``: ``model``, ``roles.NAME`` and each
+    of ``fallbacks.NAME`` (validated already: strings and lists of strings)."""
+    out = [("model", str(data["model"]))] if data.get("model") else []
+    out += [(f"roles.{k}", str(v)) for k, v in _table(data.get("roles")).items()]
+    for k, specs in _table(data.get("fallbacks")).items():
+        out += [(f"fallbacks.{k}", str(v)) for v in specs or []]
+    return out
+
+
+def _check_project_models(data: Mapping[str, Any], project: Path, mine: Config) -> None:
+    """A project's file names models of your providers or the built-in ones, never one whose
+    model is a file (``scripted/PATH``: the repository's own file would answer as the model,
+    and in yolo its tool calls would run). Trusted or not; your config and ``--model`` may."""
+    from ..llm.endpoint import plays_a_file
+
+    for key, spec in _model_specs(data):
+        if plays_a_file(spec, mine):
+            raise ConfigError(
+                f"{project}: {key}: {spec[:80]!r} plays a file as the model; a project may name "
+                "only real providers' models (a scripted model goes in your user config or "
+                "--model)"
+            )
 
 
 def _project_shell_commands(cwd: Path | None) -> tuple[dict[str, str], Path | None]:

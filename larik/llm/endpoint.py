@@ -41,7 +41,14 @@ from .net import is_loopback_url, validate_base_url
 if TYPE_CHECKING:
     from .settings import LlmSettings, ProviderSettings
 
-__all__ = ["Endpoint", "is_local", "kind_of", "remember_known", "resolve_endpoint"]
+__all__ = [
+    "Endpoint",
+    "is_local",
+    "kind_of",
+    "plays_a_file",
+    "remember_known",
+    "resolve_endpoint",
+]
 
 _EMPTY: Mapping[str, str] = MappingProxyType({})
 
@@ -145,6 +152,16 @@ def kind_of(name: str, config: LlmSettings | None = None) -> str:
         return str(pc.type)
     spec = registry.get(name)
     return spec.type if spec is not None else ""
+
+
+def plays_a_file(spec: str, config: LlmSettings | None = None) -> bool:
+    """Whether the model spec ``spec`` makes a file on this machine the model: its provider's
+    kind takes a path after ``NAME/`` (:attr:`~larik.llm.registry.Kind.model_file`,
+    ``scripted/PATH.json``). A project must not name one: the repository's own file would
+    answer as the model (``larik.config.load_config``)."""
+    head, slash, _ = spec.strip().partition("/")
+    kind = registry.kind(kind_of(head, config)) if slash else None
+    return kind is not None and kind.model_file
 
 
 def is_local(name: str, config: LlmSettings | None = None) -> bool:
