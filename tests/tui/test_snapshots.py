@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -54,6 +56,15 @@ def check(app, name: str) -> None:
     if not path.exists():
         pytest.fail(f"no snapshot {path.name}: run with LARIK_UPDATE_SNAPSHOTS=1 and review it")
     assert text == path.read_text(encoding="utf-8")
+
+
+@pytest.fixture(autouse=True)
+def _fixed_length_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """LARIK_HOME of one length wherever the suite runs (a pytest-xdist worker's tmp path is
+    longer than a serial run's, and the no-model screen wraps around the path it shows)."""
+    with tempfile.TemporaryDirectory(prefix="lh-") as home:
+        monkeypatch.setenv("LARIK_HOME", home)
+        yield
 
 
 async def settle(pilot) -> None:
