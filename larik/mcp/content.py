@@ -13,6 +13,13 @@ resources; ``structuredContent`` may come with it. What the model gets:
 * everything cut to :data:`MAX_TEXT` characters, with a note saying how much was left out
   (a 5 MB result must not fill the context window).
 
+The same bounds hold for everything else a server supplies (a lying server may send megabytes
+of anything): an error's message (a JSON-RPC error, an ``isError`` result, an exception's text)
+is cut by :func:`clip` like a result; a resource's or a prompt's images by :func:`add_image`
+like a result's; and the names, titles and descriptions it lists are cut to :data:`MAX_NAME`
+(tool descriptions to :data:`larik.mcp.server.MAX_DESCRIPTION`) by :func:`short` when they
+are read, so neither the model nor the screen sees more.
+
 The functions take the SDK's pydantic objects but read them by attribute, so this module imports
 no SDK.
 """
@@ -29,16 +36,20 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_IMAGE",
     "MAX_IMAGES",
+    "MAX_NAME",
     "MAX_TEXT",
     "Converted",
+    "add_image",
     "clip",
     "result_parts",
     "resource_text",
+    "short",
 ]
 
 MAX_TEXT = 60_000
 MAX_IMAGE = 5 * 1024 * 1024
 MAX_IMAGES = 8
+MAX_NAME = 200  # characters of a name, title, URI or short description a server lists
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
 
@@ -54,8 +65,25 @@ def clip(text: str, limit: int = MAX_TEXT) -> str:
         return text
     return (
         text[:limit]
-        + f"\n[… cut: the result has {len(text):,} characters; the first {limit:,} are shown]"
+        + f"\n[… cut: the text has {len(text):,} characters; the first {limit:,} are shown]"
     )
+
+
+def short(text: object, limit: int = MAX_NAME) -> str:
+    """A server-supplied name or description, at most ``limit`` characters (…-ended if cut)."""
+    text = str(text or "")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def add_image(images: list[Block], texts: list[str], mime: str, data: str) -> None:
+    """An image a server sent, as an image block when it is of a type models read, at most
+    :data:`MAX_IMAGE` bytes of base64 and one of the first :data:`MAX_IMAGES`; else a note."""
+    from ..llm.types import Block
+
+    if mime in IMAGE_TYPES and len(data) <= MAX_IMAGE and len(images) < MAX_IMAGES:
+        images.append(Block.image(mime, data))
+    else:
+        texts.append(f"[image {short(mime, 60) or '?'} of {_size(data)} not passed on]")
 
 
 def _size(b64: str) -> str:
@@ -64,37 +92,31 @@ def _size(b64: str) -> str:
 
 
 def _piece(item: Any, out: Converted, texts: list[str]) -> None:
-    from ..llm.types import Block
-
     kind = getattr(item, "type", "")
     if kind == "text":
         texts.append(str(getattr(item, "text", "")))
     elif kind == "image":
         mime = str(getattr(item, "mime_type", "") or "")
-        data = str(getattr(item, "data", "") or "")
-        if mime in IMAGE_TYPES and len(data) <= MAX_IMAGE and len(out.images) < MAX_IMAGES:
-            out.images.append(Block.image(mime, data))
-        else:
-            texts.append(f"[image {mime or '?'} of {_size(data)} not passed on]")
+        add_image(out.images, texts, mime, str(getattr(item, "data", "") or ""))
     elif kind == "audio":
-        mime = getattr(item, "mime_type", "") or "?"
+        mime = short(getattr(item, "mime_type", ""), 60) or "?"
         texts.append(f"[audio {mime} of {_size(str(getattr(item, 'data', '') or ''))} omitted]")
     elif kind == "resource_link":
-        name = getattr(item, "name", "") or ""
-        texts.append(f"[resource: {getattr(item, 'uri', '')}{f' ({name})' if name else ''}]")
+        name = short(getattr(item, "name", ""))
+        texts.append(f"[resource: {short(getattr(item, 'uri', ''))}{f' ({name})' if name else ''}]")
     elif kind == "resource":
         texts.append(resource_text(getattr(item, "resource", None)))
     else:
-        texts.append(f"[{kind or 'unknown'} content omitted]")
+        texts.append(f"[{short(kind, 60) or 'unknown'} content omitted]")
 
 
 def resource_text(contents: Any) -> str:
     """One resource's contents as text (a binary one as a one-line note)."""
-    uri = getattr(contents, "uri", "")
+    uri = short(getattr(contents, "uri", ""))
     text = getattr(contents, "text", None)
     if text is not None:
         return str(text)
-    mime = getattr(contents, "mime_type", "") or "?"
+    mime = short(getattr(contents, "mime_type", ""), 60) or "?"
     return f"[binary resource {uri} ({mime}, {_size(str(getattr(contents, 'blob', '') or ''))})]"
 
 

@@ -17,7 +17,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .content import IMAGE_TYPES, MAX_TEXT, clip, resource_text
+from .content import MAX_TEXT, add_image, clip, resource_text, short
 from .names import exposed_name, split_name
 from .server import McpCallError
 
@@ -71,13 +71,15 @@ async def attach_resources(text: str, manager: McpManager) -> ResourceAttachment
             out.problems.append(f"{mention}: {e}, not attached")
             continue
         texts: list[str] = []
+        images: list[Block] = []
         for contents in getattr(result, "contents", None) or []:
-            mime = getattr(contents, "mime_type", "") or ""
+            mime = str(getattr(contents, "mime_type", "") or "")
             blob = getattr(contents, "blob", None)
-            if blob is not None and mime in IMAGE_TYPES:
-                out.blocks.append(Block.image(mime, str(blob)))
+            if blob is not None and mime.startswith("image/"):
+                add_image(images, texts, mime, str(blob))
             else:
                 texts.append(resource_text(contents))
+        out.blocks.extend(images)
         body = server.mask(clip("\n".join(texts), MAX_TEXT))
         out.blocks.append(Block.text_block(f"<resource {mention}>\n{body}\n</resource>"))
         out.names.append(mention)
@@ -100,9 +102,8 @@ def prompt_commands(manager: McpManager) -> list[PromptCommand]:
     out = []
     for p in manager.prompts():
         name = exposed_name(p.server, p.name)
-        args = " ".join(f"<{a}>" if required else f"[{a}]" for a, required, _ in p.arguments)
         summary = (p.description or f"prompt {p.name} of MCP server {p.server}").splitlines()[0]
-        out.append(PromptCommand(name, f"/{name} {args}".rstrip(), summary[:120], p))
+        out.append(PromptCommand(name, _usage(p), short(summary, 120), p))
     return out
 
 
@@ -134,8 +135,9 @@ def parse_prompt_args(info: PromptInfo, line: str) -> dict[str, str]:
 
 
 def _usage(info: PromptInfo) -> str:
+    """``/mcp__SERVER__PROMPT <required> [optional]``, at most :data:`MAX_NAME` characters."""
     args = " ".join(f"<{a}>" if r else f"[{a}]" for a, r, _ in info.arguments)
-    return f"/{exposed_name(info.server, info.name)} {args}".rstrip()
+    return short(f"/{exposed_name(info.server, info.name)} {args}".rstrip())
 
 
 def find_prompt(manager: McpManager, command: str) -> PromptInfo | None:
@@ -163,8 +165,9 @@ async def run_prompt(manager: McpManager, info: PromptInfo, line: str) -> list[B
         kind = getattr(content, "type", "")
         if kind == "text":
             texts.append(str(getattr(content, "text", "")))
-        elif kind == "image" and getattr(content, "mime_type", "") in IMAGE_TYPES:
-            images.append(Block.image(content.mime_type, str(content.data)))
+        elif kind == "image":
+            mime = str(getattr(content, "mime_type", "") or "")
+            add_image(images, texts, mime, str(getattr(content, "data", "") or ""))
         elif kind == "resource":
             texts.append(resource_text(getattr(content, "resource", None)))
     text = manager.servers[info.server].mask(clip("\n\n".join(t for t in texts if t)))

@@ -60,6 +60,7 @@ __all__ = [
 LOGIN_TIMEOUT = 300.0  # seconds a login may wait for the browser
 CALLBACK_PATH = "/callback"
 MAX_REQUEST = 8192  # bytes of the browser's request to the callback listener
+MAX_URL = 8192  # characters of a URL the flow requests or shows (the server supplies them)
 
 Show = Callable[[str], None]
 _M = TypeVar("_M", bound=BaseModel)
@@ -75,9 +76,10 @@ def token_path(state: Path, name: str, url: str) -> Path:
 
 
 def _bare(url: str) -> str:
-    """``url`` to show in a message: no query, fragment or user name."""
+    """``url`` to show in a message: no query, fragment or user name; at most 200 characters."""
     parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
+    bare = f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
+    return bare if len(bare) <= 200 else bare[:199] + "…"
 
 
 def _origin(url: str) -> tuple[str, str, int | None]:
@@ -89,7 +91,10 @@ def _origin(url: str) -> tuple[str, str, int | None]:
 def endpoint_problem(url: str, server_on_loopback: bool) -> str:
     """Why the OAuth flow may not use ``url`` ("" when it may): https, or plain http to a
     loopback host for a server that is itself on loopback (a remote server cannot send a login
-    to a port on this machine)."""
+    to a port on this machine), of at most :data:`MAX_URL` characters (the server supplies its
+    endpoints: a megabyte of URL is not shown nor requested)."""
+    if len(url) > MAX_URL:
+        return f"a URL of {len(url):,} characters (more than {MAX_URL:,}): {url[:80]!r}…"
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""

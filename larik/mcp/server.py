@@ -33,14 +33,27 @@ from typing import Any
 from ..llm.errors import LarikError
 from ..llm.schema import tool_schema
 from .config import ExpandedServer, McpServerConfig, expand
+from .content import MAX_NAME, clip, short
 from .names import exposed_name
 
-__all__ = ["McpCallError", "McpServer", "PromptInfo", "ResourceInfo", "State", "ToolInfo"]
+__all__ = [
+    "MAX_ARGUMENTS",
+    "MAX_DESCRIPTION",
+    "McpCallError",
+    "McpServer",
+    "PromptInfo",
+    "ResourceInfo",
+    "State",
+    "ToolInfo",
+]
 
 STDERR_LINES = 20
 STDERR_BYTES = 8192
 MAX_LISTED = 1000  # tools, resources or prompts kept per server (a lying server may send more)
 MAX_SCHEMA = 16_000  # characters of JSON: a larger input schema is not sent with every request
+MAX_DESCRIPTION = 2000  # characters of a tool's description (sent with every request)
+MAX_ARGUMENTS = 20  # arguments of one prompt kept
+MAX_ERROR = 500  # characters of a failed server's one-line reason
 _MASK = "***"
 
 
@@ -165,7 +178,7 @@ class McpServer:
 
     def _set(self, state: State, error: str = "") -> None:
         self.state = state
-        self.error = self.mask(" ".join(error.split()))[:500]
+        self.error = short(self.mask(" ".join(error.split())), MAX_ERROR)
         if self.on_change is not None:
             self.on_change(self)
 
@@ -428,27 +441,35 @@ class McpServer:
             seen.add(name)
             ann = t.annotations
             schema, note = fit_schema(tool_schema(t.input_schema))
+            title = short(t.title or (ann.title if ann is not None else ""))
+            described = t.description or title or f"{short(t.name)} (MCP server {self.name})"
             self.tools.append(
                 ToolInfo(
                     server=self.name,
                     remote=t.name,
                     name=name,
-                    description=(t.description or t.title or "")[:2000] + note,
+                    description=short(described, MAX_DESCRIPTION) + note,
                     schema=schema,
                     read_only=bool(ann is not None and ann.read_only_hint),
-                    title=t.title or (ann.title if ann is not None else "") or "",
+                    title=title,
                 )
             )
+        # every string listed is cut here, once: the TUI, the prompt and the model read these
         self.resources = [
-            ResourceInfo(self.name, r.uri, r.name, r.description or "", r.mime_type or "")
+            ResourceInfo(
+                self.name, r.uri, short(r.name), short(r.description), short(r.mime_type, 60)
+            )
             for r in resources
         ]
         self.prompts = [
             PromptInfo(
                 self.name,
                 p.name,
-                p.description or "",
-                tuple((a.name, bool(a.required), a.description or "") for a in p.arguments or []),
+                short(p.description),
+                tuple(
+                    (short(a.name), bool(a.required), short(a.description))
+                    for a in (p.arguments or [])[:MAX_ARGUMENTS]
+                ),
             )
             for p in prompts
         ]
@@ -486,7 +507,10 @@ class McpServer:
                 self._fail(f"the connection closed ({what})")
                 self._cancel()
                 raise McpCallError(self.unavailable()) from None
-            raise McpCallError(f"MCP server {self.name!r}: {self.mask(_describe(e))}") from None
+            # a server's error is cut like its results (a 3 MB message must not reach the model)
+            raise McpCallError(
+                clip(f"MCP server {self.name!r}: {self.mask(_describe(e))}")
+            ) from None
 
     def unavailable(self) -> str:
         """Why a call cannot be made now, for the model and the user."""
@@ -511,7 +535,7 @@ def fit_schema(schema: dict[str, Any]) -> tuple[dict[str, Any], str]:
     size = len(json.dumps(schema, ensure_ascii=False))
     if size <= MAX_SCHEMA:
         return schema, ""
-    names = list(schema.get("properties") or {})[:50]
+    names = [n for n in list(schema.get("properties") or {})[:50] if len(n) <= MAX_NAME]
     loose = {"type": "object", "properties": {n: {} for n in names}}
     return loose, f" (its parameter schema, {size:,} characters, was too large to send)"
 

@@ -45,7 +45,7 @@ class McpTool:
         self.info = info
         self.manager = manager
         self.name = info.name
-        self.description = info.description or f"{info.remote} (MCP server {info.server})"
+        self.description = info.description  # never empty, and bounded (server.py)
         self.kind = "read" if info.read_only else "mcp"
         self.args: type[BaseModel] = McpArgs
 

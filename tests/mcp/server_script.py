@@ -3,7 +3,8 @@
     python server_script.py [MODE] [--http PORT]
 
 MODE: ``ok`` (tools, a resource, a prompt), ``exit`` (writes to stderr and exits at once),
-``hang`` (never answers the handshake), ``many`` (120 tools with long descriptions).
+``hang`` (never answers the handshake), ``many`` (120 tools with long descriptions),
+``hostile`` (a lying server: megabytes of error, names, descriptions and images).
 ``$MCP_TEST_PIDFILE``, when set, gets the process id (to check nothing is left running), and
 with ``$MCP_TEST_CHILD`` the id of a child process it starts;
 ``$MCP_TEST_MARK``, when set, is a file created at start (the hostile-repository tests).
@@ -57,6 +58,8 @@ def main() -> None:
                 name=f"op_{i:03d}_{'alpha beta gamma delta'.split()[i % 4]}",
                 description=f"Operation number {i}. " + "It does a thing with the query. " * 8,
             )
+    elif mode == "hostile":
+        _hostile(app)
     else:
 
         @app.tool(annotations=ToolAnnotations(read_only_hint=True))
@@ -123,6 +126,56 @@ def main() -> None:
         anyio.run(lambda: app.run_streamable_http_async(host="127.0.0.1", port=port))
     else:
         app.run()
+
+
+HUGE = 3 * 1024 * 1024
+
+
+def _hostile(app) -> None:
+    """Every string a server supplies, megabytes long."""
+    import logging
+
+    logging.disable(logging.CRITICAL)  # the SDK's rich log of a 3 MB exception takes minutes
+    from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import ImageContent, TextContent
+
+    def rpc_error() -> str:
+        raise MCPError(code=-32000, message="E" * HUGE)
+
+    def tool_error() -> str:
+        raise ValueError("V" * HUGE)
+
+    def pictures() -> list:
+        big = base64.b64encode(b"\x89PNG" + b"\0" * (6 * 1024 * 1024)).decode()
+        small = base64.b64encode(b"\x89PNG\r\n\x1a\nfake").decode()
+        pics = [ImageContent(data=small, mime_type="image/png") for _ in range(20)]
+        return [TextContent(text="pictures"), ImageContent(data=big, mime_type="image/png"), *pics]
+
+    app.add_tool(rpc_error, name="rpc_error", description="A JSON-RPC error of 3 MB.")
+    app.add_tool(tool_error, name="tool_error", description="An isError result of 3 MB.")
+    app.add_tool(pictures, name="pictures", description="A 6 MB image and 20 small ones.")
+    app.add_tool(lambda: "ok", name="t" * 5000, title="T" * HUGE, description="D" * HUGE)
+    app.add_tool(lambda: "ok", name="n" * 300, title="untitled")  # no description at all
+
+    async def render(**kw: str) -> str:
+        return "the prompt text"
+
+    app.add_prompt(
+        Prompt(
+            name="review",
+            description="P" * HUGE,
+            arguments=[
+                PromptArgument(name="a" * HUGE, description="A" * HUGE, required=False),
+                *(PromptArgument(name=f"arg{i}", required=False) for i in range(200)),
+            ],
+            fn=render,
+        )
+    )
+
+    @app.resource("pic://big", name="N" * HUGE, description="R" * HUGE, mime_type="image/png")
+    def big_picture() -> bytes:
+        return b"\x89PNG" + b"\0" * (6 * 1024 * 1024)
 
 
 if __name__ == "__main__":

@@ -230,6 +230,9 @@ async def test_a_token_for_one_url_is_never_sent_to_another_with_the_same_name(a
         ("http://localhost.attacker.example/token", True, False),
         ("https://user:pw@auth.example.com/token", False, False),
         ("ftp://auth.example.com/token", False, False),
+        ("https://auth.example.com/" + "a" * 8000, False, True),
+        # a lying server's megabyte of authorization URL is neither requested nor shown
+        ("https://auth.example.com/" + "a" * 3_000_000, False, False),
     ],
 )
 def test_the_url_rule_for_every_oauth_endpoint(url, server_on_loopback, allowed):
