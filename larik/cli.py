@@ -11,6 +11,7 @@ import sys
 import typer
 
 from . import __version__
+from .terminal_text import safe_output
 
 app = typer.Typer(
     name="larik",
@@ -125,6 +126,7 @@ def root(
     )
 
 
+@safe_output
 def _list_sessions(cwd: object) -> int:
     """Newest activity first: id (it starts with the start time), last activity (local time),
     the model last used, messages, first prompt — in the terminal's width."""

@@ -36,7 +36,8 @@ from .agent.events import AgentEvent, AgentEventType
 from .llm.errors import ConfigError, LarikError, ResolveError
 from .llm.secrets import MaskingWriter
 from .llm.types import EFFORTS, StopReason
-from .terminal_text import safe
+from .terminal_text import is_terminal as _is_terminal
+from .terminal_text import terminal as _for_terminal
 
 __all__ = ["OUTPUT_FORMATS", "STOP_SIGNALS", "PrintOptions", "event_json", "run_print", "utf8_text"]
 
@@ -399,30 +400,6 @@ def _stopped(
     except OSError:
         pass
     return 128 + signum
-
-
-class _TerminalSafe:
-    """A terminal's stream: every write made safe (:func:`larik.terminal_text.safe`)."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        self._stream = stream
-
-    def write(self, text: str) -> int:
-        return self._stream.write(safe(text))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
-
-
-def _for_terminal(stream: IO[str]) -> IO[str]:
-    return cast(IO[str], _TerminalSafe(stream)) if _is_terminal(stream) else stream
-
-
-def _is_terminal(stream: IO[str]) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError, OSError):
-        return False
 
 
 def _progress(ev: AgentEvent, err: IO[str]) -> None:

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
+from ..terminal_text import safe
 from .runner import RunResult
 from .summary import ModelSummary, ranked, summarize, summary_json
 
@@ -19,6 +20,7 @@ __all__ = [
     "merge_results",
     "render_report",
     "render_summary",
+    "shown",
     "summarize",
     "summary_json",
 ]
@@ -90,6 +92,15 @@ def merge_results(paths: list[Path]) -> list[RunResult]:
 # -- tables --------------------------------------------------------------------------------
 
 
+def shown(value: object) -> Any:
+    """Text from a task, a suite, a run or a results file as a Rich ``Text``: no console markup
+    read in it (``[link=…]``), no escape sequence, bidi control or zero-width character obeyed
+    (:mod:`larik.terminal_text`: a task's summary must not retitle or clear the terminal)."""
+    from rich.text import Text
+
+    return Text(safe(str(value)))
+
+
 # the figures' widths, so the model's name keeps the rest of a narrow terminal (the headers wrap)
 NARROW = {
     "1st try": 8,
@@ -140,7 +151,7 @@ def render_summary(summaries: list[ModelSummary]) -> Any:
     for s in order:
         first = [f"{s.pass_rate_1:.0%} ({s.first_passes}/{s.runs})"] if tries else []
         table.add_row(
-            s.model,
+            shown(s.model),
             *first,
             _rate(s),
             _money(s.cost_per_pass),
@@ -159,7 +170,7 @@ def render_summary(summaries: list[ModelSummary]) -> Any:
             ft.add_column(col)
         ft.add_column("detail", overflow="fold")
         for f in fails:
-            ft.add_row(f.model, f.task, str(f.repeat), f.reason, f.detail[:80])
+            ft.add_row(*map(shown, (f.model, f.task, f.repeat, f.reason, f.detail[:80])))
         parts.append(ft)
     return Group(*parts)
 
@@ -181,13 +192,13 @@ def render_report(summaries: list[ModelSummary]) -> Any:
     for s in ranked(summaries):
         first = [f"{s.pass_rate_1:.0%}"] if tries else []
         table.add_row(
-            s.model,
+            shown(s.model),
             *first,
             _rate(s),
             _money(s.cost_per_pass),
             f"{s.median_wall:.1f}s",
             _errors(s),
             *([f"{s.well_formed:.0%}"] if tries else []),
-            s.last_run[:10],  # the day
+            shown(s.last_run[:10]),  # the day
         )
     return table

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import typer
 
+from ..terminal_text import safe, terminal
+
 
 def register(app: typer.Typer) -> None:
     app.command("bench", help="Run coding tasks on models and grade them by their tests.")(bench)
@@ -88,7 +90,7 @@ def bench(
             out,
         )
     except LarikError as e:
-        print(f"larik bench: {e}", file=sys.stderr)
+        print(f"larik bench: {e}", file=terminal(sys.stderr))
         raise typer.Exit(2) from None
     raise typer.Exit(code)
 
@@ -145,19 +147,25 @@ def _bench(
 def _list(console, tasks) -> int:
     from rich.table import Table
 
+    from ..bench.report import shown
+
     table = Table(title=f"{len(tasks)} bench tasks", title_justify="left")
     longest = max((len(t.name) for t in tasks), default=4)
     table.add_column("task", no_wrap=True, min_width=longest)  # the name --task takes: whole
     for col in ("difficulty", "tags", "summary"):
         table.add_column(col)
     for t in tasks:
-        table.add_row(t.name, t.spec.difficulty, ", ".join(t.spec.tags), t.spec.summary)
+        table.add_row(
+            *map(shown, (t.name, t.spec.difficulty, ", ".join(t.spec.tags), t.spec.summary))
+        )
     console.print(table)
     return 0
 
 
 def _validate(console, tasks) -> int:
     from concurrent.futures import ThreadPoolExecutor
+
+    from rich.text import Text
 
     from ..bench.tasks import validate_task
 
@@ -168,9 +176,10 @@ def _validate(console, tasks) -> int:
         if problems:
             bad += 1
             for p in problems:
-                console.print(f"[red]✗[/] {p}")
+                console.print(Text.assemble(("✗", "red"), " ", safe(p)))
         else:
-            console.print(f"[green]✓[/] {t.name}: repo fails its check, solution passes")
+            line = f"{t.name}: repo fails its check, solution passes"
+            console.print(Text.assemble(("✓", "green"), " ", safe(line)))
     console.print(f"{len(tasks) - bad} of {len(tasks)} tasks valid")
     return 1 if bad else 0
 
@@ -204,11 +213,11 @@ def _show(console, summaries, fmt: str, out: Path | None, table) -> None:
         console.print(table)
         return
     text = write_report(fmt, summaries, out)
-    if text is not None:
-        sys.stdout.write(text)  # as it is: no console markup
+    if text is not None:  # as it is (no console markup), made safe on a terminal
+        terminal(sys.stdout).write(text)
     else:
         chart = f" and {out.with_suffix('.svg')}" if fmt == "md" and out else ""
-        print(f"report: {out}{chart}", file=sys.stderr)
+        print(f"report: {out}{chart}", file=terminal(sys.stderr))
 
 
 def _report(console, json_out: Path | None = None, fmt: str = "table", out=None) -> int:
@@ -221,7 +230,7 @@ def _report(console, json_out: Path | None = None, fmt: str = "table", out=None)
     path = bench_results_path()
     results, problems = load_results(path)
     for p in problems:
-        print(f"larik bench: {p}", file=sys.stderr)
+        print(f"larik bench: {p}", file=terminal(sys.stderr))
     if not results:
         console.print(f"no bench results yet ({path}); run `larik bench -m MODEL`")
         return 0
@@ -274,14 +283,14 @@ def _run(
 
     config = load_config(trust_project=trust_project)
     if config.project_trust and not config.project_trust.trusted:
-        print(config.project_trust.ignored_line(), file=sys.stderr)
+        print(config.project_trust.ignored_line(), file=terminal(sys.stderr))
     specs = [resolve(m, config).spec for m in models]  # fail fast: unknown model, missing key
     bench_id = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
     folder = bench_dir()
     history = bench_results_path()
     run_agent = make_agent_runner(config, folder / "runs" / bench_id, fresh_adapters(config))
     for line in asyncio.run(tool_warnings(specs, config)):  # before the runs: saves a wasted bench
-        print(f"larik bench: warning: {line}", file=sys.stderr)
+        print(f"larik bench: warning: {line}", file=terminal(sys.stderr))
     mine = [(s, t.name, r) for s in specs for t in tasks for r in range(1, repeat + 1)]
     mine = [run for run in mine if in_shard(*run, shard)]
     total = len(mine)
@@ -300,11 +309,11 @@ def _run(
     jobs = jobs or (on_ray.cpus if on_ray else default_jobs())
     finished = []
 
-    progress = Progress(
-        TextColumn("{task.description}"),
+    progress = Progress(  # no markup: a task's name and a run's reason are text (safe)
+        TextColumn("{task.description}", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[status]}"),
+        TextColumn("{task.fields[status]}", markup=False),
         console=console,
         transient=False,
     )
@@ -317,7 +326,7 @@ def _run(
         status="",
     )
     per_model = {
-        s: progress.add_task(f"  {s}", total=sum(m == s for m, _, _ in mine), status="")
+        s: progress.add_task(safe(f"  {s}"), total=sum(m == s for m, _, _ in mine), status="")
         for s in specs
     }
     passes = dict.fromkeys(specs, 0)
@@ -327,7 +336,8 @@ def _run(
         append_results(history, [r])  # kept even if the bench is stopped
         passes[r.model] += r.passed
         mark = "✓" if r.passed else f"✗ {r.task}: {r.reason}"
-        progress.update(per_model[r.model], advance=1, status=f"{passes[r.model]} passed · {mark}")
+        status = safe(f"{passes[r.model]} passed · {mark}")
+        progress.update(per_model[r.model], advance=1, status=status)
         progress.update(overall, advance=1)
 
     interrupted = False

@@ -11,6 +11,8 @@ from typing import Any
 
 import typer
 
+from ..terminal_text import safe_output
+
 mcp_app = typer.Typer(
     name="mcp",
     help="MCP tool servers: list, add, remove or log in to them (see docs/mcp.md).",
@@ -41,6 +43,7 @@ def _config(trust_project: bool) -> Any:
 
 
 @mcp_app.command("list")
+@safe_output
 def list_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
     check: bool = typer.Option(
@@ -109,6 +112,7 @@ async def _check(config: Any, cwd: Any) -> dict[str, dict[str, Any]]:
 
 
 @mcp_app.command("add")
+@safe_output
 def add_cmd(
     name: str = typer.Argument(..., help="The server's name (tools become mcp__NAME__TOOL)."),
     command: list[str] = typer.Argument(None, help="stdio: the command and its arguments."),
@@ -168,6 +172,7 @@ def _pair(text: str, sep: str, option: str) -> tuple[str, str]:
 
 
 @mcp_app.command("remove")
+@safe_output
 def remove_cmd(name: str = typer.Argument(..., help="The server to remove.")) -> None:
     """Remove a server from your user config."""
     from ..config import save_user_config, user_config_path
@@ -183,6 +188,7 @@ def remove_cmd(name: str = typer.Argument(..., help="The server to remove.")) ->
 
 
 @mcp_app.command("login")
+@safe_output
 def login_cmd(
     name: str = typer.Argument(..., help="The server to log in to."),
     trust_project: bool = typer.Option(

@@ -11,9 +11,11 @@ from typing import Any
 
 import typer
 
+from ..terminal_text import safe_output
+
 
 def register(app: typer.Typer) -> None:
-    app.command("models")(models)
+    app.command("models")(safe_output(models))
 
 
 def models(

@@ -11,9 +11,11 @@ from typing import Any
 
 import typer
 
+from ..terminal_text import safe_output
+
 
 def register(app: typer.Typer) -> None:
-    app.command("routing")(routing_cmd)
+    app.command("routing")(safe_output(routing_cmd))
 
 
 def routing_cmd(

@@ -21,12 +21,14 @@ from typing import Any
 
 import typer
 
+from ..terminal_text import safe_output
+
 WHAT = ("code", "conversation", "both")
 
 
 def register(app: typer.Typer) -> None:
-    app.command("undo")(undo)
-    app.command("rewind")(rewind)
+    app.command("undo")(safe_output(undo))
+    app.command("rewind")(safe_output(rewind))
 
 
 _SESSION = typer.Option(
@@ -171,7 +173,9 @@ def _list(cp: Any, session_id: str, json_out: bool) -> int:
     for t in cp.turns:
         files = ", ".join(t.files[:4]) + (f" +{len(t.files) - 4}" if len(t.files) > 4 else "")
         state = " (undone)" if t.undone else ""
-        print(f"{t.n:>3}  {_time(t.at):<16}  {_clip(one_line(t.prompt), 50):<50}  {files or '-'}{state}")
+        print(
+            f"{t.n:>3}  {_time(t.at):<16}  {_clip(one_line(t.prompt), 50):<50}  {files or '-'}{state}"
+        )
     print("Go back with: larik rewind N [--code | --conversation]")
     return 0
 

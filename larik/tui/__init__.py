@@ -32,6 +32,7 @@ def run_tui(
     """
     import sys
 
+    from ..terminal_text import terminal
     from .app import LarikApp
 
     async def factory(*, approver: Any, model: str = "", resume: str | None = None) -> Any:
@@ -70,8 +71,8 @@ def run_tui(
     if signals is not None:
         signals.disarm()  # the shutdown ended: no need to end it by force
     try:
-        if app.startup_error:
-            print(app.startup_error, file=sys.stderr)
+        if app.startup_error:  # may name a project's file or value: shown as it is
+            print(app.startup_error, file=terminal(sys.stderr))
         if app.session_id:
             print(resume_hint(app.session_id))
     except OSError:  # the terminal hung up (SIGHUP): the session is saved all the same

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 
+from ..terminal_text import TABLE
+
 if TYPE_CHECKING:
     from rich.json import JSON
     from rich.markdown import Markdown
@@ -34,18 +36,17 @@ CODE_THEME = "monokai"
 
 
 def _keep_escapes_out() -> None:
-    """No text drawn in the TUI carries a control character to the terminal but tab and newline
-    (:mod:`larik.terminal_text`): Rich and Textual drop a few (BEL, BS, VT, FF, CR) from every
+    """No text drawn in the TUI carries a control character to the terminal but tab and newline,
+    nor a bidi control or a zero-width character (:data:`larik.terminal_text.TABLE`: they show
+    as U+FFFD and as ``\u202e``): Rich and Textual drop a few (BEL, BS, VT, FF, CR) from every
     ``Text`` and ``Content``; this widens their tables in place (their stripping functions take
     them as default arguments; Larik draws nothing meant to carry a raw escape in its text:
     colours and links are styles, written by the libraries' own code)."""
     from rich import control
     from textual import content
 
-    from ..terminal_text import CONTROLS
-
     for table in (control._CONTROL_STRIP_TRANSLATE, content._CONTROL_STRIP_TRANSLATE):
-        table.update(CONTROLS)  # type: ignore[arg-type]
+        table.update(TABLE)  # type: ignore[arg-type]
 
 
 _keep_escapes_out()  # on import: every widget that draws text imports this module
@@ -125,16 +126,17 @@ _ESCAPES = re.compile(
     r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?"
     r"|[ -/]*[0-~]?)|\x9b[0-?]*[ -/]*[@-~]?"
 )
-# every other control character (tab and newline kept) becomes one visible mark
-_CONTROLS = dict.fromkeys([*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)], "\ufffd")
-del _CONTROLS[0x0D]  # carriage returns are handled line by line
+# every other control character (tab and newline kept) becomes one visible mark, a bidi or
+# zero-width one its escape (terminal_text); carriage returns are handled line by line
+_CONTROLS = {c: v for c, v in TABLE.items() if c != 0x0D}
 
 
 def terminal_safe(text: str, line_limit: int = 0, *, keep_start: bool = False) -> str:
     """What a program printed, as text that is safe to draw inside the TUI: escape sequences
     removed (none reaches the terminal to move the cursor, retitle or recolour it), a line
     rewritten with carriage returns shown as its last write (a progress bar's last state), any
-    other control character shown as U+FFFD. ``line_limit`` > 0 keeps only the last that many
+    other control character shown as U+FFFD, a bidi or zero-width one as its escape
+    (``\u202e``). ``line_limit`` > 0 keeps only the last that many
     characters of a longer line (after a "…"), so output without newlines stays a few rows;
     ``keep_start`` keeps its first ones instead (before a "…")."""
     text = _ESCAPES.sub("", text).translate(_CONTROLS)
