@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from pydantic import ValidationError
 
-from larik.agent.tools import ToolContext, ToolError, _web, get_tool
+from larik.agent.tools import ToolContext, ToolError, _html, _web, get_tool
 from larik.config import WebFetchConfig
 from larik.llm import secrets
 from tests.loopback import Reply
@@ -106,6 +108,99 @@ async def test_a_server_that_stalls_is_given_up_on_at_the_time_limit(loopback):
     with pytest.raises(ToolError, match=r"no complete answer within 0.5 s"):
         await fetch(f"{loopback.url}/slow", web)
     assert loopback.wait_disconnect()  # the connection was closed, not left hanging
+
+
+# -- the HTML conversion: bounded in time and memory (issue 22 item 11) ------------------------
+HOSTILE = "<i>a</i>" * 600_000  # 4.8 MB of tiny elements: markdownify took 46 s and 784 MB
+
+
+def converters() -> list[int]:
+    """Process ids of this process's children running the HTML worker."""
+    import glob
+
+    out = []
+    for path in glob.glob("/proc/self/task/*/children"):
+        with open(path) as f:
+            for pid in f.read().split():
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as c:
+                        if _html.__file__.encode() in c.read():
+                            out.append(int(pid))
+                except OSError:
+                    pass
+    return out
+
+
+async def test_a_huge_page_is_converted_within_the_fetchs_time_limit_or_not_at_all(loopback):
+    loopback.route("/huge", html(HOSTILE))
+    web = LOOPBACK.model_copy(update={"timeout": 1.0})
+    start = time.monotonic()
+    with pytest.raises(ToolError) as caught:
+        await fetch(f"{loopback.url}/huge", web)
+    assert time.monotonic() - start < 2.5  # the limit, and the worker's kill
+    assert "4,800,000 bytes of HTML) was not converted" in str(caught.value)
+    assert "longer than the 1 s limit" in str(caught.value) and "stopped" in str(caught.value)
+    assert converters() == []  # killed and reaped
+
+
+def _status(pid: int) -> dict[str, str]:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return dict(line.split(":", 1) for line in f if ":" in line)
+    except OSError:
+        return {}
+
+
+async def test_the_converter_meets_its_memory_cap_and_says_so(loopback, monkeypatch):
+    cap = 60 * 1024 * 1024
+    monkeypatch.setattr(_html, "MAX_MEMORY", cap)
+    loopback.route("/huge", html(HOSTILE))
+    task = asyncio.ensure_future(
+        fetch(f"{loopback.url}/huge", LOOPBACK.model_copy(update={"timeout": 60}))
+    )
+    peak, seen = 0, set()
+    while not task.done():  # the worker's resident memory, sampled while it runs
+        for pid in converters():
+            status = _status(pid)
+            if "VmHWM" in status:
+                seen.add(pid)
+                peak = max(peak, int(status["VmHWM"].split()[0]) * 1024)
+        await asyncio.sleep(0.01)
+    with pytest.raises(ToolError, match="needed more than 60 MB of memory"):
+        await task
+    assert seen and 0 < peak <= cap
+
+
+async def test_the_converter_sees_at_most_max_html_bytes_scripts_dropped_first(
+    loopback, monkeypatch
+):
+    monkeypatch.setattr(_html, "MAX_HTML", 20_000)
+    script = "<script>" + "var x = 1;" * 50_000 + "</script>"
+    page = f"<html><head>{script}</head><body>" + "<p>word</p>" * 20_000 + "</body></html>"
+    loopback.route("/big", html(page))
+    result = await fetch(f"{loopback.url}/big")
+    assert "converted to Markdown from its first 20,000 bytes of HTML" in result.content
+    assert "var x" not in result.content and 1000 < result.content.count("word") < 2000
+
+
+async def test_a_page_nested_too_deeply_for_markdown_comes_back_as_its_text(loopback):
+    loopback.route("/deep", html("<div>" * 5000 + "deep text" + "</div>" * 5000))
+    result = await fetch(f"{loopback.url}/deep")
+    assert "its text only: nested too deeply" in result.content
+    assert result.content.rstrip().endswith("deep text")
+
+
+async def test_a_cancelled_fetch_kills_its_converter(loopback):
+    loopback.route("/huge", html(HOSTILE))
+    task = asyncio.ensure_future(fetch(f"{loopback.url}/huge", LOOPBACK))
+    deadline = time.monotonic() + 20
+    while not converters() and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    assert converters(), "the converter did not start"
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert converters() == []
 
 
 # -- content types ----------------------------------------------------------------------------

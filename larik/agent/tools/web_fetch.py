@@ -3,21 +3,26 @@
 Where it may connect and how redirects go: :mod:`._web`. The permission target is the URL's
 host, so ``"web_fetch: docs.python.org"`` (or ``"web_fetch: *.python.org"``) allows or denies a
 domain, and "allow always" remembers the domain. Limits: ``[web_fetch] max_bytes`` downloaded
-(default 5 MB; the rest is not read), ``timeout`` for the whole fetch (default 30 s), and
-:data:`MAX_CHARS` of text returned. The result is masked (:mod:`larik.llm.secrets`).
-markdownify (and BeautifulSoup, which it parses with) is imported on the first HTML page.
+(default 5 MB; the rest is not read), ``timeout`` for the whole fetch (default 30 s), the
+HTML conversion included, and :data:`MAX_CHARS` of text returned. The result is masked
+(:mod:`larik.llm.secrets`). HTML is converted by markdownify in a worker process bounded in
+memory and killed at the fetch's deadline (:mod:`._html`): Larik's own process never imports it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
+import json
+import os
+import sys
+import time
 from typing import Any
 
 from pydantic import Field, field_validator
 
 from ...llm import secrets
-from . import ToolArgs, ToolContext, ToolError, ToolResult, _web
+from . import ToolArgs, ToolContext, ToolError, ToolResult, _html, _web
+from ._html import decode
 
 NAME = "web_fetch"
 DESCRIPTION = (
@@ -99,6 +104,7 @@ async def preview(args: Args, ctx: ToolContext) -> str:
 
 async def run(args: Args, ctx: ToolContext) -> ToolResult:
     cfg = ctx.web if ctx.web is not None else _defaults()
+    deadline = time.monotonic() + cfg.timeout  # the download and the conversion together
     policy = _web.AddressPolicy.parse(cfg.allow_private)
     page = await _web.fetch(args.url, policy, cfg.max_bytes, cfg.timeout, _accept)
     data: dict[str, Any] = {"url": page.url, "status": page.status}
@@ -109,11 +115,13 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
             "Call web_fetch with that URL to follow it.",
             data=data,
         )
-    text = await asyncio.to_thread(_text, page)
     size = f"{len(page.body):,} bytes"
     if page.truncated:
         size = f"the first {cfg.max_bytes:,} bytes: the size limit; the rest was not read"
-    how = "converted to Markdown" if page.content_type in HTML else "as it came"
+    if page.content_type in HTML:
+        text, how = await _markdown(page, deadline, cfg.timeout)
+    else:
+        text, how = _text(page), "as it came"
     head = f"{page.url} ({page.content_type}, {how}; {size})"
     if len(text) > MAX_CHARS:
         text = (
@@ -131,40 +139,54 @@ def _defaults() -> Any:
 
 
 def _text(page: _web.Response) -> str:
-    """The body as text: HTML as Markdown; text and JSON decoded (binary ones refused)."""
-    if page.content_type in HTML:
-        return _markdown(page.body, page.charset)
-    text = _decode(page.body, page.charset)
+    """A text or JSON body decoded (binary data refused)."""
+    text = decode(page.body, page.charset)
     if "\x00" in text:
         raise ToolError(f"the answer is labelled {page.content_type} but holds binary data")
     return text
 
 
-def _decode(body: bytes, charset: str) -> str:
+async def _markdown(page: _web.Response, deadline: float, limit: float) -> tuple[str, str]:
+    """An HTML body as Markdown, converted by the worker of :mod:`._html` in what is left of
+    the fetch's time (``deadline``); and how, for the result's first line. A worker that is
+    not done by then, or meets its memory cap, is an error saying so (it is killed)."""
+    where = f"{page.url[:200]}: the page ({len(page.body):,} bytes of HTML) was not converted"
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise ToolError(f"{where}: the {limit:g} s limit was spent downloading it")
+    argv = [sys.executable, "-I", _html.__file__, str(_html.MAX_MEMORY), str(_html.MAX_HTML)]
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        *([page.charset] if page.charset else []),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={},
+        cwd=os.path.dirname(_html.__file__),
+    )
     try:
-        return body.decode(charset or "utf-8", errors="replace")
-    except LookupError:  # a charset Python does not know
-        return body.decode("utf-8", errors="replace")
-
-
-def _markdown(body: bytes, charset: str) -> str:
-    from bs4 import BeautifulSoup
-    from markdownify import MarkdownConverter
-
-    class Converter(MarkdownConverter):  # type: ignore[misc]  # markdownify has no type hints
-        def convert_img(self, el: Any, text: str, parent_tags: Any) -> str:
-            if str(el.get("src", "")).startswith("data:"):
-                return ""  # inline image data: kilobytes of base64 for nothing
-            return str(super().convert_img(el, text, parent_tags))  # type: ignore[misc]
-
-        def convert_a(self, el: Any, text: str, parent_tags: Any) -> str:
-            if str(el.get("href", "")).strip().lower().startswith("javascript:"):
-                return text
-            return str(super().convert_a(el, text, parent_tags))  # type: ignore[misc]
-
-    markup: str | bytes = _decode(body, charset) if charset else body  # bytes: bs4 finds it
-    soup = BeautifulSoup(markup, "html.parser")
-    for tag in soup(["script", "style", "noscript", "template", "svg", "iframe"]):
-        tag.decompose()
-    text = Converter(heading_style="ATX", bullets="-").convert_soup(soup)
-    return re.sub(r"\n{3,}", "\n\n", str(text)).strip()
+        async with asyncio.timeout(left):
+            out, err = await proc.communicate(page.body)
+    except TimeoutError:
+        raise ToolError(
+            f"{where}: converting it to Markdown took longer than the {limit:g} s limit "
+            "([web_fetch] timeout, the download included); the converter was stopped"
+        ) from None
+    finally:
+        if proc.returncode is None:  # the deadline, or the call was cancelled
+            proc.kill()
+            await proc.wait()
+    if proc.returncode == _html.OUT_OF_MEMORY or b"MemoryError" in err:
+        mb = _html.MAX_MEMORY // (1024 * 1024)
+        raise ToolError(f"{where}: converting it needed more than {mb} MB of memory")
+    head, _, body = out.partition(b"\n")
+    if proc.returncode != 0 or not head.startswith(b"{"):
+        last = (err.decode("utf-8", "replace").strip().splitlines() or ["no output"])[-1]
+        raise ToolError(f"{where}: the converter failed ({last[:200]})")
+    info = json.loads(head)
+    how = "converted to Markdown"
+    if info.get("flat"):
+        how = "its text only: nested too deeply to convert to Markdown"
+    if info.get("cut"):
+        how += f" from its first {info['seen']:,} bytes of HTML (scripts and styles left out)"
+    return body.decode("utf-8", "replace"), how
