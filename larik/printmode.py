@@ -26,7 +26,6 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +35,8 @@ from .agent.events import AgentEvent, AgentEventType
 from .llm.errors import ConfigError, LarikError, ResolveError
 from .llm.secrets import MaskingWriter
 from .llm.types import EFFORTS, StopReason
+from .session import Session, SessionEvent, SessionEventType, SessionOptions, Turn
+from .session.core import Subscription
 from .terminal_text import is_terminal as _is_terminal
 from .terminal_text import terminal as _for_terminal
 
@@ -235,13 +236,14 @@ async def _run(
     outcome = _Outcome()
     progress = opts.verbose or _is_terminal(err)
     try:
-        agent, servers = await _create_agent(opts, err)
-        signals.agent = agent
+        session = await _open_session(opts, err)
+        signals.agent = agent = session.agent
     except asyncio.CancelledError:  # stopped while starting: nothing was saved
         outcome.stop = signals.stop_reason
         return _stopped(opts, None, outcome, signals, out, err)
     try:
-        async with aclosing(_turn(agent, prompt, err)) as events:
+        turn = await _turn(session, prompt, err)
+        async with aclosing(aiter(turn)) as events:
             async for ev in events:
                 _on_event(ev, opts.output_format, outcome, out, err)
                 if progress:
@@ -258,10 +260,9 @@ async def _run(
     except Exception as e:  # a bug: one line, not a traceback
         outcome.error, outcome.stop = f"internal error: {type(e).__name__}: {e}", "error"
     finally:
-        # kills running commands, runs SessionEnd hooks, closes (and unlocks) the transcript
-        said = await agent.close()
-        if servers is not None:
-            await servers.close()  # every server process is gone before Larik exits
+        # kills running commands, runs SessionEnd hooks, closes (and unlocks) the transcript,
+        # stops every MCP server before Larik exits
+        said = await session.close()
         for ev in said:  # SessionEnd hooks' notices
             with contextlib.suppress(BrokenPipeError):
                 _on_event(ev, opts.output_format, outcome, out, err)
@@ -283,62 +284,62 @@ async def _run(
     return 0 if ok else 1
 
 
-def _turn(agent: Any, prompt: str, err: IO[str]) -> AsyncGenerator[AgentEvent, None]:
-    """The run's turn: a custom command's when the prompt is ``/name args`` and ``name`` is
-    one (docs/commands.md), else the prompt as written."""
-    from .tui.slash import builtin_names, parse  # the TUI's names, without Textual
+async def _turn(session: Session, prompt: str, err: IO[str]) -> Turn:
+    """The run's turn: a custom command's (or an MCP server prompt's) when the prompt is
+    ``/name args`` and ``name`` is one (docs/commands.md), else the prompt as written."""
+    from .session import AmbiguousCommand
+    from .session.commands import parse
 
     parsed = parse(prompt)
     if parsed is None:
-        return agent.run_turn(prompt)
-    from .custom_commands import command_turn, discover_commands
-
-    catalog = discover_commands(agent.root, builtin_names())
-    for problem in catalog.problems:
-        print(f"larik: warning: {problem}", file=err)
-    name, arguments = parsed
-    cmd = catalog.find(name)
-    if cmd is None:
-        if clash := catalog.ambiguous(name):
-            names = ", ".join(f"/{c.name}" for c in clash)
-            print(f"larik: warning: /{name} is ambiguous ({names}); sent as written", file=err)
-        return agent.run_turn(prompt)
-    return command_turn(agent, cmd, arguments, agent.config)
+        return session.send(prompt)
+    said = session.events()
+    try:
+        turn = await session.run_command(*parsed)
+    except AmbiguousCommand as e:
+        print(f"larik: warning: {e}; sent as written", file=err)
+        turn = None
+    finally:
+        _warn(said, err)  # a command file's problems
+    return turn if turn is not None else session.send(prompt)
 
 
-async def _create_agent(opts: PrintOptions, err: IO[str]) -> tuple[Any, Any]:
-    """The agent for this run and its MCP servers (None without any). ``--continue`` on a
-    session another Larik is writing starts a new session (and says so); ``--resume ID`` on
-    one is bad usage, like a missing session."""
-    from .agent import Agent
+def _warn(said: Subscription, err: IO[str]) -> None:
+    """The session's notices so far, as warnings on stderr; the subscription ends."""
+    for ev in said.drain():
+        if isinstance(ev, SessionEvent) and ev.type is SessionEventType.NOTICE:
+            print(f"larik: warning: {ev.text}", file=err)
+    said.close()
+
+
+async def _open_session(opts: PrintOptions, err: IO[str]) -> Session:
+    """The session for this run, its MCP servers settled first (a one-shot task needs their
+    tools from the first request; one that failed is a warning, the task goes on without
+    it). A server's OAuth login is shown on stderr when it is a terminal; otherwise that
+    server fails, saying to run ``larik mcp login NAME`` once. ``--continue`` on a session
+    another Larik is writing starts a new session (and says so); ``--resume ID`` on one is
+    bad usage, like a missing session."""
     from .agent.transcript import SessionLocked, TranscriptError
     from .config import load_config
+    from .mcp.manager import login_on
 
     config = load_config(opts.cwd, trust_project=opts.trust_project)
     if config.project_trust and not config.project_trust.trusted:
         print(config.project_trust.ignored_line(), file=err)
-    servers = _start_mcp(config, opts.cwd, err)
-
-    async def create(resume: str | None) -> Agent:
-        return await Agent.create(
-            cwd=opts.cwd,
-            config=config,
-            model=opts.model,
-            effort=opts.effort,  # type: ignore[arg-type]
-            permission_mode=opts.permission_mode,
-            approver=None,
-            resume=resume,
-            max_turns=opts.max_turns,
-            tool_source=servers,
-        )
-
+    options = SessionOptions(
+        model=opts.model,
+        effort=opts.effort,
+        permission_mode=opts.permission_mode,
+        resume=opts.resume,
+        max_turns=opts.max_turns,
+        commands=False,  # looked for when the prompt is a /command
+    )
+    login = login_on(err) if _is_terminal(err) else False
+    session = Session(opts.cwd, config, options, approver=None, mcp_login=login)
+    said = session.events()
     try:
-        if servers is not None:  # a one-shot task needs the servers' tools from the first request
-            await servers.wait_settled()  # each within its startup timeout
-            for line in servers.problems():  # a server that failed: the task goes on without it
-                print(f"larik: warning: {line}", file=err)
         try:
-            return await create(opts.resume), servers
+            await session.start(wait_for_servers=True)
         except SessionLocked as e:
             if opts.resume != "latest":
                 raise
@@ -347,28 +348,16 @@ async def _create_agent(opts: PrintOptions, err: IO[str]) -> tuple[Any, Any]:
                 "starting a new session",
                 file=err,
             )
-            return await create(None), servers
+            await session.open(opts.model, None)
     except BaseException as e:
-        if servers is not None:
-            await servers.close()
+        said.close()
+        await session.close_servers()
         if isinstance(e, TranscriptError):
             raise UsageError(str(e)) from None
         raise
-
-
-def _start_mcp(config: Any, cwd: Path, err: IO[str]) -> Any:
-    """Start the configured MCP servers (None without any); the caller waits for them, and
-    closes them however it ends (a stop signal while they start included). A server's OAuth
-    login is shown on stderr when it is a terminal; otherwise that server fails, saying to
-    run ``larik mcp login NAME`` once."""
-    if not config.mcp.servers:
-        return None
-    from .mcp.manager import McpManager, login_on
-
-    manager = McpManager.from_config(config, cwd)
-    manager.set_login(login_on(err) if _is_terminal(err) else None)
-    manager.start_all()
-    return manager
+    finally:
+        _warn(said, err)
+    return session
 
 
 def _stopped(

@@ -17,6 +17,8 @@
     │   └── SessionLocked          another process is writing that session
     ├── CheckpointError            (agent.checkpoints) a snapshot or restore that cannot be done
     ├── McpCallError               (mcp.server) an MCP server did not answer a call
+    ├── SessionBusy                (session) a turn asked for while another one runs
+    ├── AmbiguousCommand           (session) a short /name that two custom commands share
     └── UsageError                 (printmode) bad command-line usage (exit code 2)
 
 Errors that are not Larik's to report derive from elsewhere, each for its reason (the list a

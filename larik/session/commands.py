@@ -1,0 +1,80 @@
+"""Slash commands, face-neutral: the parser and the built-in commands' names and help lines.
+
+Every face reads the same table: the TUI gives each row a handler (``larik/tui/slash.py``, which
+a test walks: every row here has one there), print mode runs ``/name args`` as a custom command
+when ``name`` is one, and an editor (ACP) advertises the rows as its available commands. A
+custom command may not take a built-in's name or alias (:func:`builtin_names`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["BUILTINS", "MODES", "Builtin", "builtin", "builtin_names", "parse"]
+
+# the permission modes (larik.agent.permissions.MODES, which a test holds this to) and what each
+# does, as /permissions, Shift+Tab and an editor's mode list say it
+MODES = {
+    "ask": "confirm edits and commands",
+    "edits": "edit freely, confirm commands",
+    "yolo": "never ask",
+    "plan": "read and search only, then a plan to accept or refine",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    name: str
+    usage: str  # "/name [ARG]": the completion menu's and /help's
+    summary: str  # the one help line
+    aliases: tuple[str, ...] = ()
+
+
+BUILTINS: tuple[Builtin, ...] = (
+    Builtin("model", "/model [SPEC]", "pick a model, or switch to SPEC (provider/model)"),
+    Builtin("routing", "/routing", "role -> model -> fallbacks: change, apply a preset, save"),
+    Builtin("effort", "/effort [LEVEL]", "reasoning effort: low, medium, high, max or default"),
+    Builtin("compact", "/compact", "summarise the conversation to free context"),
+    Builtin("clear", "/clear", "start a new session (the old one stays saved)", ("new",)),
+    Builtin("resume", "/resume [ID]", "open an earlier session of this project"),
+    Builtin("undo", "/undo", "take back the last turn's file changes (again: the one before)"),
+    Builtin("rewind", "/rewind [N]", "go back to before a turn: code, conversation or both"),
+    Builtin("fork", "/fork", "go on in a copy of this session (this one is kept)"),
+    Builtin("cost", "/cost", "tokens and cost so far, per model and per role"),
+    Builtin(
+        "permissions",
+        "/permissions [MODE]",
+        "show or set the permission mode: ask, edits, yolo, plan",
+    ),
+    Builtin("jobs", "/jobs", "background jobs: command, runtime, state, last lines; stop one"),
+    Builtin("mcp", "/mcp", "MCP servers: state, tools; turn one on or off, reconnect"),
+    Builtin("hooks", "/hooks", "the hooks in effect: event, matcher, command, file"),
+    Builtin("help", "/help", "this list, and the keys", ("?",)),
+    Builtin("exit", "/exit", "quit (prints how to resume)", ("quit", "q")),
+)
+
+
+def builtin(name: str) -> Builtin | None:
+    """The built-in command called ``name`` (or with that alias)."""
+    name = name.lower()
+    return next((b for b in BUILTINS if name == b.name or name in b.aliases), None)
+
+
+def builtin_names() -> frozenset[str]:
+    """The built-in commands' names and aliases: no custom command may take one."""
+    return frozenset(n for b in BUILTINS for n in (b.name, *b.aliases))
+
+
+def parse(text: str) -> tuple[str, str] | None:
+    """``"/model  openai/gpt-5 "`` -> ``("model", "openai/gpt-5")``; None when not a command.
+
+    A line that starts with ``//`` or ``/`` followed by a space, or that looks like a path
+    (``/usr/bin …``), is a prompt, not a command.
+    """
+    s = text.strip()
+    if not s.startswith("/") or s.startswith("//") or len(s) < 2 or s[1].isspace():
+        return None
+    head, _, rest = s[1:].partition(" ")
+    if "/" in head:
+        return None
+    return head.lower(), rest.strip()
