@@ -26,7 +26,9 @@ A file is optional front matter (``description``, ``argument-hint``, ``model``,
   what "Trust this folder?" asks about (:func:`project_shell_files`, read by
   ``larik.config.load_config``), with each file's SHA-256: a file changed since is not trusted.
 
-Arguments substituted into a shell line are shell-quoted, and text that arrives by
+A shell line never gets the arguments as text: its ``$ARGUMENTS`` and ``$1``… become references
+to shell variables set at its start (:func:`shell_line`), so no quoting context — double or
+single quotes, ``$(…)``, backticks — can make an argument code. Text that arrives by
 substitution, from a shell line's output or from an included file is never scanned again for
 ``!`` or ``@``. Discovery reads each file once (files over :data:`MAX_BYTES` are refused unread)
 and is cheap; front ends run it after their first frame, and again when a name is not found.
@@ -59,6 +61,7 @@ __all__ = [
     "discover_commands",
     "expand",
     "project_shell_files",
+    "shell_line",
     "shell_refusal",
 ]
 
@@ -408,14 +411,13 @@ def _words(arguments: str) -> list[str]:
         return arguments.split()
 
 
-def _substitute(text: str, arguments: str, args: list[str], quote: bool = False) -> str:
+def _substitute(text: str, arguments: str, args: list[str]) -> str:
     def value(m: re.Match[str]) -> str:
         key = m.group(1)
         if key == "ARGUMENTS":
-            return " ".join(shlex.quote(a) for a in args) if quote else arguments.strip()
+            return arguments.strip()
         i = int(key)
-        v = args[i - 1] if 1 <= i <= len(args) else ""
-        return shlex.quote(v) if quote and v else v
+        return args[i - 1] if 1 <= i <= len(args) else ""
 
     return _ARG.sub(value, text)
 
@@ -423,17 +425,138 @@ def _substitute(text: str, arguments: str, args: list[str], quote: bool = False)
 async def _shell_line(
     template: str, arguments: str, args: list[str], shell: Shell | None, refusal: str, out: Expanded
 ) -> str:
-    command = _substitute(template, arguments, args, quote=True)
-    short = frontmatter.one_line(command, 60)
-    if refusal or shell is None:
-        why = refusal or "no shell here"
+    short = frontmatter.one_line(template, 60)
+    why = (
+        refusal
+        or ("" if shell is not None else "no shell here")
+        or _arithmetic(template, arguments)
+    )
+    if why or shell is None:
         out.notes.append(f"!`{short}` not run: {why}")
-        return f"[!`{command}` was not run: {why}]"
-    text, ran = await shell(command)
+        return f"[!`{template}` was not run: {why}]"
+    text, ran = await shell(shell_line(template, arguments, args))
     if not ran:
         out.notes.append(f"!`{short}` not run: {frontmatter.one_line(text, 200)}")
-        return f"[!`{command}` was not run: {text}]"
+        return f"[!`{template}` was not run: {text}]"
     return text.removesuffix("[exit code 0]").rstrip("\n")
+
+
+# -- a shell line's arguments -------------------------------------------------------------------
+
+#: The shell variables a shell line's ``$ARGUMENTS`` (as one string, and as words: an array)
+#: and ``$1``, ``$2``… become.
+ARGS_VAR, ARGV_VAR, ARG_VAR = "LARIK_ARGUMENTS", "LARIK_ARGV", "LARIK_ARG_{}"
+#: Where bash reads a ``${…}`` as text, not as words (no splitting, no globbing).
+_QUOTED = frozenset({"string", "heredoc_body"})
+#: Where a ``${…}`` stands for a whole command line of its own.
+_BOUNDARY = frozenset({"command_substitution", "process_substitution", "subshell"})
+#: The places a whole word of ``$ARGUMENTS`` is the user's words, each its own.
+_WORDS = frozenset({"command", "command_name", "array", "for_statement"})
+#: A line that may do arithmetic: bash evaluates a value there as an expression, and a
+#: subscript in it (``a[$(cmd)]``) runs code, whoever quoted it.
+_ARITHMETIC = re.compile(
+    r"\(\(|\$\[|\b(let|declare|typeset|local)\b|-(eq|ne|lt|le|gt|ge)\b|\$\{[^}]*[\[:]"
+)
+
+
+def shell_line(template: str, arguments: str, args: list[str]) -> str:
+    """The command a shell line runs for ``arguments`` (``args``: its words).
+
+    The arguments are never spliced into the line's text: each ``$ARGUMENTS`` and ``$N`` bash
+    reads becomes a reference to a shell variable, quoted for where it stands (bash's parse
+    tree says: inside double quotes ``${LARIK_ARG_1}``, elsewhere ``"${LARIK_ARG_1}"``, a whole
+    word ``$ARGUMENTS`` the words ``"${LARIK_ARGV[@]}"``), and the variables are set at the
+    line's start, each value shell-quoted in a plain assignment. What bash does not read as an
+    expansion (inside single quotes, a comment) stays as written. What runs — and what the
+    permission rules and the user see — is that whole line."""
+    matches = list(_ARG.finditer(template))
+    if not matches:
+        return template
+    refs, spans, pos = bytearray(), [], 0
+    for m in matches:
+        refs += template[pos : m.start()].encode()
+        ref = f"${{{_var(m.group(1))}}}".encode()
+        spans.append((len(refs), len(refs) + len(ref)))
+        refs += ref
+        pos = m.end()
+    refs += template[pos:].encode()
+    read = _how_read(bytes(refs), set(spans))
+    used: dict[str, str] = {}
+    pieces, pos = [], 0
+    for m, span in zip(matches, spans, strict=True):
+        pieces.append(template[pos : m.start()])
+        pos = m.end()
+        how = read.get(span)
+        name = _var(m.group(1))
+        if how is None:
+            pieces.append(m.group(0))  # literal to bash: as written
+            continue
+        if how == "words" and m.group(1) == "ARGUMENTS":
+            name = ARGV_VAR
+        used[name] = _value(m.group(1), arguments, args) if name != ARGV_VAR else ""
+        pieces.append(_reference(name, how))
+    pieces.append(template[pos:])
+    sets = [
+        f"{n}=({' '.join(shlex.quote(a) for a in args)})"
+        if n == ARGV_VAR
+        else f"{n}={shlex.quote(v)}"
+        for n, v in used.items()
+    ]
+    return "; ".join([*sets, "".join(pieces)])
+
+
+def _reference(name: str, how: str) -> str:
+    if how == "quoted":  # inside double quotes already
+        return f"${{{name}}}"
+    return f'"${{{name}[@]}}"' if name == ARGV_VAR else f'"${{{name}}}"'
+
+
+def _var(key: str) -> str:
+    return ARGS_VAR if key == "ARGUMENTS" else ARG_VAR.format(int(key))
+
+
+def _value(key: str, arguments: str, args: list[str]) -> str:
+    if key == "ARGUMENTS":
+        return arguments.strip()
+    i = int(key)
+    return args[i - 1] if 1 <= i <= len(args) else ""
+
+
+def _how_read(source: bytes, spans: set[tuple[int, int]]) -> dict[tuple[int, int], str]:
+    """For each span that bash reads as an expansion: "quoted" (as text), "words" (a whole
+    word where words go) or "word"; spans bash reads otherwise are left out."""
+    from .shell import syntax_tree
+
+    out: dict[tuple[int, int], str] = {}
+    stack = [syntax_tree(source)]
+    while stack:
+        node = stack.pop()
+        span = (node.start_byte, node.end_byte)
+        if node.type == "expansion" and span in spans and span not in out:
+            out[span] = _context(node)
+        stack.extend(node.children)
+    return out
+
+
+def _context(node: Any) -> str:
+    parent = node.parent
+    up = parent
+    while up is not None and up.type not in _BOUNDARY:
+        if up.type in _QUOTED:
+            return "quoted"
+        up = up.parent
+    return "words" if parent is not None and parent.type in _WORDS else "word"
+
+
+def _arithmetic(template: str, arguments: str) -> str:
+    """Why the line may not run with these arguments ("" when it may): one holds ``[`` and the
+    line may do arithmetic, where bash would run the ``$(…)`` of a subscript in it."""
+    if "[" in arguments and _ARG.search(template) and _ARITHMETIC.search(template):
+        return (
+            "an argument holds '[' and the line may do arithmetic, where bash runs the code in "
+            "a subscript (a[$(…)]) of a value"
+        )
+    return ""
 
 
 def _include(name: str, root: Path, path_denied: PathDenied | None, out: Expanded) -> str | None:

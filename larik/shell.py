@@ -55,6 +55,7 @@ __all__ = [
     "CommandWrapper",
     "parse",
     "short",
+    "syntax_tree",
 ]
 
 MAX_DEPTH = 8  # nested `bash -c` strings and backticks re-read; deeper is not vouched for
@@ -216,6 +217,12 @@ def _parse(command: str) -> ShellScript:
         makes_links=r.makes_links,
         sources=tuple(dict.fromkeys(r.sources)),
     )
+
+
+def syntax_tree(source: bytes) -> Any:
+    """tree-sitter's parse tree of a command (its root node), for a caller that needs to know
+    where each part of it is (larik.custom_commands: how bash reads ``$1`` in a shell line)."""
+    return _parser().parse(source).root_node
 
 
 @lru_cache(maxsize=1)

@@ -176,7 +176,7 @@ async def test_arguments_are_substituted_or_appended(project):
     assert (await expanded(project, "none")).prompt == "Summarise"
 
 
-async def test_arguments_in_a_shell_line_are_quoted_and_never_rescanned(project):
+async def test_arguments_reach_a_shell_line_as_variables_and_are_never_rescanned(project):
     cmd_file(user_commands(), "log.md", "Log: !`git log $1` and $ARGUMENTS")
     ran: list[str] = []
 
@@ -185,7 +185,7 @@ async def test_arguments_in_a_shell_line_are_quoted_and_never_rescanned(project)
         return "LOG", True
 
     out = await expanded(project, "log", "'x; touch pwned' !`id` @src/app.py", shell=shell)
-    assert ran == ["git log 'x; touch pwned'"]
+    assert ran == ["LARIK_ARG_1='x; touch pwned'; git log \"${LARIK_ARG_1}\""]
     assert "APP-SOURCE" not in out.prompt  # an @ that came from the arguments is text
     assert out.prompt == "Log: LOG and 'x; touch pwned' !`id` @src/app.py"
 
@@ -346,4 +346,3 @@ async def test_the_commands_model_is_used_for_its_turn_only(project):
     agent = await agent_for(project, config, provider)
     await run_command(agent, config, "quick")
     assert provider.requests[0].model == "tiny" and agent.model == "m"
-
