@@ -33,7 +33,10 @@ import asyncio
 import contextlib
 import logging
 import os
+import shutil
 import socket
+import stat
+import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, fields
@@ -42,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..llm.errors import ConfigError
 from ..llm.secrets import mask
+from ..terminal_text import terminal
 from .runner import HARNESS_ERROR, PER_PROVIDER, RunResult, provider_of, run_one
 from .tasks import Task, TaskSpec
 
@@ -167,6 +171,7 @@ def _run_remote(
     ``run_one`` as a local bench calls it. Returns the result record and the transcripts."""
     from ..llm.endpoint import remember_known
     from .agent_run import fresh_adapters, make_agent_runner
+    from .confine import unsandboxed
 
     remember_known(config)  # this worker's keys are masked in what it writes
     with tempfile.TemporaryDirectory(prefix="larik-ray-") as tmp:
@@ -181,7 +186,7 @@ def _run_remote(
         run_agent = make_agent_runner(config, runs, fresh_adapters(config, paths))
         result = asyncio.run(run_one(task, spec, repeat, run_agent, bench_id=bench_id))
         transcripts = {p.name: p.read_bytes() for p in runs.glob("*") if p.is_file()}
-    return {"result": result.to_json(), "transcripts": transcripts}
+    return {"result": result.to_json(), "transcripts": transcripts, "unsandboxed": unsandboxed()}
 
 
 # ------------------------------------------------------------------------------ the driver
@@ -217,6 +222,7 @@ class RayBench:
         self._per_provider = per_provider
         self._packed: dict[str, Any] = {}
         self._actors: dict[str, Any] = {}
+        self._said: set[str] = set()
         self._remote = ray.remote(num_cpus=CPUS_PER_RUN, max_retries=0)(_run_remote)
         self._config_ref = ray.put(self._config)
 
@@ -245,7 +251,15 @@ class RayBench:
         except ray.exceptions.RayError as e:
             return self._failed(task, spec, repeat, e)
         self._save_transcripts(out["transcripts"])
+        self._say_unsandboxed(out.get("unsandboxed", ""))
         return _from_json(out["result"])
+
+    def _say_unsandboxed(self, line: object) -> None:
+        """A worker's "checks run unsandboxed" line, once per bench for each reason."""
+        if isinstance(line, str) and line and line not in self._said:
+            self._said.add(line)
+            out = terminal(sys.stderr)
+            print(f"larik bench: on a Ray worker: {mask(line)[:300]}", file=out)
 
     def _failed(self, task: Task, spec: str, repeat: int, exc: Exception) -> RunResult:
         lines = [x for x in str(exc).strip().splitlines() if x.strip()]
@@ -339,8 +353,9 @@ def _probe(address: str) -> None:
 def connect(address: str | None, *, num_cpus: int | None = None) -> Iterator[Any]:
     """Ray, connected: to ``address`` (or ``RAY_ADDRESS``), else to a local cluster started for
     the bench with this machine's CPUs (node address 127.0.0.1; Ray's token authentication
-    keeps others out, docs/security.md). A connection made here is closed
-    after; one already open (a test's cluster) is used as it is."""
+    keeps others out, docs/security.md; its files private to this user, :func:`_private`).
+    A connection made here is closed after; one already open (a test's cluster) is used as
+    it is."""
     ray = import_ray()
     address = address or os.environ.get("RAY_ADDRESS") or None
     if address:
@@ -353,21 +368,61 @@ def connect(address: str | None, *, num_cpus: int | None = None) -> Iterator[Any
         "logging_level": logging.ERROR,
         "log_to_driver": False,
     }
+    with contextlib.ExitStack() as stack:
+        try:
+            if address:
+                ray.init(address=address, **quiet)
+            else:
+                folder = stack.enter_context(_private())
+                old = os.umask(0o077)  # what Ray writes as it starts: its token among them
+                try:
+                    ray.init(
+                        num_cpus=num_cpus or os.cpu_count() or 1,
+                        include_dashboard=False,
+                        _node_ip_address="127.0.0.1",
+                        _temp_dir=folder,
+                        **quiet,
+                    )
+                finally:
+                    os.umask(old)
+                _private_token()
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            where = address or "a local cluster"
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise ConfigError(f"--ray: cannot connect to {where}: {mask(first)}") from None
+        try:
+            yield ray
+        finally:
+            ray.shutdown()
+
+
+#: Where Ray's own token is when nothing says otherwise (Ray 2.5x-2.6x: ``~/.ray/auth_token``).
+RAY_TOKEN = Path("~/.ray/auth_token")
+
+
+@contextlib.contextmanager
+def _private() -> Iterator[str]:
+    """A folder for a local cluster's files (sockets, logs, spilled objects) inside one that only
+    this user can enter, instead of Ray's shared ``/tmp/ray``. Ray makes its folder 0777
+    whatever it is given, so the 0700 is the parent's. Removed after."""
+    # Ray's own choice of parent, so its socket paths stay short: RAY_TMPDIR, TMPDIR, /tmp
+    parent = os.environ.get("RAY_TMPDIR") or ("/tmp" if sys.platform == "darwin" else None)
+    folder = tempfile.mkdtemp(prefix="larik-ray-", dir=parent)  # 0700
     try:
-        if address:
-            ray.init(address=address, **quiet)
-        else:
-            ray.init(
-                num_cpus=num_cpus or os.cpu_count() or 1,
-                include_dashboard=False,
-                _node_ip_address="127.0.0.1",
-                **quiet,
-            )
-    except (ConnectionError, RuntimeError, ValueError) as e:
-        where = address or "a local cluster"
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise ConfigError(f"--ray: cannot connect to {where}: {mask(first)}") from None
-    try:
-        yield ray
+        yield os.path.join(folder, "ray")
     finally:
-        ray.shutdown()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _private_token() -> None:
+    """Ray's token file (``RAY_TOKEN``), if others may read it (Ray writes it 0644): 0600. Not
+    one named by ``RAY_AUTH_TOKEN_PATH``: a file the user placed is the user's business."""
+    if os.environ.get("RAY_AUTH_TOKEN_PATH"):
+        return
+    token = RAY_TOKEN.expanduser()
+    try:
+        st = token.lstat()
+        if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o077:
+            token.chmod(0o600)
+    except OSError:
+        pass

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,6 +28,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..llm.errors import ConfigError
+from . import confine
 
 __all__ = [
     "CheckResult",
@@ -164,7 +164,8 @@ def prepare_workdir(task: Task, dest: Path | None = None, *, with_solution: bool
 
 def run_check(task: Task, workdir: Path, timeout: float = 120.0) -> CheckResult:
     """Lay the check files over ``workdir`` and run them with pytest. Never trusts the workdir's
-    own test setup."""
+    own test setup; runs as the agent's commands do (:mod:`.confine`: sandboxed, no
+    credentials, every process it started ended after)."""
     original = {str(p.relative_to(task.repo)) for p in task.repo.rglob("*") if p.is_file()}
     from_check = set(task.check_files())
     for p in list(workdir.rglob("conftest.py")):
@@ -181,41 +182,18 @@ def run_check(task: Task, workdir: Path, timeout: float = 120.0) -> CheckResult:
             target.unlink()
     shutil.copytree(task.check, workdir, dirs_exist_ok=True, ignore=_IGNORE)
     tests = [f for f in task.check_files() if _is_test(f)]
-    with tempfile.TemporaryDirectory(prefix="larik-check-") as cfg_dir:
-        ini = Path(cfg_dir) / "pytest.ini"
-        ini.write_text("[pytest]\n")
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHON"))}
-        env["PYTHONPATH"] = str(workdir)
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
-        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # plain pytest: no plugins from the venv
-        cmd = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-c",
-            str(ini),
-            "--rootdir",
-            str(workdir),
-            *tests,
-        ]
-        start = time.monotonic()
-        try:
-            out = subprocess.run(
-                cmd,
-                cwd=workdir,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                stdin=subprocess.DEVNULL,
-            )
-        except subprocess.TimeoutExpired:
-            return CheckResult(False, f"check timed out after {timeout:g}s", timeout, True)
-    text = (out.stdout + out.stderr).strip()
-    return CheckResult(out.returncode == 0, text[-OUTPUT_TAIL:], time.monotonic() - start)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHON"))}
+    env["PYTHONPATH"] = str(workdir)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # plain pytest: no plugins from the venv
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    cmd += ["-c", os.devnull, "--rootdir", str(workdir), *tests]  # no settings but ours
+    start = time.monotonic()
+    ran = confine.run(cmd, workdir, env, timeout)  # sandboxed, no credentials, nothing left
+    if ran.timed_out:
+        return CheckResult(False, f"check timed out after {timeout:g}s", timeout, True)
+    text = ran.output.strip()
+    return CheckResult(ran.code == 0, text[-OUTPUT_TAIL:], time.monotonic() - start)
 
 
 def _is_test(rel: str) -> bool:

@@ -162,6 +162,14 @@ def _list(console, tasks) -> int:
     return 0
 
 
+def _say_unsandboxed() -> None:
+    """The one line saying that checks run here unsandboxed, and why (none when sandboxed)."""
+    from ..bench.confine import unsandboxed
+
+    if line := unsandboxed():
+        print(f"larik bench: {line}", file=terminal(sys.stderr))
+
+
 def _validate(console, tasks) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
@@ -169,6 +177,7 @@ def _validate(console, tasks) -> int:
 
     from ..bench.tasks import validate_task
 
+    _say_unsandboxed()
     with ThreadPoolExecutor(max_workers=4) as pool:
         found = list(pool.map(validate_task, tasks))
     bad = 0
@@ -306,6 +315,8 @@ def _run(
         except BaseException:
             stack.close()
             raise
+    if on_ray is None:
+        _say_unsandboxed()  # on Ray each worker's checks: said by RayBench
     jobs = jobs or (on_ray.cpus if on_ray else default_jobs())
     finished = []
 
