@@ -324,6 +324,8 @@ async def _open_session(opts: PrintOptions, err: IO[str]) -> Session:
     from .mcp.manager import login_on
 
     config = load_config(opts.cwd, trust_project=opts.trust_project)
+    if config.project_trust and config.project_trust.notice:
+        print(f"larik: {config.project_trust.notice}", file=err)
     if config.project_trust and not config.project_trust.trusted:
         print(config.project_trust.ignored_line(), file=err)
     options = SessionOptions(

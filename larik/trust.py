@@ -22,15 +22,22 @@ web_fetch.allow_private  ignored (a project must not let web_fetch reach private
 .mcp.json                ignored (the project's MCP servers, in the format other agents share)
 .claude hooks            ignored (the hooks of .claude/settings.json and settings.local.json,
                          Claude Code's project settings: they run programs)
+programs.files           the files the hooks and MCP servers run from the project, by SHA-256
+                         (larik.program_files): in the digest, so a changed one asks again
+programs.unseen          what the digest cannot see they run (``runs make``), in words
 trusted_projects         an error (only the user's file may name trusted folders)
 providers                an error (a project must not redirect API keys; see larik.config)
 =======================  =====================================================================
 
 Trust comes from, in order: ``--trust-project`` on the command line; the folder being listed in
 the user config's ``trusted_projects``; and, in the TUI only, the answer the user gave to "Trust
-this folder?", remembered in ``$STATE/trust.json`` together with a digest of exactly the settings
-it was asked about — when they change the TUI asks again. Print mode and bench never use the
-remembered answer: a script trusts a project only by flag or by the user's config.
+this folder?". Each holds for a digest of exactly the settings (and the files they run) as they
+were, recorded in ``$STATE/trust.json``: the flag and the TUI's answer record it, a
+``trusted_projects`` entry with nothing recorded records it on first use. When they change, the
+listed folder no longer holds (:attr:`ProjectTrust.changed` says what changed, item by item):
+the TUI asks again, print mode and bench apply nothing and say so. Print mode and bench never
+use the TUI's answer for a folder that is not listed: a script trusts a project only by flag or
+by the user's config.
 """
 
 from __future__ import annotations
@@ -38,8 +45,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
-import shlex
 import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -47,17 +52,24 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from .program_files import Coverage, Entry, covered
+
 __all__ = [
     "CLAUDE_HOOKS",
     "COMMAND_SHELL",
-    "HOOK_SCRIPTS",
     "GATED",
     "MCP_JSON",
     "GATED_TABLES",
     "MODE_STRICTNESS",
+    "PROGRAM_FILES",
+    "PROGRAM_UNSEEN",
     "ProjectTrust",
+    "changes",
     "forget",
+    "items",
+    "programs",
     "recall",
+    "recorded",
     "remember",
     "split_project",
     "trust_file",
@@ -83,10 +95,13 @@ UNREADABLE = "(unreadable)"
 #: SHA-256 of the file; ``larik.custom_commands``): the lines run only once trusted.
 COMMAND_SHELL = "commands.shell"
 
-#: The key the scripts inside the project that its hooks run are gated under (path relative to
-#: the root -> SHA-256; :func:`hook_scripts`): trusting the hooks trusts these files as they
-#: are, so a changed script is a new question (as a changed command file is).
-HOOK_SCRIPTS = "hooks.scripts"
+#: The key the files inside the project that its hooks and MCP servers run are gated under
+#: (path relative to the root -> SHA-256; :func:`programs`, larik.program_files): trusting
+#: them trusts these files as they are, so a changed one is a new question (as a changed
+#: command file is).
+PROGRAM_FILES = "programs.files"
+#: The key of what the digest cannot see that they run, in words (``runs make: …``).
+PROGRAM_UNSEEN = "programs.unseen"
 
 #: What an untrusted project's setting does, by dotted key (a test walks this table).
 GATED: dict[str, Literal["tighten-only", "ignored", "merged"]] = {
@@ -97,7 +112,8 @@ GATED: dict[str, Literal["tighten-only", "ignored", "merged"]] = {
     MCP_JSON: "ignored",
     CLAUDE_HOOKS: "ignored",
     COMMAND_SHELL: "ignored",
-    HOOK_SCRIPTS: "ignored",
+    PROGRAM_FILES: "ignored",
+    PROGRAM_UNSEEN: "ignored",
     "checkpoints": "tighten-only",  # may turn them on, not off (they are how /undo works)
     "sandbox.mode": "tighten-only",
     "sandbox.network": "tighten-only",  # may turn it off, not on
@@ -124,9 +140,24 @@ class ProjectTrust:
     trusted: bool = False
     source: Literal["", "flag", "config", "remembered"] = ""
     declined: bool = False  # the user said no in the TUI (for these very settings)
+    #: In a project of ``trusted_projects``: what changed since the user last trusted it
+    #: (:func:`changes`); empty otherwise. Such a change is not applied until asked again.
+    changed: tuple[str, ...] = ()
+    notice: str = ""  # for the user: e.g. the trust could not be recorded
 
     def ignored_line(self) -> str:
         """One line for stderr when the settings were not applied."""
+        if self.changed:
+            return (
+                f"larik: {self.config_file}: not applied: the project changed since you trusted "
+                f"it ({'; '.join(self.changed)}). Pass --trust-project to trust it as it is "
+                "now (or say yes in the TUI)"
+            )
+        if self.declined:
+            return (
+                f"larik: {self.config_file}: not applied: you declined these settings in the "
+                "TUI. Pass --trust-project to trust them"
+            )
         return (
             f"larik: {self.config_file}: ignored (untrusted project): {'; '.join(self.asks)}. "
             "Pass --trust-project, or add the folder to trusted_projects in your user config"
@@ -211,8 +242,16 @@ def describe(gated: Mapping[str, Any], user_mode: str) -> tuple[str, ...]:
                 out.extend(f"{_in_project(str(path))} runs a hook: {h}" for h in _hooks(events))
         elif key == "hooks" and isinstance(value, Mapping):
             out.extend(f"[hooks] runs a hook: {h}" for h in _hooks(value))
-        elif key == HOOK_SCRIPTS and isinstance(value, Mapping):
-            out.append(f"hook scripts (asked again if one changes): {', '.join(value)}")
+        elif key == PROGRAM_FILES and isinstance(value, Mapping):
+            names = list(value)
+            more = f" (and {len(names) - 20} more)" if len(names) > 20 else ""
+            out.append(
+                "files its hooks and MCP servers run (asked again if one changes): "
+                + ", ".join(names[:20])
+                + more
+            )
+        elif key == PROGRAM_UNSEEN and isinstance(value, list):
+            out.extend(str(v) for v in value)
         elif key == COMMAND_SHELL and isinstance(value, Mapping):
             files = ", ".join(_in_project(str(p)) for p in value)
             out.append(f"commands that run shell lines (!`…`): {files}")
@@ -259,36 +298,39 @@ def _hook_commands(events: Any) -> Iterator[tuple[str, str]]:
                     yield where, str(c["command"])
 
 
-_PROJECT_DIR = re.compile(r"\$(?:\{(?:CLAUDE|LARIK)_PROJECT_DIR\}|(?:CLAUDE|LARIK)_PROJECT_DIR\b)")
-_MAX_SCRIPT = 16 << 20  # a "script" larger than this is held by its size and first 16 MiB
-
-
-def hook_scripts(gated: Mapping[str, Any], root: Path) -> dict[str, str]:
-    """The files inside ``root`` that the gated hooks' commands name (a word of the command,
-    relative to the root or under ``$CLAUDE_PROJECT_DIR``), path -> SHA-256. Words that are
-    not files in the project are not scripts of its own (``curl``, ``/usr/bin/python3``)."""
-    tables = [gated.get("hooks"), *dict(gated.get(CLAUDE_HOOKS) or {}).values()]
-    out: dict[str, str] = {}
-    for table in tables:
-        for _, command in _hook_commands(table):
-            try:
-                words = shlex.split(_PROJECT_DIR.sub(str(root), command), comments=True)
-            except ValueError:  # unbalanced quotes: bash would fail on it too
+def programs(gated: Mapping[str, Any], root: Path) -> Coverage:
+    """The files inside ``root`` that the gated hooks and MCP servers run, and what of that the
+    digest cannot see (larik.program_files: every project file their command lines name, and
+    the files under each program's folder)."""
+    entries: list[Entry] = []
+    tables = [("[hooks]", gated.get("hooks"))]
+    tables += [(_in_project(str(p)), t) for p, t in dict(gated.get(CLAUDE_HOOKS) or {}).items()]
+    for label, table in tables:
+        for where, command in _hook_commands(table):
+            entries.append(Entry(f"{label} {where}", line=command))
+    mcp = gated.get("mcp")
+    servers = [("[mcp]", mcp.get("servers") if isinstance(mcp, Mapping) else None)]
+    servers.append((MCP_JSON, gated.get(MCP_JSON)))
+    for label, table in servers:
+        for name, server in table.items() if isinstance(table, Mapping) else ():
+            if not isinstance(server, Mapping) or not server.get("command"):
                 continue
-            for word in words:
-                path = (root / word) if not word.startswith("/") else Path(word)
-                try:
-                    real = path.resolve()
-                    if not real.is_relative_to(root) or not real.is_file():
-                        continue
-                    with real.open("rb") as f:
-                        data = f.read(_MAX_SCRIPT)
-                        size = os.fstat(f.fileno()).st_size
-                except (OSError, RuntimeError, ValueError):
-                    continue
-                name = str(real.relative_to(root))
-                out[name] = f"{hashlib.sha256(data).hexdigest()}:{size}"
-    return dict(sorted(out.items()))
+            args = server.get("args")
+            env = server.get("env")
+            entries.append(
+                Entry(
+                    f"{label} server {name}",
+                    argv=[
+                        str(server["command"]),
+                        *(map(str, args) if isinstance(args, list) else ()),
+                    ],
+                    cwd=str(server.get("cwd") or ""),
+                    env={str(k): str(v) for k, v in env.items()}
+                    if isinstance(env, Mapping)
+                    else {},
+                )
+            )
+    return covered(entries, root)
 
 
 def _cut(command: str, limit: int = 200) -> str:
@@ -333,26 +375,78 @@ def _load(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def recorded(state: Path, root: Path) -> dict[str, Any] | None:
+    """What was last recorded for ``root``: ``digest``, ``trusted`` and ``items``
+    (:func:`items`), or None when nothing (or nothing readable) was."""
+    entry = _load(trust_file(state)).get(str(root))
+    if not isinstance(entry, dict) or not isinstance(entry.get("digest"), str):
+        return None
+    return entry
+
+
 def recall(state: Path, root: Path, fingerprint: str) -> bool | None:
     """The user's remembered answer for ``root`` with exactly these settings: True (trusted),
     False (declined) or None (never asked, or the settings changed since)."""
-    entry = _load(trust_file(state)).get(str(root))
-    if not isinstance(entry, dict) or entry.get("digest") != fingerprint:
+    entry = recorded(state, root)
+    if entry is None or entry.get("digest") != fingerprint:
         return None
     answer = entry.get("trusted")
     return answer if isinstance(answer, bool) else None
 
 
-def remember(state: Path, root: Path, fingerprint: str, trusted: bool) -> None:
-    """Record the user's answer (atomically, file mode 0600)."""
+def remember(
+    state: Path,
+    root: Path,
+    fingerprint: str,
+    trusted: bool,
+    gated: Mapping[str, Any] | None = None,
+) -> None:
+    """Record an answer for these settings (atomically, file mode 0600): the TUI's yes or no,
+    ``--trust-project``, or a ``trusted_projects`` entry's first use. ``gated`` (the settings
+    themselves) lets a later change be named item by item (:func:`changes`)."""
     path = trust_file(state)
     data = _load(path)
     data[str(root)] = {
         "digest": fingerprint,
         "trusted": trusted,
         "at": datetime.now(UTC).isoformat(timespec="seconds"),
+        **({"items": items(gated)} if gated is not None else {}),
     }
     _write(path, data)
+
+
+def items(gated: Mapping[str, Any]) -> dict[str, str]:
+    """Each gated setting, and each entry of one that is a table (a hook file, an MCP server, a
+    file the hooks run), by a short digest: what :func:`changes` compares."""
+    out: dict[str, str] = {}
+    for key, value in gated.items():
+        if (
+            key == "mcp"
+            and isinstance(value, Mapping)
+            and isinstance(value.get("servers"), Mapping)
+        ):
+            value = value["servers"]
+        if isinstance(value, Mapping) and value:
+            for name, sub in value.items():
+                out[f"{key}: {_in_project(str(name))}"] = digest({"v": sub})[:16]
+        elif isinstance(value, list) and key == PROGRAM_UNSEEN:
+            for note in value:
+                out[f"{key}: {note}"] = ""
+        else:
+            out[key] = digest({"v": value})[:16]
+    return out
+
+
+def changes(before: Mapping[str, Any] | None, gated: Mapping[str, Any]) -> tuple[str, ...]:
+    """What differs from what was recorded, in words: ``changed: programs.files:
+    .claude/hooks/lib.sh``, ``new: .claude hooks: .claude/settings.json``, ``removed: …``."""
+    if not isinstance(before, Mapping):
+        return ("what it asks for changed (the earlier settings were not recorded item by item)",)
+    now = items(gated)
+    out = [f"new: {k}" for k in now if k not in before]
+    out += [f"changed: {k}" for k in now if k in before and before[k] != now[k]]
+    out += [f"removed: {k}" for k in before if k not in now]
+    return tuple(_short(o, 200) for o in out) or ("what it asks for changed",)
 
 
 def forget(state: Path, root: Path) -> None:

@@ -84,14 +84,18 @@ def load_config(
         root = (
             config_file.parent if config_file == mcp_json else config_file.parent.parent
         ).resolve()
-        if gated.get("hooks") or gated.get(trust.CLAUDE_HOOKS):
-            scripts = trust.hook_scripts(gated, root)
-            if scripts:
-                gated[trust.HOOK_SCRIPTS] = scripts
+        if any(gated.get(k) for k in ("hooks", "mcp", trust.CLAUDE_HOOKS, trust.MCP_JSON)):
+            runs = trust.programs(gated, root)
+            if runs.files:
+                gated[trust.PROGRAM_FILES] = runs.files
+            if runs.unseen:
+                gated[trust.PROGRAM_UNSEEN] = runs.unseen
         allow: list[str] = []
         if gated:
             fingerprint = trust.digest(gated)
-            source = _trust_source(root, merged, trust_project, remembered, fingerprint)
+            source, changed, notice = _trust_source(
+                root, merged, trust_project, remembered, fingerprint, gated
+            )
             project_trust = trust.ProjectTrust(
                 root=root,
                 config_file=config_file,
@@ -101,6 +105,8 @@ def load_config(
                 trusted=source not in ("", "declined"),
                 source=source if source != "declined" else "",  # type: ignore[arg-type]
                 declined=source == "declined",
+                changed=changed,
+                notice=notice,
             )
             if project_trust.trusted:
                 always = _deep_merge(always, {k: v for k, v in gated.items() if "." not in k})
@@ -266,23 +272,58 @@ def _union(first: list[str], second: list[str]) -> list[str]:
 
 
 def _trust_source(
-    root: Path, user: Mapping[str, Any], flag: bool, remembered: bool, fingerprint: str
-) -> str:
+    root: Path,
+    user: Mapping[str, Any],
+    flag: bool,
+    remembered: bool,
+    fingerprint: str,
+    gated: Mapping[str, Any],
+) -> tuple[str, tuple[str, ...], str]:
     """Why the project is trusted ("flag", "config", "remembered"), "declined" when the user
-    said no to these settings in the TUI, or "" when nobody said."""
+    said no to these settings, or "" when nobody said; and, for a project of
+    ``trusted_projects`` that changed since it was last trusted, what changed.
+
+    ``--trust-project`` trusts the settings as they are and records their digest in
+    ``$STATE/trust.json``, as the TUI's answer does. A ``trusted_projects`` entry holds for the
+    digest recorded there; with none recorded yet, the first use records it. When what the
+    digest covers changed since, the entry does not hold: the TUI asks again (showing what
+    changed), print mode and bench apply nothing and say what changed. The third value is a
+    notice for the user ("" when there is none)."""
     from .. import trust
 
+    state = state_dir()
     if flag:
-        return "flag"
+        return "flag", (), _record(state, root, fingerprint, True, gated)
     listed = user.get("trusted_projects") or []
     for entry in listed if isinstance(listed, list) else []:
         try:
-            if Path(str(entry)).expanduser().resolve() == root:
-                return "config"
+            if Path(str(entry)).expanduser().resolve() != root:
+                continue
         except (OSError, RuntimeError, ValueError):
             continue
+        last = trust.recorded(state, root)
+        if last is None:  # first use: what is there now is what the user trusts
+            return "config", (), _record(state, root, fingerprint, True, gated)
+        if last.get("digest") == fingerprint:
+            return ("config" if last.get("trusted") is True else "declined"), (), ""
+        return "", trust.changes(last.get("items"), gated), ""
     if remembered:
-        answer = trust.recall(state_dir(), root, fingerprint)
+        answer = trust.recall(state, root, fingerprint)
         if answer is not None:
-            return "remembered" if answer else "declined"
+            return ("remembered" if answer else "declined"), (), ""
+    return "", (), ""
+
+
+def _record(state: Path, root: Path, fingerprint: str, trusted: bool, gated: Any) -> str:
+    """Record the digest a trust holds for; a state folder that cannot be written costs the
+    record, not the run: the returned notice says so ("" when recorded)."""
+    from .. import trust
+
+    try:
+        trust.remember(state, root, fingerprint, trusted, gated)
+    except OSError as e:
+        return (
+            f"could not record the project's trust in {trust.trust_file(state)}: "
+            f"{e.strerror or e}; a later change to it will not be noticed"
+        )
     return ""

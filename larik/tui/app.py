@@ -112,6 +112,8 @@ class LarikApp(App[int]):
         user has not answered for exactly these settings; the answer is remembered and, if yes,
         the config is loaded again with them applied. A remembered "no" is one notice."""
         pt = getattr(self.config, "project_trust", None)
+        if pt is not None and pt.notice:
+            self.chat.say(pt.notice, "warning")
         if pt is None or pt.trusted:
             return
         if pt.declined or self._reload_config is None:
@@ -127,7 +129,9 @@ class LarikApp(App[int]):
 
         answer = bool(await self.push_screen_wait(TrustScreen(pt)))  # type: ignore[arg-type]
         try:
-            await asyncio.to_thread(trust.remember, state_dir(), pt.root, pt.digest, answer)
+            await asyncio.to_thread(
+                trust.remember, state_dir(), pt.root, pt.digest, answer, pt.gated
+            )
         except OSError as e:  # the answer still holds for this session
             self.chat.say(f"could not remember the answer: {e.strerror or e}", "warning")
         if not answer:

@@ -142,3 +142,40 @@ async def test_no_keeps_the_users_settings_and_a_change_in_the_project_asks_agai
         await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
         await pilot.pause()
         assert "bash: curl*" in screen_text(app)
+
+
+async def test_a_listed_folder_that_changed_since_is_asked_about_again_saying_what(harness):
+    """HOSTILE: trusted_projects lists the folder; a model (or a git pull) adds a SessionStart
+    hook to .claude/settings.json. The listed trust held for whatever the project held: the
+    hook ran at the next start, unasked."""
+    import json
+
+    from larik.config import user_config_path
+
+    from .conftest import ready, screen_text, wait_for
+
+    _project(harness)
+    user = user_config_path()
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(f'trusted_projects = ["{harness.cwd}"]\n')
+    app = _app(harness)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)  # listed and never seen: trusted, and its digest recorded
+        assert not isinstance(app.screen, TrustScreen) and app.config.permissions.mode == "yolo"
+    hook = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}]}}
+    (harness.cwd / ".claude").mkdir()
+    (harness.cwd / ".claude" / "settings.json").write_text(json.dumps(hook))
+    app = _app(harness)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await pilot.pause()
+        assert app.chat.agent is None  # nothing runs before the answer
+        text = screen_text(app)
+        assert "changed since you trusted it" in text and "new: .claude hooks" in text
+        await pilot.press("t")
+        await ready(pilot)
+        assert app.config.hooks.any()
+    app = _app(harness)  # the yes recorded the new digest: the listed folder holds again
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        assert not isinstance(app.screen, TrustScreen) and app.config.hooks.any()

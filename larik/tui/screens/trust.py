@@ -40,7 +40,15 @@ class TrustScreen(ModalScreen[bool]):
             title = Text("Trust this folder?  ", style="bold")
             title.append(str(r.root), style="bold yellow")
             yield Static(title, id="trust-title")
-            body = Text(f"Its {r.config_file.relative_to(r.root)} asks for:\n", style="")
+            body = Text("")
+            if r.changed:  # a folder of your trusted_projects, changed since you trusted it
+                body.append("It changed since you trusted it:\n", style="bold")
+                for change in r.changed:
+                    body.append("  • ")
+                    body.append(change, style="yellow")
+                    body.append("\n")
+                body.append("\n")
+            body.append(f"Its {r.config_file.relative_to(r.root)} asks for:\n")
             for ask in r.asks:
                 body.append("  • ")
                 body.append(ask, style="yellow")
