@@ -6,10 +6,13 @@ Claude Code use for the same job), never split by hand. :func:`parse` returns a 
 - ``commands``: every simple command anywhere in it — in a list, pipeline, subshell, ``{ …; }``
   group, ``if``/``for``/``while``/``case`` body, function body, ``$(…)``, backticks, ``<(…)``,
   ``>(…)``, a heredoc body, the string of ``bash -c``, and what ``find -exec`` runs. Each one is
-  the *real* command: leading ``NAME=value`` assignments are dropped and the wrappers in
-  :data:`WRAPPERS` (``command``, ``env``, ``exec``, ``nohup``, ``time``, ``nice``, ``xargs``, …)
-  are seen through, its words as bash passes them after quote removal (``\\touch``, ``"to"uch``
-  and ``$'\\x74ouch'`` all read ``touch``);
+  the *real* command: leading ``NAME=value`` assignments are dropped (their names kept in
+  ``env``) and the wrappers in :data:`WRAPPERS` (``command``, ``env``, ``nice``, ``timeout``,
+  ``ionice``, ``taskset``, ``flock``, ``sudo``, ``xargs``, … — :mod:`.shell_wrappers`) are seen
+  through, with the shell lines and programs their options name (``flock -c``, ``su -c``,
+  ``watch``'s words) and those of other programs' options (``split --filter``); its words as
+  bash passes them after quote removal (``\\touch``, ``"to"uch`` and ``$'\\x74ouch'`` all read
+  ``touch``);
 - ``writes``: where output redirections (``>``, ``>>``, ``>|``, ``&>``, ``&>>``, ``N>``,
   ``>&file``, ``<>``) write;
 - ``unvouched``: why the tree cannot vouch for what runs, if it cannot — a parse error, ``eval``,
@@ -31,10 +34,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from .shell_unwrap import Unwrapped, option_commands, unwrap
 from .shell_words import (
     NAME,
     Word,
-    assignment_name,
     backtick_spans,
     descendants,
     joined_lines,
@@ -43,6 +46,7 @@ from .shell_words import (
     unescaped,
     word,
 )
+from .shell_wrappers import WRAPPERS, CommandWrapper
 
 __all__ = [
     "LOADER_VARS",
@@ -65,6 +69,8 @@ MAX_DEPTH = 8  # nested `bash -c` strings and backticks re-read; deeper is not v
 class SimpleCommand:
     words: tuple[Word, ...]  # the real command: name and arguments
     views: tuple[str, ...]  # every form a deny rule is matched against (wrapped, path-less, …)
+    fed: bool = False  # a wrapper (xargs) adds arguments from its input: known only when it runs
+    env: tuple[str, ...] = ()  # variables set for it (`X=1 cmd`, `env X=1 cmd`, xargs's slot var)
 
     @property
     def text(self) -> str:
@@ -87,70 +93,9 @@ class ShellScript:
         return not self.unvouched
 
 
-@dataclass(frozen=True, slots=True)
-class CommandWrapper:
-    """A command that runs another one given as its arguments."""
-
-    flags: frozenset[str] = frozenset()  # options without a value
-    valued: frozenset[str] = frozenset()  # options taking a value ("-n 5", "-n5", "--adj=5")
-    attached: frozenset[str] = frozenset()  # options whose value can only be attached ("-i{}")
-    operands: int = 0  # words between the options and the command (timeout's DURATION)
-    assignments: bool = False  # NAME=VALUE words before the command (env)
-    numeric: bool = False  # "-10" is an option (nice)
-    queries: frozenset[str] = frozenset()  # options after which nothing runs (command -v)
-    transparent: bool = True  # allow rules see the inner command; False: only deny rules do
-
-
 def _set(names: str) -> frozenset[str]:
     return frozenset(names.split())
 
-
-WRAPPERS: dict[str, CommandWrapper] = {
-    "command": CommandWrapper(flags=_set("-p"), queries=_set("-v -V")),
-    "builtin": CommandWrapper(),
-    "exec": CommandWrapper(flags=_set("-c -l"), valued=_set("-a")),
-    "env": CommandWrapper(
-        flags=_set("-i -0 -v --ignore-environment --null --debug"),
-        valued=_set("-u -C --unset --chdir"),
-        assignments=True,
-    ),
-    "nohup": CommandWrapper(),
-    "time": CommandWrapper(flags=_set("-p")),
-    "nice": CommandWrapper(valued=_set("-n --adjustment"), numeric=True),
-    "timeout": CommandWrapper(
-        flags=_set("--preserve-status --foreground -v --verbose"),
-        valued=_set("-s -k --signal --kill-after"),
-        operands=1,
-    ),
-    "stdbuf": CommandWrapper(valued=_set("-i -o -e --input --output --error")),
-    "setsid": CommandWrapper(flags=_set("-c -f -w --ctty --fork --wait")),
-    "coproc": CommandWrapper(),
-    "!": CommandWrapper(),  # `! ! cmd`: the grammar reads the second `!` as a command name
-    "xargs": CommandWrapper(
-        flags=_set(
-            "-0 -r -t -p -x -o --null --no-run-if-empty --verbose --interactive --exit --open-tty"
-        ),
-        valued=_set(
-            "-a -d -E -I -L -n -P -s --arg-file --delimiter --replace --max-lines --max-args "
-            "--max-procs --max-chars --process-slot-var"
-        ),
-        attached=_set("-e -i -l"),
-    ),
-    # They run the command as someone else: an allow rule must name them ("bash: sudo make*"),
-    # while a deny rule on the inner command still holds.
-    "sudo": CommandWrapper(
-        flags=_set(
-            "-A -b -E -H -n -P -S -B -N --askpass --background --preserve-env --set-home "
-            "--non-interactive --stdin --bell"
-        ),
-        valued=_set(
-            "-u -g -C -D -h -p -R -r -t -T -U --user --group --close-from --chdir --host "
-            "--prompt --chroot --role --type --command-timeout --other-user"
-        ),
-        transparent=False,
-    ),
-    "doas": CommandWrapper(flags=_set("-n -s"), valued=_set("-u -C"), transparent=False),
-}
 
 # Shells: with -c their string is parsed like the command itself; with no -c and no script they
 # read commands from their input, which the tree cannot see.
@@ -181,6 +126,7 @@ LOADER_VARS = tuple(
     PYTHON* NODE_OPTIONS NODE_PATH NPM_CONFIG_* PERL* RUBY* GEM_* BUNDLE_* JAVA_* _JAVA_* JDK_*
     MAVEN_* GRADLE_* GIT_* GO* CARGO* RUSTC* RUSTFLAGS RUSTDOCFLAGS RUSTUP_* UV_* PIP_*
     CC CXX CPP LD AR MAKE* MFLAGS EDITOR VISUAL PAGER MANPAGER LESS* BROWSER SSH_* SUDO_*
+    SHELL RIPGREP_CONFIG_PATH TAR_OPTIONS RSYNC_RSH PARALLEL
     """.split()
 )
 
@@ -352,13 +298,21 @@ class _Reader:
         ]
         named = name_node.named_children
         words = [word(named[0] if named else name_node)] + [word(a) for a in args]
-        self._simple(words, depth)
+        env = [
+            node_text(c.child_by_field_name("name") or c).split("[", 1)[0]
+            for c in node.named_children
+            if c.type == "variable_assignment" and c.start_byte < name_node.start_byte
+        ]
+        self._simple(words, depth, env)
 
-    def _simple(self, words: list[Word], depth: int) -> None:
-        """One simple command's words (assignments already gone): unwrap, then record."""
+    def _simple(self, words: list[Word], depth: int, env: list[str] | None = None) -> None:
+        """One simple command's words (assignments already gone, their names in ``env``):
+        unwrap, then record."""
+        env = list(env or [])
         views: list[list[Word]] = [words]
         allowed: list[Word] | None = None  # what allow rules match: up to a sudo-like wrapper
         later: list[list[Word]] = []  # find's words: what its -exec runs comes after it
+        fed = False
         while True:
             name = words[0].value
             if name is None:
@@ -379,24 +333,57 @@ class _Reader:
                 break
             if base == "find":
                 later.append(list(words))
+            self._option_commands(base, words, depth)
             wrapper = WRAPPERS.get(base)
             if wrapper is None:
                 break
-            inner = self._unwrap(wrapper, words)
-            if inner is None:
+            got = unwrap(base, wrapper, words)
+            if got is None:
                 self.unvouched.append(f"cannot tell which command {short(name)} runs")
                 break
-            if not inner:
+            self._wrapped(got, depth)
+            env += got.sets
+            fed = fed or got.fed
+            if not got.command:
                 break
-            if not wrapper.transparent and allowed is None:
+            if (not wrapper.transparent or got.writes) and allowed is None:
                 allowed = words
-            words = inner
+            words = got.command
             views.append(words)
-        self._record(allowed if allowed is not None else words, views)
+        self._record(allowed if allowed is not None else words, views, fed, env)
         for find in later:
             self._find(find, depth)
 
-    def _record(self, real: list[Word], views: list[list[Word]]) -> None:
+    def _wrapped(self, got: Unwrapped, depth: int) -> None:
+        """What a wrapper does besides running its command: shell lines and programs its
+        options name, variables it sets, another directory, what it cannot tell."""
+        self.unvouched.extend(got.doubts)
+        for var in got.sets:
+            self._sets(var)
+        if got.changes_dir:
+            self.changes_dir = True
+        for line in got.lines:
+            self.read(line, depth + 1)
+        for program in got.programs:
+            self._simple([program], depth)
+
+    def _option_commands(self, base: str, words: list[Word], depth: int) -> None:
+        """``split --filter=LINE``, ``sort --compress-program=PROG``, …: what they run."""
+        for kind, text in option_commands(base, words):
+            if text is None:
+                self.unvouched.append(f"cannot tell what {short(base)} runs: an option's value")
+            elif kind == "line":
+                self.read(text, depth + 1)
+            else:
+                self._simple([Word(text, text)], depth)
+
+    def _record(
+        self,
+        real: list[Word],
+        views: list[list[Word]],
+        fed: bool = False,
+        env: list[str] | None = None,
+    ) -> None:
         if not real:
             return
         views = [ws for ws in views if ws]
@@ -407,53 +394,9 @@ class _Reader:
             if head and "/" in head:  # /bin/rm is rm to a deny rule
                 short = Word(ws[0].raw, head.rsplit("/", 1)[-1])
                 texts.append(" ".join(w.text for w in [short, *ws[1:]]))
-        self.commands.append(SimpleCommand(tuple(real), tuple(dict.fromkeys(texts))))
-
-    def _unwrap(self, w: CommandWrapper, words: list[Word]) -> list[Word] | None:
-        """The command a wrapper runs ([] when it runs none), None when it cannot be told."""
-        i = 1
-        while i < len(words):
-            v = words[i].value
-            if v is None:
-                return None
-            if v == "--":
-                i += 1
-                break
-            if not v.startswith("-") or v == "-":
-                break
-            if v in w.queries:
-                return []
-            if v.startswith("--"):
-                opt, eq, _ = v.partition("=")
-                if opt in w.valued:
-                    i += 1 if eq else 2
-                    continue
-                if opt in w.flags and not eq:
-                    i += 1
-                    continue
-                return None
-            if w.numeric and v[1:].isdigit():
-                i += 1
-                continue
-            j, step = 1, 1
-            while j < len(v):
-                opt = "-" + v[j]
-                if opt in w.flags:
-                    j += 1
-                elif opt in w.valued:
-                    step = 1 if j + 1 < len(v) else 2
-                    break
-                elif opt in w.attached:
-                    break
-                else:
-                    return None
-            i += step
-        i += w.operands
-        if w.assignments:
-            while i < len(words) and (name := assignment_name(words[i].value or "")):
-                self._sets(name)
-                i += 1
-        return words[i:] if i <= len(words) else None
+        self.commands.append(
+            SimpleCommand(tuple(real), tuple(dict.fromkeys(texts)), fed, tuple(env or ()))
+        )
 
     def _shell(self, words: list[Word], depth: int) -> bool:
         """`bash -c STRING`: the string is read like the command itself (True). A shell with a
