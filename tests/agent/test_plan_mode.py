@@ -4,6 +4,7 @@ tries and whatever the allow rules say; the turn ends with a plan."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,15 @@ READ_ONLY = [
     "echo hi > /dev/null",
     "tree -L 2",
     "wc -l calc.py 2>/dev/null",
+    "xxd -l 64 calc.py",  # -l's value is not a second operand
+    "uniq -f 1 calc.py",
+    "LC_ALL=C sort -k 2 calc.py",
+    "nice cat calc.py",
+    "timeout 5 git log --oneline",
+    "git log --no-ext-diff --oneline",
+    "git grep --or -e add -e sub",
+    "sort --check calc.py",
+    "rg --pretty add",
 ]
 
 
@@ -64,15 +74,40 @@ def test_every_command_in_the_table_runs_bare_and_every_dangerous_option_is_refu
             head = f"{name} {sub}".strip()
             bare = "ask" if name == "cd" else "allow"  # after cd, paths cannot be checked
             assert verdict(project, head) == bare, head
-            for opt in s.forbidden:
-                cmd = f"{head} {opt}=x" if opt.startswith("--") else f"{head} {opt} x"
+            for cmd in dangerous_forms(head, s):
                 assert verdict(project, cmd) == "deny", cmd
-            for letter in s.letters:
-                assert verdict(project, f"{head} -{letter} out") == "deny", (head, letter)
-                assert verdict(project, f"{head} -a{letter}") == "deny", (head, letter)  # bundled
             if s.operands is not None:
                 cmd = head + " a" * (s.operands + 1)
                 assert verdict(project, cmd) == "deny", cmd
+
+
+def dangerous_forms(head: str, s: plan.ReadOnly) -> list[str]:
+    """Every way the table's dangerous options can be written: a long one in each abbreviation
+    (GNU getopt and git's parse-options take any unambiguous prefix), its value attached or in
+    the next word; a short one alone, in a cluster, with its value attached."""
+    out = []
+    for opt in s.forbidden:
+        if not opt.startswith("--"):
+            out.append(f"{head} {opt} x")  # find's -exec: the exact word
+            continue
+        for k in range(3, len(opt) + 1):
+            out += [f"{head} {opt[:k]}=x", f"{head} {opt[:k]} x"]
+    for letter in s.letters:
+        out += [f"{head} -{letter} out", f"{head} -a{letter}", f"{head} -n{letter} out"]
+        out += [f"{head} -{letter}out", f"{head} -- -{letter} out"]
+    return out
+
+
+def test_every_walking_option_is_seen_in_every_abbreviation(project):
+    deny = ["read_file: .env"]
+    for name, spec in plan.READ_ONLY.items():
+        for opt in spec.walk_options:
+            for k in range(3, len(opt) + 1):
+                d = decide(project, f"{name} {opt[:k]} KEY .", deny=deny)
+                assert d.verdict == "ask" and d.firm, (name, opt[:k])
+        for letter in spec.walk_letters:
+            d = decide(project, f"{name} -{letter} KEY .", deny=deny)
+            assert d.verdict == "ask" and d.firm, (name, letter)
 
 
 # Each one is a way a model (or a file planted in the repository) could change something while
@@ -120,6 +155,30 @@ NOT_READ_ONLY = [
     "python -c 'print(1)'",
     "sed -i s/a/b/ calc.py",
     "pytest",
+    # issue 22 item 9: each ran unasked in plan mode before (checked against 754bfcc)
+    "sort --outp=F calc.py",  # --output in an abbreviation: it wrote F
+    "sort -S 64k --compress-prog=sh calc.py",  # it ran sh
+    "git grep --open-files='touch X;' -l add",  # it ran touch
+    "sort --o=F calc.py",
+    "sort --output F calc.py",  # held before, as the next one
+    "sort -no F calc.py",  # -o in a cluster
+    "sort -T /tmp calc.py",  # its temporary files
+    "tree -R -H . -L 1",  # writes 00Tree.html in every folder
+    "git blame --output=F calc.py",  # every git command that reads revisions takes --output
+    "git rev-list --output=F HEAD",
+    "git shortlog --output=F HEAD",
+    "git log --show-signature",  # runs gpg
+    "git diff --ext=x",
+    "echo --pre=./evil.sh | xargs rg add",  # xargs adds arguments from its input
+    "RIPGREP_CONFIG_PATH=./evil.cfg rg add",  # the config names --pre=./evil.sh
+    "env RIPGREP_CONFIG_PATH=./evil.cfg rg add",
+    "GIT_EXTERNAL_DIFF=./evil.sh git diff",  # held before (GIT_*), as the last five: kept so
+    "echo | xargs --process-slot-var=PATH ls",  # PATH for ls: ./0/ls
+    "flock lockfile cat calc.py",  # now that flock is a wrapper: it creates its file
+    "time -o F ls",  # GNU time writes F
+    "sudo cat calc.py",
+    "watch ls",
+    "nice rm -rf src",  # a wrapper runs what it runs
 ]
 
 
@@ -150,6 +209,8 @@ def test_deny_rules_still_hold(project):
         "grep -f /etc/shadow calc.py",
         "cat $HOME/.aws/credentials",
         "cd /etc && cat passwd",
+        "env -C /etc cat passwd",  # env -C changes directory
+        "ls | xargs cat",  # what xargs adds is known only when it runs
     ],
 )
 def test_a_read_only_command_reading_outside_the_project_is_asked_about(project, command):
@@ -171,6 +232,60 @@ def test_a_deny_rule_on_reading_holds_for_read_only_commands(project):
     d = decide(project, "grep -r KEY .", deny=deny)
     assert d.verdict == "ask" and d.firm
     assert verdict(project, "cat calc.py", deny=deny) == "allow"
+
+
+def test_a_recursive_grep_near_a_read_deny_rule_is_asked_about_in_every_spelling(project):
+    (project / ".env").write_text("KEY=1\n")
+    deny = ["read_file: .env"]
+    for cmd in (
+        "grep --recursive KEY .",
+        "grep --rec KEY .",
+        "grep -d recurse KEY .",
+        "grep --directories=recurse KEY .",
+        "ls --recursive",
+        "diff -r a b",
+    ):
+        d = decide(project, cmd, deny=deny)
+        assert d.verdict == "ask" and d.firm, cmd
+
+
+# -- real programs: what the table refuses does write or run -------------------------------------
+def test_the_refused_abbreviations_write_and_run_for_real(git_project):
+    """Shown on the programs themselves, so the table's entries are no guess."""
+    root = git_project
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+    }
+    env["GIT_COMMITTER_EMAIL"] = "t@t"
+    subprocess.run(["git", "add", "."], cwd=root, check=True, env=env)
+    subprocess.run(["git", "commit", "-qm", "x"], cwd=root, check=True, env=env)
+    commands = {
+        "sort --outp=F1 calc.py": "F1",
+        "git grep --open-files='touch X2;' -l add": "X2",
+        "git rev-list --output=F3 HEAD": "F3",
+        "git blame --output=F4 calc.py": "F4",
+    }
+    for cmd, made in commands.items():
+        assert verdict(root, cmd) == "deny", cmd
+        subprocess.run(["bash", "-c", cmd], cwd=root, env=env, capture_output=True, timeout=30)
+        assert (root / made).exists(), cmd
+
+
+async def test_plan_mode_runs_none_of_the_abbreviations(make_agent, git_project):
+    commands = ["sort --outp=F calc.py", "sort -S 64k --compress-prog=sh calc.py"]
+    commands += ["git grep --open-files='touch X;' -l add", "echo --o=G | xargs sort calc.py"]
+    model = script(
+        {"tool_calls": [{"name": "bash", "input": {"command": c}} for c in commands]},
+        {"text": PLAN},
+    )
+    agent = await make_agent(model, permission_mode="plan", approver=None)
+    await run(agent, "plan it")
+    results = agent.messages[2].blocks
+    assert all(r.is_error and "plan mode" in r.content for r in results)
+    assert sorted(p.name for p in git_project.iterdir()) == [".git", "calc.py"]
 
 
 # -- the other tools -------------------------------------------------------------------------------
