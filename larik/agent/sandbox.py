@@ -46,6 +46,7 @@ HIDDEN_HOME = (
     ".config/gh",
     ".pypirc",
     ".npmrc",
+    ".ray",  # Ray's cluster token (auth_token): a bench check on a Ray worker runs in here
 )
 
 #: Output that a sandbox refusal produces (checked only when a sandboxed command failed).

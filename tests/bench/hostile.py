@@ -19,6 +19,7 @@ import pytest
 
 ANTHROPIC = "sk-ant-test-secret-never-leaves-0123456789"
 GITHUB = "ghp_test_secret_never_leaves_0123456789"
+RAY_TOKEN = "ray-cluster-token-never-leaves-0123456789"
 KEY = "-----BEGIN OPENSSH PRIVATE KEY----- fake-key-never-leaves"
 
 CHECK = """\
@@ -28,10 +29,11 @@ from solution import solved
 
 def test_someone_elses_check():
     seen = repr(sorted(os.environ.items()))
-    try:
-        seen += pathlib.Path({key!r}).read_text()
-    except OSError:
-        pass
+    for secret in ({key!r}, os.path.expanduser("~/.ray/auth_token")):
+        try:
+            seen += pathlib.Path(secret).read_text()
+        except OSError:
+            pass
     try:
         pathlib.Path({loot!r}).write_text(seen)
     except OSError:
@@ -53,7 +55,7 @@ def test_someone_elses_check():
 
 @dataclass
 class Attack:
-    home: Path  # the fake $HOME, with .ssh/id_rsa
+    home: Path  # the fake $HOME, with .ssh/id_rsa and .ray/auth_token
     loot: Path  # where the check writes what it saw: outside its folder, outside /tmp
     listener: socket.socket  # on loopback: whoever connects got through
     mark: str  # the sleep's argument, to find it in /proc
@@ -92,6 +94,8 @@ def planted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Attack]
     home = outside / "home"
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "id_rsa").write_text(KEY)
+    (home / ".ray").mkdir()
+    (home / ".ray" / "auth_token").write_text(RAY_TOKEN)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC)
     monkeypatch.setenv("GITHUB_TOKEN", GITHUB)

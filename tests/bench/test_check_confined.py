@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from larik.agent import sandbox as sb
 from larik.bench import confine
 from larik.cli import app
-from tests.bench.hostile import ANTHROPIC, GITHUB, KEY, Attack, pids, planted
+from tests.bench.hostile import ANTHROPIC, GITHUB, KEY, RAY_TOKEN, Attack, pids, planted
 
 UNSANDBOXED = "bench checks run unsandboxed"
 
@@ -69,7 +69,7 @@ def _suite_run(a: Attack) -> str:
     runs = Path(os.environ["LARIK_HOME"]) / "bench" / "runs"
     sent = "".join(p.read_text() for p in runs.rglob("*.jsonl"))
     assert "SEEN" in sent and "PATH" in sent  # what the check printed reached the model ...
-    assert ANTHROPIC not in sent and GITHUB not in sent and KEY not in sent  # ... but no secret
+    assert [s for s in (ANTHROPIC, GITHUB, KEY, RAY_TOKEN) if s in sent] == []  # ... no secret
     return r.output
 
 

@@ -7,23 +7,36 @@ third of it); ``pytest -m "not ray"`` leaves them out of a quick local run.
 """
 
 import asyncio
+import contextlib
 import json
-import logging
 import os
 import pickle
 import re
+import secrets
 import socket
+import stat
 import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from larik.bench.ray_run import RAY_MISSING, PackedTask, RayBench, unpack_task, worker_env
+from larik.agent import sandbox as sb
+from larik.bench.ray_run import (
+    RAY_MISSING,
+    PackedTask,
+    RayBench,
+    _run_remote,
+    connect,
+    pack_task,
+    unpack_task,
+    worker_env,
+)
 from larik.bench.suite import load_suite, suite_folder
 from larik.cli import app
 from larik.config import Config, ProviderConfig
 from larik.llm.errors import ConfigError
+from tests.bench.hostile import ANTHROPIC, GITHUB, KEY, planted
 from tests.conftest import _KEY_VARS
 from tests.loopback import LoopbackServer, Reply
 
@@ -34,30 +47,36 @@ FAKE_KEY = "sk-fake-0123456789abcdef-never-print-me"
 
 
 @pytest.fixture(scope="module")
-def ray_cluster(tmp_path_factory):
+def ray_home(tmp_path_factory) -> Path:
+    """The cluster's $HOME, holding a Ray token that others may read (0644: as Ray writes it)."""
+    home = tmp_path_factory.mktemp("ray-home")
+    (home / ".ray").mkdir()
+    (home / ".ray" / "auth_token").write_text(secrets.token_hex(32))
+    (home / ".ray" / "auth_token").chmod(0o644)
+    return home
+
+
+@pytest.fixture(scope="module")
+def ray_cluster(tmp_path_factory, ray_home):
+    """A local cluster as ``larik bench --ray`` starts one (``connect``), for the whole module."""
     try:
-        import ray
+        import ray  # noqa: F401
     except ImportError:
         if os.environ.get("LARIK_CI"):
             pytest.fail("Ray is not installed; CI must run these (scripts/ci-extra.sh)")
         pytest.skip("Ray is not installed: pip install 'larik[ray]'")
     home = tmp_path_factory.mktemp("ray-worker-home")
-    with pytest.MonkeyPatch.context() as env:  # what the cluster's workers inherit
-        for var in _KEY_VARS:
-            env.delenv(var, raising=False)
-        env.setenv("LARIK_HOME", str(home))
-        env.setenv("XDG_STATE_HOME", str(home / "xdg-state"))
-        env.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))
-        ray.init(
-            num_cpus=2,
-            include_dashboard=False,
-            _node_ip_address="127.0.0.1",
-            namespace="larik",
-            log_to_driver=False,
-            logging_level=logging.ERROR,
-        )
-    yield ray
-    ray.shutdown()
+    with contextlib.ExitStack() as stack:
+        with pytest.MonkeyPatch.context() as env:  # what the cluster's workers inherit
+            for var in _KEY_VARS:
+                env.delenv(var, raising=False)
+            env.delenv("RAY_ADDRESS", raising=False)
+            env.setenv("HOME", str(ray_home))
+            env.setenv("LARIK_HOME", str(home))
+            env.setenv("XDG_STATE_HOME", str(home / "xdg-state"))
+            env.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))
+            cluster = stack.enter_context(connect(None, num_cpus=2))
+        yield cluster
 
 
 def _references_script(path: Path, names: list[str]) -> Path:
@@ -157,6 +176,49 @@ async def test_a_providers_limit_holds_across_benches_on_one_cluster(ray_cluster
     ray_cluster.kill(a._actors["groq"])  # as when the bench that made it ends first
     async with b.limit("groq"):  # made again, not an error
         pass
+
+
+@pytest.mark.ray
+def test_a_local_cluster_larik_starts_keeps_rays_files_from_other_users(ray_cluster, ray_home):
+    """Ray makes ``/tmp/ray`` (sockets, logs, spilled objects) 0777 and writes its token 0644:
+    the cluster Larik starts keeps its folder in a 0700 one, and its token 0600."""
+    folder = Path(ray_cluster.get_runtime_context().get_temp_dir())
+    assert folder.parent.name.startswith("larik-ray-")
+    assert stat.S_IMODE(folder.parent.stat().st_mode) == 0o700
+    assert folder.parent.stat().st_uid == os.getuid()
+    token = ray_home / ".ray" / "auth_token"
+    assert stat.S_IMODE(token.stat().st_mode) == 0o600
+
+
+@pytest.mark.ray
+def test_a_hostile_check_on_a_ray_worker_gets_no_secret_and_leaves_nothing(
+    ray_cluster, ray_home, tmp_path, monkeypatch
+):
+    """The worker's side of a run (``_run_remote``, as RayBench sends it) of a suite exercise
+    whose test steals, with keys and a fake $HOME in the run's runtime environment: the second
+    try shows the check's output to the model, so the transcripts say what it could see."""
+    why = sb.probe()
+    if why:
+        if os.environ.get("LARIK_CI"):
+            pytest.fail(f"CI must test the sandbox, but {why}")
+        pytest.skip(f"no OS sandbox here: {why}")
+    token = (ray_home / ".ray" / "auth_token").read_text()
+    with planted(monkeypatch, tmp_path) as a:
+        (a.home / ".ray" / "auth_token").write_text(token)  # the worker's own Ray needs it
+        (task,) = load_suite(a.suite, cache=tmp_path / "cache")
+        script = json.dumps({"turns": [{"text": "Done."}] * 3}).encode()
+        env = {"HOME": str(a.home), "ANTHROPIC_API_KEY": ANTHROPIC, "GITHUB_TOKEN": GITHUB}
+        remote = ray_cluster.remote(num_cpus=1, max_retries=0)(_run_remote)
+        args = (pack_task(task), "scripted/done.json", 1, "b", Config(), (".json", script))
+        out = ray_cluster.get(remote.options(runtime_env={"env_vars": env}).remote(*args))
+        run = out["result"]
+        assert run["reason"] == "check failed" and run["tries"] == 2, run
+        sent = "".join(t.decode() for t in out["transcripts"].values())
+        assert "SEEN" in sent and "PATH" in sent  # what the check printed reached the model ...
+        assert [s for s in (ANTHROPIC, GITHUB, KEY, token) if s in sent] == []  # ... no secret
+        assert not a.loot.exists() and not a.connected() and not (a.home / "PWNED").exists()
+        assert a.left_running() == []
+        assert out["unsandboxed"] == ""
 
 
 def test_without_ray_the_flag_says_how_to_install_it(monkeypatch, tmp_path):
