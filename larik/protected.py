@@ -9,6 +9,10 @@ instructions the prompt carries — without the user seeing it happen. So:
   cover it, and where nobody can be asked (print mode, bench) it is denied;
 - the OS sandbox keeps them read-only for bash (``larik.agent.sandbox``).
 
+It holds what decides what *git* runs too (``.git/hooks/``, ``.git/config``, …): a model's
+``write_file`` of ``.git/hooks/pre-commit`` would run at the user's next commit, outside any
+sandbox.
+
 :data:`PROTECTED` is the list, as patterns relative to a folder. Each matches at any depth of
 the project (``sub/.mcp.json`` too): Larik finds a project's config from the folder it starts
 in, so a nested copy is what a run started there would read. Names are compared case-folded
@@ -38,6 +42,18 @@ PROTECTED: tuple[str, ...] = (
     ".claude/agents/**",
     ".agents/skills/**",
     *INSTRUCTION_FILES,
+    # what the user's own git runs on the host: hooks, the config naming programs
+    # (core.fsmonitor, core.hooksPath, filters), a .git file pointing elsewhere
+    ".git",
+    ".git/config",
+    ".git/config.worktree",
+    ".git/commondir",
+    ".git/hooks/**",
+    ".git/info/attributes",
+    ".git/modules/*/config",
+    ".git/modules/*/hooks/**",
+    ".git/worktrees/*/config.worktree",
+    ".git/worktrees/*/commondir",
 )
 
 

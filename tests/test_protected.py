@@ -35,6 +35,10 @@ def test_every_file_larik_reads_to_decide_what_runs_is_on_the_list(tmp_path):
         *prompt.INSTRUCTION_FILES,
         ".claude/hooks/check.sh",
         ".claude/agents/reviewer.md",
+        ".git/hooks/pre-commit",  # what the user's own git runs
+        ".git/config",
+        ".git/modules/vendor/config",
+        "vendor/lib/.git",  # a .git file: a nested repository pointing anywhere
     ]
     assert [p for p in read if not is_protected(p, tmp_path)] == []
     assert prompt.INSTRUCTION_FILES is protected.INSTRUCTION_FILES  # one fact
@@ -42,7 +46,16 @@ def test_every_file_larik_reads_to_decide_what_runs_is_on_the_list(tmp_path):
 
 @pytest.mark.parametrize(
     "path",
-    ["src/app.py", "README.md", ".claude/notes.md", ".larikrc", "docs/AGENTS.md.txt", ".mcp.json5"],
+    [
+        "src/app.py",
+        "README.md",
+        ".claude/notes.md",
+        ".larikrc",
+        "docs/AGENTS.md.txt",
+        ".mcp.json5",
+        ".gitignore",
+        ".github/workflows/ci.yml",
+    ],
 )
 def test_ordinary_files_are_not_protected(tmp_path, path):
     assert not is_protected(path, tmp_path)

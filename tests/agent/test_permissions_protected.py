@@ -87,3 +87,16 @@ def test_a_link_the_model_made_does_not_launder_the_write(tmp_path: Path):
     (tmp_path / "notes.json").symlink_to(".mcp.json")
     policy = PermissionPolicy(tmp_path, "edits")
     assert policy.decide(WRITE, WRITE.args(path="notes.json", content="{}")).verdict == "ask"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [".git/hooks/pre-commit", ".git/config", ".git/modules/vendor/config", "vendor/.git"],
+)
+def test_what_the_users_own_git_runs_is_not_written_unasked_in_edits_mode(tmp_path, path):
+    """HOSTILE: write_file of .git/hooks/pre-commit (or core.fsmonitor in .git/config) in edits
+    mode ran at the user's next commit, outside any sandbox."""
+    assert WRITE is not None
+    policy = PermissionPolicy(tmp_path, "edits")
+    d = policy.decide(WRITE, WRITE.args(path=path, content="#!/bin/sh\nid\n"))
+    assert (d.verdict, d.firm) == ("ask", True)
