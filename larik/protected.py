@@ -44,7 +44,8 @@ PROTECTED: tuple[str, ...] = (
     *INSTRUCTION_FILES,
     # what the user's own git runs on the host: hooks, the config naming programs
     # (core.fsmonitor, core.hooksPath, filters), a .git file pointing elsewhere
-    ".git",
+    ".git",  # the name itself (a .git file, a folder put in its place), not what is inside:
+    # commits, branches and the index must still work; only the entries below are kept
     ".git/config",
     ".git/config.worktree",
     ".git/commondir",
