@@ -11,8 +11,9 @@ exception inside the loop (``TurnOver``); a provider failure ends it with an ERR
 Cancelling the task that iterates ``run_turn`` is an interrupt: ``_settle`` then leaves the
 conversation valid for every provider — the partial reply kept (marked interrupted), every tool
 call given a result (synthesised "interrupted" errors for those that did not finish), running
-commands killed. A reply cut at the output limit ends the turn with ``max_tokens`` and a warning
-(its tool calls, if any, still get results). Hitting ``max_turns`` ends the turn with stop reason
+commands killed. A reply cut at the output limit ends the turn with ``max_tokens`` and a warning;
+if it has tool calls, none of them runs (their arguments are incomplete by definition): each
+gets an error result saying so and how to split the change, and the turn goes on. Hitting ``max_turns`` ends the turn with stop reason
 ``max_turns`` and ``data["max_turns"]``. A model going round in circles (:mod:`.stuck`) is told
 so once in a tool result, then its turn ends with stop reason ``stuck`` and ``data["stuck"]``.
 """
@@ -36,7 +37,7 @@ from .permissions import check_mode
 from .probe import Capabilities, capabilities, probe
 from .profile import Profile, profile_for
 from .rewind import Checkpointer
-from .runner import ToolRunner, answer_all
+from .runner import ToolRunner, answer_all, cut_off_result
 from .session_hooks import SessionHooks
 from .session_log import SessionLog
 from .sessions import Rebuilt
@@ -313,14 +314,18 @@ class Agent:
             yield AgentEvent(E.MESSAGE, message=msg)
         self._counted = len(self.messages)
         uses = msg.tool_uses()
-        if stop is StopReason.MAX_TOKENS:
+        cut = stop is StopReason.MAX_TOKENS
+        if cut:
             yield self._notice(
                 "the reply was cut off at the model's output limit"
-                + ("; its tool calls go back to it" if uses else "; ask it to continue"),
+                + ("; its tool calls were not run" if uses else "; ask it to continue"),
                 warn=True,
             )
-        if uses:
-            async for ev in self._run_tools(msg, uses):
+        if uses:  # a cut reply's calls are incomplete by definition: none of them runs
+            refuse = (
+                cut_off_result(self._profile.request_options().get("max_tokens")) if cut else ""
+            )
+            async for ev in self._run_tools(msg, uses, refuse):
                 yield ev
             if last:
                 yield self._notice(
@@ -452,11 +457,14 @@ class Agent:
         return caps.warnings
 
     # -- tools --------------------------------------------------------------------------------
-    async def _run_tools(self, reply: Message, calls: list[Block]) -> AsyncIterator[AgentEvent]:
+    async def _run_tools(
+        self, reply: Message, calls: list[Block], refuse: str = ""
+    ) -> AsyncIterator[AgentEvent]:
+        """Run ``calls`` (``refuse``: none of them runs, each is answered with this error)."""
         queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
         results: dict[int, Block] = {}
         self._ctx.emit = emit = self._check.tap(queue.put_nowait)  # verify.py sees tool ends
-        task = asyncio.create_task(self.tool_runner.run_all(calls, emit, results))
+        task = asyncio.create_task(self.tool_runner.run_all(calls, emit, results, refuse))
         task.add_done_callback(lambda _: queue.put_nowait(None))
         self._running = Running(calls, results, task)
         while (ev := await queue.get()) is not None:

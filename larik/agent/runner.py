@@ -32,7 +32,7 @@ from .tools import AnyTool, ToolContext, ToolError, ToolResult, ToolSource, get_
 if TYPE_CHECKING:
     from ..hooks.runner import Hooks, Outcome
 
-__all__ = ["CALL_ID", "INTERRUPTED", "ToolRunner", "answer_all"]
+__all__ = ["CALL_ID", "INTERRUPTED", "ToolRunner", "answer_all", "cut_off_result"]
 
 #: the id of the tool call running in this task (a subagent's transcript is linked to it)
 CALL_ID: ContextVar[str] = ContextVar("larik_call_id", default="")
@@ -42,7 +42,7 @@ Emit = Callable[[AgentEvent], None]
 
 
 class _Prepared:
-    __slots__ = ("args", "call", "changed", "error", "raw", "tool")
+    __slots__ = ("args", "call", "changed", "error", "raw", "refused", "tool")
 
     def __init__(self, call: Block) -> None:
         self.call = call
@@ -51,6 +51,7 @@ class _Prepared:
         self.raw: dict[str, Any] = {}
         self.error = ""
         self.changed = ""  # what a PreToolUse hook changed the call to (its summary)
+        self.refused = ""  # why the call is not run at all (no hook, no permission asked)
 
     @property
     def read_only(self) -> bool:
@@ -121,8 +122,15 @@ class ToolRunner:
         p = self.prepare(Block.tool_use("user_call", name, tool_input))
         return await self._refusal(p, _drop) or await self._execute(p, _drop)
 
-    async def run_all(self, calls: list[Block], emit: Emit, results: dict[int, Block]) -> None:
+    async def run_all(
+        self, calls: list[Block], emit: Emit, results: dict[int, Block], refuse: str = ""
+    ) -> None:
+        """``refuse``: run none of the calls; each gets this error (a reply cut off at the
+        output limit, :func:`cut_off_result`)."""
         prepared = [self.prepare(c) for c in calls]
+        if refuse:
+            for p in prepared:
+                p.refused = refuse
         i = 0
         while i < len(prepared):
             n = 1
@@ -170,6 +178,8 @@ class ToolRunner:
     async def _refusal(self, p: _Prepared, emit: Emit) -> ToolResult | None:
         """Why the call does not run (unknown tool, unusable arguments, a PreToolUse hook's
         block, permission denied), or None when it may."""
+        if p.refused:
+            return ToolResult(p.refused, is_error=True, data={"not_run": True})
         if p.error or p.tool is None or p.args is None:
             return ToolResult(p.error, is_error=True, data={"bad_call": True})
         try:
@@ -279,6 +289,18 @@ def _validation_text(e: ValidationError) -> str:
             msg = "unexpected argument"
         parts.append(f"{loc}: {msg}")
     return "; ".join(parts)
+
+
+def cut_off_result(limit: int | None = None) -> str:
+    """The result of each tool call in a reply cut off at the output limit: not run, and how
+    to make the change so that it fits."""
+    at = f" ({limit} tokens)" if limit else ""
+    return (
+        f"not run: your reply was cut off at the output limit{at} before this call was "
+        "complete, so its arguments are incomplete and none of the reply's calls ran. Make the "
+        "change in smaller steps: an edit_file with a short old_string and new_string (a few "
+        "lines each), one change per call; never write a whole large file in one call."
+    )
 
 
 def answer_all(
