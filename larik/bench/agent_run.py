@@ -1,4 +1,5 @@
-"""The agent side of a bench run: a plain Agent in yolo mode on one model, in the task's
+"""The agent side of a bench run: a Session (``larik/session/``, built as every face builds
+one) in yolo mode on one model, no MCP servers, skills, hooks or checkpoints, in the task's
 throwaway directory, with the task's turn limit. Its transcript is kept under the bench folder of
 the state directory (one file per run), so a failure can be read afterwards.
 
@@ -39,30 +40,33 @@ def make_agent_runner(
     config = config.model_copy(update={"permissions": deny})
 
     async def run(task: Task, workdir: Path, spec: str, outcome: AgentOutcome) -> None:
-        from ..agent.agent import Agent
+        from ..session import Session, SessionOptions
 
         transcripts.mkdir(parents=True, exist_ok=True)
+        options = SessionOptions(
+            model=spec,
+            permission_mode="yolo",
+            max_turns=task.spec.max_turns,
+            resolver=resolver_for(spec) if resolver_for else None,
+            transcript_dir=transcripts,
+            checkpoints=False,  # a throwaway folder: nothing to take back
+            skills=False,  # the task's prompt alone, whatever skills the user has
+            hooks=False,  # the user's hooks are for their sessions, not for measuring models
+            mcp=False,  # nor their MCP servers
+            commands=False,  # a task's prompt is sent as written
+        )
+        session = Session(workdir, config, options)
         try:
-            agent = await Agent.create(
-                cwd=workdir,
-                config=config,
-                model=spec,
-                permission_mode="yolo",
-                max_turns=task.spec.max_turns,
-                resolver=resolver_for(spec) if resolver_for else None,  # type: ignore[arg-type]
-                transcript_dir=transcripts,
-                checkpoints=False,  # a throwaway folder: nothing to take back
-                skills=False,  # the task's prompt alone, whatever skills the user has
-                hooks=False,  # the user's hooks are for their sessions, not for measuring models
-            )
+            await session.start()
         except LarikError as e:
             outcome.error = str(e)
+            await session.close()
             return
         try:
             prompt = task.spec.prompt
             for attempt in range(task.spec.tries):
                 outcome.tries = attempt + 1
-                await _turn(agent, prompt, outcome)
+                await session.send(prompt).run(lambda ev: _count(ev, outcome))
                 last = attempt + 1 == task.spec.tries
                 if last or outcome.midcheck is None or outcome.error or outcome.turn_limit:
                     break
@@ -73,32 +77,32 @@ def make_agent_runner(
         except APIError as e:
             outcome.error = str(e)
         finally:
-            await agent.close()
+            await session.close()
 
     return run
 
 
-async def _turn(agent: Any, prompt: str, outcome: AgentOutcome) -> None:
+def _count(ev: Any, outcome: AgentOutcome) -> None:
+    """What one event of a run adds to its outcome."""
     from ..agent.events import AgentEventType as T
 
-    async for ev in agent.run_turn(prompt):
-        if ev.type is T.USAGE and ev.usage is not None:
-            if ev.subagent:
-                outcome.subagent_turns += 1
-            else:
-                outcome.turns += 1
-            outcome.usage = outcome.usage + ev.usage
-            if ev.cost is not None:
-                outcome.cost = (outcome.cost or 0.0) + ev.cost
-        elif ev.type is T.ERROR:
-            outcome.error, outcome.stop = ev.text, "error"
-        elif ev.type is T.TOOL_END:
-            outcome.tool_calls += 1
-            outcome.tool_errors += ev.is_error
-            outcome.bad_calls += bool(ev.data.get("bad_call"))
-        elif ev.type is T.TURN_END:
-            outcome.turn_limit = ev.stop_reason is StopReason.MAX_TURNS
-            outcome.stop = str(ev.stop_reason or "")
+    if ev.type is T.USAGE and ev.usage is not None:
+        if ev.subagent:
+            outcome.subagent_turns += 1
+        else:
+            outcome.turns += 1
+        outcome.usage = outcome.usage + ev.usage
+        if ev.cost is not None:
+            outcome.cost = (outcome.cost or 0.0) + ev.cost
+    elif ev.type is T.ERROR:
+        outcome.error, outcome.stop = ev.text, "error"
+    elif ev.type is T.TOOL_END:
+        outcome.tool_calls += 1
+        outcome.tool_errors += ev.is_error
+        outcome.bad_calls += bool(ev.data.get("bad_call"))
+    elif ev.type is T.TURN_END:
+        outcome.turn_limit = ev.stop_reason is StopReason.MAX_TURNS
+        outcome.stop = str(ev.stop_reason or "")
 
 
 async def tool_warnings(
