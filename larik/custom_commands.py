@@ -323,7 +323,7 @@ def _read(path: Path, limit: int = MAX_BYTES, what: str = "file") -> bytes:
 
 
 def _shown(path: Path) -> str:
-    from .agent.paths import shown
+    from .paths import shown
 
     return shown(str(path))
 
@@ -560,7 +560,7 @@ def _arithmetic(template: str, arguments: str) -> str:
 
 
 def _include(name: str, root: Path, path_denied: PathDenied | None, out: Expanded) -> str | None:
-    from .agent.paths import resolve_path
+    from .paths import resolve_path
 
     if not name:
         return None

@@ -22,9 +22,6 @@ KNOWN_UPWARD = {
     # load_config asks which of the project's command files hold !`…` shell lines (running
     # them needs trust); the scan lives with the commands, which read config's paths.
     ("config", "custom_commands"),
-    # a hook runs with the bash tool's process-group helpers (agent/tools/bash.py) and
-    # resolves paths with agent/paths.py; those belong in a module below both.
-    ("hooks", "agent"),
 }
 
 

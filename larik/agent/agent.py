@@ -605,7 +605,7 @@ class Agent:
 
     def kill_processes(self) -> None:
         """Kill every command still running (and its children)."""
-        from .tools.bash import kill_group
+        from ..processes import kill_group
 
         for pgid, token in list(self._ctx.processes.items()):
             kill_group(pgid, token)

@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..processes import read_pipe, start_token
 from .tools import ToolError, ToolResult
-from .tools.bash import read_pipe, spawn_shell, start_token
+from .tools.bash import spawn_shell
 
 __all__ = ["DEFAULT_BUFFER", "DEFAULT_MAX", "Job", "JobTable", "Ring"]
 

@@ -59,11 +59,11 @@ from typing import Any, Literal
 
 from .. import shell
 from ..llm.errors import ConfigError
+from ..paths import resolve_path
 from ..protected import protected_pattern
 from ..tool_names import parse_rule
 from . import plan
 from .events import Approver, PermissionRequest
-from .paths import resolve_path
 from .sandbox import Sandbox
 from .tools import READ_ONLY_TOOLS, AnyTool, ToolContext
 

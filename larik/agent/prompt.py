@@ -126,7 +126,7 @@ def skills_section(catalog: SkillCatalog | None) -> str:
 
 
 def _listing(root: Path) -> str:
-    from .paths import shown
+    from ..paths import shown
     from .tools._files import list_files
 
     try:
@@ -193,8 +193,8 @@ class _Skipped(Exception):
 
 
 def _read_instructions(root: Path, path: Path, denied: PathDenied | None) -> str:
+    from ..paths import shown
     from . import tools
-    from .paths import shown
     from .tools._files import open_regular, special_kind
 
     try:

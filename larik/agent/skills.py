@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import frontmatter
-from .paths import shown
+from ..paths import shown
 
 __all__ = ["MAX_LISTED", "Skill", "SkillCatalog", "discover_skills", "skill_folders"]
 

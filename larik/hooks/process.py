@@ -1,6 +1,6 @@
 """Running one hook command: ``bash -c COMMAND`` in the project root, the event's JSON on stdin.
 
-Like the bash tool (:mod:`larik.agent.tools.bash`, whose helpers it uses): the hook starts in
+Like the bash tool (with the process-group helpers of :mod:`larik.processes`): the hook starts in
 its own session, synchronously, so its process group is known before anything can interrupt
 the start; on timeout, on an interrupt, or when something it left in the background still holds
 its output open after it exited, the whole group is killed. It gets the bash tool's environment
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from ..agent.tools.bash import child_env, kill_group, read_pipe, start_token, wait_exit
+from ..processes import child_env, kill_group, read_pipe, start_token, wait_exit
 
 __all__ = ["GRACE", "MAX_STDERR", "MAX_STDOUT", "Finished", "Head", "run_hook"]
 

@@ -243,7 +243,7 @@ class Hooks:
         sent = dict(tool_input)
         raw = tool_input.get("path")
         if tool in FILE_PATH_TOOLS and isinstance(raw, str):
-            from ..agent.paths import resolve_path
+            from ..paths import resolve_path
 
             sent["file_path"] = str(resolve_path(self.root, raw).path)
         return sent

@@ -32,6 +32,7 @@ from typing import Any
 
 from ..llm.errors import LarikError
 from ..llm.schema import tool_schema
+from ..processes import end_group
 from .config import ExpandedServer, McpServerConfig, expand
 from .content import MAX_NAME, clip, short
 from .names import exposed_name
@@ -360,7 +361,10 @@ class McpServer:
             if transport is not None:
                 transport.close()
             if group is not None:
-                await _end_group(group)
+                # after the SDK's shutdown: end what the server left in its process group
+                # (it leads the group; the SDK kills it only when the server itself does not
+                # exit, and one that exits on EOF can leave children: npx and its node)
+                await end_group(group)
 
     def _on_stderr_eof(self) -> None:
         """The server's stderr closed: it exited (or closed stderr, which servers do not)."""
@@ -560,26 +564,6 @@ def _child_by_stderr(inode: int) -> int | None:
             except OSError:
                 continue
     return None
-
-
-async def _end_group(pgid: int) -> None:
-    """After the SDK's shutdown: end what the server left in its process group (it is the
-    group's leader, started in a session of its own). The SDK kills the group only when the
-    server itself does not exit; a server that exits on EOF can leave children (``npx`` and the
-    node process it started)."""
-    import signal
-
-    for sig, wait in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 0.0)):
-        try:
-            os.killpg(pgid, sig)
-        except (ProcessLookupError, PermissionError):
-            return
-        for _ in range(int(wait / 0.05)):
-            await asyncio.sleep(0.05)
-            try:
-                os.killpg(pgid, 0)
-            except (ProcessLookupError, PermissionError):
-                return
 
 
 @asynccontextmanager

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from larik import processes
 from larik.agent.tools import ToolContext
 from larik.agent.tools import bash as bash_tool
 from larik.llm import registry
@@ -61,20 +62,20 @@ async def test_a_provider_key_variable_with_an_unusual_name_is_left_out_too(proj
 
 
 async def test_the_user_can_pass_named_variables_on(project, keys, monkeypatch):
-    monkeypatch.setenv(bash_tool.KEEP_ENV, "GITHUB_TOKEN, DB_PASSWORD")
+    monkeypatch.setenv(processes.KEEP_ENV, "GITHUB_TOKEN, DB_PASSWORD")
     out = await run(project, 'echo "[$GITHUB_TOKEN][$DB_PASSWORD][$ANTHROPIC_API_KEY]"')
     assert f"[{keys['GITHUB_TOKEN']}][{keys['DB_PASSWORD']}][]" in out
 
 
 def test_the_child_environment_is_computed_from_the_one_registry():
-    env = bash_tool.child_env(
+    env = processes.child_env(
         {"PATH": "/bin", "NVIDIA_API_KEY": "x", "HOME": "/h", "SSH_AUTH_SOCK": "/s"}
     )
     assert env["PATH"] == "/bin" and env["HOME"] == "/h" and env["SSH_AUTH_SOCK"] == "/s"
     assert "NVIDIA_API_KEY" not in env and env["GIT_TERMINAL_PROMPT"] == "0"
     for name in registry.names():
         for var in registry.get(name).credential_env_names:
-            assert bash_tool.is_secret_name(var, frozenset([var]))
+            assert processes.is_secret_name(var, frozenset([var]))
 
 
 async def test_the_command_can_be_killed_from_the_first_moment_it_runs(project):

@@ -13,7 +13,7 @@ in every mode, plan included, as reads are (a deny rule still holds).
 A ``fetch`` tool (web_fetch) reaches the network: asked for per domain, as a command is.
 File tools have ``PATH_TARGET = True``: their target is a path, confined to the project root.
 A result's text is always valid UTF-8: lone surrogates (from file names that are not UTF-8) are
-written as ``\\xNN`` (see ``larik.agent.paths.shown``).
+written as ``\\xNN`` (see ``larik.paths.shown``).
 
 Tools that come and go while a session runs (MCP servers' tools) are not modules here: a
 :class:`ToolSource` hands the agent their specs for each request and looks up the calls it does
@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from ...llm.types import Block, ToolSpec
+from ...paths import resolve_path, shown
 from ...tool_names import ALL_TOOLS, READ_ONLY_TOOLS
 from ..events import AgentEvent
-from ..paths import resolve_path, shown
 
 if TYPE_CHECKING:
     from ..jobs import JobTable

@@ -10,7 +10,7 @@ import asyncio
 
 from pydantic import Field
 
-from ..paths import shown
+from ...paths import shown
 from . import ToolArgs, ToolContext, ToolError, ToolResult
 from ._files import glob_regex, visible_files
 

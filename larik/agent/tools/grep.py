@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import Field
 
-from ..paths import shown
+from ...paths import shown
 from . import ToolArgs, ToolContext, ToolError, ToolResult
 from ._files import glob_regex, open_regular, special_kind, visible_files
 
