@@ -12,14 +12,20 @@ hands garbage to the ``task`` tool. It gets:
 * replies of at most ``SMALL_MAX_OUTPUT`` tokens: a small model that starts repeating itself
   otherwise writes until the context is full (minutes on a CPU).
 * grammar-constrained tool calls where the server can (llama.cpp, vLLM): every reply is one
-  call whose arguments validate, or the answer.
+  call whose arguments validate, or the answer;
+* the sampling of ``SMALL_SAMPLING`` (temperature, top_p, repeat penalty), sent with each request
+  to llama.cpp, Ollama and other OpenAI-compatible servers.
+
+Every choice made for a small model is a ``SMALL_*`` constant here: this is the one place to
+change what a small model gets (measured on the bench: docs/bench.md).
 
 ``[models."provider/model"]`` in the config can say it outright, for any model: ``tools = [...]``
 (the tools offered, in that order; never more than the role allows: an explore subagent stays
 read-only), ``max_turns`` (at most this many model calls per turn for this model: it lowers the
-session's limit, never raises it), ``temperature`` (sent with every request) and
-``constrained_tools`` (ask a llama.cpp or vLLM server to hold replies to a grammar so tool calls
-always parse: on by default for a small model; :mod:`larik.llm.providers.constrained`).
+session's limit, never raises it), ``temperature``, ``top_p`` and ``repeat_penalty`` (sent with
+every request; each one set replaces the small profile's) and ``constrained_tools`` (ask a
+llama.cpp or vLLM server to hold replies to a grammar so tool calls always parse: on by default
+for a small model; :mod:`larik.llm.providers.constrained`).
 
 The profile is recomputed when the model changes (``/model``, a probe that learns the size).
 """
@@ -33,11 +39,28 @@ if TYPE_CHECKING:
     from ..config import Config, ModelOverride
     from ..routing import Resolved
 
-__all__ = ["SMALL_DROPS", "SMALL_PARAMS_B", "Profile", "profile_for"]
+__all__ = ["SMALL_DROPS", "SMALL_PARAMS_B", "SMALL_SAMPLING", "Profile", "Sampling", "profile_for"]
 
+
+@dataclass(frozen=True)
+class Sampling:
+    """How the next token is drawn; None: the server's default (nothing is sent)."""
+
+    temperature: float | None = None
+    top_p: float | None = None
+    repeat_penalty: float | None = None
+
+    def options(self) -> dict[str, float]:
+        return {k: v for k, v in vars(self).items() if v is not None}
+
+
+# -- the small profile: what a small model gets, every choice in one place -------------------
 SMALL_PARAMS_B = 7.0
 SMALL_DROPS = ("task", "glob", "job_output", "job_stop", "web_fetch")
 SMALL_MAX_OUTPUT = 2048
+#: llama.cpp-sensible until measured (docs/bench.md): little randomness, a mild penalty on the
+#: loops small models fall into
+SMALL_SAMPLING = Sampling(temperature=0.2, repeat_penalty=1.1)
 
 
 @dataclass(frozen=True)
@@ -46,15 +69,13 @@ class Profile:
     small: bool = False
     params_b: float | None = None
     max_turns: int | None = None  # the model's own cap, if set
-    temperature: float | None = None
+    sampling: Sampling = Sampling()
     chosen: bool = False  # the tools come from the config's list
     constrained: bool | None = None  # grammar-constrained tool calls (None: the provider's say)
 
     def request_options(self) -> dict[str, Any]:
         """What each request to this model carries beyond the conversation."""
-        out: dict[str, Any] = {}
-        if self.temperature is not None:
-            out["temperature"] = self.temperature
+        out: dict[str, Any] = dict(self.sampling.options())
         if self.small:
             out["max_tokens"] = SMALL_MAX_OUTPUT
         if self.constrained is not None:
@@ -101,7 +122,7 @@ def profile_for(
         small=small,
         params_b=params_b,
         max_turns=o.max_turns if o is not None else None,
-        temperature=o.temperature if o is not None else None,
+        sampling=_sampling(o, small),
         chosen=listed is not None,
         constrained=_constrained(o, small),
     )
@@ -112,3 +133,16 @@ def _constrained(o: ModelOverride | None, small: bool) -> bool | None:
     if o is not None and o.constrained_tools is not None:
         return o.constrained_tools
     return True if small else None
+
+
+def _sampling(o: ModelOverride | None, small: bool) -> Sampling:
+    """The small profile's sampling (none for other models), each value the config sets
+    replacing it."""
+    base = SMALL_SAMPLING if small else Sampling()
+    if o is None:
+        return base
+    return Sampling(
+        temperature=o.temperature if o.temperature is not None else base.temperature,
+        top_p=o.top_p if o.top_p is not None else base.top_p,
+        repeat_penalty=o.repeat_penalty if o.repeat_penalty is not None else base.repeat_penalty,
+    )

@@ -117,6 +117,12 @@ class ModelOverride(_Strict):
     """At most this many model calls per turn with this model (lowers max_turns, never raises it)."""
     temperature: float | None = Field(default=None, ge=0, le=2)
     """Sampling temperature sent with every request to this model."""
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    """Nucleus sampling: the share of probability mass sampled from."""
+    repeat_penalty: float | None = Field(default=None, gt=0, le=2)
+    """Penalty on tokens repeated recently (llama.cpp, Ollama, vLLM; 1: none)."""
+    line_numbers: bool | None = None
+    """Whether read_file shows line numbers (default: yes)."""
     constrained_tools: bool | None = None
     """Ask a llama.cpp or vLLM server for grammar-constrained tool calls (default: small models)."""
 

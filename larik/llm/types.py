@@ -168,6 +168,8 @@ class Request(_Model):
     max_tokens: int = 0
     effort: Effort = ""
     temperature: float | None = None  # None: the provider's (or its options') default
+    top_p: float | None = None  # the same
+    repeat_penalty: float | None = None  # the same; sent only to local servers
     constrain_tools: bool | None = None
     """Ask a server that can for grammar-constrained tool calls (providers/constrained.py);
     None: the provider's own default."""

@@ -175,3 +175,54 @@ def test_every_argument_offered_only_beside_another_tool_names_real_tools_and_ar
     for (tool, arg), needed in ARG_NEEDS.items():
         assert tool in ALL_TOOLS and needed in ALL_TOOLS
         assert arg in get_tool(tool).args.model_fields
+
+
+async def test_a_small_model_gets_the_small_sampling_and_the_config_replaces_each_value(
+    make_agent,
+):
+    from larik.agent.profile import SMALL_SAMPLING
+
+    small = named("qwen2.5-coder-1.5b-instruct", {"text": "hi"})
+    await run(await make_agent(small, resolver=resolver_for(small)))
+    sent = small.requests[0]
+    assert (sent.temperature, sent.top_p, sent.repeat_penalty) == (
+        SMALL_SAMPLING.temperature,
+        SMALL_SAMPLING.top_p,
+        SMALL_SAMPLING.repeat_penalty,
+    )
+    assert SMALL_SAMPLING.temperature is not None and SMALL_SAMPLING.repeat_penalty is not None
+    tuned = named("qwen2.5-coder-1.5b-instruct", {"text": "hi"})
+    cfg = Config(models={"qwen2.5-coder-1.5b-instruct": ModelOverride(top_p=0.8, temperature=0)})
+    await run(await make_agent(tuned, resolver=resolver_for(tuned), config=cfg))
+    sent = tuned.requests[0]
+    assert (sent.temperature, sent.top_p) == (0, 0.8)
+    assert sent.repeat_penalty == SMALL_SAMPLING.repeat_penalty  # not set: the profile's
+    large = named("qwen2.5-coder-32b-instruct", {"text": "hi"})
+    await run(await make_agent(large, resolver=resolver_for(large)))
+    sent = large.requests[0]
+    assert (sent.temperature, sent.top_p, sent.repeat_penalty) == (None, None, None)
+
+
+async def test_a_small_models_sampling_reaches_a_real_server_in_the_request_body(
+    make_agent, loopback
+):
+    from larik.llm.providers.openai_compat import OpenAICompatProvider
+    from tests.llm.helpers import endpoint
+    from tests.llm.providers.kits.openai_compat import chunk, reply
+    from tests.loopback import Reply
+
+    for probe in ("/props", "/v1/models", "/api/v0/models/qwen2.5-coder-1.5b-instruct"):
+        loopback.route(probe, Reply(status=404, body="{}", content_type="application/json"))
+    loopback.add(reply([chunk({"role": "assistant", "content": "hi"}), chunk(finish="stop")]))
+    p = OpenAICompatProvider(endpoint("openai-compatible", f"{loopback.url}/v1"))
+    cfg = Config(models={"qwen2.5-coder-1.5b-instruct": ModelOverride(top_p=0.9)})
+    agent = await make_agent(
+        p, resolver=lambda spec: resolved(p, model="qwen2.5-coder-1.5b-instruct"), config=cfg
+    )
+    await run(agent)
+    body = next(r for r in loopback.requests if r.path.endswith("/chat/completions")).json()
+    from larik.agent.profile import SMALL_SAMPLING as S
+
+    got = (body.get("temperature"), body["top_p"], body.get("repeat_penalty"))
+    assert got == (S.temperature, 0.9, S.repeat_penalty)
+    assert body["max_tokens"] == 2048

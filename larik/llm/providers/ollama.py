@@ -267,8 +267,9 @@ class OllamaProvider:
             options["num_ctx"] = num_ctx
         if request.max_tokens > 0:
             options["num_predict"] = request.max_tokens
-        if request.temperature is not None:  # the model's profile ([models] temperature)
-            options["temperature"] = request.temperature
+        for key in ("temperature", "top_p", "repeat_penalty"):  # the model's profile
+            if getattr(request, key) is not None:
+                options[key] = getattr(request, key)
         if options:
             body["options"] = options
         if self.keep_alive is not None:

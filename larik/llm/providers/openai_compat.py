@@ -154,9 +154,13 @@ class OpenAICompatProvider:
         for key in ("temperature", "top_p", "seed"):
             if self.options.get(key) is not None:
                 params[key] = self.options[key]
-        if request.temperature is not None:  # the model's profile ([models] temperature)
-            params["temperature"] = request.temperature
+        for key in ("temperature", "top_p"):  # the model's profile (profile.py, [models])
+            if getattr(request, key) is not None:
+                params[key] = getattr(request, key)
         extra = dict(self.options.get("extra_body") or {})
+        penalty = self._penalty_key(request.model) if request.repeat_penalty is not None else ""
+        if penalty:
+            extra[penalty] = request.repeat_penalty
         effort = "high" if request.effort == "max" else request.effort
         if effort and self.effort_style == "reasoning_effort":
             params["reasoning_effort"] = effort
@@ -165,6 +169,18 @@ class OpenAICompatProvider:
         if extra:
             params["extra_body"] = extra
         return params
+
+    def _penalty_key(self, model: str) -> str:
+        """How this server spells the repeat penalty ("" where it is not sent): vLLM's
+        ``repetition_penalty``, else llama.cpp's ``repeat_penalty`` (LM Studio and most local
+        servers take it). Sent to a server the probe identified, or one on this machine; never
+        to a vendor's endpoint, which may refuse a field it does not know."""
+        kind = self._kinds.get(model) or ""
+        local = self.endpoint.local or (self.name in PRESETS and self.preset.local)
+        if not kind and not local:
+            return ""
+        vllm = (kind or self.preset.prober) == "vllm"
+        return "repetition_penalty" if vllm else "repeat_penalty"
 
     # -- streaming ------------------------------------------------------------------------------
     async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:

@@ -630,6 +630,12 @@ async def test_a_models_temperature_in_the_request_is_an_option(loopback):
     assert sent == {"temperature": 0.1, "num_ctx": 8192}
 
 
+async def test_a_models_sampling_goes_into_the_options(loopback):
+    provider = make(loopback, num_ctx=8192)
+    sent = await options_sent(loopback, provider, temperature=0.2, top_p=0.9, repeat_penalty=1.1)
+    assert sent == {"temperature": 0.2, "top_p": 0.9, "repeat_penalty": 1.1, "num_ctx": 8192}
+
+
 async def test_a_local_server_is_not_reached_through_an_environment_proxy(loopback, monkeypatch):
     proxy = f"http://127.0.0.1:{closed_port()}"
     for var in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):

@@ -258,6 +258,27 @@ async def test_a_models_temperature_in_the_request_wins_over_the_option(loopback
     assert first["temperature"] == 0.0 and second["temperature"] == 0.2
 
 
+async def test_a_models_sampling_is_sent_and_the_repeat_penalty_as_the_server_spells_it(
+    loopback,
+):
+    loopback.add(text_reply("ok"), text_reply("ok"), text_reply("ok"))
+    sampling = {"temperature": 0.2, "top_p": 0.9, "repeat_penalty": 1.1}
+    await drain(make(loopback, top_p=0.5), req(**sampling))  # a server on this machine
+    body = loopback.requests[-1].json()
+    assert (body["temperature"], body["top_p"], body["repeat_penalty"]) == (0.2, 0.9, 1.1)
+    vllm = make(loopback)
+    vllm._kinds["qwen3-coder-30b"] = "vllm"  # what the probe found
+    await drain(vllm, req(**sampling))
+    body = loopback.requests[-1].json()
+    assert body["repetition_penalty"] == 1.1 and "repeat_penalty" not in body
+    hosted = make(loopback)
+    hosted.endpoint = endpoint(NAME, "https://api.example.com/v1")  # a vendor refuses fields
+    hosted.base_url = f"{loopback.url}/v1"  # (reached on loopback all the same)
+    await drain(hosted, req(**sampling))
+    body = loopback.requests[-1].json()
+    assert body["temperature"] == 0.2 and "repeat_penalty" not in body
+
+
 async def test_hosted_preset_without_key_raises_missing_key_naming_env_var(loopback):
     provider = routed("groq", f"{loopback.url}/v1")
     with pytest.raises(MissingKeyError, match="GROQ_API_KEY"):
