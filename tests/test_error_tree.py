@@ -25,7 +25,7 @@ OUTSIDE_THE_TREE = {
     # raised inside the MCP SDK's OAuth flow to stop a login; the server reports its problem
     "larik.mcp.oauth.OAuthStopped",
     # private control flow, caught in their own module
-    "larik.agent.checkpoints._Refused",
+    "larik.agent.checkpoint_files.Refused",  # caught by checkpoints.py: a path not written
     "larik.agent.skills._Refused",
     "larik.custom_commands._Refused",
     "larik.mcp.server._StartError",

@@ -198,3 +198,16 @@ def test_fork_without_a_session_and_bad_turns_are_one_line_errors(project, tmp_p
     assert code == 2 and "no turn 9" in err and "Traceback" not in err
     code, _, err = larik("undo", "-r", "../../etc/passwd")
     assert code == 2 and "Traceback" not in err
+
+
+def test_larik_undo_removes_what_a_turn_hid_behind_a_gitignore_it_wrote(project, tmp_path):
+    """The reproduction of issue 22 item 13: the turn writes `*` into a new .gitignore and
+    plants a sitecustomize.py; `larik undo` must take back both."""
+    start = tree_digest(project)
+    plant = "printf '*\\n' > .gitignore && echo 'import os' > sitecustomize.py"
+    turn(tmp_path, "t1", call("bash", command=plant), resume=False)
+    assert (project / "sitecustomize.py").exists()
+    code, out, err = larik("undo", "--json")
+    assert code == 0, err
+    assert set(json.loads(out)["removed"]) == {".gitignore", "sitecustomize.py"}
+    assert tree_digest(project) == start

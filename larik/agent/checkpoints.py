@@ -35,8 +35,11 @@ project's ``.gitignore`` files apply (and ``LIMITS.excluded``, heavy folders suc
 ``node_modules/`` and ``.venv/``, in a folder that is not a git repository as well). Left out,
 and so never restored nor deleted by an undo: ignored files, files over
 ``LIMITS.max_file_bytes`` (5 MiB), nested git repositories, ``.git`` folders, empty folders.
-A project with more than ``LIMITS.max_files`` files to add at once (the first snapshot of a
-home folder, say) is refused with :class:`CheckpointError` instead of being copied.
+The ignore rules are those of the snapshot before the turn, never the ones the turn wrote
+(``snapshot(rules=before.rules)``; :mod:`.checkpoint_rules`). More than ``LIMITS.max_files``
+new files at once (the first snapshot of a home folder, a turn that generates a build) are not
+all stored: the biggest folders are left out and named (:attr:`Snapshot.left`), and the rest
+is recorded, so an undo still restores everything else.
 
 **Restoring** is done here in Python, not by ``git checkout``, so every write is checked:
 each folder on the way is opened with ``O_NOFOLLOW`` relative to the one before (a folder that
@@ -51,20 +54,24 @@ Paths are bytes (git's ``-z`` output) so names that are not UTF-8, or hold newli
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import os
+import re
 import stat
 import subprocess
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..llm.errors import LarikError
+from . import checkpoint_files as cfiles
+from . import checkpoint_rules as rules_file
+from .checkpoint_files import show
 
 __all__ = [
+    "EMPTY_TREE",
     "LIMITS",
     "CheckpointError",
     "Entry",
@@ -88,7 +95,7 @@ class Limits:
     max_file_bytes: int = 5 * 1024 * 1024
     """A file bigger than this is not snapshotted (and an undo leaves it alone)."""
     max_files: int = 50_000
-    """More new or changed files than this in one snapshot: refused (the project is too big)."""
+    """More new files than this in one snapshot: the biggest folders are left out."""
     timeout: float = 60.0
     """Seconds one git command may take."""
     excluded: tuple[str, ...] = (
@@ -107,6 +114,8 @@ class Limits:
 
 
 LIMITS = Limits()
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the tree of no files
+MAX_IGNORE_FILE = 1024 * 1024  # bytes of one .gitignore read (a bigger one is not obeyed)
 
 _CONFIG = """\
 [core]
@@ -144,6 +153,10 @@ _FLAGS = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
 class Snapshot:
     tree: str  # the id of the files' state (a git tree in the shadow repository)
     skipped: tuple[bytes, ...] = ()  # files over the size limit, left out
+    rules: str = ""  # the rules file a snapshot after the turn must use (checkpoint_rules)
+    left: tuple[tuple[bytes, int], ...] = ()  # folders not recorded: too many new files
+    repos: tuple[bytes, ...] = ()  # nested repositories new since ``rules`` (``b"name/"``)
+    big: tuple[bytes, ...] = ()  # of ``skipped``, those that were not over the limit then
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,15 +202,6 @@ class Restored:
     @property
     def changed(self) -> list[bytes]:
         return sorted({*self.written, *self.removed})
-
-
-def show(path: bytes) -> str:
-    """A path as one printable line: bytes that are not UTF-8 as ``\\xNN``, control
-    characters (a newline in a name) as escapes."""
-    text = path.decode("utf-8", "backslashreplace")
-    if any(ord(c) < 32 or ord(c) == 127 for c in text):
-        text = "".join(c if 32 <= ord(c) != 127 else repr(c)[1:-1] for c in text)
-    return text
 
 
 def checkpoints_dir(root: Path) -> Path:
@@ -307,23 +311,103 @@ class ShadowRepo:
             except ValueError:
                 continue
             if rel.parts:
-                lines.append("/" + _glob_escape(rel.as_posix()) + "/")
+                lines.append(
+                    "/" + os.fsdecode(rules_file.escape(os.fsencode(rel.as_posix()))) + "/"
+                )
         return "\n".join(lines) + "\n"
 
     # -- snapshots --------------------------------------------------------------------------
-    def snapshot(self) -> Snapshot:
+    def snapshot(self, rules: str = "") -> Snapshot:
         """Record the project's files now; the snapshot is a tree in the shadow repository.
-        Costs an ``lstat`` per file plus hashing what changed since the last snapshot."""
-        with self._locked():
-            changed = self._git(
-                "ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard"
-            )
-            skipped = self._stage(set(changed.split(b"\0")) - {b""})
-            tree = self._git("write-tree").decode().strip()
-            return Snapshot(tree, skipped)
+        Costs an ``lstat`` per file plus hashing what changed since the last snapshot.
 
-    def _stage(self, paths: set[bytes]) -> tuple[bytes, ...]:
-        """Put ``paths`` in the shadow index as they are on disk, or drop them."""
+        ``rules``: the :attr:`Snapshot.rules` of the snapshot before a turn, for the one after
+        it: what is ignored, left out or a nested repository is what it was then, whatever
+        the turn wrote (``.gitignore`` files, a new ``.git``). Without: the project's own
+        ignore files now, and the result's ``rules`` records them."""
+        with self._locked():
+            if rules:
+                text = self._rules_text(rules)
+                carried = rules_file.left_of(text)
+            else:
+                text, carried = self._fresh_rules(), []
+            found = self._list(self._store_rules(text))
+            repos = sorted(p for p in found if p.endswith(b"/"))
+            new = {p for p, tags in found.items() if tags == {"?"}}
+            skipped, left = self._stage(set(found) - set(repos), new)
+            tree = self._git("write-tree").decode().strip()
+            if rules:
+                big = tuple(p for p in skipped if p not in rules_file.big_of(text))
+                return Snapshot(tree, skipped, rules, (*carried, *left), tuple(repos), big)
+            kept = rules_file.with_left(text, left, repos, skipped)
+            return Snapshot(tree, skipped, self._store_rules(kept).name, tuple(left))
+
+    def _list(self, rules: Path) -> dict[bytes, set[str]]:
+        """What differs from the shadow index (tracked files modified or deleted, new files),
+        with git's tags (``?`` a new file), under the exclude file ``rules`` alone."""
+        out = self._git(
+            "ls-files", "-z", "-t", "--modified", "--deleted", "--others",
+            f"--exclude-from={rules}",
+        )  # fmt: skip
+        found: dict[bytes, set[str]] = {}
+        for item in out.split(b"\0"):
+            if len(item) > 2:
+                found.setdefault(item[2:], set()).add(item[:1].decode())
+        return found
+
+    def _fresh_rules(self) -> bytes:
+        """The exclude file for the project's ignore files as they are now: Larik's own
+        exclusions, then every ``.gitignore`` git reads (one that ignores itself included)."""
+        spec = ":(glob)**/.gitignore"
+        shown = self._git("ls-files", "-z", "--cached", "--others", "--exclude-standard", spec)
+        hidden = self._git(
+            "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", spec
+        )
+        files = []
+        root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            for p in sorted(set((shown + hidden).split(b"\0"))):
+                if p == b".gitignore" or p.endswith(b"/.gitignore"):
+                    text = cfiles.read_small(root_fd, p.split(b"/"), MAX_IGNORE_FILE)
+                    if text is not None:
+                        files.append((p.rpartition(b"/")[0], text))
+        finally:
+            os.close(root_fd)
+        return rules_file.flatten(self._excludes(), files)
+
+    def _rules_dir(self) -> Path:
+        return self.git_dir / "larik-rules"
+
+    def _store_rules(self, text: bytes) -> Path:
+        """The rules file holding ``text`` (content-addressed: written once)."""
+        path = self._rules_dir() / rules_file.rules_id(text)
+        if not path.is_file():
+            try:
+                path.parent.mkdir(mode=0o700, exist_ok=True)
+                tmp = path.with_name(f".{path.name}.{os.getpid()}")
+                tmp.write_bytes(text)
+                os.replace(tmp, path)
+            except OSError as e:
+                raise CheckpointError(
+                    f"cannot write to the checkpoint store: {e.strerror}"
+                ) from None
+        return path
+
+    def _rules_text(self, rules: str) -> bytes:
+        if not re.fullmatch(r"[0-9a-f]{64}", rules):
+            raise CheckpointError(f"not a checkpoint's rules: {rules[:80]!r}")
+        try:
+            return (self._rules_dir() / rules).read_bytes()
+        except OSError:
+            raise CheckpointError(
+                "the checkpoint store lacks the ignore rules of the turn's checkpoint"
+            ) from None
+
+    def _stage(
+        self, paths: set[bytes], new: set[bytes]
+    ) -> tuple[tuple[bytes, ...], list[tuple[bytes, int]]]:
+        """Put ``paths`` in the shadow index as they are on disk, or drop them; of the ``new``
+        ones, at most ``max_files`` (the biggest folders are left out: the second result)."""
         update, drop, skipped = [], [], []
         plain: dict[bytes, bool] = {b"": True}  # folder -> reached without a symlink
         base = os.fsencode(self.root)
@@ -331,7 +415,7 @@ class ShadowRepo:
             if p.endswith(b"/"):  # a nested repository: not ours to copy
                 continue
             st = None
-            if _plain_dir(base, p.rpartition(b"/")[0], plain):
+            if cfiles.plain_dir(base, p.rpartition(b"/")[0], plain):
                 try:
                     st = os.lstat(os.path.join(base, p))
                 except OSError:
@@ -343,16 +427,16 @@ class ShadowRepo:
                 drop.append(p)
             elif stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
                 update.append(p)
-        if len(update) > self.limits.max_files:
-            raise CheckpointError(
-                f"{len(update)} files to checkpoint at once (more than {self.limits.max_files}): "
-                "the project is too big; add what need not be kept to .gitignore"
-            )
+        added = [p for p in update if p in new]
+        left = rules_file.choose_left(added, self.limits.max_files) or []
+        if left:
+            out = _under([p for p, _ in left])
+            update = [p for p in update if p not in new or not out(p)]
         if drop:
             self._git("update-index", "--force-remove", "-z", "--stdin", stdin=_z(drop))
         if update:
             self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=_z(update))
-        return tuple(sorted(skipped))
+        return tuple(sorted(skipped)), left
 
     # -- comparing ------------------------------------------------------------------------
     def diff(self, before: str, after: str) -> dict[bytes, tuple[Entry | None, Entry | None]]:
@@ -445,12 +529,12 @@ class ShadowRepo:
         self, root_fd: int, path: bytes, entry: Entry | None, data: bytes, out: Restored
     ) -> None:
         parts = path.split(b"/")
-        if not _safe_parts(parts):
+        if not cfiles.safe_parts(parts):
             out.refused.append((path, "not a path inside the project"))
             return
         try:
-            dir_fd = _open_dirs(root_fd, parts[:-1], create=entry is not None)
-        except _Refused as r:
+            dir_fd = cfiles.open_dirs(root_fd, parts[:-1], create=entry is not None)
+        except cfiles.Refused as r:
             out.refused.append((path, str(r)))
             return
         except FileNotFoundError:
@@ -458,14 +542,14 @@ class ShadowRepo:
         name = parts[-1]
         try:
             self._put(dir_fd, name, entry, data, path, out)
-        except _Refused as r:
+        except cfiles.Refused as r:
             out.refused.append((path, str(r)))
         except OSError as e:
             out.refused.append((path, e.strerror or str(e)))
         finally:
             os.close(dir_fd)
         if entry is None:
-            _prune(root_fd, parts[:-1])
+            cfiles.prune(root_fd, parts[:-1])
 
     def _put(
         self, dir_fd: int, name: bytes, entry: Entry | None, data: bytes, path: bytes,
@@ -476,9 +560,9 @@ class ShadowRepo:
         except FileNotFoundError:
             st = None
         if st is not None and stat.S_ISDIR(st.st_mode):
-            raise _Refused("it is a folder now")
+            raise cfiles.Refused("it is a folder now")
         if st is not None and stat.S_ISREG(st.st_mode) and st.st_size > self.limits.max_file_bytes:
-            raise _Refused(
+            raise cfiles.Refused(
                 f"over {self.limits.max_file_bytes // (1024 * 1024)} MiB: not checkpointed"
             )
         if entry is None:
@@ -506,7 +590,7 @@ class ShadowRepo:
             finally:
                 os.close(fd)
         else:
-            raise _Refused(f"entry of mode {entry.mode} is not restored")
+            raise cfiles.Refused(f"entry of mode {entry.mode} is not restored")
         try:
             os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except OSError:
@@ -515,70 +599,11 @@ class ShadowRepo:
         out.written.append(path)
 
 
-class _Refused(Exception):
-    pass
-
-
-def _open_dirs(root_fd: int, parts: list[bytes], *, create: bool) -> int:
-    """A descriptor of the folder ``parts`` below the root, never through a symlink."""
-    fd = os.dup(root_fd)
-    shown: list[bytes] = []
-    try:
-        for name in parts:
-            shown.append(name)
-            flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-            try:
-                nfd = os.open(name, flags, dir_fd=fd)
-            except FileNotFoundError:
-                if not create:
-                    raise
-                os.mkdir(name, 0o777, dir_fd=fd)
-                nfd = os.open(name, flags, dir_fd=fd)
-            except OSError as e:
-                if e.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-                    st = os.stat(name, dir_fd=fd, follow_symlinks=False)
-                    what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a folder"
-                    raise _Refused(f"{show(b'/'.join(shown))} is {what} now") from None
-                raise
-            os.close(fd)
-            fd = nfd
-        return fd
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def _prune(root_fd: int, parts: list[bytes]) -> None:
-    """Remove the folders of a removed file that it left empty (never the root)."""
-    while parts:
-        try:
-            parent = _open_dirs(root_fd, parts[:-1], create=False)
-        except (OSError, _Refused):
-            return
-        try:
-            os.rmdir(parts[-1], dir_fd=parent)
-        except OSError:
-            return  # not empty, or gone
-        finally:
-            os.close(parent)
-        parts = parts[:-1]
-
-
-def _plain_dir(base: bytes, d: bytes, seen: dict[bytes, bool]) -> bool:
-    """Whether folder ``d`` (relative) is a real folder, reached through no symlink."""
-    if d not in seen:
-        parent = d.rpartition(b"/")[0]
-        try:
-            st = os.lstat(os.path.join(base, d))
-            ok = stat.S_ISDIR(st.st_mode) and _plain_dir(base, parent, seen)
-        except OSError:
-            ok = False
-        seen[d] = ok
-    return seen[d]
-
-
-def _safe_parts(parts: list[bytes]) -> bool:
-    return all(p and p not in (b".", b"..") and p.lower() != b".git" for p in parts)
+def _under(prefixes: list[bytes]) -> Callable[[bytes], bool]:
+    """Whether a path is one of ``prefixes`` or inside one of those ending in ``/``."""
+    files = {p for p in prefixes if not p.endswith(b"/")}
+    folders = tuple(p for p in prefixes if p.endswith(b"/"))
+    return lambda path: path in files or path.startswith(folders)
 
 
 def _entry(mode: str, oid: str) -> Entry | None:
@@ -591,10 +616,6 @@ def _depth(path: bytes) -> tuple[int, bytes]:
 
 def _z(paths: Iterable[bytes]) -> bytes:
     return b"".join(p + b"\0" for p in paths)
-
-
-def _glob_escape(text: str) -> str:
-    return "".join("\\" + c if c in "*?[]\\!#" else c for c in text)
 
 
 def _write_if_changed(path: Path, text: str) -> None:

@@ -8,7 +8,7 @@ snapshots the project, and when the turn ends it snapshots it again and records 
 turn changed. The transcript holds it all, so a resumed (or forked) session can still undo::
 
     {"kind": "turn", "turn": 3, "at": "2026-12-01T10:00:00+00:00"}          before the prompt
-    {"kind": "checkpoint", "id": "<tree>", "turn": 3}                        before the 1st change
+    {"kind": "checkpoint", "id": "<tree>", "turn": 3, "rules": "<sha256>"}    before the 1st change
     {"kind": "checkpoint_done", "id": "<tree>", "turn": 3, "after": "<tree>", "files": [...]}
     {"kind": "undo", "turns": [3], "saved": "<tree>", "files": [...], "kept": [...]}
 
@@ -17,6 +17,12 @@ back); ``/rewind N`` takes back turns N and later. A file someone changed after 
 last changed it is a conflict: :class:`Rewind` lists them, and the caller decides (overwrite, or
 keep those files as they are). A conversation rewind is :func:`fork_session` at that turn: a new
 session with the records before turn N's prompt; the original is never modified.
+
+The snapshot at the end of a turn obeys the ignore rules of the one before it (``rules``: a
+turn that writes ``*`` into a ``.gitignore`` cannot hide what it planted; see
+:mod:`.checkpoint_rules`). ``checkpoint_done`` also names what the turn's snapshot could not
+record: ``left`` (folders of more new files than a checkpoint records, with their numbers)
+and ``repos`` (git repositories the turn made); the undo says so.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ __all__ = [
 ]
 
 _ID = re.compile(r"[0-9a-f]{40}")
+_RULES = re.compile(r"[0-9a-f]{64}")
 MAX_FILES_LISTED = 200  # files named in one transcript record (the trees hold them all)
 
 
@@ -59,6 +66,10 @@ class Turn:
     after: str = ""  # the files' state it left ("" not recorded: it never ended cleanly)
     files: list[str] = field(default_factory=list)  # what it changed, printable
     undone: bool = False
+    rules: str = ""  # the ignore rules of its checkpoint (the end's snapshot obeys them)
+    left: list[tuple[str, int]] = field(default_factory=list)  # folders not recorded, printable
+    repos: list[str] = field(default_factory=list)  # git repositories it made (not recorded)
+    big: list[str] = field(default_factory=list)  # files it made over the size limit
 
     @property
     def changed(self) -> bool:
@@ -87,12 +98,20 @@ def turns_of(records: list[dict[str, Any]]) -> list[Turn]:
                 continue
             if kind == "checkpoint":
                 t.before = cid
+                rules = _text(rec.get("rules"))
+                t.rules = rules if _RULES.fullmatch(rules) else ""
             elif t.before == cid and _ID.fullmatch(_text(rec.get("after"))):
                 t.after = rec["after"]
-                files = rec.get("files")
-                t.files = (
-                    [f for f in files if isinstance(f, str)] if isinstance(files, list) else []
-                )
+                t.files = _strings(rec.get("files"))
+                t.repos = _strings(rec.get("repos"))
+                t.big = _strings(rec.get("big"))
+                left = rec.get("left")
+                t.left = [
+                    (x[0], x[1])
+                    for x in (left if isinstance(left, list) else [])
+                    if isinstance(x, list) and len(x) == 2 and isinstance(x[0], str)
+                    and isinstance(x[1], int)
+                ]  # fmt: skip
         elif kind == "undo":
             for n in rec.get("turns") or []:
                 t = _nth(out, n)
@@ -109,6 +128,10 @@ def _nth(turns: list[Turn], n: object) -> Turn | None:
 
 def _text(v: object) -> str:
     return v if isinstance(v, str) else ""
+
+
+def _strings(v: object) -> list[str]:
+    return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
 
 
 def _prompt_text(message: object) -> str | None:
@@ -146,13 +169,16 @@ class Rewind:
 class Undone:
     turns: list[int]
     restored: Restored
+    left: list[tuple[str, int]] = field(default_factory=list)  # folders the turns' ends left out
+    repos: list[str] = field(default_factory=list)  # git repositories the turns made
+    max_files: int = 0  # the limit that left them out
+    big: list[str] = field(default_factory=list)  # files the turns made over the size limit
+    max_size: str = ""  # that limit, in words ("5 MiB")
 
     def summary(self) -> str:
-        """One line: which turns, which files."""
+        """One line: which turns, which files, and what could not be taken back."""
         r = self.restored
         what = "turn " + ", ".join(str(n) for n in self.turns)
-        if not r.changed and not r.kept and not r.refused:
-            return f"{what}: the files were already as they were before it"
         parts = []
         if r.changed:
             parts.append("restored " + _names(r.changed))
@@ -160,7 +186,38 @@ class Undone:
             parts.append("kept your changes to " + _names(r.kept))
         for p, why in r.refused:
             parts.append(f"left {show(p)} ({why})")
+        parts += self.not_recorded()
+        if not parts:
+            return f"{what}: the files were already as they were before it"
         return f"took back {what}: " + "; ".join(parts)
+
+    def not_recorded(self) -> list[str]:
+        """What the checkpoints could not hold, so the undo left it as it is."""
+        out = []
+        if self.left:
+            n = sum(k for _, k in self.left)
+            under = _and([f"{name} ({k:,})" for name, k in self.left[:8]])
+            more = f" and {len(self.left) - 8} more" if len(self.left) > 8 else ""
+            out.append(
+                f"left {n:,} files not recorded, more new files than the "
+                f"{self.max_files:,} a checkpoint records, under {under}{more}: "
+                "what the turn did there is as it left it"
+            )
+        if self.repos:
+            out.append(
+                f"left {_and(self.repos[:8])} (a git repository the turn made: not recorded)"
+            )
+        if self.big:
+            more = f" and {len(self.big) - 8} more" if len(self.big) > 8 else ""
+            out.append(
+                f"left {_and(self.big[:8])}{more} (over {self.max_size} when the turn "
+                "ended: not recorded)"
+            )
+        return out
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _names(paths: list[bytes], most: int = 8) -> str:
@@ -190,6 +247,7 @@ class Checkpointer:
         self._current: Turn | None = None
         self._lock = asyncio.Lock()
         self._warm: asyncio.Future[None] | None = None
+        self._told_left: tuple[str, ...] = ()
 
     @property
     def repo(self) -> ShadowRepo:
@@ -228,17 +286,36 @@ class Checkpointer:
         async with self._lock:
             if turn.before or not self.enabled:
                 return
+            notice = None
             try:
                 snap = await asyncio.to_thread(self.repo.snapshot)
             except CheckpointError as e:
                 ev = self._off(str(e))
             else:
-                turn.before = snap.tree
-                self._record({"kind": "checkpoint", "id": snap.tree, "turn": turn.n})
+                turn.before, turn.rules = snap.tree, snap.rules
+                rec = {"kind": "checkpoint", "id": snap.tree, "turn": turn.n, "rules": snap.rules}
+                self._record(rec)
                 data = {"checkpoint": snap.tree, "turn": turn.n}
                 ev = AgentEvent(AgentEventType.CHECKPOINT, data=data)
+                notice = self._left_out(snap.left)
         if emit is not None:
             emit(ev)
+            if notice is not None:
+                emit(notice)
+
+    def _left_out(self, left: tuple[tuple[bytes, int], ...]) -> AgentEvent | None:
+        """The notice that checkpoints leave folders out (once per session and set)."""
+        names = tuple(show(p) for p, _ in left)
+        if not names or names == self._told_left:
+            return None
+        self._told_left = names
+        text = (
+            f"checkpoints leave out {_and([f'{show(p)} ({n:,} files)' for p, n in left[:8]])}: "
+            f"more new files than the {self.repo.limits.max_files:,} a checkpoint records; "
+            "/undo cannot restore files there"
+        )
+        self._record({"kind": "notice", "text": text, "level": "info"})
+        return AgentEvent(AgentEventType.NOTICE, text=text, level=NoticeLevel.INFO)
 
     def end_turn(self) -> list[AgentEvent]:
         """When the turn is over (also on an interrupt): record what it changed. Synchronous,
@@ -247,18 +324,27 @@ class Checkpointer:
         if turn is None or not turn.before or not self.enabled:
             return []
         try:
-            snap = self.repo.snapshot()
+            snap = self.repo.snapshot(rules=turn.rules)  # the rules before it, not its own
             changed = self.repo.changed(turn.before, snap.tree)
         except CheckpointError as e:
             return [self._off(str(e))]
         turn.after = snap.tree
         turn.files = [show(p) for p in changed]
+        turn.left = [(show(p), n) for p, n in snap.left]
+        turn.repos = [show(p) for p in snap.repos]
+        turn.big = [show(p) for p in snap.big]
         rec: dict[str, Any] = {"kind": "checkpoint_done", "id": turn.before, "turn": turn.n}
         rec.update(after=snap.tree, files=turn.files[:MAX_FILES_LISTED])
         if len(changed) > MAX_FILES_LISTED:
             rec["more_files"] = len(changed) - MAX_FILES_LISTED
         if snap.skipped:
             rec["skipped"] = [show(p) for p in snap.skipped[:MAX_FILES_LISTED]]
+        if turn.left:
+            rec["left"] = [list(x) for x in turn.left[:MAX_FILES_LISTED]]
+        if turn.repos:
+            rec["repos"] = turn.repos[:MAX_FILES_LISTED]
+        if turn.big:
+            rec["big"] = turn.big[:MAX_FILES_LISTED]
         self._record(rec)
         data = {"checkpoint": turn.before, "turn": turn.n, "files": turn.files, "done": True}
         return [AgentEvent(AgentEventType.CHECKPOINT, data=data)]
@@ -289,10 +375,14 @@ class Checkpointer:
         return self._plan(list(reversed(todo)))
 
     def _plan(self, turns: list[Turn]) -> Rewind:
-        current = self.repo.snapshot()
         steps = []
+        ended: dict[int, str] = {}  # a turn that never ended: its files now, under its rules
+        for t in turns:
+            if not t.after and not self._next_before(t) and t.rules:
+                ended[t.n] = self.repo.snapshot(rules=t.rules).tree
+        current = self.repo.snapshot()
         for t in turns:  # newest first
-            after = t.after or self._next_before(t) or current.tree
+            after = t.after or self._next_before(t) or ended.get(t.n) or current.tree
             steps.append(Step(t.before, after))
         return Rewind(turns, self.repo.plan(steps, current))
 
@@ -314,7 +404,13 @@ class Checkpointer:
             kept=[show(p) for p in restored.kept][:MAX_FILES_LISTED],
         )
         self._record(rec)
-        return Undone(ns, restored)
+        left = [x for t in rewind.turns for x in t.left]
+        repos = [r for t in rewind.turns for r in t.repos]
+        big = [b for t in rewind.turns for b in t.big]
+        limits = self.repo.limits
+        n = limits.max_file_bytes
+        size = f"{n // (1024 * 1024)} MiB" if n >= 1024 * 1024 else f"{n:,} bytes"
+        return Undone(ns, restored, left, repos, limits.max_files, big, size)
 
 
 def _now() -> str:

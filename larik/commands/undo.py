@@ -146,6 +146,9 @@ def _restored(done: Any) -> dict[str, Any]:
         "removed": [show(p) for p in r.removed],
         "kept": [show(p) for p in r.kept],
         "refused": [{"path": show(p), "why": why} for p, why in r.refused],
+        "left": [{"path": path, "files": n} for path, n in done.left],  # not recorded: too many
+        "repos": done.repos,  # git repositories the turn made (not recorded)
+        "big": done.big,  # files it made over the size limit (not recorded)
     }
 
 

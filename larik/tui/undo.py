@@ -114,7 +114,7 @@ async def _restore(chat: ChatScreen, agent: Any, plan: Any, what: str) -> bool:
             return False
         overwrite = answer == "overwrite"
     done = await asyncio.to_thread(agent.checkpoints.carry_out, plan, overwrite=overwrite)
-    chat.say(done.summary(), "warning" if done.restored.refused else "info")
+    chat.say(done.summary(), "warning" if done.restored.refused or done.not_recorded() else "info")
     return True
 
 

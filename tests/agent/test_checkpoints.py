@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from larik.agent.checkpoints import CheckpointError, Limits, ShadowRepo, Step, show
+from larik.agent.checkpoints import EMPTY_TREE, CheckpointError, Limits, ShadowRepo, Step, show
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -344,10 +344,144 @@ def test_a_nested_repository_is_not_copied(repo, proj):
     assert repo.changed(s.tree, repo.snapshot().tree) == []
 
 
-def test_too_many_files_at_once_is_a_clear_error(proj, tmp_path):
-    repo = ShadowRepo(proj, tmp_path / "shadow", Limits(max_files=1))
-    with pytest.raises(CheckpointError, match="too big"):
-        repo.snapshot()
+def test_a_first_snapshot_of_too_many_files_leaves_the_biggest_folder_out(proj, tmp_path):
+    for i in range(5):
+        (proj / "pkg" / f"m{i}.py").write_text("x\n")
+    repo = ShadowRepo(proj, tmp_path / "shadow", Limits(max_files=2))
+    snap = repo.snapshot()
+    assert snap.left == ((b"pkg/", 6),)
+    assert repo.changed(EMPTY_TREE, snap.tree) == [b"calc.py"]
+
+
+# -- what the turn hid (issue 22 item 13) -----------------------------------------------------
+PLANT = {"sitecustomize.py": "import os  # runs in every python\n", "pkg/evil.pth": "import x\n"}
+
+
+def plant(proj: Path, ignores: dict[str, str]) -> None:
+    for rel, text in {**ignores, **PLANT}.items():
+        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
+        (proj / rel).write_text(text)
+
+
+@pytest.mark.parametrize(
+    ("before", "turn"),
+    [
+        ({}, {".gitignore": "*\n"}),  # a new, self-ignoring .gitignore
+        ({".gitignore": "build/\n"}, {".gitignore": "build/\n*\n"}),  # an edited one
+        ({}, {"pkg/.gitignore": "*\n", ".gitignore": ".gitignore\nsitecustomize.py\n"}),
+        ({}, {"pkg/sub/.gitignore": "*\n", "pkg/.gitignore": "/evil.pth\n.gitignore\n"}),
+    ],
+    ids=["new-star", "edited", "nested-and-named", "deeper"],
+)
+def test_the_end_of_a_turn_obeys_the_ignore_rules_from_before_it(repo, proj, before, turn):
+    plant(proj, {})
+    for rel in PLANT:
+        (proj / rel).unlink()
+    for rel, text in before.items():
+        (proj / rel).write_text(text)
+    start = tree_digest(proj)
+    snap = repo.snapshot()
+    plant(proj, turn)
+    after = repo.snapshot(rules=snap.rules)
+    assert {*PLANT, *turn} <= {show(p) for p in repo.changed(snap.tree, after.tree)}
+    undo(repo, snap, after)
+    assert tree_digest(proj) == start
+
+
+def test_a_turn_that_stops_ignoring_a_folder_does_not_make_undo_delete_it(repo, proj):
+    (proj / ".gitignore").write_text("build/\n")
+    (proj / "build").mkdir()
+    (proj / "build" / "out.o").write_text("the user's build\n")
+    start = tree_digest(proj)
+    snap = repo.snapshot()
+    (proj / ".gitignore").write_text("")
+    after = repo.snapshot(rules=snap.rules)
+    assert repo.changed(snap.tree, after.tree) == [b".gitignore"]
+    undo(repo, snap, after)
+    assert tree_digest(proj) == start
+
+
+def test_the_rewritten_ignore_rules_match_gits_own_reading(proj):
+    """A snapshot holds what ``git status`` shows as untracked, nested .gitignore files,
+    negations, anchors, ``**`` and a self-ignoring folder (a venv's ``*``) included."""
+    files = {
+        ".gitignore": "*.log\n/top.txt\nbuild/\n!keep.log\ndocs/**/gen\n",
+        "pkg/.gitignore": "*.tmp\n/local.py\nsub/deep.txt\n!important.tmp\n# c\n\\#hash\n",
+        "pkg/sub/.gitignore": "!*.log\nx \n",
+        "env/.gitignore": "*\n",
+        "odd [dir]/.gitignore": "*.c\n",
+    }
+    names = [
+        "a.log", "keep.log", "top.txt", "pkg/top.txt", "build/o.o", "pkg/build/o.o",
+        "docs/a/gen/x.md", "docs/gen", "pkg/a.tmp", "pkg/important.tmp", "pkg/local.py",
+        "pkg/sub/local.py", "pkg/sub/deep.txt", "pkg/sub/s.log", "pkg/sub/x", "pkg/#hash",
+        "env/lib/site.py", "env/pyvenv.cfg", "odd [dir]/m.c", "odd [dir]/m.h", "plain.py",
+    ]  # fmt: skip
+    for rel, text in files.items():
+        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
+        (proj / rel).write_text(text)
+    for rel in names:
+        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
+        (proj / rel).write_text("x\n")
+    git(proj, "init", "-q")
+    native = set(git(proj, "ls-files", "-z", "--others", "--exclude-standard").split("\0"))
+    repo = ShadowRepo(proj, proj.parent / "shadow")
+    snap = repo.snapshot()
+    held = {show(p) for p in repo.changed(EMPTY_TREE, snap.tree)}
+    assert held == native - {""}
+    assert "env/pyvenv.cfg" not in held and "pkg/sub/s.log" in held
+
+
+def test_a_symlinked_gitignore_is_not_obeyed_as_git_does_not(repo, proj, tmp_path):
+    (tmp_path / "rules").write_text("*\n")
+    (proj / ".gitignore").symlink_to(tmp_path / "rules")
+    held = repo.changed(EMPTY_TREE, repo.snapshot().tree)
+    assert b"calc.py" in held
+
+
+def test_more_new_files_than_a_checkpoint_records_leaves_the_biggest_folder(proj, tmp_path):
+    repo = ShadowRepo(proj, tmp_path / "shadow", Limits(max_files=50))
+    start = tree_digest(proj)
+    snap = repo.snapshot()
+    (proj / "calc.py").write_text("edited\n")
+    (proj / "pkg" / "util.py").unlink()
+    (proj / "sitecustomize.py").write_text("import os\n")
+    for folder, n in (("build", 60), ("gen", 5)):
+        (proj / folder).mkdir()
+        for i in range(n):
+            (proj / folder / f"f{i}.o").write_text("o\n")
+    after = repo.snapshot(rules=snap.rules)
+    assert after.left == ((b"build/", 60),)
+    plan, done = undo(repo, snap, after)
+    assert sorted(done.written) == [b"calc.py", b"pkg/util.py"]
+    assert b"sitecustomize.py" in done.removed and not (proj / "gen").exists()
+    assert len(list((proj / "build").iterdir())) == 60  # left, and said so (rewind.py)
+    for f in (proj / "build").iterdir():
+        f.unlink()
+    (proj / "build").rmdir()
+    assert tree_digest(proj) == start
+
+
+def test_one_big_folder_is_looked_into_rather_than_left_whole():
+    from larik.agent.checkpoint_rules import choose_left
+
+    paths = [b"packages/a/%d" % i for i in range(40)] + [b"packages/b/%d" % i for i in range(5)]
+    paths += [b"src/x.py", b"README"]
+    assert choose_left(paths, 10) == [(b"packages/a/", 40)]
+    # a folder of files only: left whole, not file by file
+    flat = [b"out/%d" % i for i in range(100)] + [b"a.py"]
+    assert choose_left(flat, 50) == [(b"out/", 100)]
+    assert choose_left(flat, 200) == []
+
+
+def test_a_git_repository_the_turn_made_is_named(repo, proj):
+    git(proj / "pkg", "init", "-q")  # one that was there before: not the turn's
+    snap = repo.snapshot()
+    (proj / "vendor").mkdir()
+    git(proj / "vendor", "init", "-q")
+    (proj / "vendor" / "sitecustomize.py").write_text("import os\n")
+    after = repo.snapshot(rules=snap.rules)
+    assert after.repos == (b"vendor/",)
 
 
 def test_no_git_is_a_clear_error(repo, monkeypatch, tmp_path):

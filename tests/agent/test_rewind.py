@@ -289,3 +289,102 @@ async def test_a_turn_that_never_recorded_its_end_is_undone_from_the_files_now(m
     assert rewind.files == ["x.txt"] and rewind.conflicts == []
     agent.checkpoints.carry_out(rewind)
     assert not (project / "x.txt").exists()
+
+
+# -- what the turn hid (issue 22 item 13) -----------------------------------------------------
+async def test_undo_takes_back_what_a_turn_hid_behind_its_own_gitignore(make_agent, project):
+    (project / "pkg").mkdir()
+    (project / "pkg" / "util.py").write_text("X = 1\n")
+    start = tree_digest(project)
+    command = (
+        "printf '*\\n' > .gitignore && printf '*\\n' > pkg/.gitignore"
+        " && echo 'import os' > sitecustomize.py && echo 'import x' > pkg/evil.pth"
+        " && echo changed > calc.py"
+    )
+    agent = await make_agent(script(call("bash", command=command), done()))
+    await run(agent, "plant")
+    assert (project / "sitecustomize.py").exists()
+    rewind, undone = undo(agent)
+    assert tree_digest(project) == start, undone.summary()
+    assert {"sitecustomize.py", ".gitignore", "pkg/evil.pth", "calc.py"} <= set(rewind.files)
+
+
+async def test_a_turn_that_made_more_files_than_a_checkpoint_records_is_still_undone(tmp_path):
+    from larik.agent.checkpoints import Limits, ShadowRepo
+    from larik.agent.rewind import Checkpointer
+
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("original\n")
+    (root / "keep.txt").write_text("keep\n")
+    records: list[dict] = []
+    repo = ShadowRepo(root, tmp_path / "shadow", Limits(max_files=50))
+    cp = Checkpointer(root, records.append, repo=repo)
+    start = tree_digest(root)
+    cp.begin_turn("build it")
+    await cp.before_change()
+    (root / "src" / "app.py").write_text("edited by the turn\n")
+    (root / "keep.txt").unlink()
+    (root / "sitecustomize.py").write_text("import os\n")
+    for folder, n in (("build", 60), ("dist", 30)):
+        (root / folder).mkdir()
+        for i in range(n):
+            (root / folder / f"{i}.o").write_text("o\n")
+    cp.end_turn()
+    rewind = cp.plan_undo()
+    assert rewind is not None
+    undone = cp.carry_out(rewind)
+    assert (root / "src" / "app.py").read_text() == "original\n"
+    assert (root / "keep.txt").exists() and not (root / "sitecustomize.py").exists()
+    assert not (root / "dist").exists() and len(list((root / "build").iterdir())) == 60
+    text = undone.summary()
+    assert text.startswith("took back turn 1: restored ") and "and 25 more" in text
+    assert "left 60 files not recorded" in text and "the 50 a checkpoint records" in text
+    assert "under build/ (60)" in text
+    # a resumed session reads the same from the transcript
+    [done_rec] = [r for r in records if r["kind"] == "checkpoint_done"]
+    assert done_rec["left"] == [["build/", 60]]
+    prompt = {"role": "user", "blocks": [{"type": "text", "text": "build it"}]}
+    [turn] = turns_of([{"kind": "message", "message": prompt}, *records])
+    assert turn.left == [("build/", 60)] and len(turn.rules) == 64
+    for f in (root / "build").iterdir():
+        f.unlink()
+    (root / "build").rmdir()
+    assert tree_digest(root) == start
+
+
+async def test_a_turn_that_stops_ignoring_a_folder_does_not_make_undo_delete_it(
+    make_agent, project
+):
+    (project / ".gitignore").write_text("build/\n")
+    (project / "build").mkdir()
+    (project / "build" / "out.o").write_text("the user's own build\n")
+    start = tree_digest(project)
+    agent = await make_agent(script(call("bash", command=": > .gitignore"), done()))
+    await run(agent, "un-ignore")
+    rewind, _ = undo(agent)
+    assert rewind.files == [".gitignore"]
+    assert tree_digest(project) == start
+
+
+async def test_a_file_the_turn_made_too_big_to_record_is_named_by_the_undo(tmp_path):
+    from larik.agent.checkpoints import Limits, ShadowRepo
+    from larik.agent.rewind import Checkpointer
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "data.bin").write_bytes(b"d" * 500)  # big before the turn: not the turn's
+    repo = ShadowRepo(root, tmp_path / "shadow", Limits(max_file_bytes=100))
+    cp = Checkpointer(root, lambda rec: None, repo=repo)
+    cp.begin_turn("pad it")
+    await cp.before_change()
+    (root / "sitecustomize.py").write_text("import os\n" + "#" * 200)  # padded past the limit
+    (root / "small.py").write_text("x\n")
+    cp.end_turn()
+    rewind = cp.plan_undo()
+    assert rewind is not None
+    undone = cp.carry_out(rewind)
+    assert not (root / "small.py").exists()
+    text = undone.summary()
+    assert "left sitecustomize.py (over 100 bytes when the turn ended: not recorded)" in text
+    assert "data.bin" not in text
