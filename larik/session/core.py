@@ -137,10 +137,11 @@ class Turn:
 class Subscription:
     """One ``events()`` stream: subscribed when made, so nothing published after is missed."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, *, agent_events: bool = True) -> None:
         self._session = session
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
-        session._subscribers.append(self._queue)
+        self._list = session._subscribers if agent_events else session._quiet
+        self._list.append(self._queue)
 
     def __aiter__(self) -> Subscription:
         return self
@@ -162,9 +163,8 @@ class Subscription:
         return out
 
     def close(self) -> None:
-        subs = self._session._subscribers
-        if self._queue in subs:
-            subs.remove(self._queue)
+        if self._queue in self._list:
+            self._list.remove(self._queue)
 
 
 class Session:
@@ -195,6 +195,7 @@ class Session:
         self.busy = False
         self._said: set[str] = set()  # command-file problems said already
         self._subscribers: list[asyncio.Queue[Any]] = []
+        self._quiet: list[asyncio.Queue[Any]] = []  # events(agent_events=False): SessionEvents
         self._task: asyncio.Task[Any] | None = None
         self._cancel_requested = False
 
@@ -587,14 +588,18 @@ class Session:
         return await attach_resources(text, self.mcp)
 
     # -- events -------------------------------------------------------------------------------
-    def events(self) -> Subscription:
+    def events(self, *, agent_events: bool = True) -> Subscription:
         """Every event from now on, in order: the turns' AgentEvents and the session's own
-        SessionEvents; it ends when the session is closed."""
-        return Subscription(self)
+        SessionEvents; it ends when the session is closed. ``agent_events=False``: only the
+        SessionEvents (a face that iterates its turns itself, and pays nothing per delta)."""
+        return Subscription(self, agent_events=agent_events)
 
     def _publish(self, ev: Event) -> None:
         for queue in self._subscribers:
             queue.put_nowait(ev)
+        if self._quiet and isinstance(ev, SessionEvent):
+            for queue in self._quiet:
+                queue.put_nowait(ev)
 
     def _notice(self, text: str, level: str = "info") -> None:
         self._publish(SessionEvent(S.NOTICE, text=text, level=level))
@@ -624,7 +629,7 @@ class Session:
         notices SessionEnd's hooks gave."""
         said = await self.close_agent(reason)
         await self.close_servers()
-        for queue in self._subscribers:
+        for queue in [*self._subscribers, *self._quiet]:
             queue.put_nowait(_CLOSED)
         return said
 

@@ -1,21 +1,15 @@
-"""What the ``/model`` picker and ``/routing`` list: models that can actually be used here.
+"""What the ``/model`` picker and ``/routing`` show of the models a session can use.
 
-``picker_entries(config, local)`` gathers catalog models whose provider has a key, models added
-in the config, and models found on local servers, each with its context window and price. A
-configured remote provider with no model listed is offered as ``name/`` (the user types the
-model id); a local one is not: its server was asked, and only what it lists is offered.
-``fuzzy_filter`` ranks them against what the user types. Pure functions: the network part
-(finding local servers) is done by the caller, in a worker.
+Which models those are is the session's (``larik.session.models.picker_entries``: every face
+lists the same ones); here ``fuzzy_filter`` ranks them against what the user types, and the
+window and price are formatted for the screen. Pure functions.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from ..config import Config
-    from ..routing.local import LocalModel
+from ..session.models import ModelEntry, has_key, picker_entries
 
 __all__ = [
     "ModelEntry",
@@ -26,63 +20,6 @@ __all__ = [
     "has_key",
     "picker_entries",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class ModelEntry:
-    spec: str
-    window: int | None = None
-    input_price: float | None = None
-    output_price: float | None = None
-    source: str = "catalog"  # catalog | config | local
-    note: str = ""
-
-
-def has_key(provider: str, config: Config | None) -> bool:
-    """Whether ``provider`` can be used: it needs no key, or its key is set somewhere."""
-    from ..llm.endpoint import resolve_endpoint
-    from ..llm.errors import LarikError
-
-    try:
-        resolve_endpoint(provider, config).require_key()
-    except LarikError:
-        return False
-    return True
-
-
-def picker_entries(
-    config: Config | None, local: list[LocalModel] | None = None
-) -> list[ModelEntry]:
-    from ..llm import catalog
-
-    out: dict[str, ModelEntry] = {}
-    keyed: dict[str, bool] = {}
-    for info in catalog.entries(config):
-        if info.provider not in keyed:
-            keyed[info.provider] = has_key(info.provider, config)
-        if not keyed[info.provider] or (info.local and not _in_config(info.spec, config)):
-            continue  # local catalog entries show up only when a server lists them
-        source = "config" if _in_config(info.spec, config) else "catalog"
-        out[info.spec] = ModelEntry(
-            info.spec, info.context_window, info.input_price, info.output_price, source, info.note
-        )
-    for m in local or []:
-        if m.spec in out or not m.model.strip():
-            continue
-        info = catalog.lookup(m.model, m.provider, config)
-        window = info.context_window if info.known else m.window
-        out[m.spec] = ModelEntry(m.spec, window, 0.0, 0.0, "local", m.server)
-    for name in config.providers if config is not None else {}:
-        if any(spec.startswith(f"{name}/") for spec in out) or not has_key(name, config):
-            continue
-        if catalog.is_local_provider(name, config):
-            continue  # its server was asked for its models: none answered, nothing to offer
-        out[f"{name}/"] = ModelEntry(f"{name}/", source="config", note="type the model id")
-    return list(out.values())
-
-
-def _in_config(spec: str, config: Config | None) -> bool:
-    return config is not None and spec in config.models
 
 
 def _score(query: str, text: str) -> int | None:
