@@ -153,10 +153,12 @@ class ToolRunner:
                 text=p.summary(),
             )
         )
+        # this task's own context: concurrent calls do not mix; set before the permission
+        # check, so an approver knows which call it is asked about (ACP's request_permission)
+        CALL_ID.set(call.id)
         # the time the user (or a hook) takes to answer is not the tool's
         result = await self._refusal(p, emit)
         start = time.monotonic()
-        CALL_ID.set(call.id)  # this task's own context: concurrent calls do not mix
         result = result or await self._execute(p, emit)
         duration = time.monotonic() - start
         results[pos] = Block.tool_result(call.id, result.content, result.is_error, result.images)
