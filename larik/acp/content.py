@@ -1,0 +1,168 @@
+"""An ACP prompt as a Larik prompt: text, images, and files as ``@file`` attachments.
+
+The blocks keep their order. A resource *link* to a file (``file://``, as Zed sends an
+``@``-mention) is read by Larik and attached as the TUI attaches ``@path``: a
+``<file path="…">`` text block, or an image block for PNG, JPEG, GIF and WebP. Larik's rules
+come first — a file outside the project, or one a ``permissions.deny`` rule keeps from
+``read_file``, is not read (and the client is not asked for it); nor is a file too big, binary
+or not a regular file. An *embedded* resource is the client's own copy of the text (an editor's
+buffer): attached as it is, within the same size limit. Images are checked (a known type,
+base64 that decodes, at most 5 MB). What is not attached comes back in ``problems``, one line
+each, for the client to show.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from ..paths import resolve_path
+from ..llm.types import Block
+
+__all__ = ["IMAGE_TYPES", "MAX_IMAGE", "MAX_TEXT", "Converted", "convert", "file_block"]
+
+IMAGE_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+}
+MAX_TEXT = 256 * 1024  # bytes of one attached file (the TUI's @path limit)
+MAX_IMAGE = 5 * 1024 * 1024
+
+
+@dataclass
+class Converted:
+    blocks: list[Block] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def prompt(self) -> str | list[Block]:
+        """One text block: the plain string (a /command is looked for in it); else blocks."""
+        if len(self.blocks) == 1 and self.blocks[0].type == "text":
+            return self.blocks[0].text
+        return self.blocks
+
+
+def file_block(name: str, text: str) -> Block:
+    """A file attached to a prompt, as the model sees ``@name``."""
+    return Block.text_block(f'<file path="{name}">\n{text}\n</file>')
+
+
+def convert(
+    blocks: list[Any], root: Path, denied: Callable[[str, Path], bool] | None = None
+) -> Converted:
+    """``blocks``: the SDK's content blocks of a ``session/prompt``; ``denied(tool, path)``:
+    the session's deny rules."""
+    out = Converted()
+    root = root.resolve()
+    for b in blocks:
+        kind = getattr(b, "type", "")
+        if kind == "text":
+            out.blocks.append(Block.text_block(b.text))
+        elif kind == "image":
+            _image(out, b.data, b.mime_type, "an image")
+        elif kind == "resource_link":
+            _link(out, b, root, denied)
+        elif kind == "resource":
+            _embedded(out, b.resource, root)
+        else:
+            out.problems.append(f"a {kind or 'content'} block: Larik does not take it, left out")
+    if not any(b.type == "text" for b in out.blocks):
+        out.blocks.insert(0, Block.text_block(""))
+    return out
+
+
+def _image(out: Converted, data: str, media: str, what: str) -> None:
+    if media not in IMAGE_TYPES.values():
+        out.problems.append(f"{what} of type {media!r}: not PNG, JPEG, GIF or WebP, left out")
+        return
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        out.problems.append(f"{what}: its data is not base64, left out")
+        return
+    if len(raw) > MAX_IMAGE:
+        out.problems.append(f"{what}: larger than 5 MB, left out")
+        return
+    out.blocks.append(Block.image(media, base64.b64encode(raw).decode("ascii")))
+
+
+def _name(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _file_path(uri: str) -> Path | None:
+    parsed = urlparse(uri)
+    if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
+        return None
+    return Path(unquote(parsed.path))
+
+
+def _link(out: Converted, b: Any, root: Path, denied: Callable[[str, Path], bool] | None) -> None:
+    path = _file_path(b.uri)
+    if path is None:  # a web page, an MCP resource: named, not fetched
+        out.blocks.append(Block.text_block(f"[{b.name}]({b.uri})"))
+        return
+    rp = resolve_path(root, str(path))
+    name = rp.rel if rp.inside else rp.path.as_posix()
+    if not rp.inside:
+        out.problems.append(f"@{name}: outside the project, not attached")
+    elif denied is not None and denied("read_file", rp.path):
+        out.problems.append(f"@{name}: a permissions.deny rule covers it, not attached")
+    else:
+        try:
+            _read(out, rp.path, name)
+        except OSError as e:
+            out.problems.append(f"@{name}: cannot read it ({e.strerror or e}), not attached")
+
+
+def _read(out: Converted, path: Path, name: str) -> None:
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        out.problems.append(f"@{name}: not a regular file, not attached")
+        return
+    media = IMAGE_TYPES.get(path.suffix.lower())
+    if media:
+        if st.st_size > MAX_IMAGE:
+            out.problems.append(f"@{name}: image larger than 5 MB, not attached")
+            return
+        out.blocks.append(Block.text_block(f"Image {name}:"))
+        out.blocks.append(Block.image(media, base64.b64encode(path.read_bytes()).decode()))
+        return
+    if st.st_size > MAX_TEXT:
+        out.problems.append(f"@{name}: larger than 256 KB, not attached")
+        return
+    with open(path, "rb") as fh:
+        raw = fh.read(MAX_TEXT + 1)
+    if b"\0" in raw[:8192]:
+        out.problems.append(f"@{name}: a binary file, not attached")
+        return
+    out.blocks.append(file_block(name, raw[:MAX_TEXT].decode("utf-8", errors="replace")))
+
+
+def _embedded(out: Converted, resource: Any, root: Path) -> None:
+    path = _file_path(resource.uri)
+    name = _name(path.resolve(), root) if path is not None else resource.uri
+    text = getattr(resource, "text", None)
+    if isinstance(text, str):
+        if len(text.encode("utf-8", errors="replace")) > MAX_TEXT:
+            out.problems.append(f"@{name}: larger than 256 KB, not attached")
+            return
+        out.blocks.append(file_block(name, text))
+        return
+    media = resource.mime_type or ""
+    if media.startswith("image/"):
+        _image(out, resource.blob, media, f"@{name}")
+    else:
+        out.problems.append(f"@{name}: binary content ({media or 'no type'}), not attached")

@@ -1,0 +1,234 @@
+"""The wire under the SDK: stdout kept for the protocol alone, and its newline-delimited frames.
+
+:func:`claim_stdio` moves the protocol to private descriptors before anything else runs: the
+client's end of stdin and stdout are duplicated for Larik's own use, then fd 0 becomes
+``/dev/null`` and fd 1 a copy of stderr. A stray ``print``, a warning, an MCP server or a hook
+that writes to its inherited stdout, a command that reads stdin — none can touch the protocol:
+what they write goes to stderr, what they read is empty. (The private descriptors are not
+inherited by child processes.)
+
+:class:`Frames` is the SDK's message transport (``acp._transport.Transport``): one JSON object
+per line each way. It answers what the SDK would pass over in silence — a line that is not JSON
+gets the JSON-RPC "Parse error" (-32700), a line that is JSON but not an object "Invalid
+request" (-32600), a line longer than :data:`MAX_FRAME` bytes "Invalid request" too, each with
+``"id": null`` as JSON-RPC 2.0 says — and goes on reading. Everything else is the SDK's: the
+requests' dispatch, their ids, their errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import stat
+import threading
+from collections import deque
+from typing import Any
+
+__all__ = ["MAX_FRAME", "Frames", "Stdio", "claim_stdio", "open_streams"]
+
+log = logging.getLogger("larik.acp")
+
+MAX_FRAME = 64 << 20  # bytes in one message (an image prompt is base64: tens of MB at most)
+_CHUNK = 1 << 16
+
+
+class Stdio:
+    """The client's two pipes, as Larik's own descriptors."""
+
+    def __init__(self, read_fd: int, write_fd: int) -> None:
+        self.read_fd = read_fd
+        self.write_fd = write_fd
+
+
+def claim_stdio() -> Stdio:
+    """Take stdin and stdout for the protocol (see the module docstring)."""
+    read_fd, write_fd = os.dup(0), os.dup(1)  # os.dup: not inheritable
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    return Stdio(read_fd, write_fd)
+
+
+class _Pipe(asyncio.Protocol):
+    """Our stdout, the pipe the client reads, written through the loop: ``drain`` waits while
+    the client is not reading (the pipe is full), and fails once the client has closed it."""
+
+    def __init__(self) -> None:
+        self._resumed: asyncio.Future[None] | None = None
+        self.lost: BaseException | None = None
+        self.transport: Any = None
+
+    def connection_made(self, transport: Any) -> None:
+        self.transport = transport
+
+    def pause_writing(self) -> None:
+        self._resumed = asyncio.get_running_loop().create_future()
+
+    def resume_writing(self) -> None:
+        if self._resumed is not None and not self._resumed.done():
+            self._resumed.set_result(None)
+        self._resumed = None
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self.lost = exc or ConnectionResetError("the client closed its end")
+        self.resume_writing()
+
+    def write(self, data: bytes) -> None:
+        if self.lost is None:
+            self.transport.write(data)
+
+    async def drain(self) -> None:
+        if self.lost is not None:
+            raise ConnectionResetError("the client is gone") from self.lost
+        if self._resumed is not None:
+            await self._resumed
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+
+def _is_pipe(fd: int) -> bool:
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+async def open_streams(stdio: Stdio) -> tuple[asyncio.StreamReader, Any]:
+    """An asyncio reader on the client's stdin and a writer (``write``, ``drain``, ``close``)
+    on its stdout. A file (``larik acp < requests.jsonl``) cannot be watched by the loop: a
+    thread reads it, and a file written to does not push back."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=MAX_FRAME + 1)
+    rfile = os.fdopen(stdio.read_fd, "rb", buffering=0)
+    if _is_pipe(stdio.read_fd):
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), rfile)
+    else:
+        _feed(loop, reader, rfile)
+    wfile = os.fdopen(stdio.write_fd, "wb", buffering=0)
+    if not _is_pipe(stdio.write_fd):
+        return reader, _FileWriter(wfile)
+    pipe = _Pipe()
+    await loop.connect_write_pipe(lambda: pipe, wfile)
+    return reader, pipe
+
+
+def _feed(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader, rfile: Any) -> None:
+    def pump() -> None:
+        try:
+            while chunk := rfile.read(_CHUNK):
+                loop.call_soon_threadsafe(reader.feed_data, chunk)
+        except OSError:
+            pass
+        finally:
+            loop.call_soon_threadsafe(reader.feed_eof)
+
+    threading.Thread(target=pump, name="larik-acp-stdin", daemon=True).start()
+
+
+class _FileWriter:
+    """Stdout that is a regular file: written at once."""
+
+    def __init__(self, wfile: Any) -> None:
+        self._file = wfile
+
+    def write(self, data: bytes) -> None:
+        self._file.write(data)
+
+    async def drain(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class Frames:
+    """Newline-delimited JSON messages over the client's pipes (the SDK's ``Transport``).
+
+    ``writer``: ``write(bytes)``, ``async drain()``, ``close()`` (an asyncio ``StreamWriter``
+    will do)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: Any) -> None:
+        self._reader = reader
+        self._out = writer
+        self._first: deque[dict[str, Any]] = deque()
+        self.lines = 0  # lines read so far (a bad one's number is in its error)
+
+    def push(self, message: dict[str, Any]) -> None:
+        """Hand ``message`` out again, before what is read next."""
+        self._first.appendleft(message)
+
+    async def send(self, message: dict[str, Any]) -> None:
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        self._out.write(data + b"\n")  # written now: messages go out in the order sent
+        await self._out.drain()
+
+    async def receive(self) -> dict[str, Any] | None:
+        if self._first:
+            return self._first.popleft()
+        while True:
+            line = await self.read_line()
+            if line is None:
+                return None
+            message = await self.parse(line)
+            if message is not None:
+                return message
+
+    async def read_line(self) -> bytes | None:
+        """The next non-blank line (None at the end of input); an overlong one is answered
+        and skipped."""
+        while True:
+            try:
+                line = await self._reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as e:
+                line = e.partial  # the last line, without its newline
+                if not line:
+                    return None
+            except asyncio.LimitOverrunError:
+                await self._skip_overlong()
+                continue
+            self.lines += 1
+            if line.strip():
+                return line
+
+    async def _skip_overlong(self) -> None:
+        self.lines += 1
+        while True:
+            try:
+                await self._reader.readuntil(b"\n")
+                break
+            except asyncio.LimitOverrunError as e:
+                await self._reader.readexactly(e.consumed)
+            except asyncio.IncompleteReadError:
+                break
+        await self._error(-32600, "Invalid request", f"message over {MAX_FRAME} bytes")
+
+    async def parse(self, line: bytes) -> dict[str, Any] | None:
+        """The message on ``line``, or None after answering a line that is not one."""
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError) as e:  # JSONDecodeError, bad UTF-8, too deep
+            await self._error(-32700, "Parse error", f"{type(e).__name__}: {e}")
+            return None
+        if not isinstance(message, dict):
+            what = "a batch (not supported)" if isinstance(message, list) else "not an object"
+            await self._error(-32600, "Invalid request", what)
+            return None
+        return message
+
+    async def _error(self, code: int, text: str, details: str) -> None:
+        where = f"line {self.lines}: {details}"
+        log.warning("larik acp: %s: %s", text.lower(), where)
+        error = {"code": code, "message": text, "data": {"details": where[:500]}}
+        try:
+            await self.send({"jsonrpc": "2.0", "id": None, "error": error})
+        except (ConnectionError, OSError):
+            pass
+
+    async def close(self) -> None:
+        try:
+            self._out.close()
+        except OSError:
+            pass
