@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from ..paths import resolve_path
 from ..llm.types import Block
+from ..paths import resolve_path
 
 __all__ = ["IMAGE_TYPES", "MAX_IMAGE", "MAX_TEXT", "Converted", "convert", "file_block"]
 
