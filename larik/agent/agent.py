@@ -227,8 +227,11 @@ class Agent:
         s = self._settings  # the tools, prompt and turn limit fit the model (profile.py)
         prof = profile_for(self._resolved, self.config, self._tools, self._caps.params_b)
         changed, self._profile = prof != self._profile, prof
-        self._system[0] = prompt.prefix(s.role_label, list(prof.tools), prof.small, s.root)
-        self._specs = tool_specs(prof.tools)
+        self._system[0] = prompt.prefix(
+            s.role_label, list(prof.tools), prof.small, s.root, prof.line_numbers
+        )
+        self._specs = tool_specs(prof.tools, prof.line_numbers)
+        self._ctx.line_numbers = prof.line_numbers
         self.tool_runner.tools = prof.tools
         self._ctx.spawn = self._run_task if "task" in prof.tools else None
         self._ctx.jobs = s.jobs if "job_output" in prof.tools else None  # else none can start

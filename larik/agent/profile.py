@@ -14,7 +14,8 @@ hands garbage to the ``task`` tool. It gets:
 * grammar-constrained tool calls where the server can (llama.cpp, vLLM): every reply is one
   call whose arguments validate, or the answer;
 * the sampling of ``SMALL_SAMPLING`` (temperature, top_p, repeat penalty), sent with each request
-  to llama.cpp, Ollama and other OpenAI-compatible servers.
+  to llama.cpp, Ollama and other OpenAI-compatible servers;
+* read_file's line numbers or not (``SMALL_LINE_NUMBERS``; ``[models] line_numbers``).
 
 Every choice made for a small model is a ``SMALL_*`` constant here: this is the one place to
 change what a small model gets (measured on the bench: docs/bench.md).
@@ -61,6 +62,9 @@ SMALL_MAX_OUTPUT = 2048
 #: llama.cpp-sensible until measured (docs/bench.md): little randomness, a mild penalty on the
 #: loops small models fall into
 SMALL_SAMPLING = Sampling(temperature=0.2, repeat_penalty=1.1)
+#: whether read_file shows a small model its line-number gutter (to measure: a small model
+#: copies it into write_file and edit_file, which take it off again, tools/_gutter.py)
+SMALL_LINE_NUMBERS = True
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,7 @@ class Profile:
     sampling: Sampling = Sampling()
     chosen: bool = False  # the tools come from the config's list
     constrained: bool | None = None  # grammar-constrained tool calls (None: the provider's say)
+    line_numbers: bool = True  # read_file's gutter
 
     def request_options(self) -> dict[str, Any]:
         """What each request to this model carries beyond the conversation."""
@@ -125,7 +130,12 @@ def profile_for(
         sampling=_sampling(o, small),
         chosen=listed is not None,
         constrained=_constrained(o, small),
+        line_numbers=_pick(o.line_numbers if o else None, SMALL_LINE_NUMBERS if small else True),
     )
+
+
+def _pick(said: bool | None, default: bool) -> bool:
+    return default if said is None else said
 
 
 def _constrained(o: ModelOverride | None, small: bool) -> bool | None:

@@ -66,12 +66,17 @@ call: do not retry it the same way; change approach or explain what you need.
 
 
 #: the rules for a small model (profile.py): short, one instruction a line, only its tools'
+#: ("#": read_file shows line numbers)
 _SHORT_RULES = (
     ("", "Rules:"),
     ("edit_file", "- Read a file with read_file before you change it."),
     (
         "edit_file",
         "- To change part of a file, use edit_file: copy old_string exactly from the file.",
+    ),
+    (
+        "#",
+        "- The numbers read_file puts before each line are not part of the file: never copy them.",
     ),
     ("write_file", "- Use write_file only to create a new file."),
     ("bash", "- After a change, run the tests with bash."),
@@ -85,10 +90,15 @@ SMALL_LISTING = 40
 
 
 def prefix(
-    role: str | None, tools: list[str], small: bool = False, root: Path | None = None
+    role: str | None,
+    tools: list[str],
+    small: bool = False,
+    root: Path | None = None,
+    line_numbers: bool = True,
 ) -> str:
     """``small``: the short rules for a small model (see :mod:`.profile`), and with ``root``
-    the project's files (up to ``SMALL_LISTING``): a small model guesses paths otherwise."""
+    the project's files (up to ``SMALL_LISTING``): a small model guesses paths otherwise.
+    ``line_numbers``: read_file shows them (a small model is told not to copy them)."""
     head = _MAIN if role in (None, "", "main") else _SUBAGENT.format(role=role)
     parts = [head]
     if role == "explore":
@@ -96,9 +106,8 @@ def prefix(
     if tools:
         parts.append("Your tools: " + ", ".join(tools) + ".")
         if small:
-            parts.append(
-                "\n".join(line for need, line in _SHORT_RULES if not need or need in tools)
-            )
+            have = {*tools, *(["#"] if line_numbers and "read_file" in tools else [])}
+            parts.append("\n".join(line for need, line in _SHORT_RULES if not need or need in have))
             if root is not None:
                 parts.append(_listing(root))
         else:

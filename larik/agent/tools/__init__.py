@@ -112,6 +112,7 @@ class ToolContext:
     sandbox: Any = None  # sandbox.Sandbox bash commands run in; None: none (the user's !cmd)
     on_output: Callable[[bytes], None] | None = None  # a command's output as it comes (!cmd)
     jobs: JobTable | None = None  # background commands (None: not offered to this model)
+    line_numbers: bool = True  # read_file's gutter (the model's profile: profile.py)
     web: Any = None  # config.WebFetchConfig: web_fetch's limits; None: the defaults
 
     def path(self, raw: str) -> Path:
@@ -220,13 +221,18 @@ def get_tool(name: str) -> Tool | None:
 ARG_NEEDS: dict[tuple[str, str], str] = {("bash", "background"): "job_output"}
 
 
-def tool_specs(names: tuple[str, ...] | list[str]) -> list[ToolSpec]:
+def tool_specs(names: tuple[str, ...] | list[str], line_numbers: bool = True) -> list[ToolSpec]:
+    """The specs of ``names``, in order; ``line_numbers``: whether read_file shows them (its
+    description says so)."""
     out = []
     for n in names:
         tool = get_tool(n)
         if tool is None:
             continue
         spec = tool.spec()
+        if n == "read_file" and not line_numbers:
+            plain = tool.module.PLAIN_DESCRIPTION
+            spec = spec.model_copy(update={"description": plain})
         dropped = [a for (t, a), need in ARG_NEEDS.items() if t == n and need not in names]
         if dropped:
             schema = dict(spec.input_schema)

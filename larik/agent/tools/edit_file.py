@@ -4,15 +4,20 @@
 refused with the count, so the model can add context. Line endings are kept as they were. When
 it does not occur at all, the relaxations of :mod:`._match` are tried (trailing whitespace,
 indentation, quotes, line endings): one place found is edited and the result says which
-relaxation matched; more than one is refused.
+relaxation matched; more than one is refused. An ``old_string`` that is not in the file as
+written but carries read_file's line-number gutter on every line is looked for without it, and
+the gutter is taken off ``new_string``'s lines too (``_gutter``); the result says so.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from pydantic import Field
 
 from . import ToolArgs, ToolContext, ToolError, ToolResult
 from ._files import directory_error, missing_error, read_text, unified_diff, utf8, write_regular
+from ._gutter import NOTE, strip_gutter, strip_rows
 from ._match import Ambiguous, relaxed_match
 from ._seen import remember, require_read
 from .read_file import first_page
@@ -42,8 +47,16 @@ def summary(args: Args) -> str:
     return args.path + (" (all occurrences)" if args.replace_all else "")
 
 
-def _apply(args: Args, ctx: ToolContext) -> tuple[str, str, int, str]:
-    """(old text, new text, replacements, the relaxation that matched or "")."""
+@dataclass(frozen=True)
+class _Edit:
+    old: str  # the file's text
+    new: str  # and after the edit
+    count: int  # replacements
+    relaxed: str = ""  # the relaxation that matched (_match), or ""
+    gutter: bool = False  # old_string matched once read_file's gutter was taken off
+
+
+def _apply(args: Args, ctx: ToolContext) -> _Edit:
     path = ctx.path(args.path)
     shown = ctx.show(path)
     if not args.old_string:
@@ -55,15 +68,18 @@ def _apply(args: Args, ctx: ToolContext) -> tuple[str, str, int, str]:
     if not path.exists():
         raise missing_error(ctx, NAME, path)
     old = read_text(path, shown)
-    require_read(ctx, path, shown, lambda: first_page(path, shown))
-    old_s, new_s = args.old_string, args.new_string
+    require_read(ctx, path, shown, lambda: first_page(path, shown, ctx.line_numbers))
+    want, put, gutter = args.old_string, args.new_string, False
+    if want not in old and (plain := strip_gutter(want)) is not None:
+        want, put, gutter = plain, strip_rows(put), True  # copied from read_file, numbers and all
+    old_s, new_s = want, put
     count = old.count(old_s)
     if count == 0 and "\r\n" in old and "\r\n" not in old_s:
         old_s, new_s = old_s.replace("\n", "\r\n"), new_s.replace("\n", "\r\n")
         count = old.count(old_s)
     if count == 0:
         try:
-            found = relaxed_match(old, args.old_string, args.new_string)
+            found = relaxed_match(old, want, put)
         except Ambiguous as e:
             raise ToolError(
                 f"old_string was not found in {shown} as written, and matches {e.count} places "
@@ -75,31 +91,33 @@ def _apply(args: Args, ctx: ToolContext) -> tuple[str, str, int, str]:
                 f"old_string was not found in {shown}; read the file and copy the text exactly "
                 "(whitespace and indentation included)"
             )
-        return old, found.apply(old), 1, found.relaxation
+        return _Edit(old, found.apply(old), 1, found.relaxation, gutter)
     if count > 1 and not args.replace_all:
         raise ToolError(
             f"old_string occurs {count} times in {shown}; add surrounding lines to make it "
             "unique, or set replace_all to replace every occurrence"
         )
-    return old, old.replace(old_s, new_s), count, ""
+    return _Edit(old, old.replace(old_s, new_s), count, "", gutter)
 
 
 async def preview(args: Args, ctx: ToolContext) -> str:
-    old, new, _, _ = _apply(args, ctx)
-    return unified_diff(old, new, ctx.show(ctx.path(args.path)))
+    edit = _apply(args, ctx)
+    return unified_diff(edit.old, edit.new, ctx.show(ctx.path(args.path)))
 
 
 async def run(args: Args, ctx: ToolContext) -> ToolResult:
     path = ctx.path(args.path)
     shown = ctx.show(path)
-    old, new, count, relaxed = _apply(args, ctx)
-    write_regular(path, utf8(new, "new_string"), shown)
+    edit = _apply(args, ctx)
+    write_regular(path, utf8(edit.new, "new_string"), shown)
     remember(ctx, path)
-    diff = unified_diff(old, new, shown)
-    what = f"{count} replacements" if count > 1 else "1 replacement"
-    if relaxed:
+    diff = unified_diff(edit.old, edit.new, shown)
+    what = f"{edit.count} replacements" if edit.count > 1 else "1 replacement"
+    if edit.relaxed:
         what += (
-            f" (old_string did not match exactly: it matched one place once {relaxed} "
+            f" (old_string did not match exactly: it matched one place once {edit.relaxed} "
             "differences were ignored; check the diff)"
         )
+    if edit.gutter:
+        what += "\n" + NOTE.format(what="old_string")
     return ToolResult(f"edited {shown}: {what}\n{diff}", data={"diff": diff})

@@ -23,6 +23,7 @@ from pydantic import Field
 from ...llm.types import Block
 from . import ToolArgs, ToolContext, ToolError, ToolResult
 from ._files import directory_error, missing_error, open_regular
+from ._gutter import numbered
 from ._seen import remember
 
 NAME = "read_file"
@@ -33,6 +34,8 @@ DESCRIPTION = (
     "starting at line `offset` (1-based); a note says how to read more. Images (png, jpeg, gif, "
     "webp) come back as images. Binary files are refused."
 )
+#: the description for a model shown no line numbers (``[models] line_numbers = false``)
+PLAIN_DESCRIPTION = DESCRIPTION.replace(" with line numbers (like `cat -n`),", ",")
 
 DEFAULT_LIMIT = 2000
 MAX_LINE = 2000  # characters kept of one line
@@ -103,19 +106,19 @@ async def _run(args: Args, ctx: ToolContext) -> ToolResult:
         raise missing_error(ctx, NAME, path)
     if path.is_dir():
         raise directory_error(ctx, NAME, path)
-    return await asyncio.to_thread(_read, path, shown, args.offset, args.limit)
+    return await asyncio.to_thread(_read, path, shown, args.offset, args.limit, ctx.line_numbers)
 
 
-def first_page(path: Path, shown: str) -> str:
+def first_page(path: Path, shown: str, line_numbers: bool = True) -> str:
     """What read_file would show of ``path`` first ("" for an image or what it refuses)."""
     try:
-        page = _read(path, shown, 1, DEFAULT_LIMIT)
+        page = _read(path, shown, 1, DEFAULT_LIMIT, line_numbers)
     except (ToolError, OSError):
         return ""
     return "" if page.images else page.content
 
 
-def _read(path: Path, shown: str, offset: int, limit: int) -> ToolResult:
+def _read(path: Path, shown: str, offset: int, limit: int, line_numbers: bool) -> ToolResult:
     with open_regular(path, shown) as fh:
         size = os.fstat(fh.fileno()).st_size
         head = fh.read(SNIFF)
@@ -135,10 +138,10 @@ def _read(path: Path, shown: str, offset: int, limit: int) -> ToolResult:
                 f"{shown} is a binary file ({size:,} bytes); read_file shows only text and images"
             )
         fh.seek(0)
-        return _page(fh, shown, offset, limit)
+        return _page(fh, shown, offset, limit, line_numbers)
 
 
-def _page(raw: BinaryIO, shown: str, offset: int, limit: int) -> ToolResult:
+def _page(raw: BinaryIO, shown: str, offset: int, limit: int, line_numbers: bool) -> ToolResult:
     out: list[str] = []
     chars = 0
     total = 0
@@ -159,7 +162,7 @@ def _page(raw: BinaryIO, shown: str, offset: int, limit: int) -> ToolResult:
             if len(line) > MAX_LINE:
                 line = line[:MAX_LINE] + " … [line cut]"
                 cut_lines += 1
-            row = f"{n:>6}\t{line}"
+            row = numbered(n, line) if line_numbers else line
             if len(out) >= limit or chars + len(row) > MAX_CHARS:
                 full = True
                 continue

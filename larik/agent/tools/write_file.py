@@ -2,7 +2,9 @@
 
 Only a regular file is written: a FIFO, socket or device at the path is refused without being
 opened (``_files.write_regular``). Replacing a file needs it read first and unchanged since
-(``_seen``); a write that cuts a file to under a quarter of its non-blank lines says so.
+(``_seen``); a write that cuts a file to under a quarter of its non-blank lines says so. Content
+that carries read_file's line-number gutter on every line is written without it (``_gutter``),
+unless the file it replaces has such lines itself.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from pydantic import Field
 
 from . import ToolArgs, ToolContext, ToolResult
 from ._files import directory_error, open_regular, unified_diff, utf8, write_regular
+from ._gutter import NOTE, gutter_like, strip_gutter
 from ._seen import remember, require_read, shrink_note
 
 NAME = "write_file"
@@ -46,21 +49,31 @@ def _old(args: Args, ctx: ToolContext) -> tuple[str, bool]:
         return fh.read().decode("utf-8", errors="replace"), False
 
 
+def _content(args: Args, old: str) -> tuple[str, str]:
+    """What to write, and a note for the result ("": as given)."""
+    plain = None if gutter_like(old) else strip_gutter(args.content)
+    if plain is None:
+        return args.content, ""
+    return plain, "\n" + NOTE.format(what="content")
+
+
 async def preview(args: Args, ctx: ToolContext) -> str:
     old, created = _old(args, ctx)
-    return unified_diff(old, args.content, ctx.show(ctx.path(args.path)), created=created)
+    content, _ = _content(args, old)
+    return unified_diff(old, content, ctx.show(ctx.path(args.path)), created=created)
 
 
 async def run(args: Args, ctx: ToolContext) -> ToolResult:
     path = ctx.path(args.path)
     shown = ctx.show(path)
-    data = utf8(args.content, "content")
+    utf8(args.content, "content")
     old, created = _old(args, ctx)
+    content, note = _content(args, old)
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_regular(path, data, shown)
+    write_regular(path, utf8(content, "content"), shown)
     remember(ctx, path)
-    diff = unified_diff(old, args.content, shown, created=created)
-    lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
+    diff = unified_diff(old, content, shown, created=created)
+    lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
     verb = "created" if created else "wrote"
-    note = "" if created else shrink_note(old, args.content, shown)
+    note += "" if created else shrink_note(old, content, shown)
     return ToolResult(f"{verb} {shown} ({lines} lines){note}", data={"diff": diff})
