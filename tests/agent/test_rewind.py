@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from larik.agent.events import AgentEventType
 from larik.agent.rewind import fork_session, turns_of
 from larik.agent.transcript import load_transcript
@@ -388,3 +390,19 @@ async def test_a_file_the_turn_made_too_big_to_record_is_named_by_the_undo(tmp_p
     text = undone.summary()
     assert "left sitecustomize.py (over 100 bytes when the turn ended: not recorded)" in text
     assert "data.bin" not in text
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="undo takes back what a checkpoint records: a turn's writes into an ignored folder "
+    "(a .venv's site-packages, node_modules/) stay (docs/undo.md, docs/security.md)",
+)
+async def test_a_pth_file_planted_in_the_venv_is_undone(make_agent, project):
+    site = project / ".venv" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    start = tree_digest(project)
+    plant = "echo 'import os' > .venv/lib/python3.11/site-packages/evil.pth && echo x > calc.py"
+    agent = await make_agent(script(call("bash", command=plant), done()))
+    await run(agent, "plant")
+    undo(agent)
+    assert tree_digest(project) == start
