@@ -5,11 +5,13 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+import uuid
 from collections.abc import Iterator
 
 import pytest
 
 from tests.loopback import WIRE, LoopbackServer
+from tests.procs import MARK_VARIABLE
 
 _KEY_VARS = [
     "ANTHROPIC_API_KEY",
@@ -109,3 +111,13 @@ def wire_dir():
 
 def pytest_report_header(config: pytest.Config) -> str:
     return f"wire recordings: {WIRE if WIRE.is_dir() else 'absent (those tests skip)'}; pid {os.getpid()}"
+
+
+@pytest.fixture
+def mark(monkeypatch: pytest.MonkeyPatch) -> str:
+    """A fresh mark in this process's environment, inherited by every process its commands
+    start (tests/procs.py: ``carrying(mark)`` finds them; this process itself does not carry
+    it, since /proc shows the environment a process was started with)."""
+    value = uuid.uuid4().hex
+    monkeypatch.setenv(MARK_VARIABLE, value)
+    return value

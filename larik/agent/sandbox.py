@@ -60,27 +60,19 @@ REFUSAL = re.compile(
 
 @functools.cache
 def probe() -> str:
-    """ "" when bwrap can run a sandbox here, else why not (one line)."""
+    """ "" when bwrap can run a sandbox here, else why not (one line). It runs ``true`` with
+    the flags every command gets (:func:`isolation`: a user namespace, no capabilities, a
+    private pid namespace, …), so a kernel that refuses one of them is found here, once."""
     if sys.platform != "linux":  # macOS: a sandbox-exec profile is the plan (docs/security.md)
         name = "macOS" if sys.platform == "darwin" else sys.platform
         return f"bubblewrap needs Linux, not {name} (sandbox-exec is planned for macOS)"
     exe = shutil.which("bwrap")
     if exe is None:
         return "bubblewrap (bwrap) is not installed"
+    argv = Sandbox(mode="read-only").wrap(["true"], Path("/"))
     try:
         done = subprocess.run(
-            [
-                exe,
-                "--ro-bind",
-                "/",
-                "/",
-                "--dev",
-                "/dev",
-                "--proc",
-                "/proc",
-                "--unshare-net",
-                "true",
-            ],
+            [exe, *argv[1:]],
             capture_output=True,
             timeout=10,
             stdin=subprocess.DEVNULL,
@@ -91,6 +83,25 @@ def probe() -> str:
         err = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"bwrap cannot start: {err[-1] if err else f'exit code {done.returncode}'}"
     return ""
+
+
+#: The uid and gid root's commands have inside their user namespace ("nobody"): no program in
+#: the sandbox takes itself for root (tar would try to chown, pip to write system folders).
+NOBODY = 65534
+
+
+def isolation() -> list[str]:
+    """The bwrap flags that take every privilege away, the same for every command and for
+    :func:`probe`: a user namespace (root's capabilities on the host do not reach into it,
+    and it holds none of its own: ``--cap-drop ALL``; root is ``nobody`` inside), a pid
+    namespace (no process outside can be seen, signalled, traced, or entered through
+    ``/proc/PID/root``, ``/ns``, ``/environ``; what a command leaves running ends with it), a
+    private IPC namespace, a new session (no ``TIOCSTI`` into a terminal), and the command
+    killed when Larik dies."""
+    out = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL"]
+    if os.geteuid() == 0:
+        out += ["--uid", str(NOBODY), "--gid", str(NOBODY)]
+    return [*out, "--new-session", "--die-with-parent"]
 
 
 def hidden_paths(home: Path | None = None) -> list[Path]:
@@ -116,7 +127,7 @@ class Sandbox:
     def wrap(self, argv: list[str], root: Path) -> list[str]:
         """``argv`` as a bwrap command line for a command run in ``root``."""
         root = root.resolve()
-        out = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        out = ["bwrap", *isolation(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         out += ["--tmpfs", "/tmp"]
         if self.mode == "workspace-write":
             for path in (root, *self.writable):
@@ -130,7 +141,7 @@ class Sandbox:
             out += _hide(path, root, self.writable)
         if not self.network:
             out.append("--unshare-net")
-        out += ["--die-with-parent", "--chdir", str(root), "--", *argv]
+        out += ["--chdir", str(root), "--", *argv]
         return out
 
     def explain(self, output: str, exit_code: int) -> str:
@@ -204,4 +215,22 @@ def for_session(config: object, root: Path) -> tuple[Sandbox | None, list[str]]:
             f"no OS sandbox: {why}; commands run unsandboxed, guarded by the permission prompts "
             "only (docs/security.md)"
         ]
-    return from_config(cfg.mode, cfg.network, cfg.writable, root), []
+    return from_config(cfg.mode, cfg.network, cfg.writable, root), _root_notes(cfg.mode, root)
+
+
+def _root_notes(mode: Mode, root: Path) -> list[str]:
+    """Root's commands run without root's power over file modes (:func:`isolation`): in a
+    project another user owns they can write only what its modes let anyone write."""
+    if mode != "workspace-write" or os.geteuid() != 0:
+        return []
+    try:
+        owner = root.stat().st_uid
+    except OSError:
+        return []
+    if owner == 0:
+        return []
+    return [
+        f"sandbox: Larik runs as root, but its commands do not: they run without root's "
+        f"power over file permissions, and this project belongs to uid {owner}, so they can "
+        "write only what its permissions let others write (docs/security.md)"
+    ]

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
-from collections.abc import Awaitable, Callable
+import tempfile
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from larik.agent import Agent
+from larik.agent import sandbox as sb
 from larik.agent.events import AgentEvent, AgentEventType, Approval, PermissionRequest
-from larik.config import Config
+from larik.config import Config, state_dir, user_config_path
 from larik.llm.providers.scripted import ScriptedProvider
 from larik.routing import Resolved
+
+from .sandbox_kit import SECRET
 
 E = AgentEventType
 
@@ -123,3 +129,49 @@ def valid_conversation(messages) -> None:
             assert nxt is not None and nxt.role == "user", f"message {i}: tool calls unanswered"
             got = [b.id for b in nxt.blocks if b.type == "tool_result"]
             assert got == ids, f"message {i}: results {got} for calls {ids}"
+
+
+# ------------------------------------------------------------ the sandbox tests' (sandbox_kit)
+
+
+@pytest.fixture
+def needs_bwrap() -> None:
+    """Real bubblewrap, or a skip — except in CI (``LARIK_CI=1``), where it fails."""
+    why = sb.probe()
+    if why:
+        if os.environ.get("LARIK_CI"):
+            pytest.fail(f"CI must test the sandbox, but {why}")
+        pytest.skip(f"no OS sandbox here: {why}")
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A host folder outside /tmp and outside the project (the sandbox's private /tmp would
+    hide a /tmp one anyway, proving nothing)."""
+    here = Path(__file__).resolve().parent
+    # a checkout under /tmp (CI clones there) would be hidden too: then /var/tmp
+    base = Path("/var/tmp") if here.is_relative_to("/tmp") else here
+    path = Path(tempfile.mkdtemp(prefix=".sbx-outside-", dir=base))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def home(monkeypatch, outside) -> Path:
+    """A fake $HOME with keys in it, outside /tmp (see ``outside``)."""
+    home = outside / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text(SECRET)
+    (home / ".aws").mkdir()
+    (home / ".aws" / "credentials").write_text(SECRET)
+    (home / ".config" / "gcloud").mkdir(parents=True)
+    (home / ".config" / "gcloud" / "creds.json").write_text(SECRET)
+    (home / ".netrc").write_text(SECRET)
+    (home / "notes.txt").write_text("ordinary file")
+    monkeypatch.setenv("HOME", str(home))
+    for larik_dir in (user_config_path().parent, state_dir()):
+        larik_dir.mkdir(parents=True, exist_ok=True)
+        (larik_dir / "secret.toml").write_text(SECRET)
+    return home

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
@@ -11,6 +10,7 @@ from larik.agent.events import Approval
 from larik.agent.transcript import load_transcript
 from larik.llm.types import StopReason
 
+from ..procs import carrying
 from .conftest import E, of, run, script, valid_conversation
 
 
@@ -33,14 +33,6 @@ async def interrupt_when(agent, prompt, condition, ready=None):
     with pytest.raises(asyncio.CancelledError):
         await task
     return seen
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 async def test_interrupt_mid_stream_keeps_the_partial_text_marked_interrupted(make_agent):
@@ -69,7 +61,9 @@ async def test_interrupt_before_any_text_leaves_only_the_prompt(make_agent):
     assert len(sent) == 1 and [b.text for b in sent[0].blocks] == ["first", "second"]
 
 
-async def test_interrupt_mid_tool_answers_every_call_and_kills_the_command(make_agent, project):
+async def test_interrupt_mid_tool_answers_every_call_and_kills_the_command(
+    make_agent, project, mark
+):
     p = script(
         {
             "tool_calls": [
@@ -104,12 +98,11 @@ async def test_interrupt_mid_tool_answers_every_call_and_kills_the_command(make_
     assert second.is_error and "interrupted" in second.content
     valid_conversation(agent.messages)
     assert load_transcript(agent.transcript_path).messages == agent.messages
-    child = int((project / "child.pid").read_text())
-    for _ in range(100):
-        if not alive(child):
+    for _ in range(100):  # sleep 30 and everything around it (its pid is the sandbox's)
+        if not carrying(mark):
             break
         await asyncio.sleep(0.02)
-    assert not alive(child)
+    assert carrying(mark) == []
     events = await run(agent, "never mind")
     assert of(events, E.TURN_END)[0].stop_reason is StopReason.END_TURN
     sent = p.requests[1].messages

@@ -10,8 +10,6 @@ import asyncio
 import os
 import shutil
 import socket
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,57 +21,9 @@ from larik.agent.tools import ToolContext, get_tool
 from larik.agent.tools import bash as bash_tool
 from larik.config import state_dir, user_config_path
 
-SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- sk-SECRET-do-not-leak"
+from .sandbox_kit import GIT, run
 
-
-@pytest.fixture(autouse=True)
-def _needs_bwrap() -> None:
-    why = sb.probe()
-    if why:
-        if os.environ.get("LARIK_CI"):
-            pytest.fail(f"CI must test the sandbox, but {why}")
-        pytest.skip(f"no OS sandbox here: {why}")
-
-
-@pytest.fixture
-def outside() -> Iterator[Path]:
-    """A host folder outside /tmp and outside the project (the sandbox's private /tmp would
-    hide a /tmp one anyway, proving nothing)."""
-    here = Path(__file__).resolve().parent
-    # a checkout under /tmp (CI clones there) would be hidden too: then /var/tmp
-    base = Path("/var/tmp") if here.is_relative_to("/tmp") else here
-    path = Path(tempfile.mkdtemp(prefix=".sbx-outside-", dir=base))
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
-
-
-@pytest.fixture
-def home(monkeypatch, outside) -> Path:
-    """A fake $HOME with keys in it, outside /tmp (see ``outside``)."""
-    home = outside / "home"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_rsa").write_text(SECRET)
-    (home / ".aws").mkdir()
-    (home / ".aws" / "credentials").write_text(SECRET)
-    (home / ".config" / "gcloud").mkdir(parents=True)
-    (home / ".config" / "gcloud" / "creds.json").write_text(SECRET)
-    (home / ".netrc").write_text(SECRET)
-    (home / "notes.txt").write_text("ordinary file")
-    monkeypatch.setenv("HOME", str(home))
-    for larik_dir in (user_config_path().parent, state_dir()):
-        larik_dir.mkdir(parents=True, exist_ok=True)
-        (larik_dir / "secret.toml").write_text(SECRET)
-    return home
-
-
-def run(
-    root: Path, command: str, box: sb.Sandbox | None, *, sandbox: bool = True
-) -> tuple[str, dict]:
-    args = bash_tool.Args(command=command, sandbox=sandbox)
-    result = asyncio.run(bash_tool.run(args, ToolContext(root=root, sandbox=box)))
-    return result.content, result.data
+pytestmark = pytest.mark.usefixtures("needs_bwrap")
 
 
 def test_the_project_is_writable_and_outside_it_is_read_only(tmp_path, outside):
@@ -294,9 +244,6 @@ def test_a_background_job_runs_in_the_same_sandbox(tmp_path, outside, home):
     assert "No such file" in second and "SECRET" not in second  # ~/.ssh is an empty folder
 
 
-GIT = "git -c user.name=t -c user.email=t@example.com"
-
-
 @pytest.mark.parametrize("hooks_folder", [True, False])
 def test_a_sandboxed_command_cannot_plant_what_git_runs_outside_it(tmp_path, hooks_folder):
     """The project is writable, but ``.git/hooks`` and ``.git/config`` are what the user's own
@@ -337,13 +284,9 @@ def _alive(marker: str) -> list[int]:
     return found
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (docs/security.md, Hostile review): a process that leaves its job's process "
-    "group with setsid outlives the job; bwrap --unshare-pid would end it, but then pids a "
-    "command prints no longer name host processes",
-)
 def test_a_sandboxed_job_that_leaves_its_process_group_still_ends_with_it(tmp_path):
+    """setsid takes a process out of the job's group, not out of its pid namespace: when the
+    job ends, the namespace ends, and every process in it (issue 22 item 1)."""
     from larik.agent.jobs import JobTable
 
     project = tmp_path / "proj"

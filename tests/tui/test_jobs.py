@@ -16,8 +16,9 @@ from larik.config import Config, PermissionsConfig
 from larik.tui.screens.jobs import JobsScreen
 from larik.tui.widgets.tool_card import ToolCard
 
+from ..procs import carrying
 from .conftest import ready, screen_text, send, turn_done, wait_for
-from .test_quit_signals import WAIT, Tui, gone
+from .test_quit_signals import WAIT, Tui
 from .test_quit_signals import wait_for as wait_until
 from .test_real_agent import Real
 
@@ -89,7 +90,7 @@ async def test_slash_jobs_with_no_job_says_so(real):
 
 
 @pytest.mark.parametrize("how", ["/exit", "ctrl+c twice"])
-async def test_quitting_the_tui_ends_every_process_of_every_job(real, how):
+async def test_quitting_the_tui_ends_every_process_of_every_job(real, how, mark):
     app = real.app([{"tool_calls": [bg(FAMILY), bg(SERVER)]}, {"text": "started"}])
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
@@ -97,18 +98,18 @@ async def test_quitting_the_tui_ends_every_process_of_every_job(real, how):
         await turn_done(pilot)
         await wait_for(pilot, lambda: len(pids(real.cwd)) == 4)
         table = real.agents[-1].jobs
-        family = [*pids(real.cwd), table.get(2).pgid]
-        assert not any(gone(p) for p in family)
+        family = carrying(mark)  # the job's pids are its sandbox's: found by their mark
+        assert len(family) >= 5 and table.get(2).pgid in family
         if how == "/exit":
             await send(pilot, "/exit")
         else:
             await pilot.press("ctrl+c", "ctrl+c")
         await wait_for(pilot, lambda: table.closed)
     assert await _gone_all(table)
-    assert all(gone(p) for p in family)
+    wait_until(lambda: carrying(mark) == [], "every process of every job to end")
 
 
-def test_sigterm_on_the_real_tui_ends_every_process_of_every_job(tmp_path):
+def test_sigterm_on_the_real_tui_ends_every_process_of_every_job(tmp_path, mark):
     project = tmp_path / "proj"
     project.mkdir()
     script = tmp_path / "s.json"
@@ -119,11 +120,10 @@ def test_sigterm_on_the_real_tui_ends_every_process_of_every_job(tmp_path):
         wait_until(lambda: b"/help" in tui.out, "the TUI to start")
         tui.type("start it\r")
         wait_until(lambda: len(pids(project)) == 4, "the job to start")
-        family = pids(project)
-        assert not any(gone(p) for p in family)
+        assert len(carrying(mark)) >= 5  # the TUI, the job's four (the sandbox's pids), bwrap
         tui.proc.send_signal(signal.SIGTERM)
         assert tui.proc.wait(timeout=WAIT) == 128 + signal.SIGTERM
-        wait_until(lambda: all(gone(p) for p in family), "every process of the job to end")
+        wait_until(lambda: carrying(mark) == [], "every process of the job to end")
     finally:
         tui.close()
 

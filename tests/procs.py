@@ -1,0 +1,31 @@
+"""Which host processes a test's commands left running, found by a mark in their environment.
+
+A sandboxed command runs in its own pid namespace (issue 22 item 1): the pids it prints (``$$``,
+``$!``, ``os.getpid()``) are that namespace's, not the host's, so a test cannot look them up in
+the host's /proc. Every process a command starts inherits its environment, though: a test sets
+``LARIK_TEST_MARK`` (a variable the bash tool passes on; the ``mark`` fixture of conftest.py) and
+asks which processes carry it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+MARK_VARIABLE = "LARIK_TEST_MARK"
+
+
+def carrying(mark: str) -> list[int]:
+    """Host pids of the live processes (zombies excluded) started with ``mark``."""
+    needle = f"{MARK_VARIABLE}={mark}".encode()
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            env = (proc / "environ").read_bytes()
+        except OSError:
+            continue
+        if needle in env.split(b"\0"):
+            found.append(int(proc.name))
+    return found
