@@ -10,7 +10,9 @@
 
 In both sandboxed modes the secrets in ``$HOME`` (:data:`HIDDEN_HOME`) and Larik's own config
 and state folders are covered with an empty tmpfs (files: with ``/dev/null``), and the network
-is cut (``--unshare-net``: only a private loopback) unless ``network = true``.
+is cut (``--unshare-net``: only a private loopback) unless ``network = true``. Every command
+runs without privilege, root's included (:func:`isolation`): a user namespace with no
+capability, its own pid and IPC namespaces, a new session.
 
 Where bwrap is missing or cannot start (user namespaces switched off), :func:`probe` says why
 and the caller falls back to the prompts, saying so once. We use bwrap rather than hand-written
@@ -20,6 +22,7 @@ namespace code: it is what Flatpak runs on and what Codex and Claude Code use on
 from __future__ import annotations
 
 import functools
+import glob
 import os
 import re
 import shutil
@@ -104,12 +107,32 @@ def isolation() -> list[str]:
     return [*out, "--new-session", "--die-with-parent"]
 
 
+#: What only root may read on most systems, hidden from root's commands too: inside their user
+#: namespace they keep root's uid for file access, so a file readable by its owner (root) is
+#: readable to them (:func:`isolation`).
+HIDDEN_FROM_ROOT = (
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/ssh/ssh_host_*_key",
+)
+
+
 def hidden_paths(home: Path | None = None) -> list[Path]:
-    """What a sandboxed command must not see: :data:`HIDDEN_HOME` and Larik's config and state."""
+    """What a sandboxed command must not see: :data:`HIDDEN_HOME` and Larik's config and state;
+    for root also :data:`HIDDEN_FROM_ROOT` and root's own home's secrets (``$HOME`` may be
+    another folder)."""
     from ..config import state_dir, user_config_path
 
-    home = home or Path(os.environ.get("HOME") or Path.home())
-    return [home / p for p in HIDDEN_HOME] + [user_config_path().parent, state_dir()]
+    homes = [home or Path(os.environ.get("HOME") or Path.home())]
+    extra: list[Path] = []
+    if os.geteuid() == 0:
+        homes.append(Path(os.path.expanduser("~root")))
+        for pattern in HIDDEN_FROM_ROOT:
+            extra += [Path(p) for p in sorted(glob.glob(pattern))]
+    paths = [h / p for h in dict.fromkeys(homes) for p in HIDDEN_HOME]
+    return paths + [user_config_path().parent, state_dir(), *extra]
 
 
 @dataclass(frozen=True)

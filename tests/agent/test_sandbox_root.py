@@ -305,3 +305,15 @@ def test_a_background_job_sees_no_process_outside_either(project, neighbour):
     seen = asyncio.run(go())
     assert "looked" in seen and MARK not in seen
     assert neighbour.poll() is None  # not killed
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="root's commands keep uid 0 for file access")
+def test_what_only_root_may_read_is_hidden_from_roots_commands_too(project, monkeypatch, home):
+    """$HOME is the fake one here: root's own home's secrets are hidden all the same."""
+    readable = [p for p in ("/etc/shadow", "/etc/gshadow") if Path(p).exists()]
+    root_ssh = Path(os.path.expanduser("~root")) / ".ssh"
+    out, _ = run(
+        project, "; ".join(f"head -c 40 {p}" for p in readable) + "; echo done", sb.Sandbox()
+    )
+    assert "root:" not in out, out  # shadow's first line is root's
+    assert sb.hidden_paths().count(root_ssh) == 1 and home / ".ssh" in sb.hidden_paths()
