@@ -221,6 +221,16 @@ def test_a_hostile_check_on_a_ray_worker_gets_no_secret_and_leaves_nothing(
         assert out["unsandboxed"] == ""
 
 
+@pytest.mark.ray
+def test_a_worker_whose_checks_ran_unsandboxed_is_said_once(ray_cluster, tmp_path, capsys):
+    bench = RayBench(ray_cluster, Config(), [], bench_id="x", transcripts=tmp_path)
+    line = "no OS sandbox: bubblewrap (bwrap) is not installed; bench checks run unsandboxed"
+    for said in (line, "", line, line):  # what three workers' runs brought back
+        bench._say_unsandboxed(said)
+    err = capsys.readouterr().err
+    assert err == f"larik bench: on a Ray worker: {line}\n"
+
+
 def test_without_ray_the_flag_says_how_to_install_it(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed
     script = _references_script(tmp_path / "s.json", SOLVED)
