@@ -6,7 +6,7 @@ model's commands — and ``--validate`` runs it with no model and no key. So it 
 * in the bash tool's OS sandbox (:class:`larik.agent.sandbox.Sandbox`, ``workspace-write``): the
   check's own throwaway folder writable, the rest of the file system read-only, a private
   ``/tmp``, the secrets in ``$HOME`` hidden, no network;
-* with the bash tool's credential-free environment (:func:`larik.agent.tools.bash.child_env`:
+* with the bash tool's credential-free environment (:func:`larik.processes.child_env`:
   no provider keys, nothing named like a key, token, secret or password);
 * under a reaper (``_reaper.py``): when the check ends, or runs out of time, every process it
   started is killed — also one that left its process group and session (``setsid``).
@@ -59,7 +59,7 @@ def unsandboxed() -> str:
 def run(argv: list[str], workdir: Path, env: Mapping[str, str], timeout: float) -> Ran:
     """``argv`` run in ``workdir`` as a check: sandboxed where possible, ``env`` without its
     credentials, every process it started gone when this returns."""
-    from ..agent.tools.bash import child_env
+    from ..processes import child_env
 
     reaped = [sys.executable, "-I", "-S", str(REAPER), repr(float(timeout)), "--", *argv]
     where = box()
