@@ -120,17 +120,23 @@ async def test_ask_mode_refuses_before_asking_the_user(make_agent, project):
 async def test_a_write_that_guts_a_file_says_so(make_agent, project):
     body = "".join(f"def f{i}():\n    return {i}\n\n" for i in range(20))
     (project / "big.py").write_text(body)
+    (project / "notes.txt").write_text("".join(f"note {i}\n" for i in range(40)))
     ends, _ = await results(
         make_agent,
         call("read_file", path="big.py"),
-        call("write_file", path="big.py", content="junk\n"),
+        call("write_file", path="big.py", content="junk = 1\n"),  # refused: _guard
+        call("write_file", path="big.py", content="junk = 1\n", confirm_destructive=True),
         call("write_file", path="small.py", content="a\n"),
         call("read_file", path="calc.py"),
         call("write_file", path="calc.py", content="def add(a, b):\n    return a + b\n"),
+        call("read_file", path="notes.txt"),
+        call("write_file", path="notes.txt", content="one note\n"),
     )
-    assert "warning: big.py went from 40 to 1 non-blank lines" in ends[1].text
-    assert "edit_file" in ends[1].text
-    assert "warning" not in ends[2].text and "warning" not in ends[4].text
+    assert ends[1].is_error and "remove 20 of the 20 top-level definitions" in ends[1].text
+    assert "warning: big.py went from 40 to 1 non-blank lines" in ends[2].text
+    assert "edit_file" in ends[2].text
+    assert "warning: notes.txt went from 40 to 1 non-blank lines" in ends[7].text
+    assert "warning" not in ends[3].text and "warning" not in ends[5].text
 
 
 async def test_a_subagent_has_not_seen_what_the_parent_read(make_agent, project):

@@ -146,12 +146,17 @@ async def test_edit_file_replaces_exactly_one_match_and_returns_a_unified_diff(p
 
 
 async def test_edit_file_refuses_an_ambiguous_match_unless_replace_all(project):
-    (project / "t.txt").write_text("a\na\nb\n")
+    (project / "t.txt").write_text("counter = 1\ncounter = 1\nb\n")
     with pytest.raises(ToolError, match="occurs 2 times"):
-        await call(project, "edit_file", path="t.txt", old_string="a", new_string="c")
-    assert (project / "t.txt").read_text() == "a\na\nb\n"
+        await call(project, "edit_file", path="t.txt", old_string="counter = 1", new_string="c")
+    assert (project / "t.txt").read_text() == "counter = 1\ncounter = 1\nb\n"
     out = await call(
-        project, "edit_file", path="t.txt", old_string="a", new_string="c", replace_all=True
+        project,
+        "edit_file",
+        path="t.txt",
+        old_string="counter = 1",
+        new_string="c",
+        replace_all=True,
     )
     assert (project / "t.txt").read_text() == "c\nc\nb\n" and "2 replacements" in out.content
 
@@ -319,8 +324,8 @@ def test_tool_schemas_have_the_documented_names_and_arguments():
     args = {n: set(s["properties"]) for n, s in specs.items()}
     assert args == {
         "read_file": {"path", "offset", "limit"},
-        "write_file": {"path", "content"},
-        "edit_file": {"path", "old_string", "new_string", "replace_all"},
+        "write_file": {"path", "content", "confirm_destructive"},
+        "edit_file": {"path", "old_string", "new_string", "replace_all", "confirm_destructive"},
         "glob": {"pattern", "path"},
         "grep": {"pattern", "path", "glob"},
         "bash": {"command", "timeout", "sandbox", "background"},

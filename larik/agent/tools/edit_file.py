@@ -6,7 +6,10 @@ it does not occur at all, the relaxations of :mod:`._match` are tried (trailing 
 indentation, quotes, line endings): one place found is edited and the result says which
 relaxation matched; more than one is refused. An ``old_string`` that is not in the file as
 written but carries read_file's line-number gutter on every line is looked for without it, and
-the gutter is taken off ``new_string``'s lines too (``_gutter``); the result says so.
+the gutter is taken off ``new_string``'s lines too (``_gutter``); the result says so. An edit
+that replaces too much for what it names, or removes most of the file's top-level definitions,
+is refused unless ``confirm_destructive`` is set; a Python file that no longer parses says so in
+the result (``_guard``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pydantic import Field
 
 from . import ToolArgs, ToolContext, ToolError, ToolResult
 from ._files import directory_error, missing_error, read_text, unified_diff, utf8, write_regular
+from ._guard import check_defs, check_edit, syntax_note
 from ._gutter import NOTE, strip_gutter, strip_rows
 from ._match import Ambiguous, relaxed_match
 from ._seen import remember, require_read
@@ -37,6 +41,9 @@ class Args(ToolArgs):
     old_string: str = Field(description="The exact text to replace.")
     new_string: str = Field(description="The text to put in its place.")
     replace_all: bool = Field(False, description="Replace every occurrence.")
+    confirm_destructive: bool = Field(
+        False, description="Set true only to confirm an edit refused as destructive."
+    )
 
 
 def target(args: Args) -> str:
@@ -91,13 +98,21 @@ def _apply(args: Args, ctx: ToolContext) -> _Edit:
                 f"old_string was not found in {shown}; read the file and copy the text exactly "
                 "(whitespace and indentation included)"
             )
-        return _Edit(old, found.apply(old), 1, found.relaxation, gutter)
+        return _checked(args, _Edit(old, found.apply(old), 1, found.relaxation, gutter), shown)
     if count > 1 and not args.replace_all:
         raise ToolError(
             f"old_string occurs {count} times in {shown}; add surrounding lines to make it "
             "unique, or set replace_all to replace every occurrence"
         )
-    return _Edit(old, old.replace(old_s, new_s), count, "", gutter)
+    if not args.confirm_destructive:
+        check_edit(want, count, args.replace_all, shown)
+    return _checked(args, _Edit(old, old.replace(old_s, new_s), count, "", gutter), shown)
+
+
+def _checked(args: Args, edit: _Edit, shown: str) -> _Edit:
+    if not args.confirm_destructive:
+        check_defs(edit.old, edit.new, shown)
+    return edit
 
 
 async def preview(args: Args, ctx: ToolContext) -> str:
@@ -120,4 +135,6 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
         )
     if edit.gutter:
         what += "\n" + NOTE.format(what="old_string")
+    if broken := syntax_note(shown, edit.old, edit.new):
+        what += "\n" + broken
     return ToolResult(f"edited {shown}: {what}\n{diff}", data={"diff": diff})

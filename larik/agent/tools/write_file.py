@@ -4,7 +4,9 @@ Only a regular file is written: a FIFO, socket or device at the path is refused 
 opened (``_files.write_regular``). Replacing a file needs it read first and unchanged since
 (``_seen``); a write that cuts a file to under a quarter of its non-blank lines says so. Content
 that carries read_file's line-number gutter on every line is written without it (``_gutter``),
-unless the file it replaces has such lines itself.
+unless the file it replaces has such lines itself. A write that removes most of a file's
+top-level definitions is refused unless ``confirm_destructive`` is set; a Python file that does
+not parse after it says so in the result (``_guard``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pydantic import Field
 
 from . import ToolArgs, ToolContext, ToolResult
 from ._files import directory_error, open_regular, unified_diff, utf8, write_regular
+from ._guard import check_defs, syntax_note
 from ._gutter import NOTE, gutter_like, strip_gutter
 from ._seen import remember, require_read, shrink_note
 
@@ -28,6 +31,9 @@ DESCRIPTION = (
 class Args(ToolArgs):
     path: str = Field(description="File path, relative to the project root or absolute.")
     content: str = Field(description="The complete new content of the file.")
+    confirm_destructive: bool = Field(
+        False, description="Set true only to confirm a write refused as destructive."
+    )
 
 
 def target(args: Args) -> str:
@@ -49,18 +55,21 @@ def _old(args: Args, ctx: ToolContext) -> tuple[str, bool]:
         return fh.read().decode("utf-8", errors="replace"), False
 
 
-def _content(args: Args, old: str) -> tuple[str, str]:
-    """What to write, and a note for the result ("": as given)."""
+def _content(args: Args, old: str, shown: str) -> tuple[str, str]:
+    """What to write, and a note for the result ("": as given). Refuses a write that would
+    remove most of the file's definitions, unless the call confirms it (``_guard``)."""
     plain = None if gutter_like(old) else strip_gutter(args.content)
-    if plain is None:
-        return args.content, ""
-    return plain, "\n" + NOTE.format(what="content")
+    content, note = (args.content, "") if plain is None else (plain, NOTE.format(what="content"))
+    if not args.confirm_destructive:
+        check_defs(old, content, shown)
+    return content, "\n" + note if note else ""
 
 
 async def preview(args: Args, ctx: ToolContext) -> str:
+    shown = ctx.show(ctx.path(args.path))
     old, created = _old(args, ctx)
-    content, _ = _content(args, old)
-    return unified_diff(old, content, ctx.show(ctx.path(args.path)), created=created)
+    content, _ = _content(args, old, shown)
+    return unified_diff(old, content, shown, created=created)
 
 
 async def run(args: Args, ctx: ToolContext) -> ToolResult:
@@ -68,7 +77,7 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     shown = ctx.show(path)
     utf8(args.content, "content")
     old, created = _old(args, ctx)
-    content, note = _content(args, old)
+    content, note = _content(args, old, shown)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_regular(path, utf8(content, "content"), shown)
     remember(ctx, path)
@@ -76,4 +85,6 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
     verb = "created" if created else "wrote"
     note += "" if created else shrink_note(old, content, shown)
+    broken = syntax_note(shown, old, content)
+    note += "\n" + broken if broken else ""
     return ToolResult(f"{verb} {shown} ({lines} lines){note}", data={"diff": diff})
