@@ -51,7 +51,15 @@ def _comparable(runs):
 
 def test_two_shards_merged_report_the_same_as_one_run(tmp_path):
     task = TASKS["rename-across-files"]
-    script = tmp_path / "solve.json"
+    # the model's name holds tmp_path, and a run's shard is a hash of its name: choose a
+    # script name whose six runs fall into both shards (a random path put all six in one, 1 in 32)
+    names = [t for t in TASKS if "seed" in TASKS[t].spec.tags]
+    for i in range(100):
+        script = tmp_path / f"solve{i}.json"
+        ones = [in_shard(f"scripted/{script}", t, r, (1, 2)) for t in names for r in (1, 2)]
+        if 0 < sum(ones) < len(ones):
+            break
+    assert len(ones) == 6
     script.write_text(json.dumps({"turns": _solution_turns(task)}))
     argv = ["bench", "-m", f"scripted/{script}", "--task", "seed", "--repeat", "2"]
     whole, one, two = tmp_path / "whole.json", tmp_path / "1.json", tmp_path / "2.json"
