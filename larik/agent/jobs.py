@@ -82,6 +82,7 @@ class Job:
     token: str  # the leader's start time: its pid reused later is not this job
     out: Ring
     box: Any = None  # the sandbox.Sandbox it runs in (None: none)
+    guard: Any = None  # its kept.Guard: what it made of the protected files, undone at its end
     started: float = field(default_factory=time.monotonic)
     ended: float | None = None
     stopped: bool = False  # stopped by job_stop, /jobs or the session's end
@@ -186,9 +187,11 @@ class JobTable:
                 f"{self.max_jobs} background jobs are running, the most this session allows "
                 "([jobs] max); stop one with job_stop first"
             )
-        proc = spawn_shell(command, root, sandbox)
+        guard = sandbox.guard(root) if sandbox is not None else None
+        proc = spawn_shell(command, root, sandbox, guard)
         job = Job(self._next, command, proc, start_token(proc.pid), Ring(self.buffer))
         job.box = sandbox
+        job.guard = guard
         self._next += 1
         self.jobs[job.id] = job
         _open.add(self)
@@ -279,6 +282,7 @@ class JobTable:
                 job.stopped = job.stopped or job.state == "running"
                 job.signal(signal.SIGKILL)
             job.proc.poll()
+            _settle(job)
         _open.discard(self)
 
 
@@ -300,6 +304,7 @@ async def _end(jobs: list[Job], grace: float) -> None:
             await asyncio.sleep(0.01)
         if job.ended is None and job.proc.poll() is not None:
             job.ended = time.monotonic()
+        _settle(job)
         for task in job.tasks:
             if not task.done():
                 task.cancel()
@@ -311,6 +316,14 @@ async def _watch(job: Job) -> None:
         await asyncio.sleep(delay)
         delay = min(delay * 2, 0.25)
     job.ended = time.monotonic()
+    _settle(job)
+
+
+def _settle(job: Job) -> None:
+    """The job has ended: undo what it made of the protected files, and say so in its output."""
+    if job.guard is not None:
+        for line in job.guard.settle():
+            job.out.add(f"\n{line}\n".encode())
 
 
 async def _first_lines(job: Job) -> None:

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from . import kept
+
 Mode = Literal["workspace-write", "read-only", "off"]
 
 #: Paths under ``$HOME`` a sandboxed command must not see: keys and cloud credentials.
@@ -57,7 +59,8 @@ REFUSAL = re.compile(
     r"Read-only file system|Permission denied|Operation not permitted|Network is unreachable"
     r"|Could not resolve host|Temporary failure in name resolution|Name or service not known"
     r"|No address associated with hostname|getaddrinfo failed|Connection refused"
-    r"|could not write config file",  # git's own words for a read-only .git/config
+    r"|could not write config file"  # git's own words for a read-only .git/config
+    r"|Device or resource busy",  # renaming or removing what the sandbox keeps (a mount point)
 )
 
 
@@ -147,8 +150,9 @@ class Sandbox:
     def active(self) -> bool:
         return self.mode != "off"
 
-    def wrap(self, argv: list[str], root: Path) -> list[str]:
-        """``argv`` as a bwrap command line for a command run in ``root``."""
+    def wrap(self, argv: list[str], root: Path, guard: kept.Guard | None = None) -> list[str]:
+        """``argv`` as a bwrap command line for a command run in ``root`` (with ``guard``,
+        the one :meth:`guard` made for it: its plans are not worked out twice)."""
         root = root.resolve()
         out = ["bwrap", *isolation(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         out += ["--tmpfs", "/tmp"]
@@ -156,8 +160,8 @@ class Sandbox:
             for path in (root, *self.writable):
                 if path.exists():
                     out += ["--bind", str(path), str(path)]
-            for path in (root, *self.writable):
-                out += _git_kept(path)
+            for plan in (guard.plans if guard is not None else self.plans(root)).values():
+                out += plan.mounts()
         elif root.is_relative_to("/tmp"):
             out += ["--ro-bind", str(root), str(root)]  # back after the private /tmp covered it
         for path in hidden_paths():
@@ -167,6 +171,17 @@ class Sandbox:
         out += ["--chdir", str(root), "--", *argv]
         return out
 
+    def plans(self, root: Path) -> dict[Path, kept.Plan]:
+        """What stays read-only in each writable folder (:mod:`.kept`); none in read-only mode."""
+        if self.mode != "workspace-write":
+            return {}
+        folders = (root.resolve(), *self.writable)
+        return {p: kept.plan(p) for p in dict.fromkeys(folders) if p.is_dir()}
+
+    def guard(self, root: Path) -> kept.Guard:
+        """Before a command in ``root``: what it must not make; ``settle()`` after it ends."""
+        return kept.Guard(self.plans(root))
+
     def explain(self, output: str, exit_code: int) -> str:
         """A line for a failed command whose output looks like a sandbox refusal, else ""."""
         if not self.active or exit_code == 0 or not REFUSAL.search(output):
@@ -174,47 +189,28 @@ class Sandbox:
         what = [f"mode {self.mode}"] + ([] if self.network else ["network off"])
         return (
             f"[this may be the sandbox ({', '.join(what)}): outside the project the file "
-            "system is read-only (so are .git/hooks and .git/config) and secrets in $HOME are hidden. If the command needs more, "
-            "run it again with sandbox: false — the user is asked to approve that]"
+            "system is read-only, and so are the files that decide what runs next time (.git's "
+            "config and hooks, .larik/, .mcp.json, .claude/settings*.json, AGENTS.md, …); "
+            "secrets in $HOME are hidden. If the command needs more, run it again with "
+            "sandbox: false — the user is asked to approve that]"
         )
-
-
-#: What git runs from a repository's own folder, outside any sandbox, on the user's next git
-#: command: hooks, and the config that names programs (``core.fsmonitor``, ``core.hooksPath``,
-#: ``core.sshCommand``, aliases, filters). Kept read-only in a writable folder.
-GIT_KEPT = ("hooks", "config")
-
-
-def _git_kept(folder: Path) -> list[str]:
-    """bwrap arguments keeping ``folder/.git``'s :data:`GIT_KEPT` read-only (a missing hooks
-    folder becomes an empty read-only one, so it cannot be made either). A ``.git`` that is a
-    file (a worktree's, a submodule's) points outside: read-only already unless writable."""
-    git = folder / ".git"
-    if git.is_symlink() or not git.is_dir():
-        return []
-    out: list[str] = []
-    for name in GIT_KEPT:
-        path = git / name
-        if path.exists() or path.is_symlink():
-            out += ["--ro-bind", str(path.resolve()), str(path)]
-        elif name == "hooks":
-            out += ["--tmpfs", str(path), "--remount-ro", str(path)]
-    return out
 
 
 def _hide(path: Path, root: Path, writable: Iterable[Path]) -> list[str]:
     """bwrap arguments covering ``path`` (none when it does not exist, or when it holds the
     project or a writable path: hiding those would break the command)."""
     try:
-        real = path.resolve()
-        if not real.exists():
+        os.lstat(path)  # most do not exist: one system call to know
+        real = Path(os.path.realpath(path))
+        is_dir = os.path.isdir(real)
+        if not is_dir and not os.path.exists(real):
             return []
     except OSError:
         return []
     for keep in (root, *writable):
         if keep.is_relative_to(real):
             return []
-    if real.is_dir():
+    if is_dir:
         return ["--tmpfs", str(real)]
     return ["--ro-bind", "/dev/null", str(real)]
 

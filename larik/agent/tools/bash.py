@@ -9,7 +9,8 @@ Background processes that keep the output open are stopped shortly after the she
 the same permission check and sandbox; read with ``job_output``, stop with ``job_stop``).
 
 When the session has an OS sandbox (``ctx.sandbox``, :mod:`larik.agent.sandbox`) the command
-runs inside bubblewrap; a failure that looks like the sandbox's doing says so in the result.
+runs inside bubblewrap; a failure that looks like the sandbox's doing says so in the result, and
+so does what the sandbox undid after it (a protected file it made: :mod:`larik.agent.kept`).
 ``sandbox: false`` runs it outside — the permission policy asks the user for that, always.
 
 The process-group helpers (the start token, killing a group, waiting for the shell, reading
@@ -32,6 +33,7 @@ from pathlib import Path
 from pydantic import Field
 
 from ...processes import child_env, kill_group, read_pipe, start_token, wait_exit
+from .. import kept
 from ..sandbox import Sandbox
 from . import ToolArgs, ToolContext, ToolError, ToolResult
 
@@ -108,7 +110,8 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
         if ctx.jobs is None:
             raise ToolError("background jobs are not available here; run it in the foreground")
         return await ctx.jobs.run(args.command, ctx.root, box)
-    proc = spawn_shell(args.command, ctx.root, box)
+    guard = box.guard(ctx.root) if box is not None else None
+    proc = spawn_shell(args.command, ctx.root, box, guard)
     pgid = proc.pid  # a new session: its leader's pid is the group id
     token = start_token(pgid)
     ctx.processes[pgid] = token  # known before the first await: an interrupt can always kill it
@@ -139,16 +142,19 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
         if not reader.done():
             reader.cancel()
         ctx.processes.pop(pgid, None)
-    return _result(args, proc.returncode, tail, timed_out, stray, box)
+        undone = guard.settle() if guard is not None else []
+    return _result(args, proc.returncode, tail, timed_out, stray, box, undone)
 
 
-def spawn_shell(command: str, cwd: Path, box: Sandbox | None = None) -> subprocess.Popen[bytes]:
+def spawn_shell(
+    command: str, cwd: Path, box: Sandbox | None = None, guard: kept.Guard | None = None
+) -> subprocess.Popen[bytes]:
     """``bash -c command`` started in a new session, synchronously: its pid is known before
     anything can interrupt the start (asyncio's own start, interrupted, kills only the shell
     and leaves what it already started running)."""
     argv = ["bash", "-c", command]
     return subprocess.Popen(
-        box.wrap(argv, cwd) if box is not None else argv,
+        box.wrap(argv, cwd, guard) if box is not None else argv,
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -165,6 +171,7 @@ def _result(
     timed_out: bool,
     stray: bool,
     box: Sandbox | None = None,
+    undone: list[str] | None = None,
 ) -> ToolResult:
     out = tail.text()
     parts = []
@@ -186,6 +193,7 @@ def _result(
     parts.append(f"[exit code {exit_code}]")
     if box is not None and not timed_out and (why := box.explain(out, exit_code)):
         parts.append(why)
+    parts += undone or []
     return ToolResult(
         "\n".join(parts),
         is_error=timed_out,
