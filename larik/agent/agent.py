@@ -16,6 +16,9 @@ if it has tool calls, none of them runs (their arguments are incomplete by defin
 gets an error result saying so and how to split the change, and the turn goes on. Hitting ``max_turns`` ends the turn with stop reason
 ``max_turns`` and ``data["max_turns"]``. A model going round in circles (:mod:`.stuck`) is told
 so once in a tool result, then its turn ends with stop reason ``stuck`` and ``data["stuck"]``.
+A reply that runs away (:mod:`.runaway`: the same piece over and over; small models, or
+``[models] cancel_runaway``) is cancelled as it streams and discarded; the model is told what it repeated and asked once more, cooler; a second
+runaway in the turn ends it ``stuck`` with ``data["stuck"] == "runaway"``.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from .permissions import check_mode
 from .probe import Capabilities, capabilities, probe
 from .profile import Profile, profile_for
 from .rewind import Checkpointer
+from .runaway import RunawayReply, RunawayWatch, cooler
 from .runner import ToolRunner, answer_all, cut_off_result
 from .session_hooks import SessionHooks
 from .session_log import SessionLog
@@ -124,6 +128,7 @@ class Agent:
             AgentEvent(E.NOTICE, text=t, level=NoticeLevel.WARNING) for t in skipped
         ]
         self._partial: Partial | None = None
+        self._runaways = 0
         self._running: Running | None = None
         self._turn: AsyncGenerator[AgentEvent, None] | None = None
         self._probe_pending = True
@@ -261,6 +266,7 @@ class Agent:
         try:
             self._settle()
             self._stuck.start_turn()
+            self._runaways = 0  # runaway replies cancelled in this turn (one is retried)
             self._check = TurnCheck()
             async for ev in self._probe():
                 yield ev
@@ -366,9 +372,30 @@ class Agent:
         return [*self._specs, *source.specs(self.context_window)] if source else self._specs
 
     async def _call_model(self, reply: Reply) -> AsyncIterator[AgentEvent]:
-        """Stream one reply into ``reply``; on ContextOverflow compact and retry once."""
+        """Stream one reply into ``reply``. A runaway reply (:mod:`.runaway`) is cancelled as
+        it streams and discarded; the first of a turn is asked again, cooler, after a nudge
+        saying what it repeated; the second ends the turn ``stuck``."""
+        cool = False
+        while True:
+            try:
+                async for ev in self._call_fitted(reply, cool):
+                    yield ev
+                return
+            except RunawayReply as stop:
+                self._partial = None  # discarded: what it repeats must not be sent back
+                again, self._runaways = self._runaways > 0, self._runaways + 1
+                yield self._notice(stop.runaway.notice(again), warn=True)
+                if again:
+                    raise TurnOver(StopReason.STUCK, "", stop.runaway.data) from None
+                nudge = stop.runaway.nudge(bool(self._profile.tools))
+                self._append(Message(role="user", blocks=[Block.text_block(nudge)]))
+                cool = True
+
+    async def _call_fitted(self, reply: Reply, cool: bool = False) -> AsyncIterator[AgentEvent]:
+        """Stream one reply; on ContextOverflow compact and retry once. ``cool``: at a lower
+        temperature (the retry after a runaway)."""
         try:
-            async for ev in self._stream(reply):
+            async for ev in self._stream(reply, cool):
                 yield ev
             return
         except ContextOverflow:
@@ -380,7 +407,7 @@ class Agent:
         if not compacted:
             raise ContextOverflow(f"the conversation does not fit {self.model}'s context window")
         try:
-            async for ev in self._stream(reply):
+            async for ev in self._stream(reply, cool):
                 yield ev
         except ContextOverflow:
             raise ContextOverflow(
@@ -388,15 +415,26 @@ class Agent:
                 "compacting; start a new session or switch to a model with a larger window"
             ) from None
 
-    async def _stream(self, reply: Reply) -> AsyncIterator[AgentEvent]:
+    async def _stream(self, reply: Reply, cool: bool = False) -> AsyncIterator[AgentEvent]:
         request = self._request()
+        if cool:
+            temperature = cooler(self._profile.sampling.temperature)
+            request = request.model_copy(update={"temperature": temperature})
         self._partial = partial = Partial(self.model)
         done = None
+        watch = RunawayWatch() if self._profile.cancel_runaway else None
         async with aclosing(images.stream(self._resolved, request, self._caps)) as events:
             async for sev in events:
                 if sev.type is EventType.TEXT_DELTA:
                     partial.pieces.append(sev.text)
                     yield AgentEvent(E.TEXT_DELTA, text=sev.text)
+                    if watch and (runaway := watch.feed(sev.text)) is not None:
+                        raise RunawayReply(runaway)  # leaving the block closes the stream
+                elif sev.type is EventType.TOOL_INPUT_DELTA:
+                    if watch and (runaway := watch.feed(sev.text, "arguments")) is not None:
+                        raise RunawayReply(runaway)
+                elif sev.type is EventType.TOOL_USE_START and watch:
+                    watch.new_call()
                 elif sev.type is EventType.THINKING_DELTA:
                     yield AgentEvent(E.THINKING_DELTA, text=sev.text)
                 elif sev.type is EventType.NOTICE:

@@ -15,7 +15,9 @@ hands garbage to the ``task`` tool. It gets:
   call whose arguments validate, or the answer;
 * the sampling of ``SMALL_SAMPLING`` (temperature, top_p, repeat penalty), sent with each request
   to llama.cpp, Ollama and other OpenAI-compatible servers;
-* read_file's line numbers or not (``SMALL_LINE_NUMBERS``; ``[models] line_numbers``).
+* read_file's line numbers or not (``SMALL_LINE_NUMBERS``; ``[models] line_numbers``);
+* a reply that keeps repeating itself cancelled as it streams, then asked again once, cooler
+  (``SMALL_CANCEL_RUNAWAY``; ``[models] cancel_runaway``; :mod:`.runaway`).
 
 Every choice made for a small model is a ``SMALL_*`` constant here: this is the one place to
 change what a small model gets (measured on the bench: docs/bench.md).
@@ -65,6 +67,10 @@ SMALL_SAMPLING = Sampling(temperature=0.2, repeat_penalty=1.1)
 #: whether read_file shows a small model its line-number gutter (to measure: a small model
 #: copies it into write_file and edit_file, which take it off again, tools/_gutter.py)
 SMALL_LINE_NUMBERS = True
+#: whether a reply that keeps repeating itself is cancelled as it streams (agent/runaway.py);
+#: off for other models unless [models] cancel_runaway says so (a large model rarely runs away,
+#: and a long legitimate repetition must not be cut)
+SMALL_CANCEL_RUNAWAY = True
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,7 @@ class Profile:
     chosen: bool = False  # the tools come from the config's list
     constrained: bool | None = None  # grammar-constrained tool calls (None: the provider's say)
     line_numbers: bool = True  # read_file's gutter
+    cancel_runaway: bool = False  # a reply repeating itself is cancelled as it streams
 
     def request_options(self) -> dict[str, Any]:
         """What each request to this model carries beyond the conversation."""
@@ -131,6 +138,7 @@ def profile_for(
         chosen=listed is not None,
         constrained=_constrained(o, small),
         line_numbers=_pick(o.line_numbers if o else None, SMALL_LINE_NUMBERS if small else True),
+        cancel_runaway=_pick(o.cancel_runaway if o else None, small and SMALL_CANCEL_RUNAWAY),
     )
 
 

@@ -123,6 +123,8 @@ class ModelOverride(_Strict):
     """Penalty on tokens repeated recently (llama.cpp, Ollama, vLLM; 1: none)."""
     line_numbers: bool | None = None
     """Whether read_file shows line numbers (default: yes)."""
+    cancel_runaway: bool | None = None
+    """Cancel a reply that keeps repeating itself as it streams (default: small models)."""
     constrained_tools: bool | None = None
     """Ask a llama.cpp or vLLM server for grammar-constrained tool calls (default: small models)."""
 

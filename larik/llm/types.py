@@ -228,6 +228,7 @@ class EventType(StrEnum):
     TEXT_DELTA = "text_delta"
     THINKING_DELTA = "thinking_delta"
     TOOL_USE_START = "tool_use_start"
+    TOOL_INPUT_DELTA = "tool_input_delta"
     NOTICE = "notice"
     DONE = "done"
 
@@ -237,7 +238,9 @@ class StreamEvent:
     """One event from ``Provider.stream``. Deltas are for the screen; ``done`` is the truth.
 
     text_delta / thinking_delta: ``text`` · tool_use_start: ``text`` is the tool name, ``id``
-    its call id · notice: ``text`` · done: ``message``, ``usage``, ``stop_reason``.
+    its call id · tool_input_delta: ``text`` a piece of a tool call's arguments as the model
+    writes them (raw JSON; ``id`` the call's when known), for watching a reply grow, never for
+    running it · notice: ``text`` · done: ``message``, ``usage``, ``stop_reason``.
     """
 
     type: EventType
@@ -258,6 +261,10 @@ class StreamEvent:
     @classmethod
     def tool_use_start(cls, name: str, id: str = "") -> StreamEvent:
         return cls(EventType.TOOL_USE_START, name, id)
+
+    @classmethod
+    def tool_input_delta(cls, text: str, id: str = "") -> StreamEvent:
+        return cls(EventType.TOOL_INPUT_DELTA, text, id)
 
     @classmethod
     def notice(cls, text: str) -> StreamEvent:

@@ -118,6 +118,8 @@ class AnthropicProvider:
                             pieces = tool_args.get(ev.index)
                             if pieces is not None:
                                 pieces.append(delta.partial_json)
+                            if delta.partial_json:
+                                yield StreamEvent.tool_input_delta(delta.partial_json)
                     elif kind == "content_block_start":
                         block = ev.content_block
                         if block.type == "tool_use":

@@ -232,9 +232,9 @@ class OpenAICompatProvider:
                         reasoning = extra.get("reasoning_content") or extra.get("reasoning")
                         if reasoning and isinstance(reasoning, str):
                             yield StreamEvent.thinking_delta(reasoning)
-                    if (
-                        delta.content and not constrain
-                    ):  # a constrained reply is JSON: read at the end
+                    if delta.content and constrain:  # JSON, read at the end: watched only
+                        yield StreamEvent.tool_input_delta(delta.content)
+                    elif delta.content:
                         thinking, text = splitter.feed(delta.content)
                         if thinking:
                             yield StreamEvent.thinking_delta(thinking)
@@ -247,6 +247,8 @@ class OpenAICompatProvider:
                         if call.index not in started and fn is not None and fn.name:
                             started.add(call.index)
                             yield StreamEvent.tool_use_start(fn.name, call.id or "")
+                        if fn is not None and isinstance(fn.arguments, str) and fn.arguments:
+                            yield StreamEvent.tool_input_delta(fn.arguments, call.id or "")
         thinking, text = splitter.finish()
         if thinking:
             yield StreamEvent.thinking_delta(thinking)

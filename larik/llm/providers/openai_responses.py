@@ -128,6 +128,9 @@ class OpenAIResponsesProvider:
                             yield StreamEvent.thinking_delta(ev.delta)
                         elif kind == "response.refusal.delta":
                             yield StreamEvent.text_delta(ev.delta)
+                        elif kind == "response.function_call_arguments.delta":
+                            if ev.delta:
+                                yield StreamEvent.tool_input_delta(ev.delta)
                         elif kind == "response.output_item.added":
                             item = ev.item
                             if item is not None and item.type == "function_call":

@@ -5,7 +5,8 @@ File format (docs/scripted.md)::
 
     {"turns": [TURN, ...]}
 
-One TURN per model reply, in order. Every key is optional::
+One TURN per model reply, in order (a tool call's input streams as ``tool_input_delta``
+pieces, as a real adapter's does). Every key is optional::
 
     {"thinking": "...", "text": "...",
      "tool_calls": [{"name": "write_file", "input": {...}, "id": "call_1"}],
@@ -155,6 +156,10 @@ class ScriptedProvider:
             call_id = call.id or f"call_{self._ids}"
             await asyncio.sleep(turn.delay)
             yield StreamEvent.tool_use_start(call.name, call_id)
+            raw = call.input if isinstance(call.input, str) else json.dumps(call.input)
+            for piece in _pieces(raw):
+                await asyncio.sleep(turn.delay)
+                yield StreamEvent.tool_input_delta(piece, call_id)
             blocks.append(Block.tool_use(call_id, call.name, call.input))
         stop = turn.stop_reason or (StopReason.TOOL_USE if turn.tool_calls else StopReason.END_TURN)
         usage = turn.usage or Usage(
