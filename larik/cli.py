@@ -1,7 +1,9 @@
 """The ``larik`` command line. Commands parse their arguments and delegate.
 
 ``larik --version`` is answered before anything heavy is imported; ``larik --help`` imports
-Typer but no vendor SDK and no Textual.
+Typer but no vendor SDK, no Textual and none of the subcommands' modules (they are registered
+lazily, from the table in larik/commands/__init__.py). How the command line is read — a bare
+prompt, options before or after the subcommand — is larik/command_line.py.
 """
 
 from __future__ import annotations
@@ -11,15 +13,19 @@ import sys
 import typer
 
 from . import __version__
+from .command_line import PROMPT, TYPER_SETTINGS, RootGroup
 from .terminal_text import safe_output
 
 app = typer.Typer(
     name="larik",
-    help="Larik: a terminal coding agent that works with any model.",
-    add_completion=False,
+    cls=RootGroup,
+    help="Larik: a terminal coding agent that works with any model.\n\n"
+    'larik "PROMPT" starts the TUI with PROMPT sent (larik -- PROMPT when it is also a '
+    "command's name); larik -p PROMPT runs it without the TUI. larik's options that a command "
+    "takes too (--trust-project, -m, --permission-mode, -r) go before or after the command.",
+    subcommand_metavar="[PROMPT | COMMAND [ARGS]...]",
     no_args_is_help=False,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
+    **TYPER_SETTINGS,
 )
 
 
@@ -97,6 +103,15 @@ def root(
         return
     from pathlib import Path
 
+    prompt: str | None = ctx.meta.get(PROMPT)
+    if prompt is not None and (print_prompt is not None or resume == ""):
+        what = "-p PROMPT" if print_prompt is not None else "--resume without an ID"
+        print(
+            f"larik: a bare prompt ({prompt[:40]!r}) and {what} do not go together; "
+            'print mode is larik -p "PROMPT"',
+            file=sys.stderr,
+        )
+        raise typer.Exit(2)
     cwd = Path.cwd()
     if resume == "" and print_prompt is None:  # print mode refuses it (printmode._check)
         raise typer.Exit(_list_sessions(cwd))
@@ -122,7 +137,15 @@ def root(
     from .interactive import run_interactive
 
     raise typer.Exit(
-        run_interactive(cwd, model, effort, permission_mode, session, trust_project=trust_project)
+        run_interactive(
+            cwd,
+            model,
+            effort,
+            permission_mode,
+            session,
+            trust_project=trust_project,
+            prompt=prompt or "",
+        )
     )
 
 
@@ -179,21 +202,6 @@ def _elide(text: str, width: int, *, middle: bool = True) -> str:
         return text[: width - 1] + "…"
     head = (width - 1) // 3
     return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
-
-
-def _register_subcommands() -> None:
-    """Command groups live in larik/commands/*.py, each with ``register(app)``. They must stay
-    light at import time: no vendor SDK, no Textual (``larik --help`` imports them)."""
-    import importlib
-    import pkgutil
-
-    from . import commands
-
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-        importlib.import_module(f"{commands.__name__}.{info.name}").register(app)
-
-
-_register_subcommands()
 
 
 def optional_resume(argv: list[str]) -> list[str]:

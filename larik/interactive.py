@@ -28,8 +28,10 @@ def run_interactive(
     session: str | None = None,
     *,
     trust_project: bool = False,
+    prompt: str = "",
 ) -> int:
-    """Run the TUI in ``cwd``; the exit code. ``session``: None for a new one, "latest" or an id.
+    """Run the TUI in ``cwd``; the exit code. ``session``: None for a new one, "latest" or an id;
+    ``prompt``: sent once the agent is there (``larik "PROMPT"``).
 
     Without a terminal, or with a broken config, it is one line on stderr and exit code 2."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -44,4 +46,5 @@ def run_interactive(
         permission_mode=permission_mode,
         resume=session,
         trust_project=trust_project,
+        prompt=prompt,
     )

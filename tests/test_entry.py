@@ -132,7 +132,15 @@ TUI_FORMS = [
 def _through_typer(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict:
     seen: dict = {}
 
-    def fake(cwd, model="", effort=None, permission_mode=None, session=None, trust_project=False):
+    def fake(
+        cwd,
+        model="",
+        effort=None,
+        permission_mode=None,
+        session=None,
+        trust_project=False,
+        prompt="",
+    ):
         seen.update(model=model, effort=effort, permission_mode=permission_mode, session=session)
         return 0
 
@@ -145,7 +153,15 @@ def _through_typer(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict:
 def _fast(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict:
     seen: dict = {}
 
-    def fake(cwd, model="", effort=None, permission_mode=None, session=None, trust_project=False):
+    def fake(
+        cwd,
+        model="",
+        effort=None,
+        permission_mode=None,
+        session=None,
+        trust_project=False,
+        prompt="",
+    ):
         seen.update(model=model, effort=effort, permission_mode=permission_mode, session=session)
         return 0
 
@@ -195,7 +211,7 @@ def test_other_command_lines_go_to_typer(argv):
     assert _entry.interactive_args(argv) is None
 
 
-@pytest.mark.parametrize("argv", [["-m"], ["--bogus"], ["--effort"], ["-m", "a", "stray"]])
+@pytest.mark.parametrize("argv", [["-m"], ["--bogus"], ["--effort"], ["-m", "a", "-x"]])
 def test_a_bad_flag_gives_typers_error_and_exit_code(argv, tmp_path):
     def run(module: str) -> subprocess.CompletedProcess:
         return subprocess.run(

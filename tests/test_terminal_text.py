@@ -59,16 +59,28 @@ def test_mcp_list_shows_a_projects_hostile_command_defused_on_a_terminal(tmp_pat
 
 def test_every_plain_command_writes_through_the_table():
     """A table the test walks: each command but bench (which draws with Rich, every cell of a
-    task or a result through ``larik.bench.report.shown``) is wrapped in ``safe_output``."""
-    commands = [(c.name, c.callback) for c in cli.app.registered_commands]
-    for group in cli.app.registered_groups:
-        assert group.typer_instance is not None
-        commands += [
-            (f"{group.name} {c.name}", c.callback) for c in group.typer_instance.registered_commands
-        ]
+    task or a result through ``larik.bench.report.shown``) and acp (its stdout is the protocol's
+    JSON, which escapes every control character) is wrapped in ``safe_output``."""
+    import importlib
+
+    import typer
+
+    from larik.command_line import COMMANDS, TYPER_SETTINGS
+
+    commands = []
+    for module in sorted({e.module for e in COMMANDS.values()}):
+        holder = typer.Typer(**TYPER_SETTINGS)
+        importlib.import_module(f"larik.commands.{module}").register(holder)
+        commands += [(c.name, c.callback) for c in holder.registered_commands]
+        for group in holder.registered_groups:
+            assert group.typer_instance is not None
+            commands += [
+                (f"{group.name} {c.name}", c.callback)
+                for c in group.typer_instance.registered_commands
+            ]
     assert len(commands) >= 8
     for name, callback in commands:
-        if name != "bench":
+        if name not in ("bench", "acp"):
             assert getattr(callback, "safe_output", False), name
     assert getattr(cli._list_sessions, "safe_output", False)  # larik --resume's listing
 

@@ -11,15 +11,15 @@ from typing import Any
 
 import typer
 
+from ..command_line import TYPER_SETTINGS, Group
 from ..terminal_text import safe_output
 
 mcp_app = typer.Typer(
     name="mcp",
+    cls=Group,
     help="MCP tool servers: list, add, remove or log in to them (see docs/mcp.md).",
     no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
+    **TYPER_SETTINGS,
 )
 
 

@@ -22,6 +22,7 @@ def run_tui(
     permission_mode: str | None = None,
     resume: str | None = None,
     trust_project: bool = False,
+    prompt: str = "",
 ) -> int:
     """Run the TUI until the user quits; print how to resume the session. Returns the exit code.
 
@@ -29,6 +30,7 @@ def run_tui(
     pydantic is not imported before it; a broken config ends the app at once with exit code 2
     and its one-line error on stderr, as before the TUI existed.
     ``resume``: None for a new session, "latest" for the project's latest, else a session id.
+    ``prompt``: sent as if typed once the agent is there (``larik "PROMPT"``).
     """
     import sys
 
@@ -65,6 +67,7 @@ def run_tui(
         resume=resume,
         history_path=history,
         config_loader=loader,
+        prompt=prompt,
     )
     code = app.run()
     signals = getattr(app, "quit_signals", None)

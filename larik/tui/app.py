@@ -58,9 +58,11 @@ class LarikApp(App[int]):
         discover_local: Discover | None = None,
         history_path: Path | None = None,
         config_loader: ConfigLoader | None = None,
+        prompt: str = "",
     ) -> None:
         super().__init__()
         self.config_loader = config_loader
+        self.start_prompt = prompt  # ``larik "PROMPT"``: sent once the agent is there
         self._reload_config: ConfigLoader | None = None
         self.startup_error = ""  # why the app ended before it could start (printed by run_tui)
         self.first_paint_done = False
@@ -106,6 +108,19 @@ class LarikApp(App[int]):
             return
         await self.ask_trust()
         await self.chat.start()
+        self.send_start_prompt()
+
+    def send_start_prompt(self) -> None:
+        """``larik "PROMPT"``: the prompt, as if typed and sent; with no model to send it to, it
+        waits in the prompt box (nothing lost)."""
+        text, self.start_prompt = self.start_prompt, ""
+        if not text:
+            return
+        if self.chat.agent is None:
+            self.chat.prompt.text = text
+            self.chat.prompt.move_cursor(self.chat.prompt.document.end)
+            return
+        self.chat.prompt.send(text)
 
     async def ask_trust(self) -> None:
         """ "Trust this folder?" when the project's config asks for what needs trust and the

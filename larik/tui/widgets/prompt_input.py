@@ -116,6 +116,11 @@ class PromptInput(TextArea):
             text = text.replace(label, pasted)
         return text
 
+    def send(self, text: str) -> None:
+        """Send ``text`` as if it were typed and Enter pressed (``larik "PROMPT"``)."""
+        self.load_text(text)
+        self._submit()
+
     def _submit(self) -> None:
         text = self.expanded(self.text)
         self._pastes.clear()
