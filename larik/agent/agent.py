@@ -107,7 +107,7 @@ class Agent:
         self._system = ["", context]  # the prefix follows the model's profile (_use_profile)
         self._profile = Profile(tools=self._tools)  # with _specs, set by _use_profile
         self._ctx = ToolContext(
-            root=s.root, processes=s.processes, seen=SeenFiles(), skills=s.skills
+            root=s.root, processes=s.processes, seen=SeenFiles(), skills=s.skills, editor=s.editor
         )
         self._ctx.sandbox, self._ctx.web = s.policy.sandbox, s.config.web_fetch  # bash, web_fetch
         self.jobs = s.jobs  # background commands (jobs.py): the main agent ends them on close

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .events import Approver
     from .settings import Resolver
     from .tools import ToolSource
+    from .tools._editor import Editor
 
 __all__ = ["create"]
 
@@ -46,6 +47,7 @@ async def create(
     tool_source: ToolSource | None = None,
     skills: bool = True,
     hooks: bool = True,
+    editor: Editor | None = None,
 ) -> Agent:
     """A new session's agent (or ``resume``'s, reopened): the model resolved, the permission
     policy and sandbox built, skills and hooks found, the local server asked what it loaded.
@@ -53,7 +55,8 @@ async def create(
     ``transcript_dir`` overrides where a new session's transcript goes (bench keeps its
     runs apart from the user's sessions); ``checkpoints=False`` takes none (bench);
     ``tool_source`` adds tools beyond the built-in ones (the MCP servers');
-    ``skills=False``, ``hooks=False``: no skills, no hooks (bench)."""
+    ``skills=False``, ``hooks=False``: no skills, no hooks (bench); ``editor``: the editor
+    doing the tools' file I/O and commands (ACP: ``tools/_editor.py``)."""
     root = Path(cwd).resolve()
     in_use: list[Agent] = []  # unset roles (compact, worker…) follow the model in use
     if resolver is None:
@@ -94,6 +97,7 @@ async def create(
         skills=discover_skills(root, policy.denies_path) if skills else None,
         hooks=configured_hooks(config.hooks, root) if hooks else None,
         jobs=JobTable(config.jobs.max, config.jobs.output_buffer),
+        editor=editor,
     )
     agent = cls(settings, resolved, transcript)
     in_use.append(agent)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..routing import Resolved
     from .permissions import PermissionPolicy
     from .skills import SkillCatalog
+    from .tools._editor import Editor
 
 __all__ = ["AgentSettings", "Resolver"]
 
@@ -58,6 +59,9 @@ class AgentSettings:
     agent ends them all when it closes."""
     session_id: str = ""
     """The session's id; "" makes a new one."""
+    editor: Editor | None = None
+    """The editor that reads and writes files and runs commands for the tools (ACP's fs/* and
+    terminal/*: ``tools/_editor.py``), shared with subagents; None: the tools do their own."""
     transcript_path: Path | None = None
     """Where the session's transcript goes; None keeps none (a subagent)."""
     checkpoints: bool = True

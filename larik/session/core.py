@@ -311,6 +311,7 @@ class Session:
             tool_source=self.mcp,
             skills=o.skills,
             hooks=o.hooks,
+            editor=o.editor,
         )
 
     async def _approve(self, request: PermissionRequest) -> Approval:

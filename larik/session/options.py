@@ -31,3 +31,4 @@ class SessionOptions:
     mcp: bool = True  # False: the configured MCP servers are not started (bench)
     commands: bool = True  # False: custom commands are not looked for (bench)
     resolver: Callable[[str], Any] | None = None  # model spec -> Resolved (bench, tests)
+    editor: Any = None  # an editor doing the tools' file I/O and commands (ACP: tools/_editor.py)

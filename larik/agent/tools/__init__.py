@@ -39,6 +39,7 @@ from ..events import AgentEvent
 if TYPE_CHECKING:
     from ..jobs import JobTable
     from ..skills import SkillCatalog
+    from ._editor import Editor
 
 __all__ = [
     "ALL_TOOLS",
@@ -114,6 +115,7 @@ class ToolContext:
     jobs: JobTable | None = None  # background commands (None: not offered to this model)
     line_numbers: bool = True  # read_file's gutter (the model's profile: profile.py)
     web: Any = None  # config.WebFetchConfig: web_fetch's limits; None: the defaults
+    editor: Editor | None = None  # the editor doing the file I/O and commands (_editor.py)
 
     def path(self, raw: str) -> Path:
         return resolve_path(self.root, raw).path

@@ -34,8 +34,10 @@ if TYPE_CHECKING:
 __all__ = [
     "glob_regex",
     "list_files",
+    "load_text",
     "open_regular",
     "read_text",
+    "store_text",
     "special_kind",
     "unified_diff",
     "utf8",
@@ -196,6 +198,41 @@ def read_text(path: Path, shown: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise ToolError(f"{shown} is not UTF-8 text; it cannot be edited as text") from None
+
+
+def _regular_if_there(path: Path, shown: str) -> None:
+    try:
+        _refuse(os.stat(path), path, shown)
+    except FileNotFoundError:
+        pass
+
+
+async def load_text(ctx: ToolContext, path: Path, shown: str) -> str:
+    """The text of the file ``path`` for a tool to change: the editor's (its buffer, unsaved
+    edits included) when the editor reads for the tools (``_editor.py``), else the disk's
+    (:func:`read_text`). Either way only a regular file is read."""
+    editor = ctx.editor
+    if editor is None or not editor.reads:
+        return read_text(path, shown)
+    if path.is_dir():
+        raise ToolError(f"{shown} is a directory")
+    if not path.exists():
+        raise ToolError(f"no such file: {shown}")
+    _regular_if_there(path, shown)
+    return await editor.read_text(path)
+
+
+async def store_text(ctx: ToolContext, path: Path, text: str, shown: str) -> None:
+    """Make ``path``'s content ``text``: through the editor when it writes for the tools (it
+    shows the change for review), else :func:`write_regular`. Only a regular file (or a new
+    one) is written; ``text`` must be valid UTF-8 (:func:`utf8`)."""
+    data = utf8(text, "content")
+    editor = ctx.editor
+    if editor is None or not editor.writes:
+        write_regular(path, data, shown)
+        return
+    _regular_if_there(path, shown)
+    await editor.write_text(path, text)
 
 
 def unified_diff(old: str, new: str, shown: str, *, created: bool = False) -> str:

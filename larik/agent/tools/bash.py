@@ -26,6 +26,7 @@ environment) keeps the ones a user wants their commands to have, e.g. ``GITHUB_T
 from __future__ import annotations
 
 import asyncio
+import signal
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -111,6 +112,8 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
             raise ToolError("background jobs are not available here; run it in the foreground")
         return await ctx.jobs.run(args.command, ctx.root, box)
     guard = box.guard(ctx.root) if box is not None else None
+    if ctx.editor is not None and ctx.editor.runs:
+        return await _in_editor(args, ctx, box, guard)
     proc = spawn_shell(args.command, ctx.root, box, guard)
     pgid = proc.pid  # a new session: its leader's pid is the group id
     token = start_token(pgid)
@@ -144,6 +147,42 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
         ctx.processes.pop(pgid, None)
         undone = guard.settle() if guard is not None else []
     return _result(args, proc.returncode, tail, timed_out, stray, box, undone)
+
+
+def editor_argv(
+    command: str, cwd: Path, box: Sandbox | None = None, guard: kept.Guard | None = None
+) -> list[str]:
+    """The command line an editor's terminal runs for ``command``: the same sandbox as
+    :func:`spawn_shell`'s, and the environment without credentials set from nothing
+    (``env -i``: the editor's own environment is not the command's)."""
+    argv = ["bash", "-c", command]
+    wrapped = box.wrap(argv, cwd, guard) if box is not None else argv
+    return ["env", "-i", *(f"{k}={v}" for k, v in child_env().items()), *wrapped]
+
+
+async def _in_editor(
+    args: Args, ctx: ToolContext, box: Sandbox | None, guard: kept.Guard | None
+) -> ToolResult:
+    """The command in the editor's terminal (``tools/_editor.py``), its output bounded as
+    ever (the end kept), whatever the editor sends; the sandbox's guard settled after it."""
+    assert ctx.editor is not None
+    argv = editor_argv(args.command, ctx.root, box, guard)
+    try:
+        done = await ctx.editor.run(argv, ctx.root, args.timeout)
+    finally:
+        undone = guard.settle() if guard is not None else []
+    tail = _Tail(MAX_OUTPUT)
+    tail.add(done.output.encode("utf-8", errors="replace"))
+    code = done.exit_code
+    if code is None and done.signal:  # "SIGKILL", "9", "signal 9": the form is the editor's
+        name = done.signal.upper().removeprefix("SIGNAL").strip()
+        number = int(name) if name.isdigit() else getattr(signal.Signals, name, None)
+        code = -int(number) if number else None
+    result = _result(args, code, tail, done.timed_out, False, box, undone)
+    if done.truncated:
+        result.content = "[… the editor kept only the end of the output …]\n" + result.content
+    result.data["terminal"] = True
+    return result
 
 
 def spawn_shell(

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pydantic import Field
 
 from . import ToolArgs, ToolContext, ToolError, ToolResult
-from ._files import directory_error, missing_error, read_text, unified_diff, utf8, write_regular
+from ._files import directory_error, load_text, missing_error, store_text, unified_diff, utf8
 from ._guard import check_defs, check_edit, syntax_note
 from ._gutter import NOTE, strip_gutter, strip_rows
 from ._match import Ambiguous, relaxed_match
@@ -63,7 +63,7 @@ class _Edit:
     gutter: bool = False  # old_string matched once read_file's gutter was taken off
 
 
-def _apply(args: Args, ctx: ToolContext) -> _Edit:
+async def _apply(args: Args, ctx: ToolContext) -> _Edit:
     path = ctx.path(args.path)
     shown = ctx.show(path)
     if not args.old_string:
@@ -74,7 +74,7 @@ def _apply(args: Args, ctx: ToolContext) -> _Edit:
         raise directory_error(ctx, NAME, path)
     if not path.exists():
         raise missing_error(ctx, NAME, path)
-    old = read_text(path, shown)
+    old = await load_text(ctx, path, shown)
     require_read(ctx, path, shown, lambda: first_page(path, shown, ctx.line_numbers))
     want, put, gutter = args.old_string, args.new_string, False
     if want not in old and (plain := strip_gutter(want)) is not None:
@@ -116,15 +116,16 @@ def _checked(args: Args, edit: _Edit, shown: str) -> _Edit:
 
 
 async def preview(args: Args, ctx: ToolContext) -> str:
-    edit = _apply(args, ctx)
+    edit = await _apply(args, ctx)
     return unified_diff(edit.old, edit.new, ctx.show(ctx.path(args.path)))
 
 
 async def run(args: Args, ctx: ToolContext) -> ToolResult:
     path = ctx.path(args.path)
     shown = ctx.show(path)
-    edit = _apply(args, ctx)
-    write_regular(path, utf8(edit.new, "new_string"), shown)
+    edit = await _apply(args, ctx)
+    utf8(edit.new, "new_string")
+    await store_text(ctx, path, edit.new, shown)
     remember(ctx, path)
     diff = unified_diff(edit.old, edit.new, shown)
     what = f"{edit.count} replacements" if edit.count > 1 else "1 replacement"

@@ -106,7 +106,24 @@ async def _run(args: Args, ctx: ToolContext) -> ToolResult:
         raise missing_error(ctx, NAME, path)
     if path.is_dir():
         raise directory_error(ctx, NAME, path)
+    if ctx.editor is not None and ctx.editor.reads:
+        return await _from_editor(ctx, path, shown, args.offset, args.limit)
     return await asyncio.to_thread(_read, path, shown, args.offset, args.limit, ctx.line_numbers)
+
+
+async def _from_editor(
+    ctx: ToolContext, path: Path, shown: str, offset: int, limit: int
+) -> ToolResult:
+    """Text as the editor has it (its buffer); an image, a binary file or a special one as
+    ever, from the disk (the file's kind is the disk's: the editor is not asked)."""
+    with open_regular(path, shown) as fh:
+        head = fh.read(SNIFF)
+    if image_type(head) or looks_binary(head):
+        return await asyncio.to_thread(_read, path, shown, offset, limit, ctx.line_numbers)
+    assert ctx.editor is not None
+    text = await ctx.editor.read_text(path)
+    raw = io.BytesIO(text.encode("utf-8", errors="replace"))
+    return _page(raw, shown, offset, limit, ctx.line_numbers)
 
 
 def first_page(path: Path, shown: str, line_numbers: bool = True) -> str:

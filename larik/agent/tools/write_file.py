@@ -14,7 +14,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from . import ToolArgs, ToolContext, ToolResult
-from ._files import directory_error, open_regular, unified_diff, utf8, write_regular
+from ._files import directory_error, load_text, open_regular, store_text, unified_diff, utf8
 from ._guard import check_defs, syntax_note
 from ._gutter import NOTE, gutter_like, strip_gutter
 from ._seen import remember, require_read, shrink_note
@@ -44,13 +44,15 @@ def summary(args: Args) -> str:
     return args.path
 
 
-def _old(args: Args, ctx: ToolContext) -> tuple[str, bool]:
+async def _old(args: Args, ctx: ToolContext) -> tuple[str, bool]:
     path = ctx.path(args.path)
     if path.is_dir():
         raise directory_error(ctx, NAME, path)
     if not path.exists():
         return "", True
     require_read(ctx, path, ctx.show(path))
+    if ctx.editor is not None and ctx.editor.reads:  # the editor's buffer is what is replaced
+        return await load_text(ctx, path, ctx.show(path)), False
     with open_regular(path, ctx.show(path)) as fh:
         return fh.read().decode("utf-8", errors="replace"), False
 
@@ -67,7 +69,7 @@ def _content(args: Args, old: str, shown: str) -> tuple[str, str]:
 
 async def preview(args: Args, ctx: ToolContext) -> str:
     shown = ctx.show(ctx.path(args.path))
-    old, created = _old(args, ctx)
+    old, created = await _old(args, ctx)
     content, _ = _content(args, old, shown)
     return unified_diff(old, content, shown, created=created)
 
@@ -76,10 +78,11 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     path = ctx.path(args.path)
     shown = ctx.show(path)
     utf8(args.content, "content")
-    old, created = _old(args, ctx)
+    old, created = await _old(args, ctx)
     content, note = _content(args, old, shown)
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_regular(path, utf8(content, "content"), shown)
+    utf8(content, "content")
+    await store_text(ctx, path, content, shown)
     remember(ctx, path)
     diff = unified_diff(old, content, shown, created=created)
     lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
