@@ -44,6 +44,7 @@ from ..llm.errors import LarikError
 from ..session import Session, SessionOptions
 from . import handshake, options, updates
 from .conversation import Conversation
+from .editor import ClientEditor
 
 __all__ = ["AcpOptions", "LarikAgent", "client_servers"]
 
@@ -195,16 +196,21 @@ class LarikAgent:
             raise _failed(e) from None
         said = client_servers(config, servers)
         box: list[Conversation] = []
+        editor = ClientEditor(self.caps)
         session = Session(
             root,
             config,
             SessionOptions(
-                model=self.opts.model, permission_mode=self.opts.permission_mode, resume=resume
+                model=self.opts.model,
+                permission_mode=self.opts.permission_mode,
+                resume=resume,
+                editor=editor if editor.offers else None,
             ),
             approver=lambda req: box[0].approve(req),
         )
         conv = Conversation(self, session)
         box.append(conv)
+        editor.conv = conv
         try:
             await session.start()
         except NoModelError as e:

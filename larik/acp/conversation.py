@@ -270,14 +270,20 @@ class Conversation:
         self.session.cancel()
 
     # -- the permission dialog --------------------------------------------------------------
+    async def announced(self, tool_id: str) -> None:
+        """Wait until call ``tool_id`` has been shown to the client (its ``tool_call``): the
+        tool runs in a task of its own, the turn's events reach the client in this one."""
+        shown = self._announced.setdefault(tool_id, asyncio.Event())
+        try:  # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancel
+            async with asyncio.timeout(ANNOUNCE_WAIT):
+                await shown.wait()
+        except TimeoutError:
+            pass
+
     async def approve(self, req: PermissionRequest) -> Approval:
         """Larik's permission question as ``session/request_permission``."""
         tool_id = CALL_ID.get()
-        shown = self._announced.setdefault(tool_id, asyncio.Event())
-        try:
-            await asyncio.wait_for(shown.wait(), ANNOUNCE_WAIT)
-        except TimeoutError:
-            pass
+        await self.announced(tool_id)
         choices = [PermissionOption(option_id=ALLOW, name="Allow", kind="allow_once")]
         if req.always:
             name = f"Always allow {req.always}"

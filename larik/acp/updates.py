@@ -161,6 +161,8 @@ def tool_end(root: Path, ev: AgentEvent) -> ToolCallProgress:
     status: Any = "failed" if ev.is_error else "completed"
     content: list[Any] = []
     name = ev.tool_name
+    if ev.data.get("terminal"):  # run in the editor's terminal: the call shows it already
+        return helpers.update_tool_call(ev.tool_id, status=status)
     if not ev.is_error and KINDS.get(name) == "edit":
         content += diff(root, name, ev.tool_input)
         content.append(text_content(ev.text.partition("\n")[0]))  # "edited app.py: 1 replacement"
