@@ -229,13 +229,15 @@ async def test_an_exited_job_reports_its_exit_code(project):
 def test_a_table_never_closed_still_leaves_no_job_when_python_exits(project):
     """The atexit hook: jobs of a table dropped without close() are killed on the way out."""
     code = (
-        "import asyncio, gc, sys\n"
+        "import asyncio, gc, re, sys\n"
         "from pathlib import Path\n"
         "from larik.agent.jobs import JobTable\n"
         "async def main():\n"
         "    table = JobTable()\n"
         f"    job = table.start({FAMILY!r}, Path.cwd())\n"
-        "    while b'grand' not in job.out.buf or b'pids' not in job.out.buf:\n"
+        # python -u writes print's words one by one: wait for the whole lines
+        "    while not re.search(rb'grand \\d+\\n', job.out.buf) or "
+        "not re.search(rb'pids \\d+ \\d+\\n', job.out.buf):\n"
         "        await asyncio.sleep(0.02)\n"
         "    print(bytes(job.out.buf).decode(), job.pgid, flush=True)\n"
         "asyncio.run(main())\n"
