@@ -53,7 +53,7 @@ import fnmatch
 import glob
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -224,6 +224,15 @@ class PermissionPolicy:
                     f"allows next time ({pattern})"
                 )
         return ""
+
+    def command_sandbox(self) -> Sandbox | None:
+        """The sandbox a command runs in now: in plan mode the session's, made read-only —
+        the command table is not the only fence; a command it lets through that writes
+        anyway (``git status`` rewriting the index, a gap in the table) writes nothing."""
+        box = self.sandbox
+        if box is not None and box.active and self.mode == "plan":
+            return replace(box, mode="read-only")
+        return box
 
     def leaves_sandbox(self, tool: AnyTool, args: Any) -> bool:
         """Whether a call asks to run outside the sandbox: only the user may allow that (asked

@@ -237,7 +237,9 @@ class ToolRunner:
             return await p.tool.run(p.args, self.ctx)
         live = LiveOutput(emit, p.call.id, p.call.name)
         try:
-            result = await p.tool.run(p.args, replace(self.ctx, on_output=live.add))
+            # plan mode runs it in a read-only sandbox (PermissionPolicy.command_sandbox)
+            box = self.policy.command_sandbox()
+            result = await p.tool.run(p.args, replace(self.ctx, on_output=live.add, sandbox=box))
         except BaseException:
             live.close(flush=False)
             raise

@@ -187,12 +187,21 @@ class Sandbox:
         if not self.active or exit_code == 0 or not REFUSAL.search(output):
             return ""
         what = [f"mode {self.mode}"] + ([] if self.network else ["network off"])
+        if self.mode == "read-only":
+            where = (
+                "the whole file system is read-only, the project included (plan mode runs "
+                "commands so)"
+            )
+        else:
+            where = (
+                "outside the project the file system is read-only, and so are the files that "
+                "decide what runs next time (.git's config and hooks, .larik/, .mcp.json, "
+                ".claude/settings*.json, AGENTS.md, …)"
+            )
         return (
-            f"[this may be the sandbox ({', '.join(what)}): outside the project the file "
-            "system is read-only, and so are the files that decide what runs next time (.git's "
-            "config and hooks, .larik/, .mcp.json, .claude/settings*.json, AGENTS.md, …); "
-            "secrets in $HOME are hidden. If the command needs more, run it again with "
-            "sandbox: false — the user is asked to approve that]"
+            f"[this may be the sandbox ({', '.join(what)}): {where}; secrets in $HOME are "
+            "hidden. If the command needs more, run it again with sandbox: false — the user "
+            "is asked to approve that]"
         )
 
 
