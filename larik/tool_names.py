@@ -4,7 +4,7 @@ one list and one parser without importing each other."""
 
 from __future__ import annotations
 
-__all__ = ["ALL_TOOLS", "READ_ONLY_TOOLS", "is_known_tool_pattern", "parse_rule"]
+__all__ = ["ALL_TOOLS", "ANSWER", "READ_ONLY_TOOLS", "is_known_tool_pattern", "parse_rule"]
 
 ALL_TOOLS = (
     "read_file",
@@ -18,8 +18,11 @@ ALL_TOOLS = (
     "task",
     "skill",
     "web_fetch",
+    "answer",
 )
 READ_ONLY_TOOLS = ("read_file", "glob", "grep", "skill")
+#: The tool that ends a turn with its text (agent/tools/answer.py): offered to small models, first
+ANSWER = "answer"
 #: Tools from MCP servers are named ``mcp__SERVER__TOOL``; rules may name them before the
 #: servers have started, so any name in this namespace is accepted.
 MCP_PREFIX = "mcp__"

@@ -63,6 +63,7 @@ KINDS: dict[str, str] = {
     "task": "think",
     "skill": "read",
     "web_fetch": "fetch",
+    "answer": "think",
 }
 #: How a call's title starts (then its one-line summary).
 TITLES = {
@@ -77,6 +78,7 @@ TITLES = {
     "task": "Task",
     "skill": "Skill",
     "web_fetch": "Fetch",
+    "answer": "Answer",
 }
 PATH_TOOLS = ("read_file", "write_file", "edit_file")
 SHOWN_OUTPUT = 8_000  # characters of a command's output (the end) shown while it runs

@@ -47,10 +47,11 @@ from .session_log import SessionLog
 from .sessions import Rebuilt
 from .settings import AgentSettings
 from .shown import error_record
-from .stuck import StuckDetector
+from .stuck import StuckDetector, have_it
 from .subagent import Relay, subagent_answer, subagent_path, tools_for
 from .tools import ToolContext, ToolError, tool_specs
 from .tools._seen import SeenFiles
+from .tools.answer import as_answer
 from .transcript import Transcript, new_session_id
 from .turn import Partial, Reply, Running, TurnOver
 from .usage import Accounting
@@ -237,6 +238,7 @@ class Agent:
         )
         self._specs = tool_specs(prof.tools, prof.line_numbers)
         self._ctx.line_numbers = prof.line_numbers
+        self._stuck.have_it = have_it(prof.tools) if prof.repeat_nudge else ""
         self.tool_runner.tools = prof.tools
         self._ctx.spawn = self._run_task if "task" in prof.tools else None
         self._ctx.jobs = s.jobs if "job_output" in prof.tools else None  # else none can start
@@ -318,6 +320,10 @@ class Agent:
         async for ev in self._call_model(reply):
             yield ev
         msg, stop = reply.message, reply.stop
+        answer = as_answer(msg, self._profile.tools) if stop is not StopReason.MAX_TOKENS else None
+        if answer is not None:  # the model called answer: its text ends the turn
+            msg, stop = answer, StopReason.END_TURN
+            yield AgentEvent(E.TEXT_DELTA, text=answer.blocks[-1].text)
         if msg.blocks:
             self._append(msg)
             yield AgentEvent(E.MESSAGE, message=msg)
@@ -387,8 +393,7 @@ class Agent:
                 yield self._notice(stop.runaway.notice(again), warn=True)
                 if again:
                     raise TurnOver(StopReason.STUCK, "", stop.runaway.data) from None
-                nudge = stop.runaway.nudge(bool(self._profile.tools))
-                self._append(Message(role="user", blocks=[Block.text_block(nudge)]))
+                self._append(Message.user(stop.runaway.nudge(bool(self._profile.tools))))
                 cool = True
 
     async def _call_fitted(self, reply: Reply, cool: bool = False) -> AsyncIterator[AgentEvent]:
@@ -425,16 +430,11 @@ class Agent:
         watch = RunawayWatch() if self._profile.cancel_runaway else None
         async with aclosing(images.stream(self._resolved, request, self._caps)) as events:
             async for sev in events:
+                if watch is not None:  # RunawayReply: leaving the block closes the stream
+                    watch.see(sev)
                 if sev.type is EventType.TEXT_DELTA:
                     partial.pieces.append(sev.text)
                     yield AgentEvent(E.TEXT_DELTA, text=sev.text)
-                    if watch and (runaway := watch.feed(sev.text)) is not None:
-                        raise RunawayReply(runaway)  # leaving the block closes the stream
-                elif sev.type is EventType.TOOL_INPUT_DELTA:
-                    if watch and (runaway := watch.feed(sev.text, "arguments")) is not None:
-                        raise RunawayReply(runaway)
-                elif sev.type is EventType.TOOL_USE_START and watch:
-                    watch.new_call()
                 elif sev.type is EventType.THINKING_DELTA:
                     yield AgentEvent(E.THINKING_DELTA, text=sev.text)
                 elif sev.type is EventType.NOTICE:

@@ -17,7 +17,10 @@ hands garbage to the ``task`` tool. It gets:
   to llama.cpp, Ollama and other OpenAI-compatible servers;
 * read_file's line numbers or not (``SMALL_LINE_NUMBERS``; ``[models] line_numbers``);
 * a reply that keeps repeating itself cancelled as it streams, then asked again once, cooler
-  (``SMALL_CANCEL_RUNAWAY``; ``[models] cancel_runaway``; :mod:`.runaway`).
+  (``SMALL_CANCEL_RUNAWAY``; ``[models] cancel_runaway``; :mod:`.runaway`);
+* the ``answer`` tool first among its tools (``SMALL_ANSWER_TOOL``: a reply that only calls it
+  ends the turn with its text), and a note on the first repeat of a call with the same result
+  saying it has what it needs (``SMALL_REPEAT_NUDGE``; :mod:`.stuck`).
 
 Every choice made for a small model is a ``SMALL_*`` constant here: this is the one place to
 change what a small model gets (measured on the bench: docs/bench.md).
@@ -37,6 +40,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from ..tool_names import ANSWER
 
 if TYPE_CHECKING:
     from ..config import Config, ModelOverride
@@ -71,6 +76,10 @@ SMALL_LINE_NUMBERS = True
 #: off for other models unless [models] cancel_runaway says so (a large model rarely runs away,
 #: and a long legitimate repetition must not be cut)
 SMALL_CANCEL_RUNAWAY = True
+#: the way out as easy as a tool call: ``answer`` first among a small model's tools, and a note
+#: on a call repeated with the same result ("you have it: answer"; agent/stuck.py)
+SMALL_ANSWER_TOOL = True
+SMALL_REPEAT_NUDGE = True
 
 
 @dataclass(frozen=True)
@@ -84,6 +93,7 @@ class Profile:
     constrained: bool | None = None  # grammar-constrained tool calls (None: the provider's say)
     line_numbers: bool = True  # read_file's gutter
     cancel_runaway: bool = False  # a reply repeating itself is cancelled as it streams
+    repeat_nudge: bool = False  # a call repeated with the same result is told "you have it"
 
     def request_options(self) -> dict[str, Any]:
         """What each request to this model carries beyond the conversation."""
@@ -123,12 +133,14 @@ def profile_for(
     o = override_for(resolved, config)
     small = params_b is not None and params_b < SMALL_PARAMS_B
     listed = o.tools if o is not None and isinstance(o.tools, list) else None
+    others = tuple(t for t in allowed if t != ANSWER)  # answer grants nothing: any role may
     if listed is not None:
-        tools = tuple(t for t in dict.fromkeys(listed) if t in allowed)
+        tools = tuple(t for t in dict.fromkeys(listed) if t in others or t == ANSWER)
     elif small:
-        tools = tuple(t for t in allowed if t not in SMALL_DROPS)
+        first = (ANSWER,) if SMALL_ANSWER_TOOL else ()
+        tools = first + tuple(t for t in others if t not in SMALL_DROPS)
     else:
-        tools = allowed
+        tools = others
     return Profile(
         tools=tools,
         small=small,
@@ -139,6 +151,7 @@ def profile_for(
         constrained=_constrained(o, small),
         line_numbers=_pick(o.line_numbers if o else None, SMALL_LINE_NUMBERS if small else True),
         cancel_runaway=_pick(o.cancel_runaway if o else None, small and SMALL_CANCEL_RUNAWAY),
+        repeat_nudge=small and SMALL_REPEAT_NUDGE,
     )
 
 

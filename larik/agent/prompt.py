@@ -66,7 +66,7 @@ call: do not retry it the same way; change approach or explain what you need.
 
 
 #: the rules for a small model (profile.py): short, one instruction a line, only its tools'
-#: ("#": read_file shows line numbers)
+#: ("#": read_file shows line numbers; "-answer": no answer tool)
 _SHORT_RULES = (
     ("", "Rules:"),
     ("edit_file", "- Read a file with read_file before you change it."),
@@ -81,7 +81,8 @@ _SHORT_RULES = (
     ("write_file", "- Use write_file only to create a new file."),
     ("bash", "- After a change, run the tests with bash."),
     ("", "- If a call fails, read the error and change something. Never repeat the same call."),
-    ("", "- When the task is done, reply with a short answer and no tool call."),
+    ("-answer", "- When the task is done, reply with a short answer and no tool call."),
+    ("answer", "- As soon as you have what the task asks for, call answer with your answer."),
 )
 
 
@@ -107,6 +108,7 @@ def prefix(
         parts.append("Your tools: " + ", ".join(tools) + ".")
         if small:
             have = {*tools, *(["#"] if line_numbers and "read_file" in tools else [])}
+            have |= set() if "answer" in tools else {"-answer"}
             parts.append("\n".join(line for need, line in _SHORT_RULES if not need or need in have))
             if root is not None:
                 parts.append(_listing(root))

@@ -30,6 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..llm.types import EventType, StreamEvent
+
 __all__ = ["Runaway", "RunawayReply", "RunawayWatch", "cooler"]
 
 MAX_UNIT = 200  # characters of the longest repeated piece looked for
@@ -107,6 +109,15 @@ class RunawayWatch:
     def new_call(self) -> None:
         """A new tool call starts: its arguments are a stream of their own."""
         self._tails["arguments"] = self._pending = ""
+
+    def see(self, event: StreamEvent) -> None:
+        """Watch one stream event; raises :class:`RunawayReply` when the reply ran away."""
+        if event.type is EventType.TOOL_USE_START:
+            self.new_call()
+        elif event.type in (EventType.TEXT_DELTA, EventType.TOOL_INPUT_DELTA):
+            channel = "text" if event.type is EventType.TEXT_DELTA else "arguments"
+            if (runaway := self.feed(event.text, channel)) is not None:
+                raise RunawayReply(runaway)
 
     def feed(self, text: str, channel: str = "text") -> Runaway | None:
         if channel == "arguments":

@@ -30,6 +30,12 @@ model has seen the nudge — is a stop: the agent ends the turn with stop reason
 
 Results are compared after masking what changes on every run without meaning progress
 (durations such as ``0.03s``, memory addresses).
+
+Before any of that, a model whose profile asks for it (a small one: ``have_it``) gets a note on
+the *first* repeat of a call — the same call with the same result as earlier in the turn,
+anywhere — saying it already has that result and should answer if it holds what was asked: a
+small model that found the answer in its first grep calls the same grep again and again. The
+note counts as no warning: the detections above keep their own count.
 """
 
 from __future__ import annotations
@@ -42,8 +48,9 @@ from typing import Any, Literal
 
 from ..config import StuckConfig
 from ..llm.types import Block, Message
+from ..tool_names import ANSWER
 
-__all__ = ["Pattern", "StuckDetector", "Verdict", "call_key"]
+__all__ = ["HAVE_IT", "Pattern", "StuckDetector", "Verdict", "call_key", "have_it"]
 
 Pattern = Literal["repeat", "same_call", "alternate", "text", "errors"]
 
@@ -75,6 +82,24 @@ _INSTEAD: dict[str, str] = {
         "file again before editing it, or use a different tool."
     ),
 }
+
+#: the note on the first repeat of a call with its earlier result, by how the model answers
+HAVE_IT = {
+    True: (
+        "[larik: you already made this call and got this same result earlier: you have it. "
+        "If it holds what the task asks for, call answer now with your answer.]"
+    ),
+    False: (
+        "[larik: you already made this call and got this same result earlier: you have it. "
+        "If it holds what the task asks for, give your final answer now, without a tool call.]"
+    ),
+}
+
+
+def have_it(tools: tuple[str, ...]) -> str:
+    """The first-repeat note for a model offered ``tools``."""
+    return HAVE_IT[ANSWER in tools]
+
 
 _MASKS = (
     (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds)\b"), "<time>"),
@@ -126,9 +151,15 @@ class StuckDetector:
     _reply: int = 0
     _warned: int = 0
     _warned_reply: int = -1
+    have_it: str = ""
+    """The note for a call repeated with its earlier result ("": none; the profile's)."""
+    _results: set[tuple[str, str]] = field(default_factory=set)
+    _told: set[str] = field(default_factory=set)
 
     def start_turn(self) -> None:
         """A new user turn: what came before it no longer counts."""
+        self._results.clear()
+        self._told.clear()
         self._steps.clear()
         self._texts.clear()
         self._errors.clear()
@@ -188,16 +219,34 @@ class StuckDetector:
         found: list[Verdict] = []
         said = self.reply(reply.text())
         for i, (call, result) in enumerate(zip(calls, results, strict=True)):
-            v = self.tool(call.name, self.key(call), result.content, result.is_error)
+            key = self.key(call)
+            again = self._again(key, result)
+            v = self.tool(call.name, key, result.content, result.is_error)
             if v is not None:
                 found.append(v)
                 if not v.stop:
                     results[i] = _with_note(result, v.message)
+            elif again:
+                results[i] = _with_note(result, self.have_it)
         if said is not None:
             found.append(said)
             if not said.stop and results:
                 results[-1] = _with_note(results[-1], said.message)
         return results, found
+
+    def _again(self, key: str, result: Block) -> bool:
+        """Whether this is the first repeat of a call with the result it had before (and a
+        note is wanted for it)."""
+        if not self.have_it or result.is_error:
+            return False
+        seen = (key, _fingerprint(result.content, False))
+        if seen not in self._results:
+            self._results.add(seen)
+            return False
+        if key in self._told:
+            return False
+        self._told.add(key)
+        return True
 
     def _verdict(self, pattern: Pattern, count: int, what: str) -> Verdict | None:
         if self._warned_reply == self._reply:

@@ -29,7 +29,8 @@ async def test_a_small_model_gets_no_task_no_glob_no_web_fetch_and_the_short_pro
     agent = await make_agent(p, resolver=resolver_for(p))
     events = await run(agent)
     sent = p.requests[0]
-    assert [t.name for t in sent.tools] == ["read_file", "write_file", "edit_file", "grep", "bash"]
+    names = [t.name for t in sent.tools]
+    assert names == ["answer", "read_file", "write_file", "edit_file", "grep", "bash"]
     system = sent.system[0]
     assert "copy old_string exactly" in system and "Never repeat the same call" in system
     assert len(system) < 1000

@@ -334,6 +334,7 @@ def test_tool_schemas_have_the_documented_names_and_arguments():
         "task": {"role", "prompt"},
         "skill": {"name", "file"},
         "web_fetch": {"url"},
+        "answer": {"text"},
     }
     required = {n: set(s.get("required", [])) for n, s in specs.items()}
     assert required["edit_file"] == {"path", "old_string", "new_string"}

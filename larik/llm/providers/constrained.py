@@ -6,8 +6,9 @@ not a tool, arguments that are not JSON). llama.cpp (``json_schema_to_grammar``)
 both take it as OpenAI's ``response_format: {"type": "json_schema", ...}``. The schema here
 (:func:`response_format`) allows exactly one of
 
+* ``{"answer": "<text>"}`` — the final answer (the first branch, and named first: a small
+  model that has what it needs should find the way out as easy as another call),
 * ``{"name": "<one of the request's tools>", "arguments": {<that tool's input schema>}}``,
-* ``{"answer": "<text>"}`` — the final answer,
 
 so the arguments always parse and validate. The tools are still sent (the chat template shows
 them to the model); :data:`NOTE` joins the system prompt so the model knows the shape it is held
@@ -44,8 +45,8 @@ REFUSED_STATUS = (400, 422, 500, 501)
 ANSWER = "answer"
 NOTE = (
     "Reply with exactly one JSON object and nothing else: "
-    '{"name": "<tool name>", "arguments": {...}} to call one tool, or '
-    '{"answer": "<your final answer>"} when the task is done.'
+    '{"answer": "<your final answer>"} as soon as you have what the task asks for, or '
+    '{"name": "<tool name>", "arguments": {...}} to call one tool.'
 )
 
 
@@ -80,7 +81,7 @@ def response_format(tools: list[ToolSpec]) -> dict[str, Any]:
         "required": [ANSWER],
         "additionalProperties": False,
     }
-    schema = {"anyOf": [*calls, answer]}
+    schema = {"anyOf": [answer, *calls]}
     return {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}}
 
 

@@ -80,9 +80,9 @@ async def test_a_small_model_on_llamacpp_gets_the_reply_schema_and_its_call_pars
     [body] = chats(loopback)
     schema = body["response_format"]["json_schema"]["schema"]
     names = [o["properties"].get("name", {}).get("const") for o in schema["anyOf"]]
-    assert names == ["read_file", "bash", None]
-    assert schema["anyOf"][0]["properties"]["arguments"]["required"] == ["path"]
-    assert schema["anyOf"][2]["required"] == ["answer"]
+    assert names == [None, "read_file", "bash"]  # the answer first: the way out
+    assert schema["anyOf"][1]["properties"]["arguments"]["required"] == ["path"]
+    assert schema["anyOf"][0]["required"] == ["answer"]
     assert body["messages"][0]["content"].endswith(NOTE)
     assert "grammar" not in body, "llama.cpp refuses a GBNF grammar together with tools"
     assert [t["function"]["name"] for t in body["tools"]] == ["read_file", "bash"]
