@@ -202,10 +202,19 @@ def plan(folder: Path) -> Plan:
         _keep(folder, rel, out)
     git = folder / ".git"
     kind = _kind(git)
-    if kind != "dir":  # a file points elsewhere: read-only, like a missing or linked one watched
+    if kind == "link":  # watched; the git directory it leads to kept when it is in the folder
+        out.watched.append(str(git))
+        try:
+            git = git.resolve(strict=True)
+        except (OSError, RuntimeError):
+            return out
+        if not git.is_dir() or not git.is_relative_to(folder):
+            return out  # outside: read-only already (or writable by the user's own choice)
+    elif kind != "dir":  # a file points elsewhere: read-only; a missing one watched
         _keep(folder, ".git", out)
         return out
     out.pinned.append(git)
+    _pin_between(folder, git, out)
     full, linked = _gitdirs(git)
     for gitdir in full:
         if gitdir != git:

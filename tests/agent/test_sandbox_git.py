@@ -254,3 +254,21 @@ def test_no_mount_point_is_left_in_the_users_project(project):
     assert after == before
     assert git(project, "status", "--porcelain") == ""
     assert os.listdir(project) == [p for p in os.listdir(project)]
+
+
+def test_a_git_folder_reached_through_a_link_is_kept_and_the_link_put_back(tmp_path):
+    pwned = tmp_path / "pwned"
+    project = tmp_path / "proj"
+    repo(project)
+    os.rename(project / ".git", project / "repo.git")
+    os.symlink("repo.git", project / ".git")
+    config = (project / "repo.git" / "config").read_text()
+    out, _ = run(
+        project, FSMONITOR.format(pwned=pwned) + "; rm .git && git init -q .", sb.Sandbox()
+    )
+    assert (project / "repo.git" / "config").read_text() == config, out
+    assert os.readlink(project / ".git") == "repo.git", out
+    out, data = run(
+        project, f"echo c > c.txt && {GIT} add c.txt && {GIT} commit -qm c", sb.Sandbox()
+    )
+    assert data["exit_code"] == 0, out
