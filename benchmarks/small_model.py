@@ -25,6 +25,7 @@ output's folder. Loopback only; no key. Not a test: it takes hours on a small CP
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
 import json
 import os
@@ -50,6 +51,17 @@ def main() -> None:
     ap.add_argument("--model", default="qwen2.5-coder-0.5b-instruct")
     ap.add_argument("--tasks", default=DEFAULT_TASKS, help="comma-separated, or 'all'")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--workflow",
+        choices=("loop", "edit", "default"),
+        default="default",
+        help="[models] workflow for the model (default: the profile's own choice)",
+    )
+    ap.add_argument(
+        "--aider",
+        type=Path,
+        help="run aider (this executable, from its own venv) on the tasks instead of Larik",
+    )
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", nargs="+", type=Path, help="print the table of result files")
     args = ap.parse_args()
@@ -65,9 +77,10 @@ def main() -> None:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     home = Path(tempfile.mkdtemp(prefix="larik-small-", dir=args.out.resolve().parent))
-    (home / "config.toml").write_text(
-        f'[providers.llamacpp]\nbase_url = "{args.base_url}"\n', encoding="utf-8"
-    )
+    config = f'[providers.llamacpp]\nbase_url = "{args.base_url}"\n'
+    if args.workflow != "default":
+        config += f'\n[models."llamacpp/{args.model}"]\nworkflow = "{args.workflow}"\n'
+    (home / "config.toml").write_text(config, encoding="utf-8")
     os.environ["LARIK_HOME"] = str(home)
     sys.path.insert(0, str(args.larik.resolve()))
     import larik
@@ -85,16 +98,111 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     for rep in range(1, args.repeat + 1):
         for name in names:
             folder = home / "runs" / f"{name}-{rep}"
-            runner = make_agent_runner(config, folder)
             started = time.monotonic()
-            [res] = asyncio.run(run_bench([spec], [tasks[name]], runner, repeat=1, jobs=1))
-            row = {"task": name, "repeat": rep, "passed": res.passed, "reason": res.reason}
-            row.update(read_transcripts(folder), wall=round(time.monotonic() - started, 1))
-            row["stop"] = getattr(res, "stop", "") or row.pop("stop_seen", "")
-            row.pop("stop_seen", None)
+            if args.aider:
+                row = run_aider(args, tasks[name], folder)
+            else:
+                broken: list[str] = []
+                runner = _watch(make_agent_runner(config, folder), broken)
+                [res] = asyncio.run(run_bench([spec], [tasks[name]], runner, repeat=1, jobs=1))
+                row = {"passed": res.passed, "reason": res.reason}
+                row.update(read_transcripts(folder), unparsable=broken)
+                row["stop"] = getattr(res, "stop", "") or row.pop("stop_seen", "")
+                row.pop("stop_seen", None)
+            row = {"task": name, "repeat": rep, **row, "wall": round(time.monotonic() - started, 1)}
             runs.append(row)
             print(json.dumps(row), flush=True)
-    return {"larik": str(args.larik.resolve()), "model": spec, "runs": runs}
+    harness = f"aider {args.aider}" if args.aider else str(args.larik.resolve())
+    return {"larik": harness, "model": spec, "workflow": args.workflow, "runs": runs}
+
+
+def unparsable(workdir: Path) -> list[str]:
+    """The Python files of ``workdir`` that do not parse (the bundled tasks' all do at first)."""
+    out = []
+    for path in sorted(workdir.rglob("*.py")):
+        try:
+            ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError):
+            out.append(str(path.relative_to(workdir)))
+    return out
+
+
+def _watch(runner: Any, broken: list[str]) -> Any:
+    """``runner``, and after it (finished, failed or timed out) the files it left unparsable."""
+
+    async def run(task: Any, workdir: Path, spec: str, outcome: Any) -> None:
+        try:
+            await runner(task, workdir, spec, outcome)
+        finally:
+            broken.extend(unparsable(workdir))
+
+    return run
+
+
+def run_aider(args: argparse.Namespace, task: Any, folder: Path) -> dict[str, Any]:
+    """aider on one task, as the issue has it: the prompt from a file, every file of the task's
+    project in the chat, ``--yes-always --no-auto-commits`` (and no git repository, no update
+    check, no analytics: nothing leaves loopback), the task's time limit; then the task's check."""
+    import subprocess
+
+    from larik.bench.tasks import prepare_workdir, run_check
+
+    folder.mkdir(parents=True, exist_ok=True)
+    workdir = folder / "work"
+    prepare_workdir(task, workdir)
+    prompt = folder / "prompt.txt"
+    prompt.write_text(task.spec.prompt, encoding="utf-8")
+    files = sorted(
+        str(p.relative_to(workdir))
+        for p in workdir.rglob("*")
+        if p.is_file() and ".git" not in p.parts
+    )
+    cmd = [str(args.aider), "--message-file", str(prompt), "--yes-always", "--no-auto-commits"]
+    cmd += ["--model", f"openai/{args.model}", "--openai-api-base", args.base_url]
+    cmd += ["--openai-api-key", "x", "--no-git", "--no-check-update", "--analytics-disable"]
+    cmd += ["--no-show-model-warnings", "--no-pretty", "--no-stream", *files]
+    env = {**os.environ, "HOME": str(folder)}  # aider's own state in the run's folder
+    timed_out = False
+    with open(folder / "aider.log", "wb") as log:
+        proc = subprocess.Popen(
+            cmd,
+            cwd=workdir,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
+        )
+        try:
+            proc.wait(timeout=task.spec.time_limit)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(proc.pid, 9)
+            proc.wait()
+    said = (folder / "aider.log").read_text(encoding="utf-8", errors="replace")
+    calls = len(re.findall(r"^Tokens: ", said, re.M))
+    broken = unparsable(workdir)
+    if timed_out:
+        return {
+            "passed": False,
+            "reason": "time-out",
+            "model_calls": calls,
+            "bad_calls": 0,
+            "text_calls": 0,
+            "unparsable": broken,
+            "stop": "",
+        }
+    check = run_check(task, workdir)
+    reason = "" if check.passed else "check failed"
+    return {
+        "passed": check.passed,
+        "reason": reason,
+        "model_calls": calls,
+        "bad_calls": 0,
+        "text_calls": 0,
+        "unparsable": broken,
+        "stop": f"exit {proc.returncode}",
+    }
 
 
 def read_transcripts(folder: Path) -> dict[str, Any]:

@@ -35,6 +35,8 @@ from ..llm.replay import merge_adjacent
 from ..llm.types import EFFORTS, Block, Effort, EventType, Message, Request, StopReason, Usage
 from . import compaction, images, plan, prompt
 from .create import create as _create
+from .edit_turn import EDIT_ROUNDS, EditHost, run_edit_turn
+from .edit_turn import SYSTEM as EDIT_SYSTEM
 from .events import AgentEvent, AgentEventType, NoticeLevel
 from .permissions import check_mode
 from .probe import Capabilities, capabilities, probe
@@ -140,33 +142,6 @@ class Agent:
 
     # -- construction -----------------------------------------------------------------------
     create = classmethod(_create)  # Agent.create(cwd=…, config=…, …): see create.py
-
-    async def _open(
-        self, notes: list[str], rebuilt: Rebuilt | None, records: list[dict[str, Any]]
-    ) -> None:
-        """The rest of :func:`~.create.create` once the agent exists: the start-up warnings,
-        the resumed conversation and checkpoints, the local server's window, SessionStart."""
-        for problem in notes:
-            self._notices.append(AgentEvent(E.NOTICE, text=problem, level=NoticeLevel.WARNING))
-        if rebuilt is not None:
-            self._restore(rebuilt)
-            self.checkpoints.load(records)
-        await self._probe_early()
-        await self._session_start("resume" if rebuilt is not None else "startup")
-
-    def _restore(self, rebuilt: Rebuilt) -> None:
-        self.messages, self.restored = rebuilt.messages, rebuilt
-        for model, role, usage, cost in rebuilt.usage:
-            self.usage.add(model, role, usage, cost)
-        if rebuilt.model and rebuilt.model != self._resolved.spec:
-            self._record_switch(rebuilt.model)
-        self._answer_dangling_calls()
-        if rebuilt.problems:  # shown (and recorded) when the next turn starts
-            self._notices.append(
-                AgentEvent(E.NOTICE, text=rebuilt.report(), level=NoticeLevel.WARNING)
-            )
-        self.context_tokens = rebuilt.shown.context or compaction.estimate_tokens(self.messages)
-        self._counted = len(self.messages)
 
     # -- public state -------------------------------------------------------------------------
     @property
@@ -288,11 +263,8 @@ class Agent:
             self._append(user)
             yield AgentEvent(E.MESSAGE, message=user)
             try:
-                calls = 0
-                while True:
-                    calls += 1
-                    async for ev in self._step(last=calls >= self.max_turns):
-                        yield ev
+                async for ev in self._drive(typed):
+                    yield ev
             except TurnOver as over:
                 if self._plan_mode and over.stop is StopReason.END_TURN and over.text.strip():
                     over.data["plan"] = over.text  # the front end offers to accept it
@@ -311,6 +283,37 @@ class Agent:
             self._settle()
             self.checkpoints.end_turn()
             raise
+
+    async def _drive(self, typed: str) -> AsyncIterator[AgentEvent]:
+        """The turn after the prompt: the tool loop, or the edit workflow (:mod:`.edit_turn`)
+        for a model whose profile says so. Raises TurnOver when the turn is over."""
+        if self._edit_workflow:
+            async for ev in run_edit_turn(self._edit_host(), typed):
+                yield ev
+            return
+        calls = 0
+        while True:
+            calls += 1
+            async for ev in self._step(last=calls >= self.max_turns):
+                yield ev
+
+    @property
+    def _edit_workflow(self) -> bool:  # in the main agent, outside plan mode (a plan is read)
+        main = self._settings.role_label is None
+        return self._profile.workflow == "edit" and main and self.permission_mode != "plan"
+
+    def _edit_host(self) -> EditHost:
+        return EditHost(
+            root=self.root,
+            window=self.context_window,
+            profile=self._profile,
+            rounds=min(EDIT_ROUNDS, self.max_turns),
+            denies_read=lambda path: self.path_denied("read_file", path),
+            mark_read=self._ctx.seen.record,
+            call_model=self._call_model,
+            append=self._append,
+            run_calls=lambda calls, ends: self._run_calls(calls, {}, ends=ends),
+        )
 
     async def _step(self, last: bool) -> AsyncIterator[AgentEvent]:
         """One model call and its tool calls. Raises TurnOver when the turn is over."""
@@ -364,11 +367,13 @@ class Agent:
 
     def _request(self) -> Request:
         source = self._settings.tool_source  # its block (MCP servers' instructions) comes last
+        system = [*self._system, source.system_text()] if source else self._system
+        edits = self._edit_workflow  # no tools: the harness runs them (edit_turn.py)
         return Request(
             model=self.model,
-            system=[*self._system, source.system_text()] if source else self._system,
+            system=[EDIT_SYSTEM, self._system[1]] if edits else system,
             messages=merge_adjacent(self.messages),  # the adapter filters what it may replay
-            tools=self._tool_specs() if self._caps.tools else [],
+            tools=self._tool_specs() if self._caps.tools and not edits else [],
             effort=self.effort,
             **self._profile.request_options(),
         )
@@ -502,16 +507,9 @@ class Agent:
         self, reply: Message, calls: list[Block], refuse: str = ""
     ) -> AsyncIterator[AgentEvent]:
         """Run ``calls`` (``refuse``: none of them runs, each is answered with this error)."""
-        queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
         results: dict[int, Block] = {}
-        self._ctx.emit = emit = self._check.tap(queue.put_nowait)  # verify.py sees tool ends
-        task = asyncio.create_task(self.tool_runner.run_all(calls, emit, results, refuse))
-        task.add_done_callback(lambda _: queue.put_nowait(None))
-        self._running = Running(calls, results, task)
-        while (ev := await queue.get()) is not None:
+        async for ev in self._run_calls(calls, results, refuse):
             yield ev
-        self._running = None
-        task.result()
         blocks, verdicts = self._stuck.review(reply, calls, answer_all(calls, results))
         self._append(msg := Message(role="user", blocks=blocks))
         yield AgentEvent(E.MESSAGE, message=msg)
@@ -522,6 +520,31 @@ class Agent:
             yield self._notice(v.notice, warn=True)
             if v.stop:
                 raise TurnOver(StopReason.STUCK, reply.text(), v.data)
+
+    async def _run_calls(
+        self,
+        calls: list[Block],
+        results: dict[int, Block],
+        refuse: str = "",
+        ends: dict[str, AgentEvent] | None = None,
+    ) -> AsyncIterator[AgentEvent]:
+        """Run ``calls``, their events out as they come. ``ends``: the edit workflow's own
+        calls, not in the conversation (each ``tool_end`` goes there by call id)."""
+        queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
+
+        def put(ev: AgentEvent) -> None:
+            if ends is not None and ev.type is E.TOOL_END:
+                ends[ev.tool_id] = ev
+            queue.put_nowait(ev)
+
+        self._ctx.emit = emit = self._check.tap(put)  # verify.py sees tool ends
+        task = asyncio.create_task(self.tool_runner.run_all(calls, emit, results, refuse))
+        task.add_done_callback(lambda _: queue.put_nowait(None))
+        self._running = Running(calls, results, task, harness=ends is not None)
+        while (ev := await queue.get()) is not None:
+            yield ev
+        self._running = None
+        task.result()
 
     def spawn(self, role: str, transcript_path: Path | None = None) -> Agent:
         """A subagent on ``role``'s model and tools (what ``task`` runs): this agent's settings,
@@ -641,8 +664,9 @@ class Agent:
         if running is not None:
             self.kill_processes()
             running.task.cancel()
-            blocks = answer_all(running.calls, running.results)
-            self._append(Message(role="user", blocks=blocks, interrupted=True))
+            if not running.harness:  # the harness's calls are not in the conversation
+                blocks = answer_all(running.calls, running.results)
+                self._append(Message(role="user", blocks=blocks, interrupted=True))
 
     def kill_processes(self) -> None:
         """Kill every command still running (and its children)."""
@@ -662,9 +686,10 @@ class Agent:
             self._append(Message(role="user", blocks=answer_all(uses, {}, note), interrupted=True))
 
     # -- transcript -----------------------------------------------------------------------
-    def _append(self, msg: Message) -> None:
+    def _append(self, msg: Message, harness: bool = False) -> None:
+        """``harness``: a message the edit workflow wrote, not the user's prompt."""
         self.messages.append(msg)
-        self._log.message(msg)
+        self._log.message(msg, harness)
 
     def _record(self, record: dict[str, Any]) -> None:
         self._log.record(record)

@@ -5,17 +5,20 @@ works the settings out of the config, the project and the options a front end pa
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from . import sandbox
+from . import compaction, sandbox
+from .events import AgentEvent, AgentEventType, NoticeLevel
 from .jobs import JobTable
 from .permissions import PermissionPolicy, check_mode
 from .session_hooks import configured_hooks
 from .session_log import session_path
-from .sessions import project_dir, rebuild
+from .sessions import Rebuilt, project_dir, rebuild
 from .settings import AgentSettings
 from .skills import discover_skills
 from .transcript import Transcript, new_session_id
+
+E = AgentEventType
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -102,5 +105,34 @@ async def create(
     agent = cls(settings, resolved, transcript)
     in_use.append(agent)
     notes = [*box_notes, *getattr(settings.skills, "problems", ())]  # None: no skills
-    await agent._open(notes, rebuilt, records)
+    await _open(agent, notes, rebuilt, records)
     return agent
+
+
+async def _open(
+    agent: Agent, notes: list[str], rebuilt: Rebuilt | None, records: list[dict[str, Any]]
+) -> None:
+    """The rest of :func:`create` once the agent exists: the start-up warnings, the resumed
+    conversation and checkpoints, the local server's window, SessionStart."""
+    for problem in notes:
+        agent._notices.append(AgentEvent(E.NOTICE, text=problem, level=NoticeLevel.WARNING))
+    if rebuilt is not None:
+        _restore(agent, rebuilt)
+        agent.checkpoints.load(records)
+    await agent._probe_early()
+    await agent._session_start("resume" if rebuilt is not None else "startup")
+
+
+def _restore(agent: Agent, rebuilt: Rebuilt) -> None:
+    agent.messages, agent.restored = rebuilt.messages, rebuilt
+    for model, role, usage, cost in rebuilt.usage:
+        agent.usage.add(model, role, usage, cost)
+    if rebuilt.model and rebuilt.model != agent.spec:
+        agent._record_switch(rebuilt.model)
+    agent._answer_dangling_calls()
+    if rebuilt.problems:  # shown (and recorded) when the next turn starts
+        agent._notices.append(
+            AgentEvent(E.NOTICE, text=rebuilt.report(), level=NoticeLevel.WARNING)
+        )
+    agent.context_tokens = rebuilt.shown.context or compaction.estimate_tokens(agent.messages)
+    agent._counted = len(agent.messages)

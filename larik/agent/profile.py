@@ -29,9 +29,12 @@ change what a small model gets (measured on the bench: docs/bench.md).
 (the tools offered, in that order; never more than the role allows: an explore subagent stays
 read-only), ``max_turns`` (at most this many model calls per turn for this model: it lowers the
 session's limit, never raises it), ``temperature``, ``top_p`` and ``repeat_penalty`` (sent with
-every request; each one set replaces the small profile's) and ``constrained_tools`` (ask a
+every request; each one set replaces the small profile's), ``constrained_tools`` (ask a
 llama.cpp or vLLM server to hold replies to a grammar so tool calls always parse: on by default
-for a small model; :mod:`larik.llm.providers.constrained`).
+for a small model; :mod:`larik.llm.providers.constrained`), ``workflow`` (``"loop"``: the tool
+loop; ``"edit"``: the harness finds the files and runs the tests, the model writes the edit —
+:mod:`.edit_turn`; the default for a small model is ``SMALL_WORKFLOW``) and ``edit_format`` (the edit workflow's reply format, ``"whole"`` or
+``"diff"``; by default by the files' size).
 
 The profile is recomputed when the model changes (``/model``, a probe that learns the size).
 """
@@ -39,7 +42,7 @@ The profile is recomputed when the model changes (``/model``, a probe that learn
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..tool_names import ANSWER
 
@@ -80,6 +83,8 @@ SMALL_CANCEL_RUNAWAY = True
 #: on a call repeated with the same result ("you have it: answer"; agent/stuck.py)
 SMALL_ANSWER_TOOL = True
 SMALL_REPEAT_NUDGE = True
+#: how a small model's turn runs unless its config says (docs/bench.md has the measurements)
+SMALL_WORKFLOW: Literal["loop", "edit"] = "loop"
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,8 @@ class Profile:
     line_numbers: bool = True  # read_file's gutter
     cancel_runaway: bool = False  # a reply repeating itself is cancelled as it streams
     repeat_nudge: bool = False  # a call repeated with the same result is told "you have it"
+    workflow: Literal["loop", "edit"] = "loop"  # how a turn runs (edit_turn.py)
+    edit_format: Literal["whole", "diff"] | None = None  # the edit workflow's (None: by size)
 
     def request_options(self) -> dict[str, Any]:
         """What each request to this model carries beyond the conversation."""
@@ -113,6 +120,12 @@ class Profile:
             return f"{spec}: tools from the config: {', '.join(self.tools) or 'none'}"
         if self.small:
             size = f"{self.params_b:g}B parameters" if self.params_b else "small"
+            if self.workflow == "edit":
+                return (
+                    f"{spec} is a small model ({size}): Larik finds the files and runs the "
+                    "tests, the model writes the edits (the edit workflow); set "
+                    f'workflow = "loop" in [models."{spec}"] for the tool loop'
+                )
             return (
                 f"{spec} is a small model ({size}): it gets a short prompt and fewer tools "
                 f'({", ".join(self.tools)}); set tools in [models."{spec}"] to choose'
@@ -152,6 +165,8 @@ def profile_for(
         line_numbers=_pick(o.line_numbers if o else None, SMALL_LINE_NUMBERS if small else True),
         cancel_runaway=_pick(o.cancel_runaway if o else None, small and SMALL_CANCEL_RUNAWAY),
         repeat_nudge=small and SMALL_REPEAT_NUDGE,
+        workflow=(o.workflow if o else None) or (SMALL_WORKFLOW if small else "loop"),
+        edit_format=o.edit_format if o is not None else None,
     )
 
 

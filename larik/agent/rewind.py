@@ -86,7 +86,7 @@ def turns_of(records: list[dict[str, Any]]) -> list[Turn]:
         kind = rec.get("kind")
         if kind == "turn":
             at = _text(rec.get("at"))
-        elif kind == "message":
+        elif kind == "message" and not rec.get("harness"):  # the edit workflow's: no prompt
             prompt = _prompt_text(rec.get("message"))
             if prompt is not None:
                 out.append(Turn(len(out) + 1, prompt, at))

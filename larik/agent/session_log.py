@@ -43,10 +43,10 @@ class SessionLog:
             )
         return self._transcript
 
-    def message(self, msg: Message) -> None:
+    def message(self, msg: Message, harness: bool = False) -> None:
         t = self._open()
         if t is not None:
-            t.append_message(msg)
+            t.append_message(msg, harness)
 
     def record(self, record: dict[str, Any]) -> None:
         if self._transcript is None and record.get("kind") == "model_switch":

@@ -146,9 +146,12 @@ class Transcript:
     def append(self, record: dict[str, Any]) -> None:
         self._write_line(json.dumps(record, ensure_ascii=False))
 
-    def append_message(self, message: Message) -> None:
+    def append_message(self, message: Message, harness: bool = False) -> None:
+        """``harness``: written by the edit workflow, not typed by the user (``"harness":
+        true``): not a prompt for /undo and /rewind."""
         # Built by hand so the message part is exactly Message.model_dump_json().
-        self._write_line('{"kind":"message","message":' + message.model_dump_json() + "}")
+        tail = ',"harness":true}' if harness else "}"
+        self._write_line('{"kind":"message","message":' + message.model_dump_json() + tail)
 
     def _write_line(self, line: str) -> None:
         line = mask(line)  # no key Larik knows is ever written down

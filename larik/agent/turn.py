@@ -38,6 +38,7 @@ class Running:
     calls: list[Block]
     results: dict[int, Block]
     task: asyncio.Task[None]
+    harness: bool = False  # the edit workflow's own calls: no results to add to the conversation
 
 
 @dataclass

@@ -127,6 +127,10 @@ class ModelOverride(_Strict):
     """Cancel a reply that keeps repeating itself as it streams (default: small models)."""
     constrained_tools: bool | None = None
     """Ask a llama.cpp or vLLM server for grammar-constrained tool calls (default: small models)."""
+    workflow: Literal["loop", "edit"] | None = None
+    """How a turn runs: "loop" (tool calls) or "edit" (Larik finds files, runs tests)."""
+    edit_format: Literal["whole", "diff"] | None = None
+    """The edit workflow's reply: "whole" files or "diff" (search/replace blocks)."""
 
     @field_validator("tools")
     @classmethod

@@ -1,0 +1,296 @@
+"""The edit workflow's reply formats: how a small model is asked to write an edit, and the parser.
+
+Two formats, after aider's edit formats (its ``whole`` and ``diff`` coders):
+
+* **whole** — the file's path on a line of its own, then the complete new file in a fenced
+  block. The easiest for a small model on a small file: nothing to copy exactly.
+* **diff** — the path, then search/replace blocks (``<<<<<<< SEARCH`` / ``=======`` /
+  ``>>>>>>> REPLACE``), for a file too long to write out in one reply.
+
+:func:`parse_reply` reads either (both may appear in one reply) and is lenient where a small
+model drifts — the path as ``**x.py**``, ``` `x.py` ```, ``# x.py`` or ``x.py:``, or on the
+fence itself (```` ```python x.py ````); no path at all when the request is about one file — and
+strict where a guess could damage a file: a block whose fence never closes (a reply cut off at
+the output limit, or one the model abandoned) is never applied, and neither is a whole file
+with an elision comment ("... rest of the code unchanged") or a search/replace block missing a
+marker. Each such block is a :class:`Problem` the model is told about. Nothing here reads or
+writes a file: :mod:`.edit_turn` applies what is parsed, through the tool runner.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Literal
+
+__all__ = [
+    "FORMATS",
+    "FileEdit",
+    "Parsed",
+    "Problem",
+    "format_rules",
+    "parse_reply",
+]
+
+Format = Literal["whole", "diff"]
+FORMATS: tuple[Format, ...] = ("whole", "diff")
+
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([^\s`]*)\s*(\S*)\s*$")
+_SEARCH = re.compile(r"^\s*<{5,9}\s*SEARCH\s*$")
+_DIVIDER = re.compile(r"^\s*={5,9}\s*$")
+_REPLACE = re.compile(r"^\s*>{5,9}\s*REPLACE\s*$")
+#: a path-looking token: no spaces, a dot or a slash in it, no quotes or brackets
+_PATH = re.compile(r"^[\w.\-/\\]+\.[\w]+$|^[\w.\-]+(?:/[\w.\-]+)+$")
+_PATH_DECOR = re.compile(r"^(?:#+|//|--|>|\*+|-)?\s*(?:file(?:name)?\s*:\s*)?", re.IGNORECASE)
+#: a comment that stands for lines the model left out of a "whole" file
+_ELISION = re.compile(
+    r"^\s*(?:#|//|/\*|<!--)\s*(?:\.\.\.|…|\(?(?:the )?(?:rest|remaining|existing|other|previous)"
+    r"\b.*\b(?:unchanged|same|here|as before|omitted|code|methods|functions)\b)",
+    re.IGNORECASE,
+)
+_LANGS = {
+    "python",
+    "py",
+    "python3",
+    "text",
+    "txt",
+    "toml",
+    "json",
+    "yaml",
+    "yml",
+    "ini",
+    "cfg",
+    "markdown",
+    "md",
+    "bash",
+    "sh",
+    "shell",
+    "javascript",
+    "js",
+    "typescript",
+    "ts",
+    "diff",
+    "csv",
+    "html",
+    "css",
+    "rust",
+    "go",
+    "c",
+    "cpp",
+    "java",
+}
+
+
+@dataclass
+class FileEdit:
+    """What the reply says to do to one file: its whole new text, or search/replace pairs."""
+
+    path: str
+    whole: str | None = None
+    blocks: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A part of the reply that is not applied, and why (said to the model as is)."""
+
+    path: str  # "" when the part names no file
+    why: str
+
+
+@dataclass
+class Parsed:
+    edits: list[FileEdit] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not self.edits and not self.problems
+
+
+def format_rules(fmt: Format, example: str = "path/to/file.py") -> str:
+    """The instructions for ``fmt``, closing the first message (a small model follows what it
+    read last)."""
+    lang = _lang_of(example)
+    if fmt == "whole":
+        return (
+            "To change a file, reply with its path on a line of its own, then the COMPLETE new "
+            "content of the file in a fenced code block:\n\n"
+            f"{example}\n```{lang}\nthe whole file, every line of it, with your change\n```\n\n"
+            "Rules:\n"
+            '- Write the entire file: never leave lines out, never write "..." or '
+            '"rest of the code unchanged".\n'
+            "- Only give the files you change. A new file is given the same way.\n"
+            "- Start with one short sentence saying what you change, then the file(s)."
+        )
+    return (
+        "To change a file, reply with its path on a line of its own, then one or more "
+        "search/replace blocks in a fenced code block:\n\n"
+        f"{example}\n```{lang}\n<<<<<<< SEARCH\nthe exact lines of the file to change\n"
+        "=======\nthe lines to put in their place\n>>>>>>> REPLACE\n```\n\n"
+        "Rules:\n"
+        "- The SEARCH part must be copied exactly from the file, a few whole lines, enough "
+        "to be unique.\n"
+        "- Use several small blocks rather than one big one. An empty SEARCH part creates a "
+        "new file.\n"
+        "- Start with one short sentence saying what you change, then the blocks."
+    )
+
+
+def parse_reply(text: str, default_path: str = "", known: Collection[str] = ()) -> Parsed:
+    """The edits in a reply. ``default_path``: the file a block without a path is taken to be
+    (the request is about that one file); "" when there is no such file. ``known``: the files
+    the model was shown: a sentence before a block that names exactly one of them ("Here is
+    the fixed `stats.py`:") gives the block its path."""
+    out = Parsed()
+    lines = text.splitlines(keepends=True)
+    i = 0
+    last_path = ""  # a path line seen since the last block
+    while i < len(lines):
+        line = lines[i]
+        fence = _FENCE.match(line)
+        if fence is None:
+            if _SEARCH.match(line):  # search/replace blocks outside a fence (aider accepts them)
+                i = _bare_blocks(lines, i, last_path or default_path, out)
+                continue
+            candidate = _path_in(line) or _mentioned(line, known)
+            if candidate:
+                last_path = candidate
+            i += 1
+            continue
+        ticks, info, extra = fence.group(1), fence.group(2), fence.group(3)
+        end = _closing(lines, i + 1, ticks)
+        body = lines[i + 1 : end if end is not None else len(lines)]
+        path = _fence_path(info, extra) or last_path
+        if not path and body and (inside := _path_in(body[0], comment_only=True)):
+            path, body = inside, body[1:]
+        path = path or default_path
+        last_path = ""
+        if end is None:
+            out.problems.append(
+                Problem(
+                    path,
+                    "the code block never ends (no closing ```): the reply was cut off or "
+                    "unfinished, so nothing of it was applied",
+                )
+            )
+            break
+        i = end + 1
+        content = "".join(body)
+        if any(_SEARCH.match(b) for b in body):
+            _blocks(body, path, out)
+            continue
+        if not path:
+            out.problems.append(
+                Problem("", "a code block with no file path on the line above it: not applied")
+            )
+            continue
+        if any(_ELISION.match(b) for b in body):
+            out.problems.append(
+                Problem(
+                    path,
+                    "the file leaves lines out (a comment stands for them): write the whole "
+                    "file, every line, or use search/replace blocks",
+                )
+            )
+            continue
+        _add(out, path).whole = content
+    return out
+
+
+def _add(out: Parsed, path: str) -> FileEdit:
+    for e in out.edits:
+        if e.path == path:
+            return e
+    e = FileEdit(path)
+    out.edits.append(e)
+    return e
+
+
+def _closing(lines: list[str], start: int, ticks: str) -> int | None:
+    for j in range(start, len(lines)):
+        stripped = lines[j].strip()
+        if stripped and set(stripped) == {ticks[0]} and len(stripped) >= len(ticks):
+            return j
+    return None
+
+
+def _blocks(body: list[str], path: str, out: Parsed) -> None:
+    """Search/replace blocks inside one fenced block."""
+    i = 0
+    while i < len(body):
+        if _SEARCH.match(body[i]):
+            i = _one_block(body, i, path, out)
+        else:
+            i += 1
+
+
+def _bare_blocks(lines: list[str], i: int, path: str, out: Parsed) -> int:
+    return _one_block(lines, i, path, out)
+
+
+def _one_block(lines: list[str], i: int, path: str, out: Parsed) -> int:
+    """The block starting at ``lines[i]`` (a SEARCH marker); returns the line after it."""
+    search: list[str] = []
+    replace: list[str] = []
+    j = i + 1
+    while j < len(lines) and not _DIVIDER.match(lines[j]):
+        if _SEARCH.match(lines[j]) or _REPLACE.match(lines[j]):
+            break
+        search.append(lines[j])
+        j += 1
+    if j >= len(lines) or not _DIVIDER.match(lines[j]):
+        out.problems.append(Problem(path, "a search/replace block without its ======= line"))
+        return j
+    j += 1
+    while j < len(lines) and not _REPLACE.match(lines[j]):
+        if _SEARCH.match(lines[j]) or _DIVIDER.match(lines[j]):
+            break
+        replace.append(lines[j])
+        j += 1
+    if j >= len(lines) or not _REPLACE.match(lines[j]):
+        out.problems.append(
+            Problem(path, "a search/replace block without its >>>>>>> REPLACE line: not applied")
+        )
+        return j
+    if not path:
+        out.problems.append(Problem("", "a search/replace block with no file path above it"))
+        return j + 1
+    _add(out, path).blocks.append(("".join(search), "".join(replace)))
+    return j + 1
+
+
+def _path_in(line: str, comment_only: bool = False) -> str:
+    """The path a line names on its own ("" when it is not such a line)."""
+    text = line.strip()
+    if not text or len(text) > 200:
+        return ""
+    if comment_only and not text.startswith(("#", "//", "--")):
+        return ""
+    text = _PATH_DECOR.sub("", text).strip()
+    text = text.strip("*`'\"").rstrip(":").strip("*`'\"").strip()
+    return text if _PATH.match(text) and not text.endswith(".") else ""
+
+
+def _mentioned(line: str, known: Collection[str]) -> str:
+    """The one file of ``known`` a sentence names ("" for none, or for more than one)."""
+    junk = "`*'\"()[],:;!?"
+    words = {w.strip(junk).rstrip(".").strip(junk) for w in line.split()}
+    named = [k for k in known if k in words]
+    return named[0] if len(named) == 1 else ""
+
+
+def _fence_path(info: str, extra: str) -> str:
+    """A path on the fence line itself: ```` ```python x.py ```` or ```` ```x.py ````."""
+    for token in (extra, info):
+        if token and token.lower() not in _LANGS and _PATH.match(token):
+            return token
+    return ""
+
+
+def _lang_of(path: str) -> str:
+    ext = path.rpartition(".")[2].lower()
+    return {"py": "python", "js": "javascript", "ts": "typescript", "md": "markdown"}.get(
+        ext, ext if ext in _LANGS else ""
+    )

@@ -1,0 +1,390 @@
+"""The edit workflow: a turn a small model can follow (``[models."p/m"] workflow = "edit"``).
+
+A tool loop asks a model to find files, read them, edit them with exact strings and run the
+tests, one call at a time; a 1.5B model gets lost in it (issue 24). Here the harness does the
+finding and the running, and the model does the one thing it is good at — writing code:
+
+1. **finding** (:mod:`.edit_context`): the files the request names, the modules a named test
+   imports and, when the project fits the budget, every text file go into the first message
+   (a harness message after the user's prompt), which ends with the request again and the
+   reply format (:func:`.edit_reply.format_rules`);
+2. **the test command** runs first when there is one (the request's, pytest on a named test
+   file, or pytest on the project), so a failing test's output is in that message too;
+3. **the model replies** with no tools offered: the whole new file, or search/replace blocks
+   (:func:`.edit_reply.parse_reply`);
+4. **the harness applies it** as ``write_file`` calls through the tool runner, exactly as the
+   model's own calls would run: the permission policy (a protected file is asked, or denied with
+   nobody to ask; a path outside the project never gets that far: nothing outside it is read or
+   written), the checkpoint before the first change, PreToolUse/PostToolUse hooks, the events a
+   face shows. A reply cut off at the output limit applies nothing, nor does a block that never
+   ends, a whole file with an elision, a search that does not match, or a Python file that
+   would no longer parse — each is said to the model instead;
+5. **the test command runs** (``bash``, sandboxed, the same rules); passing ends the turn, a
+   failure goes back to the model for at most ``rounds`` replies in all.
+
+A reply with no edit in it is the answer (a question, say) and ends the turn. The messages the
+harness writes are marked in the transcript (``"harness": true``): they are not the user's
+prompts, so /undo and /rewind count turns as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..llm.types import Block, Message, StopReason
+from ..paths import resolve_path
+from .edit_context import Found, check_command, gather
+from .edit_reply import FileEdit, Format, Parsed, Problem, format_rules, parse_reply
+from .events import AgentEvent, AgentEventType
+from .profile import Profile
+from .turn import Reply, TurnOver
+
+__all__ = ["EDIT_ROUNDS", "SYSTEM", "EditHost", "run_edit_turn"]
+
+E = AgentEventType
+EDIT_ROUNDS = 3  # model replies per turn, the first included
+WHOLE_MAX_LINES = 250  # a longer file is changed with search/replace blocks
+TEST_OUTPUT = 3_000  # characters of a test run's output the model is given (the end of it)
+CHARS_PER_TOKEN = 3  # code is dense: fewer characters per token than prose
+DEFAULT_WINDOW = 8_192
+MAX_BUDGET = 200_000  # characters of files in the first message, whatever the window
+
+SYSTEM = """You are Larik, a coding assistant working on the user's project. The user's \
+message holds the project's files and the request. You change files by writing edits in the \
+format the message describes; Larik applies them and runs the tests, and tells you the result. \
+When the request is a question, answer it in plain text."""
+
+_ids = itertools.count(1)
+
+
+@dataclass
+class EditHost:
+    """What the workflow uses of the agent (:meth:`larik.agent.agent.Agent._edit_host`)."""
+
+    root: Path
+    window: int  # the model's context window in tokens (0: not known)
+    profile: Profile  # the model's: its tools, output limit and edit format
+    rounds: int
+    denies_read: Callable[[Path], bool]
+    mark_read: Callable[[Path], None]  # the file counts as read (it is in the message)
+    call_model: Callable[[Reply], AsyncIterator[AgentEvent]]
+    append: Callable[[Message, bool], None]  # (message, written by the harness)
+    run_calls: Callable[[list[Block], dict[str, AgentEvent]], AsyncIterator[AgentEvent]]
+
+    @property
+    def max_output(self) -> int:
+        """The reply's token limit (0: the provider's)."""
+        return int(self.profile.request_options().get("max_tokens") or 0)
+
+    def can_run(self, tool: str) -> bool:
+        """Whether ``tool`` is this model's (bash for the tests, write_file for the edits)."""
+        return tool in self.profile.tools
+
+
+@dataclass
+class _Tests:
+    command: str
+    exit_code: int | None = None  # None: it did not run (denied, failed to start)
+    output: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_code == 0
+
+
+@dataclass
+class _Applied:
+    written: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    refused: dict[str, str] = field(default_factory=dict)  # path -> the current text, to resend
+
+
+async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEvent]:
+    """The turn after the user's ``request`` was appended; raises TurnOver at its end."""
+    budget = _budget(host)
+    found = gather(host.root, request, budget, host.denies_read)
+    for path in found.paths:
+        host.mark_read(host.root / path)
+    command = check_command(request, found) if host.can_run("bash") else ""
+    fmt = host.profile.edit_format or _format_for(found)
+    before: _Tests | None = None
+    if command:
+        before = _Tests(command)
+        async for ev in _run_tests(host, before):
+            yield ev
+        if before.exit_code is None:
+            command = ""  # could not run (denied): the rounds go on without a check
+    first = Message.user(_first_message(request, found, fmt, before))
+    host.append(first, True)
+    yield AgentEvent(E.MESSAGE, message=first)
+    text = ""
+    for round_ in range(1, host.rounds + 1):
+        reply = Reply()
+        async for ev in host.call_model(reply):
+            yield ev
+        msg = reply.message
+        if msg.blocks:
+            host.append(msg, False)
+            yield AgentEvent(E.MESSAGE, message=msg)
+        text = msg.text()
+        last = round_ >= host.rounds
+        if reply.stop is StopReason.MAX_TOKENS:
+            feedback = _cut_off(host.max_output)
+            fmt = "diff"
+            yield AgentEvent(
+                E.NOTICE, text="the reply was cut off at the output limit; none of it was applied"
+            )
+            if last:
+                raise TurnOver(StopReason.MAX_TOKENS, text)
+        else:
+            parsed = parse_reply(text, found.focus(), found.paths)
+            if parsed.empty:
+                raise TurnOver(StopReason.END_TURN, text)  # no edit: the answer
+            applied = _Applied()
+            async for ev in _apply(host, parsed, applied):
+                yield ev
+            tests = _Tests(command) if command and applied.written else None
+            if tests is not None:
+                async for ev in _run_tests(host, tests):
+                    yield ev
+            done = not applied.problems and (tests is None or tests.passed)
+            if done or (tests is not None and tests.passed and last):
+                raise TurnOver(StopReason.END_TURN, _summary(text, applied, tests))
+            if last:
+                raise TurnOver(
+                    StopReason.END_TURN,
+                    _summary(text, applied, tests, f"stopped after {host.rounds} replies"),
+                    {"edit_rounds": host.rounds},
+                )
+            feedback = _feedback(applied, tests, fmt, command)
+        back = Message.user(feedback)
+        host.append(back, True)
+        yield AgentEvent(E.MESSAGE, message=back)
+    raise TurnOver(StopReason.END_TURN, text)  # rounds < 1
+
+
+def _budget(host: EditHost) -> int:
+    window = host.window or DEFAULT_WINDOW
+    reply = host.max_output or 4_096
+    tokens = window - reply - 1_000  # the system prompt, the rules, the request, the test output
+    return max(2_000, min(MAX_BUDGET, tokens * CHARS_PER_TOKEN))
+
+
+def _format_for(found: Found) -> Format:
+    """Whole files while every file the request is about is short, else search/replace."""
+    focus = [t for p, t in found.files if p in found.named] or [t for _, t in found.files]
+    longest = max((t.count("\n") for t in focus), default=0)
+    return "whole" if longest <= WHOLE_MAX_LINES else "diff"
+
+
+def _first_message(request: str, found: Found, fmt: Format, before: _Tests | None) -> str:
+    parts = ["Here are the files of the project."]
+    for path, text in found.files:
+        parts.append(_shown_file(path, text))
+    if found.omitted:
+        parts.append(
+            "Other files (not shown, too long for this message): " + ", ".join(found.omitted)
+        )
+    if before is not None and before.exit_code is not None:
+        if before.passed:
+            parts.append(f"The tests pass now (`{before.command}`).")
+        else:
+            parts.append(
+                f"The tests fail now (`{before.command}`, exit code {before.exit_code}):\n"
+                f"```\n{_tail(before.output)}\n```"
+            )
+    example = found.focus() or (found.named[0] if found.named else "path/to/file.py")
+    parts.append(f"The request:\n{request.strip()}")
+    parts.append(format_rules(fmt, example))
+    return "\n\n".join(parts)
+
+
+def _shown_file(path: str, text: str) -> str:
+    lang = "python" if path.endswith(".py") else ""
+    body = text if text.endswith("\n") or not text else text + "\n"
+    return f"{path}\n```{lang}\n{body}```"
+
+
+async def _apply(host: EditHost, parsed: Parsed, out: _Applied) -> AsyncIterator[AgentEvent]:
+    """Each file's new text, checked, then written with write_file through the tool runner."""
+    out.problems += parsed.problems
+    calls: list[Block] = []
+    for edit in parsed.edits:
+        rp = resolve_path(host.root, edit.path)
+        if not rp.inside:
+            out.problems.append(
+                Problem(edit.path, "outside the project: nothing outside it is read or written")
+            )
+            continue
+        new, old, why = _new_text(rp.path, edit)
+        if why:
+            out.problems.append(Problem(rp.rel, why))
+            if old is not None:
+                out.refused[rp.rel] = old
+            continue
+        assert new is not None
+        calls.append(
+            Block.tool_use(f"edit_{next(_ids)}", "write_file", {"path": rp.rel, "content": new})
+        )
+    if not calls:
+        return
+    if not host.can_run("write_file"):
+        for c in calls:
+            out.problems.append(
+                Problem(c.input_dict()["path"], "write_file is not this model's tool")
+            )
+        return
+    ends: dict[str, AgentEvent] = {}
+    async for ev in host.run_calls(calls, ends):
+        yield ev
+    for c in calls:
+        path = c.input_dict()["path"]
+        end = ends.get(c.id)
+        if end is not None and not end.is_error:
+            out.written.append(path)
+        else:
+            out.problems.append(Problem(path, end.text if end is not None else "not run"))
+
+
+def _new_text(path: Path, edit: FileEdit) -> tuple[str | None, str | None, str]:
+    """(the file's new text, its current text, why it is not written — "" when it is)."""
+    from .tools._match import Ambiguous, relaxed_match
+
+    old: str | None = None
+    if path.exists():
+        try:
+            old = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            return None, None, f"cannot be read as text ({type(e).__name__})"
+    if edit.whole is not None:
+        new = edit.whole
+    elif old is None:
+        if any(s.strip() for s, _ in edit.blocks):
+            return None, None, "the file does not exist, so its SEARCH text cannot be found"
+        new = "".join(r for _, r in edit.blocks)
+    else:
+        new = old
+        for search, replace in edit.blocks:
+            if not search.strip():
+                return None, old, "an empty SEARCH part: give the exact lines to replace"
+            count = new.count(search)
+            if count == 1:
+                new = new.replace(search, replace, 1)
+                continue
+            if count > 1:
+                return None, old, f"a SEARCH part occurs {count} times: add lines to make it unique"
+            try:
+                found = relaxed_match(new, search, replace)
+            except Ambiguous as e:
+                return None, old, f"a SEARCH part matches {e.count} places: add lines to it"
+            if found is None:
+                return None, old, "a SEARCH part was not found: copy the lines exactly"
+            new = found.apply(new)
+    if old is not None and new == old:
+        return None, old, "the edit changes nothing"
+    if path.suffix == ".py" and (why := _breaks(old, new)):
+        return None, old, why
+    return new, old, ""
+
+
+def _breaks(old: str | None, new: str) -> str:
+    """Why ``new`` is refused as Python: it does not parse where ``old`` did ("" when fine)."""
+    try:
+        ast.parse(new)
+        return ""
+    except SyntaxError as e:
+        err = e
+    if old is not None:
+        try:
+            ast.parse(old)
+        except SyntaxError:
+            return ""  # it did not parse before either: not made worse
+    return f"not written: the new file would not parse (line {err.lineno}: {err.msg})"
+
+
+async def _run_tests(host: EditHost, tests: _Tests) -> AsyncIterator[AgentEvent]:
+    call = Block.tool_use(f"test_{next(_ids)}", "bash", {"command": tests.command})
+    ends: dict[str, AgentEvent] = {}
+    async for ev in host.run_calls([call], ends):
+        yield ev
+    end = ends.get(call.id)
+    if end is None:
+        return
+    code: Any = end.data.get("exit_code")
+    if isinstance(code, int) and not end.data.get("denied"):
+        tests.exit_code, tests.output = code, end.text
+    else:
+        yield AgentEvent(
+            E.NOTICE,
+            text=f"the tests could not be run: {end.text.splitlines()[0] if end.text else ''}",
+        )
+
+
+def _tail(text: str) -> str:
+    """The end of a test run's output, runs of spaces squeezed (pytest pads its progress
+    lines to the terminal's width: tokens a slow model would read for nothing)."""
+    text = re.sub(r" {3,}", "  ", text.strip())
+    return text if len(text) <= TEST_OUTPUT else "…\n" + text[-TEST_OUTPUT:]
+
+
+def _cut_off(limit: int) -> str:
+    at = f" ({limit} tokens)" if limit else ""
+    return (
+        f"Your reply was cut off at the output limit{at} before it ended, so none of it was "
+        "applied. Reply again with search/replace blocks (a few lines each) instead of whole "
+        "files:\n\n" + format_rules("diff")
+    )
+
+
+def _feedback(applied: _Applied, tests: _Tests | None, fmt: Format, command: str) -> str:
+    parts: list[str] = []
+    if applied.written:
+        parts.append("Applied: " + ", ".join(applied.written) + ".")
+    if applied.problems:
+        lines = [f"- {p.path or '(no file)'}: {p.why}" for p in applied.problems]
+        parts.append("Not applied:\n" + "\n".join(lines))
+    for path, text in applied.refused.items():
+        parts.append("The current content of " + _shown_file(path, text))
+    if tests is not None and tests.exit_code is not None and not tests.passed:
+        parts.append(
+            f"The tests fail (`{tests.command}`, exit code {tests.exit_code}):\n"
+            f"```\n{_tail(tests.output)}\n```"
+        )
+    elif tests is None and command and not applied.written:
+        parts.append("Nothing was changed, so the tests were not run again.")
+    how = "the whole file" if fmt == "whole" else "search/replace blocks"
+    parts.append(f"Fix it: reply with {how} for each file you change, in the same format.")
+    return "\n\n".join(parts)
+
+
+def _summary(text: str, applied: _Applied, tests: _Tests | None, tail: str = "") -> str:
+    """The turn's final text: what the model said outside its code blocks, and what happened."""
+    prose = _prose(text)
+    lines = [prose] if prose else []
+    if applied.written:
+        lines.append("Changed: " + ", ".join(applied.written) + ".")
+    if applied.problems:
+        lines.append("Not applied: " + "; ".join(f"{p.path}: {p.why}" for p in applied.problems))
+    if tests is not None and tests.exit_code is not None:
+        verdict = "pass" if tests.passed else f"fail (exit code {tests.exit_code})"
+        lines.append(f"The tests {verdict}: `{tests.command}`.")
+    if tail:
+        lines.append(tail)
+    return "\n".join(lines)
+
+
+def _prose(text: str) -> str:
+    out, inside = [], False
+    for line in text.splitlines():
+        if line.strip().startswith(("```", "~~~")):
+            inside = not inside
+            continue
+        if not inside:
+            out.append(line)
+    return "\n".join(out).strip()

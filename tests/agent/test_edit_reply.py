@@ -1,0 +1,97 @@
+"""The edit workflow's reply parser (issue 24 item 5): whole files and search/replace blocks as
+small models write them, and the replies that must apply nothing (cut off, elided, malformed)."""
+
+from __future__ import annotations
+
+from larik.agent.edit_reply import format_rules, parse_reply
+
+WHOLE = "Fix the sign.\n\ncalc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"
+
+
+def test_a_whole_file_under_its_path_is_one_edit():
+    p = parse_reply(WHOLE)
+    assert not p.problems
+    [e] = p.edits
+    assert (e.path, e.whole) == ("calc.py", "def add(a, b):\n    return a + b\n")
+
+
+def test_the_path_may_be_decorated_as_small_models_write_it():
+    for line in ("**calc.py**", "`calc.py`", "### calc.py", "calc.py:", "File: calc.py"):
+        p = parse_reply(f"{line}\n```python\nx = 1\n```\n")
+        assert [e.path for e in p.edits] == ["calc.py"], line
+
+
+def test_the_path_may_be_on_the_fence_or_in_a_first_line_comment():
+    assert parse_reply("```python app/x.py\nx = 1\n```\n").edits[0].path == "app/x.py"
+    p = parse_reply("```python\n# app/x.py\nx = 1\n```\n")
+    assert (p.edits[0].path, p.edits[0].whole) == ("app/x.py", "x = 1\n")
+
+
+def test_a_sentence_naming_one_shown_file_gives_the_block_its_path():
+    p = parse_reply("Here is the fixed `stats.py`:\n```python\nx = 1\n```\n", known=["stats.py"])
+    assert p.edits[0].path == "stats.py"
+
+
+def test_a_block_without_a_path_is_the_focus_file_or_a_problem():
+    reply = "```python\nx = 1\n```\n"
+    assert parse_reply(reply, default_path="calc.py").edits[0].path == "calc.py"
+    p = parse_reply(reply)
+    assert not p.edits and "no file path" in p.problems[0].why
+
+
+def test_two_files_in_one_reply():
+    reply = "a.py\n```python\na = 1\n```\nAnd now b.py:\n```python\nb = 2\n```\n"
+    p = parse_reply(reply, known=["a.py", "b.py"])
+    assert [(e.path, e.whole) for e in p.edits] == [("a.py", "a = 1\n"), ("b.py", "b = 2\n")]
+
+
+def test_a_block_that_never_closes_applies_nothing():
+    """A reply cut off at the output limit (or abandoned) ends inside its code block."""
+    p = parse_reply("calc.py\n```python\ndef add(a, b):\n    return a +")
+    assert not p.edits
+    assert "never ends" in p.problems[0].why and p.problems[0].path == "calc.py"
+
+
+def test_a_whole_file_with_an_elision_is_refused():
+    for gap in ("# ... rest of the code unchanged", "# rest of the file stays the same", "# ..."):
+        p = parse_reply(f"calc.py\n```python\ndef add(a, b):\n    return a + b\n{gap}\n```\n")
+        assert not p.edits, gap
+        assert "leaves lines out" in p.problems[0].why
+
+
+def test_python_ellipsis_is_code_not_an_elision():
+    p = parse_reply("calc.py\n```python\ndef stub():\n    ...\n```\n")
+    assert p.edits[0].whole == "def stub():\n    ...\n"
+
+
+def test_search_replace_blocks_inside_a_fence():
+    reply = (
+        "calc.py\n```python\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n"
+        ">>>>>>> REPLACE\n<<<<<<< SEARCH\ndef add\n=======\ndef plus\n>>>>>>> REPLACE\n```\n"
+    )
+    [e] = parse_reply(reply).edits
+    assert e.whole is None
+    assert e.blocks == [("    return a - b\n", "    return a + b\n"), ("def add\n", "def plus\n")]
+
+
+def test_search_replace_blocks_without_a_fence():
+    reply = "calc.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n"
+    assert parse_reply(reply).edits[0].blocks == [("x = 1\n", "x = 2\n")]
+
+
+def test_a_search_replace_block_missing_a_marker_applies_nothing():
+    for broken in (
+        "calc.py\n```\n<<<<<<< SEARCH\nx = 1\n>>>>>>> REPLACE\n```\n",  # no =======
+        "calc.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n```\n",  # no REPLACE
+    ):
+        p = parse_reply(broken)
+        assert not p.edits and p.problems, broken
+
+
+def test_a_reply_with_no_code_is_an_answer():
+    assert parse_reply("The function is compute_invoice_total.").empty
+
+
+def test_the_rules_name_the_example_file():
+    assert "stats.py\n```python" in format_rules("whole", "stats.py")
+    assert "<<<<<<< SEARCH" in format_rules("diff", "stats.py")
