@@ -27,6 +27,7 @@ import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,8 +36,8 @@ from ..llm.replay import merge_adjacent
 from ..llm.types import EFFORTS, Block, Effort, EventType, Message, Request, StopReason, Usage
 from . import compaction, images, plan, prompt
 from .create import create as _create
-from .edit_turn import EDIT_ROUNDS, EditHost, run_edit_turn
 from .edit_turn import SYSTEM as EDIT_SYSTEM
+from .edit_turn import EditHost, run_edit_turn
 from .events import AgentEvent, AgentEventType, NoticeLevel
 from .permissions import check_mode
 from .probe import Capabilities, capabilities, probe
@@ -50,8 +51,8 @@ from .sessions import Rebuilt
 from .settings import AgentSettings
 from .shown import error_record
 from .stuck import StuckDetector, have_it
-from .subagent import Relay, subagent_answer, subagent_path, tools_for
-from .tools import ToolContext, ToolError, tool_specs
+from .subagent import run_task, tools_for
+from .tools import ToolContext, tool_specs
 from .tools._seen import SeenFiles
 from .tools.answer import as_answer
 from .transcript import Transcript, new_session_id
@@ -215,7 +216,7 @@ class Agent:
         self._ctx.line_numbers = prof.line_numbers
         self._stuck.have_it = have_it(prof.tools) if prof.repeat_nudge else ""
         self.tool_runner.tools = prof.tools
-        self._ctx.spawn = self._run_task if "task" in prof.tools else None
+        self._ctx.spawn = partial(run_task, self) if "task" in prof.tools else None
         self._ctx.jobs = s.jobs if "job_output" in prof.tools else None  # else none can start
         self.max_turns = prof.turn_limit(s.max_turns)
         if changed and (note := prof.describe(self.spec)):
@@ -288,7 +289,7 @@ class Agent:
         """The turn after the prompt: the tool loop, or the edit workflow (:mod:`.edit_turn`)
         for a model whose profile says so. Raises TurnOver when the turn is over."""
         if self._edit_workflow:
-            async for ev in run_edit_turn(self._edit_host(), typed):
+            async for ev in run_edit_turn(EditHost.of(self), typed):
                 yield ev
             return
         calls = 0
@@ -301,19 +302,6 @@ class Agent:
     def _edit_workflow(self) -> bool:  # in the main agent, outside plan mode (a plan is read)
         main = self._settings.role_label is None
         return self._profile.workflow == "edit" and main and self.permission_mode != "plan"
-
-    def _edit_host(self) -> EditHost:
-        return EditHost(
-            root=self.root,
-            window=self.context_window,
-            profile=self._profile,
-            rounds=min(EDIT_ROUNDS, self.max_turns),
-            denies_read=lambda path: self.path_denied("read_file", path),
-            mark_read=self._ctx.seen.record,
-            call_model=self._call_model,
-            append=self._append,
-            run_calls=lambda calls, ends: self._run_calls(calls, {}, ends=ends),
-        )
 
     async def _step(self, last: bool) -> AsyncIterator[AgentEvent]:
         """One model call and its tool calls. Raises TurnOver when the turn is over."""
@@ -562,27 +550,6 @@ class Agent:
             tool_source=None,
         )
         return Agent(settings, self._settings.resolver(role))
-
-    async def _run_task(self, role: str, prompt_: str) -> str:
-        """The task tool: a subagent on ``role`` with its own transcript, linked from this one;
-        its usage counted here, its events relayed (subagent.Relay)."""
-        self._subagents += 1
-        path = subagent_path(self._settings.transcript_path, self._subagents, role)
-        try:
-            sub = self.spawn(role, path)
-        except LarikError as e:
-            raise ToolError(f"cannot start the {role} subagent: {e}") from None
-
-        def account(ev: AgentEvent) -> AgentEvent:
-            provider = sub.provider_name if ev.model == sub.model else None
-            return self._account(ev.usage or Usage(), ev.model, provider, ev.role, role)
-
-        relay = Relay(role, account, self._record, self._ctx.emit)
-        relay.link(path, self._settings.transcript_path, sub.session_id)
-        try:
-            return await subagent_answer(role, sub.run_turn(prompt_), relay)
-        finally:
-            await sub.close()
 
     async def _session_start(self, source: str) -> None:
         if self._hooks is not None:  # SessionStart hooks: notices shown at the next turn

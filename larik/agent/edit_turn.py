@@ -35,7 +35,7 @@ import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..llm.types import Block, Message, StopReason
 from ..paths import resolve_path
@@ -44,6 +44,9 @@ from .edit_reply import FileEdit, Format, Parsed, Problem, format_rules, parse_r
 from .events import AgentEvent, AgentEventType
 from .profile import Profile
 from .turn import Reply, TurnOver
+
+if TYPE_CHECKING:
+    from .agent import Agent
 
 __all__ = ["EDIT_ROUNDS", "SYSTEM", "EditHost", "run_edit_turn"]
 
@@ -76,6 +79,21 @@ class EditHost:
     call_model: Callable[[Reply], AsyncIterator[AgentEvent]]
     append: Callable[[Message, bool], None]  # (message, written by the harness)
     run_calls: Callable[[list[Block], dict[str, AgentEvent]], AsyncIterator[AgentEvent]]
+
+    @classmethod
+    def of(cls, agent: Agent) -> EditHost:
+        """The agent's pieces the workflow runs on (its friend, as :mod:`.create` is)."""
+        return cls(
+            root=agent.root,
+            window=agent.context_window,
+            profile=agent._profile,
+            rounds=min(EDIT_ROUNDS, agent.max_turns),
+            denies_read=lambda path: agent.path_denied("read_file", path),
+            mark_read=agent._ctx.seen.record,
+            call_model=agent._call_model,
+            append=agent._append,
+            run_calls=lambda calls, ends: agent._run_calls(calls, {}, ends=ends),
+        )
 
     @property
     def max_output(self) -> int:

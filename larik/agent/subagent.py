@@ -19,15 +19,21 @@ import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..llm.errors import LarikError
+from ..llm.types import Usage
 from .events import AgentEvent, AgentEventType
 from .runner import CALL_ID
 from .tools import ALL_TOOLS, READ_ONLY_TOOLS, ToolError
 
+if TYPE_CHECKING:
+    from .agent import Agent
+
 __all__ = [
     "Relay",
     "SubStep",
+    "run_task",
     "subagent_answer",
     "subagent_links",
     "subagent_path",
@@ -172,3 +178,25 @@ async def subagent_answer(
             "before finishing; do not give it the same job again unchanged]"
         )
     return answer.strip() or f"(the {role} subagent finished without an answer)"
+
+
+async def run_task(parent: Agent, role: str, prompt: str) -> str:
+    """The task tool of ``parent``: a subagent on ``role`` with its own transcript, linked from
+    the parent's; its usage counted there, its events relayed (:class:`Relay`)."""
+    parent._subagents += 1
+    path = subagent_path(parent._settings.transcript_path, parent._subagents, role)
+    try:
+        sub = parent.spawn(role, path)
+    except LarikError as e:
+        raise ToolError(f"cannot start the {role} subagent: {e}") from None
+
+    def account(ev: AgentEvent) -> AgentEvent:
+        provider = sub.provider_name if ev.model == sub.model else None
+        return parent._account(ev.usage or Usage(), ev.model, provider, ev.role, role)
+
+    relay = Relay(role, account, parent._record, parent._ctx.emit)
+    relay.link(path, parent._settings.transcript_path, sub.session_id)
+    try:
+        return await subagent_answer(role, sub.run_turn(prompt), relay)
+    finally:
+        await sub.close()
