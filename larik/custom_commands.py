@@ -436,7 +436,8 @@ async def _shell_line(
         return f"[!`{template}` was not run: {why}]"
     text, ran = await shell(shell_line(template, arguments, args))
     if not ran:
-        out.notes.append(f"!`{short}` not run: {frontmatter.one_line(text, 200)}")
+        # the refusal whole: it ends with the allow rule to add (a long one loses its middle)
+        out.notes.append(f"!`{short}` not run: {frontmatter.one_line(text, 800, keep_end=True)}")
         return f"[!`{template}` was not run: {text}]"
     return text.removesuffix("[exit code 0]").rstrip("\n")
 

@@ -134,9 +134,15 @@ def words(doc: Document, key: str) -> tuple[str, ...]:
     return ()
 
 
-def one_line(value: str, limit: int) -> str:
+def one_line(value: str, limit: int, *, keep_end: bool = False) -> str:
     """``value`` safe to show on one line and to put in a prompt: control characters (and
     bidi and zero-width marks) become spaces, runs of white space one space, at most
-    ``limit`` characters."""
+    ``limit`` characters. ``keep_end``: a longer one loses its middle, not its end (where a
+    refusal says what to do)."""
     flat = " ".join(_CONTROL.sub(" ", value).split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    if len(flat) <= limit:
+        return flat
+    if not keep_end:
+        return flat[: limit - 1].rstrip() + "…"
+    head = limit // 3
+    return flat[:head].rstrip() + " … " + flat[len(flat) - (limit - head - 3) :].lstrip()

@@ -395,8 +395,8 @@ def _stopped(
 
 def _progress(ev: AgentEvent, err: IO[str]) -> None:
     """What the run is doing, one line each, on stderr (a terminal, or ``--verbose``): each tool
-    call, each model reply (a subagent's too) and the notices that are not warnings (those are
-    printed anyway)."""
+    call and its result, each model reply (a subagent's too) and the notices that are not
+    warnings (those are printed anyway)."""
     who = f"[{ev.subagent}] " if ev.subagent else ""
     if ev.type is E.TOOL_START:
         line = f"{ev.tool_name} {ev.text}".rstrip()
@@ -405,11 +405,24 @@ def _progress(ev: AgentEvent, err: IO[str]) -> None:
         line = (
             f"{ev.model or 'the model'} replied ({u.input + u.cache_read:,} in, {u.output:,} out)"
         )
+    elif ev.type is E.TOOL_END:
+        line = _result_line(ev)
     elif ev.type is E.NOTICE and ev.level == "info":
         line = ev.text
     else:
         return
     print(f"larik: · {who}{' '.join(line.split())[:200]}", file=err, flush=True)
+
+
+def _result_line(ev: AgentEvent) -> str:
+    """A tool call's result in one line: done or failed, how long, its first line of output
+    and how many more there are."""
+    lines = [line for line in ev.text.splitlines() if line.strip()]
+    first = " ".join(lines[0].split()) if lines else "(no output)"
+    first = first if len(first) <= 120 else first[:119] + "…"
+    more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+    state = "failed" if ev.is_error else "done"
+    return f"{ev.tool_name} {state} in {ev.duration:.1f}s: {first}{more}"
 
 
 def _cut_short(outcome: _Outcome) -> list[AgentEvent]:
@@ -501,6 +514,7 @@ def _result(agent: Any, outcome: _Outcome, ok: bool, opts: PrintOptions) -> dict
             "cost_by_model": {},
             "usage_by_role": {},
         }
+    usage = agent.usage
     return {
         "type": "result",
         "ok": ok,
@@ -510,13 +524,13 @@ def _result(agent: Any, outcome: _Outcome, ok: bool, opts: PrintOptions) -> dict
         "error": outcome.error or None,
         "session_id": agent.session_id,
         "model": agent.spec,
-        "usage": agent.usage.total.model_dump(exclude_defaults=False),
-        "cost": agent.usage.total_cost,
-        "usage_by_model": {
-            m: u.model_dump(exclude_defaults=False) for m, u in agent.usage.by_model.items()
+        "usage": usage.total.model_dump(exclude_defaults=False),
+        "cost": usage.total_cost,
+        "usage_by_model": {  # keyed provider/model, as "model" and /cost name it
+            usage.spec(m): u.model_dump(exclude_defaults=False) for m, u in usage.by_model.items()
         },
-        "cost_by_model": dict(agent.usage.cost_by_model),
+        "cost_by_model": {usage.spec(m): c for m, c in usage.cost_by_model.items()},
         "usage_by_role": {
-            r: u.model_dump(exclude_defaults=False) for r, u in agent.usage.by_role.items()
+            r: u.model_dump(exclude_defaults=False) for r, u in usage.by_role.items()
         },
     }

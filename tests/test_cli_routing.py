@@ -141,7 +141,7 @@ def test_routing_suggest_shows_bench_evidence(loopback):
             '[providers.box]\ntype = "openai-compatible"\nbase_url = "https://u:pw@h.example"\n',
             "providers.box.base_url: must not contain a user name or password",
         ),
-        ('max_turns = "many"\n', "max_turns: Input should be a valid integer"),
+        ('max_turns = "many"\n', "max_turns: should be a whole number (got 'many')"),
         ('model = "a/b"\n[roles\n', ":2: invalid TOML"),
     ],
 )

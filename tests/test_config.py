@@ -150,7 +150,7 @@ def test_toml_syntax_error_names_the_file_and_line(tmp_path):
 def test_wrong_type_names_the_file_and_key(tmp_path):
     path = write_user('max_turns = "lots"\n')
     msg = _one_line_error(tmp_path)
-    assert msg.startswith(f"{path}: max_turns:") and "integer" in msg
+    assert msg.startswith(f"{path}: max_turns:") and "whole number" in msg
 
 
 def test_out_of_range_value_names_the_key(tmp_path):

@@ -273,5 +273,5 @@ def test_a_broken_config_ends_the_tui_with_one_line_and_code_2_as_through_typer(
     lines = [_ERROR_LINE.findall(out) for _, out in (fast, typer)]
     assert lines[0] == lines[1] and len(lines[0]) == 1
     assert lines[0][0].startswith(f"larik: {user_config_path()}")
-    assert "max_turns: Input should be a valid integer" in lines[0][0]
+    assert "max_turns: should be a whole number (got 'many')" in lines[0][0]
     assert "Traceback" not in fast[1]

@@ -125,8 +125,8 @@ async def _open(
 
 def _restore(agent: Agent, rebuilt: Rebuilt) -> None:
     agent.messages, agent.restored = rebuilt.messages, rebuilt
-    for model, role, usage, cost in rebuilt.usage:
-        agent.usage.add(model, role, usage, cost)
+    for model, role, usage, cost, provider in rebuilt.usage:
+        agent.usage.add(model, role, usage, cost, provider)
     if rebuilt.model and rebuilt.model != agent.spec:
         agent._record_switch(rebuilt.model)
     agent._answer_dangling_calls()

@@ -190,7 +190,8 @@ def _answered_by(line: bytes) -> str:
 class Rebuilt:
     messages: list[Message]
     model: str  # the spec the session was last using ("" when never recorded)
-    usage: list[tuple[str, str, Usage, float | None]] = field(default_factory=list)
+    #: (model, role, tokens, cost, provider) of each reply
+    usage: list[tuple[str, str, Usage, float | None, str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     shown: Shown = field(default_factory=Shown)
     """What the live view showed beside the messages (``shown.py``): for a front end."""
@@ -234,7 +235,8 @@ def rebuild(
                 cost = float(cost) if isinstance(cost, int | float) else None
                 if cost is not None and not math.isfinite(cost):
                     raise ValueError(f"cost is {cost}")
-                out.usage.append((_text(rec.get("model")), _text(rec.get("role")), usage, cost))
+                who = (_text(rec.get("model")), _text(rec.get("role")))
+                out.usage.append((*who, usage, cost, _text(rec.get("provider"))))
                 out.shown.replied(usage, _text(rec.get("role")), "subagent" in rec)
             else:
                 out.shown.take(rec, len(out.messages))

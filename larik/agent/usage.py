@@ -37,6 +37,12 @@ class Accounting:
                 None if cost is None and prev is None else (prev or 0.0) + (cost or 0.0)
             )
 
+    def spec(self, model: str) -> str:
+        """``provider/model`` for a model that answered (the model alone when its provider is
+        not known): how ``model``, ``/cost`` and print mode's JSON name it."""
+        provider = self.providers.get(model, "")
+        return f"{provider}/{model}" if provider and not model.startswith(f"{provider}/") else model
+
     @property
     def total(self) -> Usage:
         """Every model's tokens together."""

@@ -149,7 +149,7 @@ def add_cmd(
     try:
         McpServerConfig.model_validate(table)
     except ValidationError as e:
-        key, msg = first_error(e)
+        key, msg = first_error(e, model=McpServerConfig)
         _fail(f"mcp add {name}: {key + ': ' if key else ''}{msg}")
     config = _config(False)
     if name in config.mcp.servers:

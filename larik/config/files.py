@@ -10,11 +10,12 @@ import re
 import tempfile
 import threading
 import tomllib
+import types
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ..llm.errors import ConfigError
 from .paths import user_config_path
@@ -75,12 +76,102 @@ def _check_unknown_keys(data: Mapping[str, Any], path: Path) -> None:
             raise ConfigError(f"{path}: {key}: unknown key{hint}")
 
 
-def first_error(e: ValidationError, skip: tuple[str, ...] = ()) -> tuple[str, str]:
+#: pydantic's error types in Larik's words (``{name}``: from the error's context).
+_WORDS = {
+    "missing": "missing (it is required)",
+    "extra_forbidden": "unknown key",
+    "int_parsing": "should be a whole number",
+    "int_type": "should be a whole number",
+    "int_from_float": "should be a whole number",
+    "float_parsing": "should be a number",
+    "float_type": "should be a number",
+    "bool_parsing": "should be true or false",
+    "bool_type": "should be true or false",
+    "string_type": "should be a string (in quotes)",
+    "list_type": "should be a list ([…])",
+    "dict_type": "should be a table",
+    "model_type": "should be a table",
+    "model_attributes_type": "should be a table",
+    "greater_than": "should be more than {gt}",
+    "greater_than_equal": "should be at least {ge}",
+    "less_than": "should be less than {lt}",
+    "less_than_equal": "should be at most {le}",
+    "literal_error": "should be {expected}",
+    "enum": "should be {expected}",
+    "string_too_short": "should be at least {min_length} characters",
+    "string_too_long": "should be at most {max_length} characters",
+    "too_short": "should have at least {min_length} entries",
+    "too_long": "should have at most {max_length} entries",
+}
+
+
+def first_error(
+    e: ValidationError, skip: tuple[str, ...] = (), model: type[BaseModel] | None = None
+) -> tuple[str, str]:
     """A validation error's first problem as ``(dotted key, message)``: the one line every
-    config reader prints (``skip``: path parts that name a container, not a key)."""
+    config reader prints, in Larik's words (:data:`_WORDS`), with "did you mean" for an
+    unknown key (the keys of ``model``'s table there) or a value that is nearly an allowed one
+    (``skip``: path parts that name a container, not a key)."""
     err = e.errors()[0]
-    key = ".".join(str(p) for p in err["loc"] if p not in skip)
-    return key, str(err["msg"]).removeprefix("Value error, ")
+    loc = err["loc"]
+    key = ".".join(str(p) for p in loc if p not in skip)
+    kind = err["type"]
+    words = _WORDS.get(kind)
+    if words is None:
+        return key, str(err["msg"]).removeprefix("Value error, ")
+    try:
+        context = {k: _plain(v) for k, v in (err.get("ctx") or {}).items()}
+        msg = words.format(**context)
+    except (KeyError, IndexError, ValueError):
+        msg = str(err["msg"])
+    choices: list[str] = []
+    typed = ""
+    if kind == "extra_forbidden" and model is not None and loc:
+        choices, typed = _keys_at(model, loc[:-1]), str(loc[-1])
+    elif kind in ("literal_error", "enum") and isinstance(err.get("input"), str):
+        choices = re.findall(r"'([^']*)'", str((err.get("ctx") or {}).get("expected", "")))
+        typed = err["input"]
+    near = difflib.get_close_matches(typed, choices, n=1, cutoff=0.6) if typed else []
+    return key, msg + (f" (did you mean {near[0]!r}?)" if near else "")
+
+
+def _plain(value: object) -> object:
+    """600.0 as 600: a limit as the user would write it."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _keys_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
+    """The keys of the table at ``loc`` in ``model``'s shape ([] when it is not a model's)."""
+    import typing
+
+    tp: Any = model
+    for part in (*loc, None):
+        while True:  # through Optional, dict[str, X] and list[X] to a model
+            origin = typing.get_origin(tp)
+            args = [a for a in typing.get_args(tp) if a is not type(None)]
+            if origin in (typing.Union, types.UnionType) and args:
+                tp = next(
+                    (a for a in args if isinstance(a, type) and issubclass(a, BaseModel)), args[0]
+                )
+            elif part is not None and origin in (dict, Mapping) and len(args) == 2:
+                tp, part = args[1], None
+                break
+            elif part is not None and origin is list and args:
+                tp, part = args[0], None
+                break
+            else:
+                break
+        if part is None:
+            continue
+        if not (isinstance(tp, type) and issubclass(tp, BaseModel)):
+            return []
+        field = tp.model_fields.get(str(part))
+        if field is None:
+            return []
+        tp = field.annotation
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return [f.alias or name for name, f in tp.model_fields.items()]
+    return []
 
 
 def _validate(data: dict[str, Any], path: Path) -> Config:
@@ -91,11 +182,14 @@ def _validate(data: dict[str, Any], path: Path) -> Config:
         raise ConfigError(f"{path}: a value is nested too deeply") from None
     except ValidationError as e:
         err = e.errors()[0]
-        key, msg = first_error(e)
+        key, msg = first_error(e, model=Config)
         key = key or "(top level)"
         secret = any(s in key for s in _SECRET_KEYS)
-        got = "" if secret or err["type"] == "value_error" else _short(err.get("input"))
-        raise ConfigError(f"{path}: {key}: {msg}{got}") from None
+        quiet = secret or err["type"] in ("value_error", "extra_forbidden", "missing")
+        got = "" if quiet else _short(err.get("input"))
+        words, hint, near = msg.partition(" (did you mean ")
+        tail = f"{got[:-1]}; did you mean {near}" if got and hint else f"{got}{hint}{near}"
+        raise ConfigError(f"{path}: {key}: {words}{tail}") from None
 
 
 def _short(value: object) -> str:

@@ -192,7 +192,7 @@ def _claude_hooks(cwd: Path | None) -> dict[str, dict[str, Any]]:
             tables = dict(claude_settings_hooks(path))
             HooksConfig.model_validate(tables)
         except ValidationError as e:
-            where, msg = first_error(e)
+            where, msg = first_error(e, model=HooksConfig)
             tables = {trust.UNREADABLE: f"hooks.{where}: {msg}"}
         except ValueError as e:
             tables = {trust.UNREADABLE: str(e)}
@@ -235,7 +235,7 @@ def _read_mcp_json(path: Path) -> dict[str, Any]:
         try:
             McpConfig(servers={name: McpServerConfig.model_validate(table)})
         except ValidationError as e:
-            key, msg = first_error(e, skip=("servers",))
+            key, msg = first_error(e, skip=("servers",), model=McpConfig)
             where = f"mcpServers.{name[:40]}" + (f".{key}" if key and key != name else "")
             raise ConfigError(f"{path}: {where}: {msg}") from None
     return servers

@@ -39,7 +39,7 @@ def test_the_flat_and_the_nested_claude_code_shapes_both_load(tmp_path):
         ('[[hooks.Stop]]\nmatcher = "("\ncommand = "x"\n', "not a regular expression"),
         ("[[hooks.Stop]]\ntimeout = 5\n", "either command or hooks"),
         ('[[hooks.Stop]]\ncommand = "x"\nhooks = [{command = "y"}]\n', "either command or hooks"),
-        ('[[hooks.Stop]]\ncommand = "x"\ntimeout = 5000\n', "less than or equal to 600"),
+        ('[[hooks.Stop]]\ncommand = "x"\ntimeout = 5000\n', "should be at most 600"),
         ('[[hooks.Stop]]\ncommand = "x"\nmatchr = "bash"\n', "matchr"),
         ('[[hooks.Stop]]\nhooks = [{type = "prompt", command = "y"}]\n', "command"),
     ],

@@ -47,8 +47,8 @@ def test_user_servers_from_config_toml(tmp_path):
         ('url = "https://a.example/mcp"\nargs = ["x"]', "for stdio servers"),
         ('command = "x"\nheaders = { A = "b" }', "for HTTP servers"),
         ('command = "x"\nenv = { "A B" = "c" }', "not an environment variable name"),
-        ('command = "x"\ntimeout = 0', "greater than 0"),
-        ('command = "x"\nbogus = 1', "Extra inputs"),
+        ('command = "x"\ntimeout = 0', "should be more than 0"),
+        ('command = "x"\nbogus = 1', "bogus: unknown key"),
     ],
 )
 def test_a_bad_server_table_is_one_line_naming_the_file_and_key(tmp_path, table, error):
