@@ -2,6 +2,8 @@
 
     .venv/bin/python benchmarks/sandbox.py                 # 100 rounds, about 10 s
     .venv/bin/python benchmarks/sandbox.py --rounds 300
+    chrt -f 10 .venv/bin/python benchmarks/sandbox.py  # a busy machine (root): the sandbox's
+                                                       # own cost, not the queue for a core
 
 The target (issue 17): the sandbox adds at most 30 ms to a short command.
 
