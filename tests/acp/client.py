@@ -161,6 +161,14 @@ class Recorder:
             os.killpg(proc.pid, 9)
         return ReleaseTerminalResponse()
 
+    async def aclose(self) -> None:
+        """Every terminal's process ended and reaped (none outlives the test's loop)."""
+        for proc, _, reader in self._procs.values():
+            if proc.returncode is None:
+                os.killpg(proc.pid, 9)
+            await proc.wait()
+            await reader
+
     # what was said
     def of(self, kind: str) -> list[Any]:
         return [u for _, u in self.updates if u.session_update == kind]
@@ -191,7 +199,10 @@ async def larik_acp(project: Path, client: Recorder, *args: str) -> AsyncIterato
         client, sys.executable, "-m", "larik.cli", "acp", *args, env=env(), cwd=project,
         use_unstable_protocol=True,
     ) as (conn, proc):  # fmt: skip
-        yield conn, proc
+        try:
+            yield conn, proc
+        finally:
+            await client.aclose()
 
 
 async def until(check: Callable[[], Any], what: str, timeout: float = WAIT) -> Any:
