@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ResolvedPath", "resolve_path", "shown"]
+__all__ = ["ResolvedPath", "resolve_path", "shown", "wide_root", "wide_root_line"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPED_BYTE = re.compile(r"\\x([89a-fA-F][0-9a-fA-F])")
@@ -64,3 +64,31 @@ def shown(text: str) -> str:
 def _escape(m: re.Match[str]) -> str:
     code = ord(m[0])
     return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def wide_root(root: Path, home: Path | None = None) -> str:
+    """What ``root`` is when it is far wider than a project — ``/``, the home folder, or a
+    folder holding it — in words ("" for any other folder). Working there, the model reads all
+    of it and a sandboxed command may write anywhere under it (the sandbox opens the project
+    folder): the TUI asks first, print mode refuses without ``--trust-project``.
+    Imports nothing: the TUI asks before its config is loaded."""
+    root = root.resolve()
+    try:
+        home = (home or Path.home()).resolve()
+    except (RuntimeError, OSError):  # no home to be found: only / is known to be too wide
+        home = None
+    if root == Path(root.anchor):
+        return "the root of the whole file system"
+    if home is not None and root == home:
+        return "your home folder"
+    if home is not None and root in home.parents:
+        return f"a folder holding your home folder ({home})"
+    return ""
+
+
+def wide_root_line(root: Path, what: str) -> str:
+    """The one line that says why ``root`` (:func:`wide_root`: ``what``) is no project."""
+    return (
+        f"{root} is {what}: the model would read all of it, and a command may change any file "
+        "under it. Start Larik in a project's folder"
+    )

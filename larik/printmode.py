@@ -191,6 +191,9 @@ def _check(opts: PrintOptions, stdin: IO[str], err: IO[str]) -> str:
             "--resume needs a session id in print mode: use --continue (-c) for the latest "
             "session, or run `larik --resume` to list them"
         )
+    wide = "" if opts.trust_project else _wide_root(opts.cwd)
+    if wide:
+        raise UsageError(f"{wide} (or pass --trust-project to work here all the same)")
     if opts.prompt == "-":
         buffer = getattr(stdin, "buffer", None)  # bytes: the pipe's encoding is not ours to guess
         prompt, bad = utf8_text(buffer.read() if buffer is not None else stdin.read())
@@ -205,6 +208,13 @@ def _check(opts: PrintOptions, stdin: IO[str], err: IO[str]) -> str:
             file=err,
         )
     return prompt
+
+
+def _wide_root(cwd: Path) -> str:
+    from .paths import wide_root, wide_root_line
+
+    what = wide_root(cwd)
+    return wide_root_line(cwd.resolve(), what) if what else ""
 
 
 def utf8_text(value: str | bytes) -> tuple[str, int]:

@@ -57,6 +57,9 @@ def run_tui(
             tool_source=app.chat.mcp,  # the MCP servers, started after the first frame
         )
 
+    from ..paths import wide_root, wide_root_line
+
+    what = "" if trust_project else wide_root(cwd)
     loader = None if config is not None else (lambda: _load_settings(cwd, trust_project))
     history = _history_path() if config is not None else None
     app = LarikApp(
@@ -68,6 +71,7 @@ def run_tui(
         history_path=history,
         config_loader=loader,
         prompt=prompt,
+        wide_root=wide_root_line(cwd.resolve(), what) if what else "",
     )
     code = app.run()
     signals = getattr(app, "quit_signals", None)

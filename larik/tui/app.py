@@ -59,10 +59,12 @@ class LarikApp(App[int]):
         history_path: Path | None = None,
         config_loader: ConfigLoader | None = None,
         prompt: str = "",
+        wide_root: str = "",
     ) -> None:
         super().__init__()
         self.config_loader = config_loader
         self.start_prompt = prompt  # ``larik "PROMPT"``: sent once the agent is there
+        self.wide_root = wide_root  # why cwd is no project (larik.trust.wide_root_line) or ""
         self._reload_config: ConfigLoader | None = None
         self.startup_error = ""  # why the app ended before it could start (printed by run_tui)
         self.first_paint_done = False
@@ -104,7 +106,7 @@ class LarikApp(App[int]):
         """After the first frame, in a worker: the config, then the agent. A modal question
         for the user before the agent exists goes between the two
         (``await self.push_screen_wait(screen)``)."""
-        if not await self.load_config():
+        if not await self.confirm_wide_root() or not await self.load_config():
             return
         await self.ask_trust()
         await self.chat.start()
@@ -121,6 +123,22 @@ class LarikApp(App[int]):
             self.chat.prompt.move_cursor(self.chat.prompt.document.end)
             return
         self.chat.prompt.send(text)
+
+    async def confirm_wide_root(self) -> bool:
+        """In ``/`` or the home folder (far wider than a project): ask before anything else;
+        no ends the app (exit code 0) with the reason on stderr."""
+        if not self.wide_root:
+            return True
+        from .screens.wide_root import WideRootScreen
+
+        if await self.push_screen_wait(WideRootScreen(self.wide_root)):
+            self.chat.say(
+                f"working in {self.wide_root.split(' is ', 1)[0]} as you asked", "warning"
+            )
+            return True
+        self.startup_error = f"larik: not started: {self.wide_root}"
+        self.exit(0)
+        return False
 
     async def ask_trust(self) -> None:
         """ "Trust this folder?" when the project's config asks for what needs trust and the
