@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from .agent.events import AgentEvent, AgentEventType
-from .llm.errors import ConfigError, LarikError, ResolveError
+from .llm.errors import ConfigError, LarikError, LoginExpired, ResolveError
 from .llm.secrets import MaskingWriter
 from .llm.types import EFFORTS, StopReason
 from .session import Session, SessionEvent, SessionEventType, SessionOptions, Turn
@@ -84,6 +84,7 @@ class _Outcome:
     text: str = ""
     stop: str = ""
     error: str = ""
+    login: bool = False  # the error was a sign-in that must be redone (exit code 2)
     plan: str = ""  # plan mode: the plan the turn ended with
     running: dict[str, AgentEvent] = field(default_factory=dict)  # tool_start without an end
 
@@ -267,6 +268,7 @@ async def _run(
                 _on_event(ev, opts.output_format, outcome, out, err)
     except LarikError as e:
         outcome.error, outcome.stop = str(e), "error"
+        outcome.login = isinstance(e, LoginExpired)
     except Exception as e:  # a bug: one line, not a traceback
         outcome.error, outcome.stop = f"internal error: {type(e).__name__}: {e}", "error"
     finally:
@@ -291,6 +293,8 @@ async def _run(
     else:
         out.write(json.dumps(_result(agent, outcome, ok, opts), ensure_ascii=False) + "\n")
     out.flush()
+    if outcome.login:  # like a missing key: the user must act (larik login NAME)
+        return 2
     return 0 if ok else 1
 
 
@@ -465,6 +469,7 @@ def _on_event(ev: AgentEvent, fmt: str, outcome: _Outcome, out: IO[str], err: IO
         outcome.plan = str(ev.data.get("plan") or "")
     elif ev.type is E.ERROR:
         outcome.error, outcome.stop = ev.text, "error"
+        outcome.login = outcome.login or bool(ev.data.get("sign_in"))
     if fmt == "stream-json":
         out.write(json.dumps(event_json(ev), ensure_ascii=False) + "\n")
         out.flush()

@@ -31,7 +31,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..llm.errors import APIError, ConfigError, ContextOverflow, LarikError
+from ..llm.errors import APIError, ConfigError, ContextOverflow, LarikError, LoginExpired
 from ..llm.replay import merge_adjacent
 from ..llm.types import EFFORTS, Block, Effort, EventType, Message, Request, StopReason, Usage
 from . import compaction, images, plan, prompt
@@ -279,7 +279,9 @@ class Agent:
                 for ev in self.checkpoints.end_turn():
                     yield ev
                 self._record(error_record(str(e)))  # shown again on resume
-                yield AgentEvent(E.ERROR, text=str(e))
+                # a sign-in to redo (larik login NAME): print mode exits 2 as for a missing key
+                again = {"sign_in": e.command} if isinstance(e, LoginExpired) else {}
+                yield AgentEvent(E.ERROR, text=str(e), data=again)
         except BaseException:
             self._settle()
             self.checkpoints.end_turn()

@@ -40,7 +40,8 @@ class AgentEventType(StrEnum):
     NOTICE = "notice"  # text, level: fallback switch, compaction, warnings
     USAGE = "usage"  # usage, model, role, cost (USD or None) for one model call
     TURN_END = "turn_end"  # stop_reason, text: final assistant text of the turn
-    ERROR = "error"  # text: one-line error; the turn ended without finishing
+    ERROR = "error"  # text: one-line error; the turn ended without finishing; data: sign_in
+    # (the `larik login NAME` to run again, when the error was an expired sign-in)
     CHECKPOINT = "checkpoint"  # data: checkpoint (id), turn; at the turn's end also files, done
 
 

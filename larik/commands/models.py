@@ -27,7 +27,7 @@ def models(
         False, "--available", help="Only models with a key or a running local server."
     ),
 ) -> None:
-    """List known models: access (key / local server), context window, prices per 1M tokens."""
+    """List known models: access (key / sign-in / local server), window, prices per 1M tokens."""
     from ..llm.errors import ConfigError
 
     try:
@@ -118,16 +118,31 @@ def _provider_names() -> list[str]:
 
 
 def _access(provider: str, local: bool, up: set[str], config: Any) -> tuple[bool, str]:
-    from ..llm.errors import MissingKeyError
+    from ..llm.errors import MissingKeyError, NotSignedIn
     from ..routing import api_key_for
 
     if local:
         return (True, "server up") if provider in up else (False, "server down")
     try:
         api_key_for(provider, config)
+    except NotSignedIn as e:
+        return False, f"not signed in: {e.command}"
     except MissingKeyError as e:
         return False, "no key: set " + " or ".join(e.env_names)
-    return True, "key"
+    return True, _signed_in(provider, config) or "key"
+
+
+def _signed_in(provider: str, config: Any) -> str:
+    """ "signed in" (and the plan's last usage figures) for a sign-in provider, else ""."""
+    from ..llm.endpoint import resolve_endpoint
+    from ..llm.signin import quota
+    from ..llm.signin.store import AccountStore
+
+    endpoint = resolve_endpoint(provider, config)
+    if endpoint.account is None:
+        return ""
+    seen = quota.load(AccountStore(config.accounts_dir), endpoint.account)
+    return "signed in" + (f" ({quota.describe(seen)})" if seen is not None else "")
 
 
 def _money(v: float | None) -> str:
@@ -164,4 +179,7 @@ def _print_table(rows: list[dict[str, Any]], as_of: str) -> None:
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for row in table:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
-    print(f"\nPrices: USD per 1M tokens, as of {as_of}; local models cost nothing.")
+    print(
+        f"\nPrices: USD per 1M tokens, as of {as_of}; local models cost nothing, and a signed-in "
+        "plan's models are paid by the plan (larik login)."
+    )

@@ -299,6 +299,13 @@ class Config(BaseModel):
                 )
         return roles
 
+    @property
+    def accounts_dir(self) -> Path:
+        """Where signed-in accounts are kept (``larik login``): ``<state>/accounts``."""
+        from .paths import state_dir
+
+        return state_dir() / "accounts"
+
     def routing(self) -> RoutingSnapshot:
         """The routing-relevant settings, copied under the routing lock."""
         with _ROUTING_LOCK:

@@ -20,6 +20,13 @@ themselves (no ``os.environ``, no config), so every rule below holds for all of 
   kind's optional ones (``OLLAMA_API_KEY``). ``Endpoint.require_key()`` raises MissingKeyError
   naming the variables when a required key is missing.
 * **Local**: the base URL is loopback (or the kind runs in-process, ``scripted``).
+* **Sign-in kinds** (``chatgpt``, ``copilot``: :attr:`~larik.llm.registry.Kind.signin`): the
+  key is the signed-in account's access token (``Endpoint.account``, read from
+  ``config.accounts_dir``; ``require_key()`` raises NotSignedIn naming ``larik login NAME``).
+  ``Endpoint.auth_url`` is the sign-in server: its default, or the user's environment variable
+  :attr:`~larik.llm.signin.SignIn.auth_url_env`, checked like a base URL (read here and
+  nowhere else). Copilot's base URL, when neither the config nor the environment sets one, is
+  the API URL the account's token exchange named (checked at sign-in).
 
 Every key and header value an endpoint carries is registered with :mod:`larik.llm.secrets`,
 so it is masked by value wherever text leaves the process.
@@ -31,15 +38,18 @@ import importlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from . import registry
-from .errors import ConfigError, LarikError, MissingKeyError, ResolveError
+from .errors import ConfigError, LarikError, MissingKeyError, NotSignedIn, ResolveError
 from .net import is_loopback_url, validate_base_url
 
 if TYPE_CHECKING:
     from .settings import LlmSettings, ProviderSettings
+    from .signin import SignIn
+    from .signin.store import Account
 
 __all__ = [
     "Endpoint",
@@ -72,6 +82,12 @@ class Endpoint:
     key_required: bool = False
     headers: Mapping[str, str] = field(default_factory=lambda: _EMPTY, repr=False)
     """Extra HTTP headers from ``providers.NAME.headers``."""
+    auth_url: str = ""
+    """A sign-in kind's sign-in server (checked); "" for other kinds."""
+    account: Account | None = field(default=None, repr=False)
+    """A sign-in kind's signed-in account (None: not signed in)."""
+    accounts_dir: Path | None = None
+    """Where the account is kept (a sign-in kind's adapter refreshes it there)."""
 
     @property
     def local(self) -> bool:
@@ -83,8 +99,19 @@ class Endpoint:
         return bool((entry is not None and entry.in_process) or (spec is not None and spec.local))
 
     @property
+    def signin(self) -> SignIn | None:
+        """The sign-in of a sign-in kind (None for a keyed one)."""
+        from .signin import signin
+
+        entry = registry.kind(self.kind)
+        return signin(entry.signin) if entry is not None and entry.signin else None
+
+    @property
     def key_hint(self) -> str:
         """What to set to give this provider a key, for messages (never the key)."""
+        sign = self.signin
+        if sign is not None:
+            return f"`{sign.command}`"
         if self.key_env:
             return self.key_env
         if self.key_names:
@@ -93,6 +120,9 @@ class Endpoint:
 
     def require_key(self) -> str | None:
         """The key; MissingKeyError naming the variables when a required one is missing."""
+        sign = self.signin
+        if sign is not None and self.account is None:
+            raise NotSignedIn(self.name, sign.command)
         if self.key_required and not self.api_key:
             raise MissingKeyError(self.name, self.key_names)
         return self.api_key
@@ -106,12 +136,15 @@ def resolve_endpoint(
     spec = registry.get(name)
     pc = config.providers.get(name) if config is not None else None
     kind = _kind(name, spec, pc)
-    base_url = _base_url(name, spec, pc, kind, env)
-    key, key_env, names, required = _key(spec, pc, kind, env)
     headers = MappingProxyType(dict(pc.headers)) if pc is not None and pc.headers else _EMPTY
     from .secrets import remember
 
-    remember(key, *headers.values())
+    remember(*headers.values())
+    if kind is not None and kind.signin:
+        return _signed_in(name, kind, pc, config, env, headers)
+    base_url = _base_url(name, spec, pc, kind, env)
+    key, key_env, names, required = _key(spec, pc, kind, env)
+    remember(key)
     return Endpoint(
         name=name,
         kind=kind.name if kind is not None else (spec.type if spec is not None else ""),
@@ -143,6 +176,13 @@ def remember_known(
         names.update((pc.api_key_env,) if pc.api_key_env else ())
         values.extend((pc.api_key, *pc.headers.values()))
     remember(*values, *(env.get(n, "") for n in sorted(names)))
+    if config is not None:  # reading an account registers its tokens
+        from .signin import SIGNINS
+        from .signin.store import AccountStore
+
+        store = AccountStore(config.accounts_dir)
+        for name in SIGNINS:
+            store.all(name)
 
 
 def kind_of(name: str, config: LlmSettings | None = None) -> str:
@@ -216,6 +256,53 @@ def _base_url(
     elif kind is not None and not kind.in_process:
         raise ConfigError(f"{where}: a {kind.name} provider needs one")
     return url
+
+
+def _signed_in(
+    name: str,
+    kind: registry.Kind,
+    pc: ProviderSettings | None,
+    config: LlmSettings | None,
+    env: Mapping[str, str],
+    headers: Mapping[str, str],
+) -> Endpoint:
+    """The endpoint of a sign-in kind (see the module docstring)."""
+    from .signin import signin
+    from .signin.store import AccountStore
+
+    sign = signin(kind.signin)
+    if sign is None:
+        raise ConfigError(f"kind {kind.name}: unknown sign-in {kind.signin!r}")
+    auth_url, where = sign.auth_url, ""
+    raw = env.get(sign.auth_url_env, "").strip()
+    if raw:
+        auth_url, where = raw, f"environment variable {sign.auth_url_env}"
+    try:
+        validate_base_url(auth_url)
+    except ValueError as e:
+        raise ConfigError(f"{where or 'the sign-in server'}: {e}") from None
+    accounts = config.accounts_dir if config is not None else None
+    account = AccountStore(accounts).current(sign.name) if accounts is not None else None
+    configured = (pc.base_url if pc is not None else "") or env.get(kind.base_url_env, "").strip()
+    stored = account.extra.get("base_url", "") if account is not None else ""
+    base_url = _base_url(name, None, pc, kind, env) if configured or not stored else stored
+    if not configured and stored:
+        try:
+            validate_base_url(stored)
+        except ValueError as e:
+            raise ConfigError(f"the {sign.title} API URL of the stored login: {e}") from None
+    return Endpoint(
+        name=name,
+        kind=kind.name,
+        base_url=base_url,
+        api_key=account.access_token if account is not None else None,
+        key_names=(),
+        key_required=True,
+        headers=headers,
+        auth_url=auth_url,
+        account=account,
+        accounts_dir=accounts,
+    )
 
 
 def _parse_env_url(kind: registry.Kind, raw: str) -> str:

@@ -6,13 +6,20 @@
     ├── ConfigError                a bad config file or value (CLI exit code 2)
     ├── ResolveError               a model spec that cannot become a provider (exit code 2)
     │   └── MissingKeyError        the provider needs a key; names the env var to set
+    │       ├── NotSignedIn        a sign-in provider (chatgpt, copilot) with no login
     │       └── NoModelError       (routing.targets) no model asked for, configured or keyed
     ├── APIError(status, retryable, message, retry_after)
     │   │                          a model call failed; raised from Provider.stream's iterator;
     │   │                          ``unsupported`` names an input the model cannot take
     │   │                          ("image"): such an error is never retried
     │   ├── ContextOverflow        the prompt is too long for the model: compact and retry
+    │   ├── QuotaExceeded          a plan's usage window is spent (429); ``resets_at`` says when
+    │   │                          it refills: a fallback chain skips the model until then
+    │   ├── LoginExpired           a sign-in (``larik login NAME``) was revoked or expired
+    │   │                          (401; print mode exit code 2); never retried
     │   └── StreamTimeout          no first chunk / no chunk between chunks in time (retryable)
+    ├── SignInError                a login (``larik login NAME``) that could not be completed:
+    │                              the server's answer, the browser, the time it took
     ├── TranscriptError            (agent.transcript) a session file that cannot be read
     │   └── SessionLocked          another process is writing that session
     ├── CheckpointError            (agent.checkpoints) a snapshot or restore that cannot be done
@@ -46,8 +53,12 @@ __all__ = [
     "ConfigError",
     "ContextOverflow",
     "LarikError",
+    "LoginExpired",
     "MissingKeyError",
+    "NotSignedIn",
+    "QuotaExceeded",
     "ResolveError",
+    "SignInError",
     "StreamTimeout",
     "classify_status",
     "RETRY_MARK",
@@ -78,6 +89,20 @@ class MissingKeyError(ResolveError):
         self.env_names = tuple(env_names)
         names = " or ".join(self.env_names) or "api_key in its config"
         super().__init__(f"no API key for {provider}: set {names}")
+
+
+class SignInError(LarikError):
+    """A login could not be completed (``larik login``); the message says why, without a token."""
+
+
+class NotSignedIn(MissingKeyError):
+    """A sign-in provider (``chatgpt``, ``copilot``) has no stored login."""
+
+    def __init__(self, provider: str, command: str) -> None:
+        self.command = command
+        ResolveError.__init__(self, f"{provider}: not signed in: run `{command}`")
+        self.provider = provider
+        self.env_names = ()
 
 
 class APIError(LarikError):
@@ -126,6 +151,27 @@ class StreamTimeout(APIError):
 
     def __init__(self, message: str, *, provider: str = "") -> None:
         super().__init__(0, message, retryable=True, provider=provider)
+
+
+class QuotaExceeded(APIError):
+    """A flat-rate plan's usage window is spent. Not retried (the window does not refill in
+    seconds); a fallback chain skips this model until ``resets_at`` (epoch seconds, or None
+    when the server did not say)."""
+
+    def __init__(self, message: str, *, resets_at: float | None = None, provider: str = "") -> None:
+        self.resets_at = resets_at
+        super().__init__(429, message, retryable=False, provider=provider)
+
+
+class LoginExpired(APIError):
+    """A sign-in was revoked, expired or refused: the user must run ``command`` again. Never
+    retried; print mode exits with code 2 as for a missing key."""
+
+    def __init__(
+        self, provider: str, command: str, why: str = "the login expired or was revoked"
+    ) -> None:
+        self.command = command
+        super().__init__(401, f"{why}: run `{command}`", retryable=False, provider=provider)
 
 
 def classify_status(status: int) -> bool:

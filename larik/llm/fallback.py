@@ -8,8 +8,10 @@ Rules (each has a test in tests/llm/test_fallback.py):
 * The switch rewrites ``request.model`` for the candidate and yields a ``notice`` event.
 * A failed candidate goes into a process-wide cooldown table keyed by ``provider/model``:
   1 minute after a rate limit or server error, 10 minutes otherwise — or as long as the server's
-  ``Retry-After`` asked, up to an hour. While cooling down it is skipped without a notice. The
-  last candidate is always tried.
+  ``Retry-After`` asked, up to an hour. A plan whose usage window is spent (``QuotaExceeded``)
+  cools down until the window's reset time (up to :data:`QUOTA_MAX`; an hour when the server
+  named none). While cooling down it is skipped without a notice. The last candidate is always
+  tried.
 * No switch once a reply event (anything but a notice) has been yielded: the error propagates.
 * The final message is stamped with the model that answered.
 * ``ModelProber`` calls are delegated to the candidate serving the model.
@@ -22,7 +24,7 @@ from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 
-from .errors import APIError, ContextOverflow
+from .errors import APIError, ContextOverflow, QuotaExceeded
 from .provider import ModelProber, Provider
 from .types import EventType, Request, StreamEvent
 
@@ -30,6 +32,7 @@ __all__ = [
     "COOLDOWN_LONG",
     "COOLDOWN_MAX",
     "COOLDOWN_SHORT",
+    "QUOTA_MAX",
     "Candidate",
     "FallbackProvider",
     "cooldowns",
@@ -41,6 +44,8 @@ COOLDOWN_SHORT = 60.0
 COOLDOWN_LONG = 600.0
 #: The longest a server's Retry-After holds a candidate back.
 COOLDOWN_MAX = 3600.0
+#: The longest a spent plan window holds a candidate back (a weekly window, and a day more).
+QUOTA_MAX = 8 * 86400.0
 _SWITCH_STATUSES = frozenset({401, 402, 403, 404, 408, 429})
 
 
@@ -86,7 +91,12 @@ def should_fall_back(err: BaseException) -> bool:
     return err.status == 0 or err.status in _SWITCH_STATUSES or err.status >= 500
 
 
-def cooldown_for(err: APIError) -> float:
+def cooldown_for(err: APIError, now: float | None = None) -> float:
+    if isinstance(err, QuotaExceeded):
+        if err.resets_at is None:
+            return COOLDOWN_MAX
+        left = err.resets_at - (time.time() if now is None else now)
+        return max(COOLDOWN_SHORT, min(left, QUOTA_MAX))
     base = (
         COOLDOWN_SHORT
         if err.status == 429 or err.status >= 500 or err.status == 0

@@ -24,7 +24,8 @@ the environment for providers) and the adapter options as keywords::
 
     factory(endpoint, **options)                 # a kind with per_model=True: also model=...
 
-Built-in kinds: ``anthropic``, ``openai``, ``gemini``, ``ollama``, ``openai-compatible`` and
+Built-in kinds: ``anthropic``, ``openai``, ``gemini``, ``ollama``, ``openai-compatible``,
+``chatgpt`` and ``copilot`` (sign-in kinds: a plan the user pays for, ``larik login NAME``) and
 ``scripted``. Built-in providers: one per kind of the same name (not ``openai-compatible``), and
 every openai-compatible preset in :mod:`larik.llm.providers.presets` (``openrouter``, ``groq``,
 ``deepseek``, ``nvidia-nim``, … and the local ``lmstudio``, ``llamacpp``, ``vllm``).
@@ -113,6 +114,9 @@ class Kind:
     """What the part after ``NAME/`` is, for an error when it is missing."""
     reasoning_history: bool = False
     """Takes ``reasoning_history`` (from ``[providers.NAME]`` or a preset) as an option."""
+    signin: str = ""
+    """A row of :data:`larik.llm.signin.SIGNINS`: the provider is reached with a signed-in
+    account (``larik login NAME``) instead of a key, and its models are paid by that plan."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,6 +343,24 @@ BUILTIN_KINDS = (
         list_models_path="/models",
         named_provider=False,
         reasoning_history=True,
+    ),
+    Kind(
+        name="chatgpt",
+        adapter="larik.llm.providers.chatgpt:ChatGPTProvider",
+        warm_modules=(*HTTP_STACK, "openai"),
+        base_url="https://chatgpt.com/backend-api/codex",
+        base_url_env="LARIK_CHATGPT_BASE_URL",
+        signin="chatgpt",
+        model_hint="a ChatGPT plan's model, e.g. chatgpt/gpt-5.5",
+    ),
+    Kind(
+        name="copilot",
+        adapter="larik.llm.providers.copilot:CopilotProvider",
+        warm_modules=(*HTTP_STACK, "openai", "jiter"),
+        base_url="https://api.githubcopilot.com",
+        base_url_env="LARIK_COPILOT_BASE_URL",
+        signin="copilot",
+        model_hint="a Copilot model, e.g. copilot/gpt-5.5",
     ),
     Kind(
         name="scripted",

@@ -10,6 +10,7 @@ added here first.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Protocol
 
 __all__ = ["LlmSettings", "ModelSettings", "ProviderSettings"]
@@ -60,3 +61,7 @@ class LlmSettings(Protocol):
     def providers(self) -> Mapping[str, ProviderSettings]: ...
     @property
     def models(self) -> Mapping[str, ModelSettings]: ...
+    @property
+    def accounts_dir(self) -> Path:
+        """Where signed-in accounts are kept (``<state>/accounts``)."""
+        ...

@@ -431,4 +431,11 @@ def cost_markdown(agent: AgentLike, config: Any = None) -> str:
         out += "\n\n| role | tokens |\n|---|---:|\n" + "\n".join(
             f"| {role or 'main'} | {u.total} |" for role, u in usage.by_role.items()
         )
+    from ..llm.signin.quota import describe, latest
+
+    plans = latest()
+    if plans:  # a signed-in plan's models cost nothing per token: its windows are the cost
+        out += "\n\n**Plan usage:** " + "; ".join(
+            f"{name}: {describe(q)}" for name, q in sorted(plans.items())
+        )
     return out

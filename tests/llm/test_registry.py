@@ -147,9 +147,12 @@ def test_every_built_in_kind_is_registered_once_with_its_facts():
         "gemini",
         "ollama",
         "openai-compatible",
+        "chatgpt",
+        "copilot",
         "scripted",
     }
     assert kinds["anthropic"].base_url_env == "ANTHROPIC_BASE_URL"
+    assert kinds["chatgpt"].signin == "chatgpt" and kinds["copilot"].signin == "copilot"
     assert kinds["ollama"].optional_key_env == ("OLLAMA_API_KEY",)
     assert kinds["scripted"].in_process and not kinds["scripted"].listed
 

@@ -3,7 +3,8 @@
 The data lives in ``models.toml`` beside this file (it says when its prices were taken). It
 drives the context percentage, the compaction threshold and cost reporting. Unknown models get a
 128k window, an 8k output cap and no price; local models (Ollama, LM Studio, llama.cpp, vLLM, any
-provider on a loopback URL) cost nothing. The ``[models."provider/model"]`` config tables add or
+provider on a loopback URL) cost nothing, and so do the models of a sign-in provider (``chatgpt``,
+``copilot``: ``subscription``, paid by the plan). The ``[models."provider/model"]`` config tables add or
 override entries.
 
 ``lookup("claude-sonnet-4-5-20250929")`` finds ``anthropic/claude-sonnet-4-5`` (dated snapshots,
@@ -33,6 +34,7 @@ __all__ = [
     "default_model",
     "entries",
     "is_local_provider",
+    "is_plan_provider",
     "lookup",
     "prices_as_of",
 ]
@@ -62,7 +64,8 @@ class ModelInfo:
     local: bool = False
     """Served on this machine: free, and ranked first by suggest_routing."""
     subscription: bool = False
-    """Paid by a flat-rate plan (set in config): ranked right after local models."""
+    """Paid by a flat-rate plan (a sign-in provider's models, or set in config): ranked right
+    after local models, and free per token."""
     params_b: float | None = None
     """Size in billions of parameters, when known or guessable from the name."""
     note: str = ""
@@ -97,6 +100,7 @@ def _load() -> tuple[dict[str, Any], tuple[ModelInfo, ...], dict[tuple[str, str]
             tools=bool(raw.get("tools", True)),
             vision=bool(raw.get("vision", False)),
             known=True,
+            subscription=bool(raw.get("subscription", False)),
             params_b=raw.get("params_b"),
             note=raw.get("note", ""),
         )
@@ -163,7 +167,16 @@ def lookup(model: str, provider: str | None = None, config: LlmSettings | None =
         override = config.models.get(f"{info.provider}/{model}") or config.models.get(model)
         if override is not None:
             info = _apply(info, override)
-    if info.provider and is_local_provider(info.provider, config):
+    if info.provider and is_plan_provider(info.provider, config):
+        info = replace(
+            info,
+            subscription=True,
+            input_price=0.0,
+            output_price=0.0,
+            cache_read_price=0.0,
+            cache_write_price=0.0,
+        )
+    elif info.provider and is_local_provider(info.provider, config):
         info = replace(
             info,
             local=True,
@@ -228,6 +241,14 @@ def _provider_type(name: str, config: LlmSettings | None) -> str:
     from ..endpoint import kind_of
 
     return kind_of(name, config)
+
+
+def is_plan_provider(name: str, config: LlmSettings | None = None) -> bool:
+    """Whether provider ``name`` is reached through a sign-in (a plan pays its models)."""
+    from .. import registry
+
+    entry = registry.kind(_provider_type(name, config))
+    return entry is not None and bool(entry.signin)
 
 
 def is_local_provider(name: str, config: LlmSettings | None = None) -> bool:

@@ -58,6 +58,9 @@ class OpenAIResponsesProvider:
     def __init__(self, endpoint: Endpoint, **options: Any) -> None:
         self.endpoint = endpoint
         self.name = name = endpoint.name
+        self.replay_name = name
+        """Stamped on the reasoning it returns and matched on what it replays (a sign-in kind
+        adds the account: another account's encrypted reasoning is never sent)."""
         self.options = options
         summary = options.get("reasoning_summary", "auto")
         if summary not in SUMMARIES:
@@ -97,7 +100,7 @@ class OpenAIResponsesProvider:
         model = request.model
         return build_params(
             request,
-            self.name,
+            self.replay_name,
             reasoning=model not in self._plain and is_reasoning_model(model),
             summary=None if model in self._no_summary else self._summary,
             effort_cap=self._effort_cap.get(model),
@@ -152,7 +155,7 @@ class OpenAIResponsesProvider:
             break
         if final is None:
             raise APIError(0, "the stream ended before the response completed", provider=self.name)
-        message = message_from_response(final, self.name, request.model)
+        message = message_from_response(final, self.replay_name, request.model)
         yield StreamEvent.done(message, usage_from_response(final), stop_reason(final, message))
 
     def _downgrade(self, model: str, sent: dict[str, Any], exc: Any) -> bool:

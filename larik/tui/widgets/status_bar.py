@@ -110,10 +110,21 @@ def _tail(agent: Any, priced: bool = False, terse: int = 0) -> Text:
     if terse < 2:
         t.append(f" · {human_tokens(total)} tok")
     t.append(f" · {cost_text(getattr(usage, 'total_cost', None), total, priced)}")
+    plan = plan_text(agent)
+    if plan and terse < 2:
+        t.append(f" · {plan}")
     mode = getattr(agent, "permission_mode", "") or "ask"
     t.append(" · ")
     t.append(mode, style=MODE_STYLES.get(mode, ""))
     return t
+
+
+def plan_text(agent: Any) -> str:
+    """A signed-in plan's usage windows for the agent's provider (``plus 5h 37% · wk 12%``),
+    as the backend last reported them; "" for a keyed provider."""
+    from ...llm.signin.quota import status
+
+    return status(getattr(agent, "provider_name", "") or "")
 
 
 UNKNOWN_COST = "—"
