@@ -47,10 +47,16 @@ COMMANDS: dict[str, Entry] = {
         "acp", "Speak the Agent Client Protocol on stdin and stdout (for Zed, JetBrains, Neovim)."
     ),
     "bench": Entry("bench", "Run coding tasks on models and grade them by their tests."),
+    "login": Entry(
+        "login", "Sign in with a ChatGPT plan or a GitHub Copilot seat, to use its models."
+    ),
+    "logout": Entry(
+        "login", "Forget a sign-in's stored login (revoke it on the provider's site too: see docs)."
+    ),
     "mcp": Entry("mcp", "MCP tool servers: list, add, remove or log in to them (see docs/mcp.md)."),
     "models": Entry(
         "models",
-        "List known models: access (key / local server), context window, prices per 1M tokens.",
+        "List known models: access (key / sign-in / local server), window, prices per 1M tokens.",
     ),
     "routing": Entry(
         "routing",
