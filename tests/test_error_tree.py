@@ -30,6 +30,7 @@ OUTSIDE_THE_TREE = {
     "larik.custom_commands._Refused",
     "larik.mcp.server._StartError",
     "larik.agent.prompt._Skipped",  # an instruction file not read: a warning names it
+    "larik.agent.runaway.RunawayReply",  # cancels a runaway stream inside the agent's loop
     "larik.bench._reaper._Stop",  # a signal to the check's reaper: it ends what the check started
     "larik.printmode._Stopped",  # a KeyboardInterrupt: a signal ends print mode as Ctrl+C does
 }
