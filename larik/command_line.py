@@ -63,6 +63,9 @@ COMMANDS: dict[str, Entry] = {
         "Show where each role goes now: role -> provider/model -> fallbacks "
         "(and why any is skipped).",
     ),
+    "trust": Entry(
+        "trust", "A project's trust: show what it asks for and why, trust, untrust or forget it."
+    ),
     "undo": Entry("undo", "Take back the file changes of the session's last turn not undone yet."),
     "rewind": Entry(
         "undo", "List the session's turns, or go back to before turn N (code and conversation)."

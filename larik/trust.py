@@ -156,7 +156,7 @@ class ProjectTrust:
         if self.declined:
             return (
                 f"larik: {self.config_file}: not applied: you declined these settings in the "
-                "TUI. Pass --trust-project to trust them"
+                "TUI. Pass --trust-project to trust them (larik trust shows the answer)"
             )
         return (
             f"larik: {self.config_file}: ignored (untrusted project): {'; '.join(self.asks)}. "

@@ -151,8 +151,8 @@ class LarikApp(App[int]):
             return
         if pt.declined or self._reload_config is None:
             self.chat.say(
-                f"not applied from {pt.config_file} (you did not trust this folder): "
-                + "; ".join(pt.asks),
+                f"not applied from {pt.config_file} (you did not trust this folder; "
+                "`larik trust yes` trusts it): " + "; ".join(pt.asks),
                 "warning",
             )
             return
