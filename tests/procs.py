@@ -29,3 +29,16 @@ def carrying(mark: str) -> list[int]:
         if needle in env.split(b"\0"):
             found.append(int(proc.name))
     return found
+
+
+async def all_gone(mark: str, wait: float = 5.0) -> bool:
+    """Whether every process started with ``mark`` has ended within ``wait`` seconds."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    end = loop.time() + wait
+    while carrying(mark):
+        if loop.time() > end:
+            return False
+        await asyncio.sleep(0.02)
+    return True

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import compaction, sandbox
+from . import compaction, program_sandbox, sandbox
 from .events import AgentEvent, AgentEventType, NoticeLevel
 from .jobs import JobTable
 from .permissions import PermissionPolicy, check_mode
@@ -70,6 +70,8 @@ async def create(
 
     mode = check_mode(permission_mode or config.permissions.mode)
     box, box_notes = sandbox.for_session(config, root)
+    if box is not None:  # a project's hook or MCP server asking to leave the sandbox: said once
+        box_notes += program_sandbox.refused(config)
     policy = PermissionPolicy(
         root, mode, config.permissions.allow, config.permissions.deny, approver, box
     )
@@ -98,7 +100,7 @@ async def create(
         checkpoints=checkpoints and config.checkpoints,
         tool_source=tool_source,
         skills=discover_skills(root, policy.denies_path) if skills else None,
-        hooks=configured_hooks(config.hooks, root) if hooks else None,
+        hooks=configured_hooks(config.hooks, root, box) if hooks else None,
         jobs=JobTable(config.jobs.max, config.jobs.output_buffer),
         editor=editor,
     )

@@ -140,11 +140,14 @@ def hidden_paths(home: Path | None = None) -> list[Path]:
 
 @dataclass(frozen=True)
 class Sandbox:
-    """How commands run: ``mode``, ``network``, extra ``writable`` paths (absolute)."""
+    """How commands run: ``mode``, ``network``, extra ``writable`` paths (absolute), and
+    ``readable`` paths bound back read-only over everything else (the caller vouches that
+    they hold no secret and cover no writable path: :mod:`.program_sandbox`)."""
 
     mode: Mode = "workspace-write"
     network: bool = False
     writable: tuple[Path, ...] = ()
+    readable: tuple[Path, ...] = ()
 
     @property
     def active(self) -> bool:
@@ -166,6 +169,8 @@ class Sandbox:
             out += ["--ro-bind", str(root), str(root)]  # back after the private /tmp covered it
         for path in hidden_paths():
             out += _hide(path, root, self.writable)
+        for path in self.readable:
+            out += ["--ro-bind", str(path), str(path)]
         if not self.network:
             out.append("--unshare-net")
         out += ["--chdir", str(root), "--", *argv]

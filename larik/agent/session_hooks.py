@@ -30,6 +30,7 @@ from .events import AgentEventType as E
 if TYPE_CHECKING:
     from ..hooks.config import HooksConfig
     from ..hooks.runner import Hooks, Outcome
+    from .sandbox import Sandbox
 
 __all__ = ["MAX_STOP_BLOCKS", "SessionHooks", "configured_hooks"]
 
@@ -37,13 +38,17 @@ MAX_STOP_BLOCKS = 5  # Stop hooks sending the model back to work, in a row, befo
 Notice = Callable[[str, bool], AgentEvent]  # (text, warn) -> a recorded NOTICE event
 
 
-def configured_hooks(config: HooksConfig, root: Path) -> Hooks | None:
-    """The session's hooks (tool events included), or None when none is configured."""
+def configured_hooks(
+    config: HooksConfig, root: Path, sandbox: Sandbox | None = None
+) -> Hooks | None:
+    """The session's hooks (tool events included), or None when none is configured; they run
+    in ``sandbox``, the session's (None: none)."""
     if not config.any():
         return None
     from ..hooks.runner import Hooks
+    from .program_sandbox import hook_launcher
 
-    return Hooks(config, root)
+    return Hooks(config, root, hook_launcher(sandbox, root))
 
 
 class Session(Protocol):

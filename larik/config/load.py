@@ -217,7 +217,7 @@ def _hooks(user: Any, user_file: Path, project: Any, project_file: Path | None) 
     """The user's hooks, then a trusted project's, event by event: a project adds hooks, it
     never replaces yours (both files were validated already). Each knows its file."""
     mine = HooksConfig.model_validate(user or {})
-    mine.mark_source(str(user_file))
+    mine.mark_source(str(user_file), user=True)
     theirs = HooksConfig.model_validate(project or {})
     theirs.mark_source(str(project_file))
     return mine.extended(theirs)
@@ -253,18 +253,19 @@ def _with_servers(merged: dict[str, Any], servers: Mapping[str, Any]) -> dict[st
 def _mark_server_sources(
     config: Config, user: Path, mcp_json: Path | None, project: Path | None
 ) -> None:
-    """Remember which file configured each MCP server (for /mcp and ``larik mcp list``)."""
+    """Remember which file configured each MCP server (for /mcp and ``larik mcp list``), and
+    whether it is the user's own (only those may run outside the OS sandbox)."""
     trusted = config.project_trust is not None and config.project_trust.trusted
     gated = config.project_trust.gated if config.project_trust is not None else {}
     from_project = _table(gated.get("mcp")).get("servers") or {}
     from_json = gated.get(".mcp.json") or {}
     for name, server in config.mcp.servers.items():
         if trusted and project is not None and name in from_project:
-            server._source = str(project)
+            server.mark_source(str(project))
         elif trusted and mcp_json is not None and name in from_json:
-            server._source = str(mcp_json)
+            server.mark_source(str(mcp_json))
         else:
-            server._source = str(user)
+            server.mark_source(str(user), user=True)
 
 
 def _union(first: list[str], second: list[str]) -> list[str]:

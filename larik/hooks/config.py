@@ -115,8 +115,14 @@ class HookEntry(_Strict):
     """Seconds before the hook and everything it started are killed."""
     hooks: list[HookCommand] = Field(default_factory=list)
     """Claude Code's nested shape, instead of ``command``."""
+    network: bool = False
+    """true: the hook may use the network in the OS sandbox (cut by default, as for bash)."""
+    sandbox: bool = True
+    """false: run it outside the OS sandbox — honoured in your own config only; a project's
+    hooks always run sandboxed."""
 
     _source: str = PrivateAttr(default="")
+    _user: bool = PrivateAttr(default=False)
     _pattern: re.Pattern[str] | None = PrivateAttr(default=None)
 
     @field_validator("matcher")
@@ -141,6 +147,16 @@ class HookEntry(_Strict):
     def source(self) -> str:
         """The config file it came from ("" when built in code)."""
         return self._source
+
+    @property
+    def user(self) -> bool:
+        """Whether it came from the user's own config (not a project's, not built in code)."""
+        return self._user
+
+    @property
+    def unsandboxed(self) -> bool:
+        """It runs outside the OS sandbox: ``sandbox = false`` in the user's own config."""
+        return not self.sandbox and self._user
 
     def commands(self) -> list[HookCommand]:
         """What runs when it matches, in order."""
@@ -200,10 +216,12 @@ class HooksConfig(_Strict):
     def any(self) -> bool:
         return any(self.entries(e) for e in EVENTS)
 
-    def mark_source(self, source: str) -> None:
+    def mark_source(self, source: str, *, user: bool = False) -> None:
+        """Where these hooks came from; ``user``: the user's own config (only its entries may
+        run outside the OS sandbox)."""
         for event in EVENTS:
             for entry in self.entries(event):
-                entry._source = source
+                entry._source, entry._user = source, user
 
     def extended(self, other: HooksConfig) -> HooksConfig:
         """These hooks, then ``other``'s, event by event (sources kept)."""

@@ -1,4 +1,5 @@
-"""Running one hook command: ``bash -c COMMAND`` in the project root, the event's JSON on stdin.
+"""Running one hook command: ``bash -c COMMAND`` in the project root, the event's JSON on stdin
+(inside the OS sandbox when the caller gives its command line: :mod:`larik.hooks.runner`).
 
 Like the bash tool (with the process-group helpers of :mod:`larik.processes`): the hook starts in
 its own session, synchronously, so its process group is known before anything can interrupt
@@ -71,11 +72,15 @@ def hook_env(root: Path) -> dict[str, str]:
     return env
 
 
-async def run_hook(command: str, payload: bytes, *, cwd: Path, timeout: float) -> Finished:
+async def run_hook(
+    command: str, payload: bytes, *, cwd: Path, timeout: float, argv: list[str] | None = None
+) -> Finished:
+    """``argv``: how it starts, when not ``bash -c COMMAND`` as it is (the OS sandbox's command
+    line for it)."""
     out, err = Head(MAX_STDOUT), Head(MAX_STDERR)
     try:
         proc = subprocess.Popen(
-            ["bash", "-c", command],
+            argv or ["bash", "-c", command],
             cwd=cwd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

@@ -57,7 +57,7 @@ from ..llm.secrets import mask
 from .config import HookCommand, HookEntry, HooksConfig, tool_names
 from .process import MAX_STDOUT, Finished, run_hook
 
-__all__ = ["FILE_PATH_TOOLS", "Hooks", "HookNotice", "Outcome"]
+__all__ = ["FILE_PATH_TOOLS", "Hooks", "HookNotice", "Launch", "Launcher", "Outcome"]
 
 #: Larik's tools whose ``path`` Claude Code's scripts read as ``tool_input.file_path``.
 FILE_PATH_TOOLS = ("read_file", "write_file", "edit_file")
@@ -95,6 +95,19 @@ class Outcome:
 
 
 Base = Callable[[], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How one hook command starts: ``argv`` (None: ``bash -c COMMAND`` as it is), and
+    ``explain``, which says what a failed hook's stderr may owe to the sandbox ("" nothing)."""
+
+    argv: list[str] | None
+    explain: Callable[[str], str] | None = None
+
+
+#: ``(entry, command) -> Launch``: the agent's, which knows the session's OS sandbox.
+Launcher = Callable[[HookEntry, str], Launch]
 #: Events whose block (exit 2, decision "block") only shows the reason to the user.
 _UNBLOCKABLE = ("PreCompact", "SessionStart", "SessionEnd")
 #: Events whose additionalContext goes to the model.
@@ -109,9 +122,12 @@ class Hooks:
     """The session's hooks. ``base`` gives the fields every event sends (session id,
     transcript path, permission mode): the agent sets it."""
 
-    def __init__(self, config: HooksConfig, root: Path) -> None:
+    def __init__(self, config: HooksConfig, root: Path, launcher: Launcher | None = None) -> None:
+        """``launcher``: how each hook starts — in the session's OS sandbox, as the agent
+        works it out (:mod:`larik.agent.program_sandbox`); None: ``bash -c`` as it is."""
         self.config = config
         self.root = root
+        self.launcher = launcher
         self.base: Base = dict
 
     def has(self, event: str) -> bool:
@@ -235,8 +251,11 @@ class Hooks:
         }
         data = mask(json.dumps(payload, ensure_ascii=False, default=str)).encode("utf-8", "replace")
         timeout = cmd.timeout if timeout is None else timeout
-        finished = await run_hook(cmd.command, data, cwd=self.root, timeout=timeout)
-        _Reader(event, _label(event, cmd, entry), out).read(finished, timeout)
+        launch = self.launcher(entry, cmd.command) if self.launcher else Launch(None)
+        finished = await run_hook(
+            cmd.command, data, cwd=self.root, timeout=timeout, argv=launch.argv
+        )
+        _Reader(event, _label(event, cmd, entry), out, launch.explain).read(finished, timeout)
 
     def _tool_input(self, tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
         """The arguments as a hook sees them: with ``file_path`` for the file tools."""
@@ -276,8 +295,10 @@ def _clip(text: str, limit: int) -> str:
 class _Reader:
     """Reads one hook's ending into the round's Outcome."""
 
-    def __init__(self, event: str, who: str, out: Outcome) -> None:
-        self.event, self.who, self.out = event, who, out
+    def __init__(
+        self, event: str, who: str, out: Outcome, explain: Callable[[str], str] | None = None
+    ) -> None:
+        self.event, self.who, self.out, self.explain = event, who, out, explain
 
     def note(self, text: str, level: Literal["info", "warning"] = "warning") -> None:
         self.out.notices.append(HookNotice(_clip(text, 500), level))
@@ -301,7 +322,10 @@ class _Reader:
                 else f"failed (exit {f.code})"
             )
             first = stderr.splitlines()[0] if stderr else "no message"
-            return self.note(f"{self.who} {how}: {first}; carrying on")
+            self.note(f"{self.who} {how}: {first}; carrying on")
+            if self.explain is not None and (why := self.explain(stderr)):
+                self.note(why)  # it may be the sandbox's doing: what to set
+            return None
         if f.stdout.over:
             return self.note(
                 f"{self.who} printed more than {MAX_STDOUT >> 20} MiB ({f.stdout.total:,} bytes); "

@@ -89,8 +89,15 @@ class McpServerConfig(BaseModel):
     """Seconds one tool call (or resource read, prompt) may take."""
     startup_timeout: float = Field(default=30.0, gt=0, le=600)
     """Seconds the server may take to start and answer the handshake."""
+    network: bool = True
+    """stdio: false cuts the server's network in the OS sandbox (on by default: many servers
+    are API clients)."""
+    sandbox: bool = True
+    """stdio: false runs the server outside the OS sandbox — honoured in your own config only;
+    a project's servers (its config, its .mcp.json) always run sandboxed."""
 
     _source: str = PrivateAttr(default="")
+    _user: bool = PrivateAttr(default=False)
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerConfig:
@@ -104,6 +111,8 @@ class McpServerConfig(BaseModel):
             raise ValueError('client_id and callback_port need auth = "oauth"')
         if self.command and self.auth != "none":
             raise ValueError("auth is for HTTP servers (url), not command")
+        if self.url and {"network", "sandbox"} & self.model_fields_set:
+            raise ValueError("network and sandbox are for stdio servers (command), not url")
         return self
 
     @field_validator("url")
@@ -131,6 +140,20 @@ class McpServerConfig(BaseModel):
     def source(self) -> str:
         """Where the server was configured: the file's path ("" when made in code)."""
         return self._source
+
+    @property
+    def user(self) -> bool:
+        """Whether it came from the user's own config (not a project's, not made in code)."""
+        return self._user
+
+    @property
+    def unsandboxed(self) -> bool:
+        """It runs outside the OS sandbox: ``sandbox = false`` in the user's own config."""
+        return not self.sandbox and self._user
+
+    def mark_source(self, source: str, *, user: bool = False) -> None:
+        """Where it was configured; ``user``: the user's own config."""
+        self._source, self._user = source, user
 
     def describe(self) -> str:
         """The command line or URL, as configured (no variable expanded, no header shown)."""

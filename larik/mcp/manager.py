@@ -30,6 +30,7 @@ from typing import IO, TYPE_CHECKING, Any
 from .server import McpServer, PromptInfo, ResourceInfo, State, ToolInfo
 
 if TYPE_CHECKING:
+    from ..agent.sandbox import Sandbox
     from ..config import Config
     from ..llm.types import ToolSpec
     from .config import McpConfig
@@ -95,13 +96,15 @@ class McpManager:
         config: McpConfig,
         root: Path,
         on_change: Callable[[McpServer], None] | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
+        """``sandbox``: the session's OS sandbox, which stdio servers run in (None: none)."""
         self.config = config
         self.root = Path(root)
         self.listeners: list[Callable[[McpServer], None]] = [on_change] if on_change else []
         """Called with a server whenever its state changes (the TUI's status line, /mcp)."""
         self.servers: dict[str, McpServer] = {
-            name: McpServer(name, cfg, self.root, self._changed)
+            name: McpServer(name, cfg, self.root, self._changed, sandbox)
             for name, cfg in config.servers.items()
         }
         self._loaded: set[str] = set()  # deferred tools the model found with tool_search
@@ -112,7 +115,12 @@ class McpManager:
     def from_config(
         cls, config: Config, root: Path, on_change: Callable[[McpServer], None] | None = None
     ) -> McpManager:
-        return cls(config.mcp, root, on_change)
+        """The servers of ``config``, run in the sandbox its ``[sandbox]`` gives (the bash
+        tool's; the session says once when there is none)."""
+        from ..agent.sandbox import for_session
+
+        box, _ = for_session(config, Path(root).resolve())
+        return cls(config.mcp, root, on_change, box)
 
     def _changed(self, server: McpServer) -> None:
         self._tools = {}

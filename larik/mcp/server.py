@@ -28,14 +28,18 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..agent.sandbox import REFUSAL
 from ..llm.errors import LarikError
 from ..llm.schema import tool_schema
 from ..processes import end_group
 from .config import ExpandedServer, McpServerConfig, expand
 from .content import MAX_NAME, clip, short
 from .names import exposed_name
+
+if TYPE_CHECKING:
+    from ..agent.sandbox import Sandbox
 
 __all__ = [
     "MAX_ARGUMENTS",
@@ -137,11 +141,14 @@ class McpServer:
         config: McpServerConfig,
         root: Path,
         on_change: Callable[[McpServer], None] | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.name = name
         self.config = config
         self.root = root
         self.on_change = on_change
+        self.sandbox = sandbox  # the session's; a stdio server runs in it (program_sandbox)
+        self.sandboxed = False  # whether the running (or last) process is in the sandbox
         self.state = State.STOPPED if config.enabled else State.DISABLED
         self.error = ""
         self.tools: list[ToolInfo] = []
@@ -332,8 +339,9 @@ class McpServer:
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         cwd = (self.root / exp.cwd) if exp.cwd else self.root
+        argv = self._argv(exp, cwd)
         params = StdioServerParameters(
-            command=exp.command, args=exp.args, env=exp.env or None, cwd=str(cwd)
+            command=argv[0], args=argv[1:], env=exp.env or None, cwd=str(cwd)
         )
         read_fd, write_fd = os.pipe()
         pipe_inode = os.fstat(write_fd).st_ino
@@ -365,6 +373,30 @@ class McpServer:
                 # (it leads the group; the SDK kills it only when the server itself does not
                 # exit, and one that exits on EOF can leave children: npx and its node)
                 await end_group(group)
+
+    def _argv(self, exp: ExpandedServer, cwd: Path) -> list[str]:
+        """The server's command line, inside the OS sandbox unless it runs outside."""
+        from ..agent.program_sandbox import entry_box, program_path
+
+        cfg = self.config
+        box = entry_box(
+            self.sandbox,
+            user=cfg.user,
+            unsandboxed=cfg.unsandboxed,
+            network=cfg.network,
+            words=[exp.command, *exp.args],
+            root=self.root,
+        )
+        self.sandboxed = box is not None
+        if box is None:
+            return [exp.command, *exp.args]
+        program = program_path(exp.command, exp.env, cwd)
+        if program is None:  # said as the unsandboxed start says it, not as bwrap would
+            raise _StartError(f"cannot start {exp.command!r}: No such file or directory")
+        argv = [program, *exp.args]
+        if cwd.resolve() != self.root.resolve():  # bwrap starts it in the root
+            argv = ["env", "-C", str(cwd), "--", *argv]
+        return box.wrap(argv, self.root)
 
     def _on_stderr_eof(self) -> None:
         """The server's stderr closed: it exited (or closed stderr, which servers do not)."""
@@ -525,6 +557,10 @@ class McpServer:
         if self.state is State.FAILED:
             tail = self.stderr_tail
             more = f"; its stderr ends: {_last(tail)}" if tail else ""
+            if self.sandboxed and REFUSAL.search(f"{self.error}\n{tail}"):
+                from ..agent.program_sandbox import hint
+
+                more += " " + hint("server", f"sandbox = false in [mcp.servers.{self.name}]")
             return f"MCP server {self.name!r} failed: {self.error}{more}"
         return f"MCP server {self.name!r} is not running"
 

@@ -15,8 +15,10 @@ from ..agent.conftest import make_agent, project  # noqa: F401  (fixtures)
 
 
 @pytest.fixture
-def hook_dir(tmp_path: Path) -> Path:
-    d = tmp_path / "hooks"
+def hook_dir(project: Path) -> Path:  # noqa: F811  (the fixture imported above)
+    """Inside the project: hooks run in the OS sandbox, where only the project is writable
+    (and the host's /tmp, where tmp_path is, is hidden by the sandbox's private one)."""
+    d = project / ".hooks"
     d.mkdir()
     return d
 

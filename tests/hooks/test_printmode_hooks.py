@@ -61,7 +61,7 @@ def test_a_blocking_hook_reaches_the_model_in_print_mode(here, tmp_path):
 
 
 def test_session_end_runs_at_the_end_of_a_print_run(here, tmp_path):
-    marker = tmp_path / "ended.json"
+    marker = here / "ended.json"  # the hook runs in the OS sandbox: the project is writable
     hooks(f'[[hooks.SessionEnd]]\ncommand = "cat > {marker}; echo cleaned up >&2; exit 1"\n')
     model = write_script(tmp_path / "s.json", {"text": "finished"})
     code, out, err = larik("-p", "go", "-m", model, "--output-format", "stream-json")

@@ -10,7 +10,7 @@ from .conftest import logged, py_hook
 
 
 async def test_session_end_is_told_clear_then_prompt_input_exit(real, tmp_path):  # noqa: F811
-    folder = tmp_path / "hooks"
+    folder = real.cwd / ".hooks"  # in the project: hooks run in the OS sandbox
     folder.mkdir()
     real.config.hooks = HooksConfig.model_validate(
         {"SessionEnd": [{"command": py_hook(folder, "end", "log()\n")}]}
@@ -30,16 +30,15 @@ async def test_session_end_is_told_clear_then_prompt_input_exit(real, tmp_path):
     assert ends[0]["session_id"] == first and ends[1]["session_id"] == real.agents[1].session_id
 
 
-async def test_ctrl_c_twice_while_session_end_hooks_run_leaves_at_once(real, tmp_path):  # noqa: F811
+async def test_ctrl_c_twice_while_session_end_hooks_run_leaves_at_once(real, mark):  # noqa: F811
     """/exit waits for SessionEnd's hooks (up to their shared budget) with the screen live; the
     user who presses Ctrl+C twice meanwhile is not kept waiting, and the hooks do not run a
     second time: the app exits, and the hook still running is killed with its process group."""
-    import asyncio
     import time
 
-    from ..tui.test_quit_signals import gone
+    from ..procs import all_gone
 
-    folder = tmp_path / "hooks"
+    folder = real.cwd / ".hooks"  # in the project: hooks run in the OS sandbox
     folder.mkdir()
     pid_file = folder / "hung.pid"
     hung = f"echo $$ >> {pid_file}; exec sleep 30"
@@ -56,10 +55,5 @@ async def test_ctrl_c_twice_while_session_end_hooks_run_leaves_at_once(real, tmp
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: app.return_code is not None)
     assert time.monotonic() - asked < 15  # not the hook's 30 s
-    pids = [int(p) for p in pid_file.read_text().split()]
-    assert len(pids) == 1  # SessionEnd ran once
-    for _ in range(50):
-        if gone(pids[0]):
-            break
-        await asyncio.sleep(0.1)
-    assert gone(pids[0])  # killed (a zombie not yet reaped counts: it runs nothing)
+    assert len(pid_file.read_text().split()) == 1  # SessionEnd ran once
+    assert await all_gone(mark)  # killed (found by mark: its pid is its sandbox's)

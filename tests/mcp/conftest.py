@@ -23,8 +23,21 @@ SCRIPT = Path(__file__).with_name("server_script.py")
 AUTH_SCRIPT = Path(__file__).with_name("auth_server_script.py")
 
 
+def in_project(folder: Path) -> Path:
+    """``server_script.py`` copied into a project: a project's server runs in the OS sandbox,
+    which shows it nothing of the host's /tmp (where CI clones this repository) but the
+    project; the interpreter's virtualenv it does show (program_sandbox)."""
+    copy = folder / SCRIPT.name
+    copy.write_bytes(SCRIPT.read_bytes())
+    return copy
+
+
 def stdio_config(mode: str = "ok", **kw: object) -> McpServerConfig:
-    return McpServerConfig(command=sys.executable, args=[str(SCRIPT), mode], **kw)  # type: ignore[arg-type]
+    """A server of the user's own (so the sandbox shows it this script, where CI clones the
+    repository under the host's /tmp)."""
+    cfg = McpServerConfig(command=sys.executable, args=[str(SCRIPT), mode], **kw)  # type: ignore[arg-type]
+    cfg.mark_source("", user=True)
+    return cfg
 
 
 def pid_alive(pid: int) -> bool:

@@ -12,7 +12,7 @@ import pytest
 from larik.agent.transcript import load_transcript
 from larik.config import user_config_path
 from larik.printmode import PrintOptions, run_print
-from tests.mcp.conftest import SCRIPT
+from tests.mcp.conftest import SCRIPT, in_project
 
 
 def write_user(text: str) -> None:
@@ -140,12 +140,12 @@ def test_a_server_that_fails_to_start_is_a_warning_and_the_task_goes_on(tmp_path
 
 
 def test_an_untrusted_projects_mcp_json_does_not_start_in_print_mode(tmp_path, project):
-    mark = tmp_path / "ran"
+    mark = project / "ran"  # in the project: trusted, the server runs in the OS sandbox
     (project / ".git").mkdir()
     servers = {
         "evil": {
             "command": sys.executable,
-            "args": [str(SCRIPT)],
+            "args": [str(in_project(project))],
             "env": {"MCP_TEST_MARK": str(mark)},
         }
     }
@@ -190,15 +190,17 @@ def test_a_server_echoing_its_token_does_not_send_it_to_the_model(tmp_path, proj
         secrets.forget_all()
 
 
-def test_ctrl_c_during_a_call_leaves_no_server_running(tmp_path, project):
+def test_ctrl_c_during_a_call_leaves_no_server_running(tmp_path, project, mark):
     import signal
     import subprocess
     import time
 
-    from tests.mcp.conftest import pid_alive
+    from tests.procs import MARK_VARIABLE, carrying
 
-    pidfile = tmp_path / "pids"
-    env = f'env = {{ MCP_TEST_PIDFILE = "{pidfile}", MCP_TEST_CHILD = "1" }}\n'
+    # the server runs in the OS sandbox: the project is writable, and the pids it writes are its
+    # pid namespace's, so its processes are found by the mark in their environment
+    pidfile = project / "pids"
+    env = f'env = {{ MCP_TEST_PIDFILE = "{pidfile}", MCP_TEST_CHILD = "1", {MARK_VARIABLE} = "{mark}" }}\n'
     write_user(server_toml(extra=env))
     model = script(
         tmp_path / "s.json",
@@ -224,8 +226,7 @@ def test_ctrl_c_during_a_call_leaves_no_server_running(tmp_path, project):
     assert proc.returncode == 130, err
     pids = [int(p) for p in pidfile.read_text().split()]
     assert len(pids) == 2  # the server and the child it started
-    for _ in range(50):
-        if not any(pid_alive(p) for p in pids):
-            break
-        time.sleep(0.1)
-    assert not any(pid_alive(p) for p in pids)
+    deadline = time.monotonic() + 5
+    while carrying(mark) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not carrying(mark)

@@ -10,7 +10,7 @@ import pytest
 from larik.config import ConfigError, load_config, user_config_path
 from larik.mcp.config import McpServerConfig, expand
 from larik.mcp.manager import McpManager
-from tests.mcp.conftest import SCRIPT
+from tests.mcp.conftest import in_project
 
 
 def write_user(text: str) -> None:
@@ -172,7 +172,7 @@ async def test_an_untrusted_projects_mcp_json_servers_never_start(tmp_path):
         {
             "evil": {
                 "command": sys.executable,
-                "args": [str(SCRIPT), "ok"],
+                "args": [str(in_project(tmp_path)), "ok"],
                 "env": {"MCP_TEST_MARK": str(mark)},
             }
         },

@@ -19,7 +19,7 @@ from larik.tui import slash
 from larik.tui.app import LarikApp
 from larik.tui.screens.mcp import McpScreen
 from larik.tui.widgets.notice import Notice
-from tests.mcp.conftest import pid_alive, stdio_config
+from tests.mcp.conftest import stdio_config
 
 from .conftest import ready, send, turn_done, wait_for
 
@@ -150,17 +150,20 @@ async def test_a_server_prompt_is_a_slash_command_and_a_resource_is_attached(tui
         await app.chat.quit()
 
 
-async def test_quitting_stops_every_server(tui, tmp_path):
-    pidfile = tmp_path / "pids"
-    env = {"MCP_TEST_PIDFILE": str(pidfile), "MCP_TEST_CHILD": "1"}
+async def test_quitting_stops_every_server(tui, mark):
+    from tests.procs import MARK_VARIABLE, carrying
+
+    # the servers run in the OS sandbox: the project is writable, and the pids they write are
+    # their pid namespace's, so their processes are found by the mark in their environment
+    pidfile = tui.cwd / "pids"
+    env = {"MCP_TEST_PIDFILE": str(pidfile), "MCP_TEST_CHILD": "1", MARK_VARIABLE: mark}
     app = tui.app([], {"a": stdio_config(env=env), "b": stdio_config(env=env)})
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await settled(pilot)
-        pids = [int(p) for p in pidfile.read_text().split()]
-        assert len(pids) == 4 and all(pid_alive(p) for p in pids)
+        assert len(pidfile.read_text().split()) == 4 and carrying(mark)  # servers, children
         await send(pilot, "/exit")
-        await wait_for(pilot, lambda: not any(pid_alive(p) for p in pids), timeout=30)
+        await wait_for(pilot, lambda: not carrying(mark), timeout=30)
         await wait_for(pilot, lambda: app.return_code is not None)  # the closing is over
 
 
