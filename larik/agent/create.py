@@ -13,7 +13,7 @@ from .jobs import JobTable
 from .permissions import PermissionPolicy, check_mode
 from .session_hooks import configured_hooks
 from .session_log import session_path
-from .sessions import Rebuilt, project_dir, rebuild
+from .sessions import Rebuilt, check_session_id, project_dir, rebuild
 from .settings import AgentSettings
 from .skills import discover_skills
 from .transcript import Transcript, new_session_id
@@ -51,6 +51,7 @@ async def create(
     skills: bool = True,
     hooks: bool = True,
     editor: Editor | None = None,
+    session_id: str = "",
 ) -> Agent:
     """A new session's agent (or ``resume``'s, reopened): the model resolved, the permission
     policy and sandbox built, skills and hooks found, the local server asked what it loaded.
@@ -59,7 +60,9 @@ async def create(
     runs apart from the user's sessions); ``checkpoints=False`` takes none (bench);
     ``tool_source`` adds tools beyond the built-in ones (the MCP servers');
     ``skills=False``, ``hooks=False``: no skills, no hooks (bench); ``editor``: the editor
-    doing the tools' file I/O and commands (ACP: ``tools/_editor.py``)."""
+    doing the tools' file I/O and commands (ACP: ``tools/_editor.py``); ``session_id``: a new
+    session's id ("" makes one: ACP keeps the id it gave a client when it rebuilds a session
+    that has said nothing yet)."""
     root = Path(cwd).resolve()
     in_use: list[Agent] = []  # unset roles (compact, worker…) follow the model in use
     if resolver is None:
@@ -87,7 +90,10 @@ async def create(
         if transcript is not None:
             transcript.close()
         raise
-    session_id = transcript.session_id if transcript else new_session_id()
+    if transcript is not None:
+        session_id = transcript.session_id
+    else:  # an id names a file in the project's folder, and nothing else
+        session_id = check_session_id(session_id) if session_id else new_session_id()
     settings = AgentSettings(
         root=root,
         config=config,

@@ -312,6 +312,7 @@ class Session:
             skills=o.skills,
             hooks=o.hooks,
             editor=o.editor,
+            session_id=o.session_id,
         )
 
     async def _approve(self, request: PermissionRequest) -> Approval:

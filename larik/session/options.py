@@ -32,3 +32,4 @@ class SessionOptions:
     commands: bool = True  # False: custom commands are not looked for (bench)
     resolver: Callable[[str], Any] | None = None  # model spec -> Resolved (bench, tests)
     editor: Any = None  # an editor doing the tools' file I/O and commands (ACP: tools/_editor.py)
+    session_id: str = ""  # a new session's id ("" makes one)
