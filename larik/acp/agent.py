@@ -184,19 +184,72 @@ class LarikAgent:
         return await self._open(cwd, servers, session_id)
 
     async def _open(self, cwd: str, servers: list[Any], resume: str | None) -> Conversation:
-        from ..config import load_config
-        from ..routing.targets import NoModelError
-
         root = _directory(cwd)
+        config = await self._config(root)
+        said = client_servers(config, servers)
+        box: list[Conversation] = []
+        conv = Conversation(self, await self._session(root, config, resume, box))
+        box.append(conv)
+        conv.servers = servers
+        self.conversations[conv.id] = conv
+        conv.models = await asyncio.to_thread(options.model_choices, config)
+        conv.start_pump()
+        pt = config.project_trust
+        if pt is not None and not pt.trusted:
+            if pt.declined:
+                said.append(pt.ignored_line().removeprefix("larik: "))
+            else:  # asked at the first prompt: a question needs a session the client knows
+                conv.trust = pt
+        conv.later(_greet(conv, said))
+        return conv
+
+    async def rebuild(self, conv: Conversation) -> None:
+        """``conv``'s session again, on the config loaded anew (the project just trusted),
+        under the same id: reopened if its transcript exists by now, else new with that id."""
+        from ..agent.sessions import project_dir
+
+        config = await self._config(conv.root)
+        for text in client_servers(config, conv.servers):
+            await conv.send(updates.notice(text, "warning"))
+        old = conv.session
+        mode = old.permission_mode
+        chosen = mode != (self.opts.permission_mode or old.config.permissions.mode)
+        await old.close("other")  # the transcript unlocked before it is reopened
+        there = (project_dir(conv.root) / f"{conv.id}.jsonl").is_file()
+        session = await self._session(
+            conv.root, config, conv.id if there else None, [conv], session_id=conv.id
+        )
+        if chosen:  # the client's choice of mode holds
+            session.set_mode(mode)
+        await conv.replace(session)
+        conv.models = await asyncio.to_thread(options.model_choices, config)
+        await conv.send_settings(mode=True)
+        await conv.send_commands()
+
+    async def _config(self, root: Path) -> Any:
+        from ..config import load_config
+
         try:
-            config = await asyncio.to_thread(
+            return await asyncio.to_thread(
                 load_config, root, trust_project=self.opts.trust_project, remembered=True
             )
         except LarikError as e:
             raise _failed(e) from None
-        said = client_servers(config, servers)
-        box: list[Conversation] = []
-        editor = ClientEditor(self.caps)
+
+    async def _session(
+        self,
+        root: Path,
+        config: Any,
+        resume: str | None,
+        box: list[Conversation],
+        *,
+        session_id: str = "",
+    ) -> Session:
+        """A started session for the conversation in ``box`` (put there once made): its
+        permission questions and its editor are the client's."""
+        from ..routing.targets import NoModelError
+
+        editor = ClientEditor(self.caps, box)
         session = Session(
             root,
             config,
@@ -205,12 +258,10 @@ class LarikAgent:
                 permission_mode=self.opts.permission_mode,
                 resume=resume,
                 editor=editor if editor.offers else None,
+                session_id=session_id,
             ),
             approver=lambda req: box[0].approve(req),
         )
-        conv = Conversation(self, session)
-        box.append(conv)
-        editor.conv = conv
         try:
             await session.start()
         except NoModelError as e:
@@ -219,15 +270,7 @@ class LarikAgent:
         except LarikError as e:
             await session.close_servers()
             raise _failed(e) from None
-        conv.id = session.session_id
-        conv.models = await asyncio.to_thread(options.model_choices, config)
-        self.conversations[conv.id] = conv
-        conv.start_pump()
-        pt = config.project_trust
-        if pt is not None and not pt.trusted:
-            said.append(pt.ignored_line().removeprefix("larik: "))
-        conv.later(_greet(conv, said))
-        return conv
+        return session
 
     def conversation(self, session_id: str) -> Conversation:
         conv = self.conversations.get(session_id)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from acp import RequestError, helpers
 from acp.schema import (
@@ -63,6 +63,16 @@ STOP_REASONS = {
 }
 ANNOUNCE_WAIT = 10.0  # seconds an approval waits for its call to reach the client first
 ALLOW, ALWAYS, REJECT = "allow", "always", "reject"
+PLAN_CHOICES = (
+    ("edits", "Yes, and edit freely (edits mode)", "allow_always"),
+    ("ask", "Yes, approving each edit (ask mode)", "allow_once"),
+    ("keep", "No, keep planning", "reject_once"),
+)
+TRUST_CHOICES = (
+    ("trust", "Trust this folder", "allow_always"),
+    ("now", "Not now", "reject_once"),
+    ("never", "Don't trust it", "reject_always"),
+)
 
 
 class Conversation:
@@ -79,6 +89,9 @@ class Conversation:
         self._usage = Usage(total_tokens=0, input_tokens=0, output_tokens=0)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._pump: asyncio.Task[None] | None = None
+        self.trust: Any = None  # the project's ProjectTrust while its question waits
+        self.servers: list[Any] = []  # the client's MCP servers (a rebuilt session gets them)
+        self._asked = 0  # questions asked that are not a tool call's (their ids)
 
     # -- starting and stopping ----------------------------------------------------------------
     def start_pump(self) -> None:
@@ -102,6 +115,14 @@ class Conversation:
         finally:
             if self._pump is not None:
                 self._pump.cancel()
+
+    async def replace(self, session: Session) -> None:
+        """Go on in ``session`` (the same id: a session rebuilt on a trusted config)."""
+        old, self.session = self.session, session
+        await old.close("other")
+        if self._pump is not None:
+            self._pump.cancel()
+        self.start_pump()
 
     # -- what the client is told ----------------------------------------------------------------
     async def send(self, update: Any) -> None:
@@ -181,6 +202,8 @@ class Conversation:
             raise RequestError.invalid_request(
                 {"details": "a turn is running in this session: cancel it first"}
             )
+        if self.trust is not None:
+            await self._settle_trust()
         converted = convert(blocks, self.root, getattr(self.session.agent, "path_denied", None))
         for problem in converted.problems:
             await self.send(updates.notice(problem, "warning"))
@@ -221,11 +244,72 @@ class Conversation:
             self._outputs.clear()
         if result.stop == "error":
             raise RequestError(-32603, result.error or "the turn failed", {"details": result.error})
-        if result.plan:
+        if result.plan and self.session.permission_mode == "plan":
             await self.send(updates.plan_update(result.plan))
+            mode = await self.choose(
+                "Carry out the plan?", "switch_mode", result.plan, PLAN_CHOICES
+            )
+            if mode in ("edits", "ask"):
+                return await self.run(self.session.accept_plan(mode))
         await self.send_commands()  # a command file added during the turn is offered now
         stop: Any = STOP_REASONS.get(result.stop, "end_turn")
         return PromptResponse(stop_reason=stop, usage=self._usage)
+
+    # -- questions that are not a tool call's ---------------------------------------------------
+    async def choose(
+        self, title: str, kind: str, body: str, choices: tuple[tuple[str, str, str], ...]
+    ) -> str:
+        """Ask the user through ``session/request_permission`` about something of Larik's own
+        (the plan, the folder's trust): shown as a call of its own first. ``choices``:
+        ``(option id, label, ACP kind)``. The option picked; "" when cancelled or unanswered."""
+        self._asked += 1
+        call_id = f"larik-{kind}-{self._asked}"
+        content = [updates.text_content(body)]
+        start = helpers.start_tool_call(
+            call_id, title, kind=cast(Any, kind), status="pending", content=content
+        )
+        await self.send(start)
+        options = [PermissionOption(option_id=i, name=n, kind=cast(Any, k)) for i, n, k in choices]
+        call = ToolCallUpdate(tool_call_id=call_id, title=title, status="pending")
+        try:
+            answer = await self.host.client.request_permission(
+                session_id=self.id, tool_call=call, options=options
+            )
+            picked = getattr(answer.outcome, "option_id", "") or ""
+        except (ConnectionError, OSError, RequestError):
+            picked = ""
+        if picked not in {i for i, _, _ in choices}:
+            picked = ""
+        label = next((n for i, n, _ in choices if i == picked), "no answer")
+        await self.send(
+            helpers.update_tool_call(call_id, status="completed", title=f"{title} {label}")
+        )
+        return picked
+
+    async def _settle_trust(self) -> None:
+        """The project's "Trust this folder?", asked at its first prompt (a question needs a
+        session the client knows); trusted, the session is rebuilt on the trusted config under
+        the same id before the prompt goes on. The answer is remembered as the TUI's is."""
+        from .. import trust
+        from ..config import state_dir
+
+        pt, self.trust = self.trust, None
+        body = f"{pt.root} asks for settings that loosen safety or run code:\n" + "\n".join(
+            f"- {a}" for a in pt.asks
+        )
+        answer = await self.choose("Trust this folder?", "other", body, TRUST_CHOICES)
+        if answer in ("trust", "never"):
+            try:
+                await asyncio.to_thread(
+                    trust.remember, state_dir(), pt.root, pt.digest, answer == "trust"
+                )
+            except OSError as e:
+                await self.send(updates.notice(f"the answer was not remembered: {e}", "warning"))
+        if answer != "trust":
+            await self.send(updates.notice(pt.ignored_line().removeprefix("larik: "), "warning"))
+            return
+        await self.host.rebuild(self)
+        await self.send(updates.notice(f"trusted {pt.root}: applied " + "; ".join(pt.asks)))
 
     async def _on_event(self, ev: AgentEvent) -> None:
         t = ev.type

@@ -41,12 +41,17 @@ CLEANUP_WAIT = 5.0
 
 
 class ClientEditor:
-    def __init__(self, caps: Any) -> None:
+    def __init__(self, caps: Any, box: list[Conversation]) -> None:
+        """``box``: where the conversation goes once its session exists."""
         fs = caps.fs
         self.reads = bool(fs is not None and fs.read_text_file)
         self.writes = bool(fs is not None and fs.write_text_file)
         self.runs = bool(caps.terminal)
-        self.conv: Conversation | None = None  # set once the session exists
+        self._box = box
+
+    @property
+    def conv(self) -> Conversation | None:
+        return self._box[0] if self._box else None
 
     @property
     def offers(self) -> bool:
