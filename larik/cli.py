@@ -63,6 +63,13 @@ def root(
     max_turns: int | None = typer.Option(
         None, "--max-turns", metavar="N", help="Most model calls in one turn."
     ),
+    attempts: int = typer.Option(
+        1,
+        "--attempts",
+        metavar="N",
+        help="Print mode: up to N independent tries from the same files; the first whose "
+        "tests pass is kept.",
+    ),
     output_format: str = typer.Option(
         "text",
         "--output-format",
@@ -128,6 +135,7 @@ def root(
             effort=effort,
             permission_mode=permission_mode,
             max_turns=max_turns,
+            attempts=attempts,
             output_format=output_format,
             resume=session,
             trust_project=trust_project,

@@ -73,6 +73,7 @@ class PrintOptions:
     effort: str | None = None
     permission_mode: str | None = None
     max_turns: int | None = None
+    attempts: int = 1  # --attempts: independent tries from the same files (session/attempts.py)
     output_format: str = "text"
     resume: str | None = None  # None: new session; "latest"; or a session id
     trust_project: bool = False  # --trust-project: apply the project's loosening settings
@@ -86,6 +87,7 @@ class _Outcome:
     error: str = ""
     login: bool = False  # the error was a sign-in that must be redone (exit code 2)
     plan: str = ""  # plan mode: the plan the turn ended with
+    verify: dict[str, Any] | None = None  # the turn's check of its edits (agent/verify.py)
     running: dict[str, AgentEvent] = field(default_factory=dict)  # tool_start without an end
 
 
@@ -187,6 +189,13 @@ def _check(opts: PrintOptions, stdin: IO[str], err: IO[str]) -> str:
         raise UsageError(f"unknown effort {opts.effort!r}: use low, medium, high or max")
     if opts.max_turns is not None and opts.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
+    if opts.attempts < 1:
+        raise UsageError("--attempts must be at least 1")
+    if opts.attempts > 1 and opts.resume is not None:
+        raise UsageError(
+            "--attempts starts every try from the same files in a new session; it does not "
+            "go with --continue or --resume"
+        )
     if opts.resume == "":
         raise UsageError(
             "--resume needs a session id in print mode: use --continue (-c) for the latest "
@@ -244,14 +253,70 @@ async def _run(
     opts: PrintOptions, prompt: str, out: IO[str], err: IO[str], signals: _StopSignals
 ) -> int:
     signals.task = asyncio.current_task()
-    outcome = _Outcome()
+    tries = await _start_tries(opts) if opts.attempts > 1 else None
+    made: list[Any] = []  # session/attempts.py's Attempt, one per try
+    for n in range(1, opts.attempts + 1):
+        if tries is not None and n > 1:
+            await tries.areset()
+            print(f"larik: try {n} of {opts.attempts}, from the same files", file=err)
+        outcome = _Outcome()
+        agent, stopped = await _one_try(opts, prompt, out, err, signals, outcome, tries, made)
+        if stopped is not None:
+            return stopped
+        if tries is None or made[-1].passed:
+            break
+    if tries is not None:
+        _say_tries(made, opts.attempts, err)
+    ok = not outcome.error and outcome.stop in _OK and (tries is None or bool(made[-1].passed))
+    if opts.output_format == "text":
+        if outcome.text:
+            out.write(outcome.text.rstrip("\n") + "\n")
+        if outcome.error:
+            print(f"larik: {outcome.error}", file=err)
+        elif not ok and tries is None:
+            print(f"larik: the turn ended without finishing ({outcome.stop})", file=err)
+        elif outcome.plan:
+            print(PLAN_HINT, file=err)
+    else:
+        result = _result(agent, outcome, ok, opts)
+        if tries is not None:
+            result["attempts"] = [a.to_json() for a in made]
+        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+    out.flush()
+    if outcome.login:  # like a missing key: the user must act (larik login NAME)
+        return 2
+    return 0 if ok else 1
+
+
+async def _start_tries(opts: PrintOptions) -> Any:
+    from .session.attempts import Tries
+
+    try:
+        return await asyncio.to_thread(Tries, opts.cwd)
+    except LarikError as e:
+        raise UsageError(f"--attempts needs a snapshot of the project's files: {e}") from None
+
+
+async def _one_try(
+    opts: PrintOptions,
+    prompt: str,
+    out: IO[str],
+    err: IO[str],
+    signals: _StopSignals,
+    outcome: _Outcome,
+    tries: Any,
+    made: list[Any],
+) -> tuple[Any, int | None]:
+    """One session, one turn (with ``tries``: then its check, into ``made``). Returns the
+    agent and, when a signal stopped the run, its exit code."""
     progress = opts.verbose or _is_terminal(err)
+    before = len(made)
     try:
         session = await _open_session(opts, err)
         signals.agent = agent = session.agent
     except asyncio.CancelledError:  # stopped while starting: nothing was saved
         outcome.stop = signals.stop_reason
-        return _stopped(opts, None, outcome, signals, out, err)
+        return None, _stopped(opts, None, outcome, signals, out, err)
     try:
         turn = await _turn(session, prompt, err)
         async with aclosing(aiter(turn)) as events:
@@ -259,6 +324,8 @@ async def _run(
                 _on_event(ev, opts.output_format, outcome, out, err)
                 if progress:
                     _progress(ev, err)
+        if tries is not None:
+            made.append(await _check_try(session, prompt, outcome, tries, len(made) + 1))
     except BrokenPipeError:
         raise  # the reader went away: stop (the turn is closed and saved), say nothing
     except asyncio.CancelledError:  # a stop signal: _StopSignals cancelled this task
@@ -279,23 +346,44 @@ async def _run(
             with contextlib.suppress(BrokenPipeError):
                 _on_event(ev, opts.output_format, outcome, out, err)
     if outcome.stop in ("interrupted", "terminated"):
-        return _stopped(opts, agent, outcome, signals, out, err)
-    ok = not outcome.error and outcome.stop in _OK
-    if opts.output_format == "text":
-        if outcome.text:
-            out.write(outcome.text.rstrip("\n") + "\n")
-        if outcome.error:
-            print(f"larik: {outcome.error}", file=err)
-        elif not ok:
-            print(f"larik: the turn ended without finishing ({outcome.stop})", file=err)
-        elif outcome.plan:
-            print(PLAN_HINT, file=err)
+        return agent, _stopped(opts, agent, outcome, signals, out, err)
+    if tries is not None and len(made) < before + 1:  # it failed before its check
+        made.append(_failed_try(agent, outcome, len(made) + 1))
+    return agent, None
+
+
+async def _check_try(session: Session, prompt: str, outcome: _Outcome, tries: Any, n: int) -> Any:
+    from .session.attempts import Attempt, judge
+
+    passed, how = await judge(session, prompt, outcome.verify)
+    agent = session.agent
+    return Attempt(
+        n,
+        session_id=agent.session_id,
+        transcript=str(agent.transcript_path),
+        stop=outcome.stop,
+        passed=passed,
+        check=how,
+        files=await tries.achanged(),
+    )
+
+
+def _failed_try(agent: Any, outcome: _Outcome, n: int) -> Any:
+    from .session.attempts import Attempt
+
+    sid = getattr(agent, "session_id", "") if agent is not None else ""
+    return Attempt(n, session_id=sid, stop=outcome.stop or "error", check=outcome.error)
+
+
+def _say_tries(made: list[Any], of: int, err: IO[str]) -> None:
+    for a in made:
+        print(f"larik: {a.line(of)}", file=err)
+    if made and made[-1].passed:
+        print(f"larik: kept try {made[-1].n}'s changes", file=err)
     else:
-        out.write(json.dumps(_result(agent, outcome, ok, opts), ensure_ascii=False) + "\n")
-    out.flush()
-    if outcome.login:  # like a missing key: the user must act (larik login NAME)
-        return 2
-    return 0 if ok else 1
+        print(
+            f"larik: no try passed its check; the files are as try {len(made)} left them", file=err
+        )
 
 
 async def _turn(session: Session, prompt: str, err: IO[str]) -> Turn:
@@ -463,6 +551,8 @@ def _on_event(ev: AgentEvent, fmt: str, outcome: _Outcome, out: IO[str], err: IO
         outcome.running[f"{ev.subagent}/{ev.tool_id}"] = ev
     elif ev.type is E.TOOL_END:
         outcome.running.pop(f"{ev.subagent}/{ev.tool_id}", None)
+    if ev.type is E.TURN_END and not ev.subagent:
+        outcome.verify = ev.data.get("verify")
     if ev.type is E.TURN_END:
         outcome.text = ev.text
         outcome.stop = "max_turns" if ev.data.get("max_turns") else str(ev.stop_reason or "")

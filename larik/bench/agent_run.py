@@ -30,16 +30,47 @@ def make_agent_runner(
     config: Config,
     transcripts: Path,
     resolver_for: Callable[[str], Callable[[str], object] | None] | None = None,
+    attempts: int = 1,
 ) -> RunAgent:
     """``resolver_for(spec)`` may give each run its own resolver (tests use scripted providers);
     by default the agent resolves through routing with ``config``. A run gets no web_fetch (a
     deny rule): it measures the model on the task, not on looking the answer up (the sandbox
-    keeps its commands off the network too)."""
+    keeps its commands off the network too). ``attempts``: ``--attempts N``, up to N
+    independent tries from the task's files (larik/session/attempts.py), the first that its
+    own check passes kept; the runner's grade of the first try's files is pass@1."""
     perms = config.permissions
     deny = perms.model_copy(update={"deny": [*perms.deny, "web_fetch"]})
     config = config.model_copy(update={"permissions": deny})
 
     async def run(task: Task, workdir: Path, spec: str, outcome: AgentOutcome) -> None:
+        resolver = resolver_for(spec) if resolver_for else None  # one per run: tries share it
+        if attempts <= 1:
+            await one(task, workdir, spec, outcome, resolver)
+            return
+        import shutil
+        import tempfile
+
+        from ..session.attempts import Tries
+
+        store = Path(tempfile.mkdtemp(prefix="larik-bench-tries-"))
+        try:
+            tries = await asyncio.to_thread(Tries, workdir, store / "git")
+            for n in range(1, attempts + 1):
+                if n > 1:
+                    await tries.areset()
+                outcome.attempts = n
+                passed = await one(task, workdir, spec, outcome, resolver)
+                if n == 1 and outcome.grade is not None:
+                    outcome.first_passed = await outcome.grade()
+                if passed or outcome.error:
+                    break
+        finally:
+            shutil.rmtree(store, ignore_errors=True)
+
+    async def one(
+        task: Task, workdir: Path, spec: str, outcome: AgentOutcome, resolver: Any
+    ) -> bool | None:
+        """One try in a session of its own; its check's verdict (with ``attempts``)."""
         from ..session import Session, SessionOptions
 
         transcripts.mkdir(parents=True, exist_ok=True)
@@ -47,7 +78,7 @@ def make_agent_runner(
             model=spec,
             permission_mode="yolo",
             max_turns=task.spec.max_turns,
-            resolver=resolver_for(spec) if resolver_for else None,
+            resolver=resolver,
             transcript_dir=transcripts,
             checkpoints=False,  # a throwaway folder: nothing to take back
             skills=False,  # the task's prompt alone, whatever skills the user has
@@ -61,7 +92,8 @@ def make_agent_runner(
         except LarikError as e:
             outcome.error = str(e)
             await session.close()
-            return
+            return None
+        passed = None
         try:
             prompt = task.spec.prompt
             for attempt in range(task.spec.tries):
@@ -74,10 +106,15 @@ def make_agent_runner(
                 if check.passed:
                     break
                 prompt = retry_prompt(task, check, workdir)
+            if attempts > 1 and not outcome.error:
+                from ..session.attempts import judge
+
+                passed, _ = await judge(session, task.spec.prompt, outcome.verify)
         except APIError as e:
             outcome.error = str(e)
         finally:
             await session.close()
+        return passed
 
     return run
 
@@ -100,9 +137,10 @@ def _count(ev: Any, outcome: AgentOutcome) -> None:
         outcome.tool_calls += 1
         outcome.tool_errors += ev.is_error
         outcome.bad_calls += bool(ev.data.get("bad_call"))
-    elif ev.type is T.TURN_END:
+    elif ev.type is T.TURN_END and not ev.subagent:
         outcome.turn_limit = ev.stop_reason is StopReason.MAX_TURNS
         outcome.stop = str(ev.stop_reason or "")
+        outcome.verify = ev.data.get("verify")
 
 
 async def tool_warnings(

@@ -63,8 +63,13 @@ class AgentOutcome:
     # tasks with two tries (Aider's protocol): the runner's mid-run check, which lays the tests
     # in and says whether the first try passed; the agent runner calls it between tries
     midcheck: Callable[[], Awaitable[CheckResult]] | None = None
-    first_passed: bool | None = None  # set by the mid-run check
+    first_passed: bool | None = None  # set by the mid-run check (or the first try's grade)
     tries: int = 0  # attempts the agent made
+    # --attempts: the runner's grade of the files as they are now, on a copy (the workdir is
+    # not touched, so a next try does not see the check's tests): pass@1 of the first try
+    grade: Callable[[], Awaitable[bool]] | None = None
+    attempts: int = 0  # independent tries made (--attempts)
+    verify: dict[str, Any] | None = None  # the last turn's check of its edits (agent/verify.py)
 
 
 @dataclass
@@ -143,7 +148,10 @@ async def run_one(
     *,
     bench_id: str = "",
     keep_dir: bool = False,
+    attempts: int = 1,
 ) -> RunResult:
+    """``attempts``: the agent makes up to this many tries (``--attempts``); the time limit is
+    each try's, so the run may take ``attempts`` times the task's."""
     started = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix=f"larik-bench-{task.name}-"))
     result = RunResult(
@@ -160,9 +168,14 @@ async def run_one(
                 return check
 
             outcome.midcheck = midcheck
+
+        async def grade() -> bool:
+            return await asyncio.to_thread(_grade_copy, task, workdir)
+
+        outcome.grade = grade
         timed_out = False
         try:
-            async with asyncio.timeout(task.spec.time_limit):
+            async with asyncio.timeout(task.spec.time_limit * attempts):
                 await run_agent(task, workdir, model, outcome)
         except TimeoutError:
             timed_out = True
@@ -170,7 +183,7 @@ async def run_one(
         _fill_usage(result, outcome)
         if timed_out:
             result.reason = TIMEOUT
-            result.detail = f"the agent did not finish within {task.spec.time_limit:g}s"
+            result.detail = f"the agent did not finish within {task.spec.time_limit * attempts:g}s"
         elif outcome.error:
             result.reason = PROVIDER_ERROR
             result.detail = outcome.error
@@ -188,7 +201,7 @@ async def run_one(
                 else:
                     result.reason = CHECK_FAILED
                     result.detail = _last_line(check.output)
-        result.tries = max(1, outcome.tries)
+        result.tries = max(1, outcome.tries, outcome.attempts)
         result.first_try = result.passed if outcome.first_passed is None else outcome.first_passed
     except asyncio.CancelledError:
         raise
@@ -201,6 +214,14 @@ async def run_one(
     result.wall = time.monotonic() - started
     result.finished = datetime.now(UTC).isoformat(timespec="seconds")
     return result
+
+
+def _grade_copy(task: Task, workdir: Path) -> bool:
+    """The task's check on a copy of ``workdir`` as it is now (``workdir`` untouched)."""
+    with tempfile.TemporaryDirectory(prefix=f"larik-bench-grade-{task.name}-") as tmp:
+        copy = Path(tmp) / "work"
+        shutil.copytree(workdir, copy, symlinks=True)
+        return run_check(task, copy).passed
 
 
 def _fill_usage(result: RunResult, outcome: AgentOutcome) -> None:
@@ -259,6 +280,7 @@ async def run_bench(
     run_agent: RunAgent | None,
     *,
     repeat: int = 1,
+    attempts: int = 1,
     jobs: int | None = None,
     per_provider: int = PER_PROVIDER,
     bench_id: str = "",
@@ -278,7 +300,7 @@ async def run_bench(
     async def here(task: Task, model: str, rep: int) -> RunResult:
         if run_agent is None:
             raise TypeError("run_bench needs run_agent or execute")
-        return await run_one(task, model, rep, run_agent, bench_id=bench_id)
+        return await run_one(task, model, rep, run_agent, bench_id=bench_id, attempts=attempts)
 
     run = execute or here
 

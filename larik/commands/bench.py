@@ -27,6 +27,14 @@ def bench(
     repeat: int = typer.Option(
         1, "--repeat", "-k", min=1, metavar="K", help="Runs per (model, task)."
     ),
+    attempts: int = typer.Option(
+        1,
+        "--attempts",
+        min=1,
+        metavar="N",
+        help="Up to N independent tries per run, the first whose own tests pass kept "
+        "(pass@1 and pass@N in the report).",
+    ),
     jobs: int = typer.Option(
         0, "--jobs", "-j", min=0, metavar="N", help="Runs at once (0: automatic)."
     ),
@@ -88,6 +96,7 @@ def bench(
             ray_address if ray_address is not None else ("" if ray else None),
             fmt,
             out,
+            attempts,
         )
     except LarikError as e:
         print(f"larik bench: {e}", file=terminal(sys.stderr))
@@ -111,6 +120,7 @@ def _bench(
     ray: str | None = None,
     fmt: str = "table",
     out: Path | None = None,
+    attempts: int = 1,
 ) -> int:
     from rich.console import Console
 
@@ -138,10 +148,15 @@ def _bench(
         print("larik bench: give at least one model with -m (see --help)", file=sys.stderr)
         return 2
     if ray is not None:
+        if attempts > 1:
+            print("larik bench: --attempts does not run on Ray yet", file=sys.stderr)
+            return 2
         from ..bench.ray_run import import_ray
 
         import_ray()  # without Ray: one line saying how to install it, before anything runs
-    return _run(console, models, tasks, repeat, jobs, json_out, trust_project, shard_pair, ray)
+    return _run(
+        console, models, tasks, repeat, jobs, json_out, trust_project, shard_pair, ray, attempts
+    )
 
 
 def _list(console, tasks) -> int:
@@ -271,7 +286,16 @@ def _merge(console, paths: list[Path], json_out: Path | None, fmt: str = "table"
 
 
 def _run(
-    console, models, tasks, repeat, jobs, json_out, trust_project=False, shard=None, ray=None
+    console,
+    models,
+    tasks,
+    repeat,
+    jobs,
+    json_out,
+    trust_project=False,
+    shard=None,
+    ray=None,
+    attempts=1,
 ) -> int:
     """``ray``: None runs here; else the Ray cluster's address ("" for RAY_ADDRESS or local)."""
     import asyncio
@@ -297,7 +321,8 @@ def _run(
     bench_id = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
     folder = bench_dir()
     history = bench_results_path()
-    run_agent = make_agent_runner(config, folder / "runs" / bench_id, fresh_adapters(config))
+    runs = folder / "runs" / bench_id
+    run_agent = make_agent_runner(config, runs, fresh_adapters(config), attempts=attempts)
     for line in asyncio.run(tool_warnings(specs, config)):  # before the runs: saves a wasted bench
         print(f"larik bench: warning: {line}", file=terminal(sys.stderr))
     mine = [(s, t.name, r) for s in specs for t in tasks for r in range(1, repeat + 1)]
@@ -360,6 +385,7 @@ def _run(
                     tasks,
                     run_agent,
                     repeat=repeat,
+                    attempts=attempts,
                     jobs=jobs,
                     bench_id=bench_id,
                     on_result=on_result,

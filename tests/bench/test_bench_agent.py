@@ -273,3 +273,35 @@ async def test_a_local_server_that_says_the_model_takes_no_tools_is_warned_about
 
     lines = await tool_warnings(["scripted/able", "llamacpp/small"], Config(), resolver_for)
     assert len(lines) == 1 and lines[0].startswith("llamacpp/small does not support tools")
+
+
+async def test_attempts_the_first_try_fails_the_second_passes_from_the_same_files(tmp_path):
+    """``--attempts 3`` (issue 24 item 6): try 1 breaks the code differently and leaves a stray
+    file, its own test run fails; try 2 starts from the task's files again (real git snapshot),
+    fixes it and its tests pass: it is kept, pass@1 is False and the run passes."""
+    task = TASKS["fix-failing-test"]
+    solution = _solution_turns(task)[0]["tool_calls"]
+    test = {"name": "bash", "input": {"command": "python -m pytest -q"}}
+    stray = {"name": "write_file", "input": {"path": "stray.py", "content": "x = 1\n"}}
+    broken = {"name": "write_file", "input": {"path": "stats.py", "content": "x = 1\n"}}
+    read = {"name": "read_file", "input": {"path": "stats.py"}}
+    script = [
+        {"tool_calls": [read, broken, stray]},
+        {"tool_calls": [test]},
+        {"text": "try one"},
+        {"tool_calls": solution},
+        {"tool_calls": [test]},
+        {"text": "try two"},
+    ]
+    seen: list[list[str]] = []
+
+    run = make_agent_runner(Config(), tmp_path / "runs", scripted({"m": script}), attempts=3)
+
+    async def watched(t, workdir, spec, outcome):
+        await run(t, workdir, spec, outcome)
+        seen.append(sorted(str(p.relative_to(workdir)) for p in workdir.glob("*.py")))
+
+    [res] = await run_bench(["m"], [task], watched, attempts=3)
+    assert res.passed and res.first_try is False and res.tries == 2
+    assert seen == [["stats.py"]]  # the stray file went with try 1's reset
+    assert len(list((tmp_path / "runs").glob("*.jsonl"))) == 2  # a transcript per try
