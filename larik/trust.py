@@ -11,7 +11,8 @@ setting                  untrusted project
 permissions.mode         applied only when as strict as the user's or more (plan > ask > edits > yolo)
 permissions.allow        ignored
 permissions.deny         always applied, added to the user's deny rules
-hooks, mcp, commands     ignored (whole tables: they run programs)
+hooks, mcp, commands,    ignored (whole tables: they run programs; [lsp] starts language
+lsp                      servers, which run the project's plugins and configs)
 commands.shell           ignored: the project's command files with !`…` shell lines run those
                          lines only once trusted (each file's SHA-256 is in the digest)
 checkpoints = false      ignored (a project must not turn off what /undo needs)
@@ -79,7 +80,7 @@ __all__ = [
 MODE_STRICTNESS = ("plan", "ask", "edits", "yolo")
 
 #: Top-level tables a project brings that run programs: ignored unless trusted.
-GATED_TABLES = ("hooks", "mcp", "commands")
+GATED_TABLES = ("hooks", "mcp", "commands", "lsp")
 
 #: The key a project's ``.mcp.json`` (its ``mcpServers``, as ``[mcp.servers]`` tables) is
 #: gated under: it starts programs like ``[mcp]`` does.

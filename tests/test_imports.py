@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-HEAVY = ("anthropic", "openai", "google.genai", "textual", "mcp", "ray")
+HEAVY = ("anthropic", "openai", "google.genai", "textual", "mcp", "ray", "pygls", "lsprotocol")
 
 PROBE = """
 import sys

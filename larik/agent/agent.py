@@ -114,6 +114,10 @@ class Agent:
             root=s.root, processes=s.processes, seen=SeenFiles(), skills=s.skills, editor=s.editor
         )
         self._ctx.sandbox, self._ctx.web = s.policy.sandbox, s.config.web_fetch  # bash, web_fetch
+        if s.role_label is None:  # language servers (larik.lsp): none starts before an edit
+            from ..lsp.session import for_session
+
+            self._ctx.lsp = for_session(s.config, s.root, s.policy.sandbox)
         self.jobs = s.jobs  # background commands (jobs.py): the main agent ends them on close
         self.path_denied = self._ctx.path_denied = s.policy.denies_path  # grep, glob, @path
         self.tool_runner = ToolRunner(
@@ -683,6 +687,8 @@ class Agent:
         self._settle()
         if self._settings.role_label is None:  # a subagent's end is not the session's
             await self.jobs.close()
+            if self._ctx.lsp is not None:
+                await self._ctx.lsp.close()
         said = await self._hooks.end(reason) if self._hooks is not None else []
         self._log.close()
         return said

@@ -228,6 +228,37 @@ class WebFetchConfig(_Strict):
         return entries
 
 
+class LspServerConfig(_Strict):
+    """``[lsp.servers.NAME]``: a language server to add (or to replace a known one's command)."""
+
+    command: list[str] = Field(min_length=1)
+    """The program and its arguments, speaking LSP over stdin/stdout (``["pylsp"]``)."""
+    languages: list[str] = Field(default_factory=list)
+    """LSP language ids it serves ("python", "typescript", …)."""
+    globs: list[str] = Field(default_factory=list)
+    """File name patterns it serves ("*.py"); empty: the languages' usual suffixes."""
+    init_options: dict[str, Any] = Field(default_factory=dict)
+    """Sent as ``initializationOptions`` in ``initialize``."""
+
+
+class LspConfig(_Strict):
+    """``[lsp]``: language servers whose diagnostics follow each edit (docs/lsp.md). A
+    project's ``[lsp]`` applies only once the project is trusted (it starts programs)."""
+
+    enabled: bool | None = None
+    """true: run servers in any project; false: never; unset: only in a trusted project."""
+    disabled: list[str] = Field(default_factory=list)
+    """Names of known servers not to use ("pylsp", "ruff", …: ``larik lsp`` lists them)."""
+    servers: dict[str, LspServerConfig] = Field(default_factory=dict)
+    """Servers to add, by name; tried before the known ones."""
+    wait_ms: int = Field(default=1500, ge=0, le=30_000)
+    """Most milliseconds an edit waits for the server's diagnostics."""
+    start_ms: int = Field(default=5000, ge=0, le=60_000)
+    """Most milliseconds the first edit of a language waits for its server to start."""
+    max_lines: int = Field(default=10, ge=1, le=200)
+    """Most diagnostic lines appended to one edit's result."""
+
+
 def check_rule_text(text: str) -> tuple[str, str]:
     """``(tool, pattern)`` of a permission rule ``"TOOL: PATTERN"``, or ``ValueError`` naming
     what is wrong (one line, the rule cut to 60 characters): :func:`larik.tool_names.parse_rule`."""
@@ -263,6 +294,8 @@ class Config(BaseModel):
     """Background jobs: how many at once, how much output each keeps."""
     web_fetch: WebFetchConfig = Field(default_factory=WebFetchConfig)
     """The web_fetch tool's limits and the private addresses it may reach."""
+    lsp: LspConfig = Field(default_factory=LspConfig)
+    """Language servers whose diagnostics follow each edit."""
     compact_threshold: float = Field(default=0.8, gt=0, le=1)
     """Compact the conversation when it fills this fraction of the context window."""
     max_turns: int = Field(default=100, gt=0)

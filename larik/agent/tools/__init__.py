@@ -116,6 +116,7 @@ class ToolContext:
     line_numbers: bool = True  # read_file's gutter (the model's profile: profile.py)
     web: Any = None  # config.WebFetchConfig: web_fetch's limits; None: the defaults
     editor: Editor | None = None  # the editor doing the file I/O and commands (_editor.py)
+    lsp: Any = None  # lsp.session.LspSession: diagnostics after a write; None: none
 
     def path(self, raw: str) -> Path:
         return resolve_path(self.root, raw).path

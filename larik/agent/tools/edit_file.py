@@ -22,6 +22,7 @@ from . import ToolArgs, ToolContext, ToolError, ToolResult
 from ._files import directory_error, load_text, missing_error, store_text, unified_diff, utf8
 from ._guard import check_defs, check_edit, syntax_note
 from ._gutter import NOTE, strip_gutter, strip_rows
+from ._lsp import diagnostics
 from ._match import Ambiguous, relaxed_match
 from ._seen import remember, require_read
 from .read_file import first_page
@@ -138,4 +139,5 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
         what += "\n" + NOTE.format(what="old_string")
     if broken := syntax_note(shown, edit.old, edit.new):
         what += "\n" + broken
+    what += await diagnostics(ctx, path, edit.old, edit.new, shown)
     return ToolResult(f"edited {shown}: {what}\n{diff}", data={"diff": diff})

@@ -17,6 +17,7 @@ from . import ToolArgs, ToolContext, ToolResult
 from ._files import directory_error, load_text, open_regular, store_text, unified_diff, utf8
 from ._guard import check_defs, syntax_note
 from ._gutter import NOTE, gutter_like, strip_gutter
+from ._lsp import diagnostics
 from ._seen import remember, require_read, shrink_note
 
 NAME = "write_file"
@@ -90,4 +91,5 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     note += "" if created else shrink_note(old, content, shown)
     broken = syntax_note(shown, old, content)
     note += "\n" + broken if broken else ""
+    note += await diagnostics(ctx, path, old, content, shown)
     return ToolResult(f"{verb} {shown} ({lines} lines){note}", data={"diff": diff})

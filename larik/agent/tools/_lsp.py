@@ -1,0 +1,16 @@
+"""The language servers' word on a write (larik.lsp): one call after a successful write."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import ToolContext
+
+
+async def diagnostics(ctx: ToolContext, path: Path, old: str, new: str, shown: str) -> str:
+    """ "\\n" + the lines the session's servers add for this write (the errors it introduced,
+    or a one-line notice), or "" (no servers, none found, nothing new)."""
+    if ctx.lsp is None:
+        return ""
+    text: str = await ctx.lsp.after_write(path, old, new, shown)
+    return "\n" + text if text else ""

@@ -1,0 +1,101 @@
+"""The language servers Larik knows (a table a test walks) and how one is found.
+
+A server is found on ``PATH`` or in the project's own ``.venv/bin`` or ``node_modules/.bin``
+— never installed. One found in the project is the project's code: :mod:`.session` starts
+servers only where the project is trusted or the user's config says so.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["KNOWN", "SUFFIXES", "Found", "ServerSpec", "find", "language_of", "specs"]
+
+#: File suffixes of each language id.
+SUFFIXES: dict[str, tuple[str, ...]] = {
+    "python": (".py", ".pyi"),
+    "typescript": (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs"),
+    "go": (".go",),
+    "rust": (".rs",),
+    "c": (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh"),
+}
+
+#: Where a project keeps its own programs.
+PROJECT_BINS = (".venv/bin", "node_modules/.bin")
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    name: str
+    command: tuple[str, ...]
+    languages: tuple[str, ...]
+    globs: tuple[str, ...] = ()
+    init_options: dict | None = None  # type: ignore[type-arg]
+
+    def serves(self, path: Path) -> bool:
+        if self.globs:
+            return any(fnmatch.fnmatch(path.name, g) for g in self.globs)
+        return language_of(path) in self.languages
+
+
+#: The known servers, preferred first within a language.
+KNOWN: tuple[ServerSpec, ...] = (
+    ServerSpec("basedpyright", ("basedpyright-langserver", "--stdio"), ("python",)),
+    ServerSpec("pyright", ("pyright-langserver", "--stdio"), ("python",)),
+    ServerSpec("ty", ("ty", "server"), ("python",)),
+    ServerSpec("pylsp", ("pylsp",), ("python",)),
+    ServerSpec("ruff", ("ruff", "server"), ("python",)),
+    ServerSpec(
+        "typescript-language-server", ("typescript-language-server", "--stdio"), ("typescript",)
+    ),
+    ServerSpec("gopls", ("gopls",), ("go",)),
+    ServerSpec("rust-analyzer", ("rust-analyzer",), ("rust",)),
+    ServerSpec("clangd", ("clangd",), ("c",)),
+)
+
+
+@dataclass(frozen=True)
+class Found:
+    spec: ServerSpec
+    argv: tuple[str, ...]  # the program resolved to an absolute path
+    in_project: bool  # found in the project's .venv/node_modules: the project's own code
+
+
+def language_of(path: Path) -> str:
+    for lang, suffixes in SUFFIXES.items():
+        if path.suffix in suffixes:
+            return lang
+    return ""
+
+
+def specs(config: object | None) -> list[ServerSpec]:
+    """The servers ``[lsp]`` leaves: its own first, then the known ones not disabled."""
+    cfg = getattr(config, "lsp", None)
+    disabled = set(getattr(cfg, "disabled", ()) or ())
+    added = [
+        ServerSpec(name, tuple(s.command), tuple(s.languages), tuple(s.globs), dict(s.init_options))
+        for name, s in (getattr(cfg, "servers", None) or {}).items()
+    ]
+    names = {s.name for s in added}
+    return added + [s for s in KNOWN if s.name not in disabled and s.name not in names]
+
+
+def find(spec: ServerSpec, root: Path) -> Found | None:
+    """``spec``'s program in the project's own bins, else on PATH; None: not found."""
+    program = spec.command[0]
+    if "/" in program:
+        path = Path(program)
+        return (
+            Found(spec, (str(path), *spec.command[1:]), path.is_relative_to(root))
+            if (path.is_file())
+            else None
+        )
+    for sub in PROJECT_BINS:
+        exe = shutil.which(program, path=str(root / sub))
+        if exe:
+            return Found(spec, (exe, *spec.command[1:]), True)
+    exe = shutil.which(program)
+    return Found(spec, (exe, *spec.command[1:]), False) if exe else None

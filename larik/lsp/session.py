@@ -1,0 +1,190 @@
+"""What the file tools call after a write: :meth:`LspSession.after_write` returns the lines
+to append to the result — only the errors and warnings the write introduced.
+
+One server per language for the session's project root, started on the first write of a
+file of that language (never before: start-up pays nothing), through the sandbox with the
+project read-only. Trust: with ``[lsp] enabled`` unset, servers start only in a trusted
+project (a server runs the project's plugins and configs); elsewhere the first write says so
+once. A server that hangs, crashes or sends bad frames is ended, said once, and started again
+at most once per session; no write waits longer than ``start_ms`` (a server's first) or
+``wait_ms``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from .servers import Found, find, language_of, specs
+
+__all__ = ["LspSession", "for_session", "format_line"]
+
+_SEVERITY = {1: "error", 2: "warning", 3: "info", 4: "hint"}
+_REPORTED = (1, 2)  # errors and warnings; info and hints are noise after an edit
+
+
+def _trusted(config: Any, root: Path) -> bool:
+    pt = getattr(config, "project_trust", None)
+    if pt is not None:
+        return bool(pt.trusted)
+    listed = getattr(config, "trusted_projects", ()) or ()
+    return any(Path(p).expanduser().resolve() == root.resolve() for p in listed)
+
+
+def for_session(config: Any, root: Path, sandbox: Any = None) -> LspSession:
+    """The session's language servers (none started yet)."""
+    return LspSession(config, root, sandbox)
+
+
+def format_line(shown: str, d: Any) -> str:
+    """``file:line:col severity code message`` of one diagnostic (one line, cut to 200)."""
+    code = f" {d.code}" if d.code not in (None, "") else ""
+    message = " ".join(str(d.message).split())[:200]
+    sev = _SEVERITY.get(int(d.severity or 1), "error")
+    pos = d.range.start
+    return f"{shown}:{pos.line + 1}:{pos.character + 1} {sev}{code} {message}"
+
+
+def _key(d: Any) -> tuple[int, str, str]:
+    return (int(d.severity or 1), str(d.code or ""), str(d.message))
+
+
+class LspSession:
+    def __init__(self, config: Any, root: Path, sandbox: Any = None) -> None:
+        cfg = getattr(config, "lsp", None)
+        self.config = config
+        self.root = root.resolve()
+        self.sandbox = sandbox
+        self.enabled: bool | None = getattr(cfg, "enabled", None)
+        self.wait = getattr(cfg, "wait_ms", 1500) / 1000
+        self.start_wait = getattr(cfg, "start_ms", 5000) / 1000
+        self.max_lines = getattr(cfg, "max_lines", 10)
+        self.servers: dict[str, Any] = {}  # language -> client.Server
+        self.found: dict[str, Found | None] = {}
+        self.starts: Counter[str] = Counter()
+        self.notices: list[str] = []  # said once each; the caller shows them
+        self._said: set[str] = set()
+        self._started: list[Any] = []  # every server started, the broken ones too: all closed
+        self.count = 0  # diagnostics reported this session (the status line's count)
+
+    def _notice(self, text: str) -> str:
+        if text in self._said:
+            return ""
+        self._said.add(text)
+        self.notices.append(text)
+        return text
+
+    def allowed(self, found: Found) -> str:
+        """ "" when ``found`` may start here, else the one-line reason."""
+        if self.enabled is False:
+            return "off"
+        if self.enabled or _trusted(self.config, self.root):
+            return ""
+        return (
+            f"lsp: no language server in this untrusted project ({found.spec.name} would run "
+            "its plugins and configs); trust the folder or set [lsp] enabled = true in your "
+            "own config (docs/lsp.md)"
+        )
+
+    def _find(self, language: str, path: Path) -> Found | None:
+        if language not in self.found:
+            self.found[language] = next(
+                (f for s in specs(self.config) if s.serves(path) and (f := find(s, self.root))),
+                None,
+            )
+        return self.found[language]
+
+    async def _server(self, language: str, path: Path) -> tuple[Any, str]:
+        """The running server for ``language`` (None, and a notice or "", when there is none)."""
+        server = self.servers.get(language)
+        if server is not None and not server.broken:
+            return server, ""
+        found = self._find(language, path)
+        if found is None:
+            return None, ""
+        why = self.allowed(found)
+        if why:
+            return None, "" if why == "off" else self._notice(why)
+        if server is not None:  # broken: started again once per session
+            if self.starts[language] >= 2:
+                return None, ""
+        self.starts[language] += 1
+        from .client import Server
+
+        argv = list(found.argv)
+        if self.sandbox is not None and getattr(self.sandbox, "active", False):
+            import dataclasses  # the session's sandbox (agent/sandbox.py), the project read-only
+
+            argv = dataclasses.replace(self.sandbox, mode="read-only").wrap(argv, self.root)
+        server = Server(argv, self.root, found.spec.init_options)
+        self.servers[language] = server
+        self._started.append(server)
+        try:
+            await asyncio.wait_for(server.start(), self.start_wait)
+        except Exception as e:
+            server.broken = server.broken or (
+                f"it did not start within {self.start_wait:g} s"
+                if isinstance(e, TimeoutError)
+                else f"it failed to start ({type(e).__name__})"
+            )
+            server.kill()
+        if server.broken:
+            return None, self._broken(found.spec.name, server.broken)
+        return server, ""
+
+    def _broken(self, name: str, why: str) -> str:
+        return self._notice(f"lsp: {name} stopped: {why}; edits go on without its diagnostics")
+
+    async def after_write(self, path: Path, old: str, new: str, shown: str) -> str:
+        """Lines for the result of a write of ``path`` from ``old`` to ``new``: the errors and
+        warnings it introduced, at most ``max_lines``, or a one-line notice, or ""."""
+        language = language_of(path)
+        if not language or self.enabled is False:
+            return ""
+        try:
+            return await self._after_write(language, path, old, new, shown)
+        except Exception as e:
+            server = self.servers.get(language)
+            if server is not None:
+                server.broken = server.broken or f"{type(e).__name__}: {e}"[:200]
+                server.kill()
+            return self._broken(language, f"{type(e).__name__}")
+
+    async def _after_write(self, language: str, path: Path, old: str, new: str, shown: str) -> str:
+        server, notice = await self._server(language, path)
+        if server is None:
+            return notice
+        baseline: list[Any] = []
+        if old and server.opened(path) != old:  # what the file had before, as the server sees it
+            before = server.send(path, old, language)
+            got = await server.wait(path, before, self.wait)
+            baseline = got or []
+        elif old:
+            baseline = list(server.diagnostics.get(server.uri(path), []))
+        before = server.send(path, new, language, save=True)
+        after = await server.wait(path, before, self.wait)
+        if after is None:
+            return self._broken(language, server.broken) if server.broken else ""
+        seen = Counter(_key(d) for d in baseline if d.severity in _REPORTED or not d.severity)
+        added = []
+        for d in after:
+            if d.severity not in _REPORTED and d.severity:
+                continue
+            k = _key(d)
+            if seen[k]:
+                seen[k] -= 1
+                continue
+            added.append(d)
+        if not added:
+            return ""
+        self.count += len(added)
+        lines = [format_line(shown, d) for d in added[: self.max_lines]]
+        if len(added) > self.max_lines:
+            lines.append(f"… and {len(added) - self.max_lines} more")
+        return "language server: the edit introduced\n" + "\n".join(lines)
+
+    async def close(self) -> None:
+        servers, self._started, self.servers = self._started, [], {}
+        await asyncio.gather(*(s.close() for s in servers), return_exceptions=True)

@@ -1,0 +1,75 @@
+"""A lying language server for tests/lsp: ``python hostile_server.py MODE``.
+
+hang: never answers initialize. garbage: answers with frames that are not JSON-RPC. huge:
+announces a 2 GB message. flood: answers, then publishes 20 000 diagnostics per change, over
+and over. crash: exits at the first change.
+"""
+
+import json
+import sys
+import time
+
+MODE = sys.argv[1]
+out = sys.stdout.buffer
+inp = sys.stdin.buffer
+
+
+def send(obj):
+    body = json.dumps(obj).encode()
+    out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    out.flush()
+
+
+def read():
+    length = 0
+    while True:
+        line = inp.readline()
+        if not line:
+            sys.exit(0)
+        if not line.strip():
+            break
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    return json.loads(inp.read(length))
+
+
+while True:
+    msg = read()
+    method = msg.get("method")
+    if method == "initialize":
+        if MODE == "hang":
+            time.sleep(3600)
+        if MODE == "garbage":
+            out.write(b"Content-Length: 12\r\n\r\nnot json!!!!")
+            out.flush()
+            time.sleep(3600)
+        if MODE == "huge":
+            out.write(b"Content-Length: 2000000000\r\n\r\n" + b"x" * 65536)
+            out.flush()
+            time.sleep(3600)
+        send(
+            {"jsonrpc": "2.0", "id": msg["id"], "result": {"capabilities": {"textDocumentSync": 1}}}
+        )
+    elif method in ("textDocument/didOpen", "textDocument/didChange"):
+        if MODE == "crash":
+            sys.exit(3)
+        if MODE == "flood":
+            uri = msg["params"]["textDocument"]["uri"]
+            d = {
+                "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
+                "severity": 1,
+                "message": "flood",
+            }
+            for _ in range(3):
+                params = {"uri": uri, "diagnostics": [d] * 20_000}
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "method": "textDocument/publishDiagnostics",
+                        "params": params,
+                    }
+                )
+    elif method == "shutdown":
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+    elif method == "exit":
+        sys.exit(0)

@@ -1,0 +1,186 @@
+"""Language-server diagnostics after an edit (issue 28): real servers, and lying ones."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from larik.agent.tools import ToolContext, write_file
+from larik.agent.tools._seen import SeenFiles
+from larik.config.schema import LspConfig, LspServerConfig
+from larik.lsp import servers
+from larik.lsp.session import LspSession
+
+HOSTILE = Path(__file__).with_name("hostile_server.py")
+RUFF = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+DOCS = Path(__file__).parents[2] / "docs" / "lsp.md"
+
+
+def _session(root: Path, trusted: bool = True, **lsp) -> LspSession:
+    lsp.setdefault(
+        "servers", {"ruff": LspServerConfig(command=[RUFF, "server"], languages=["python"])}
+    )
+    cfg = SimpleNamespace(
+        lsp=LspConfig(**lsp),
+        project_trust=SimpleNamespace(trusted=trusted),
+        trusted_projects=[],
+    )
+    return LspSession(cfg, root)
+
+
+def _run(coro):
+    return asyncio.run(coro)
+
+
+def test_the_known_servers_table_is_whole_and_documented():
+    doc = DOCS.read_text()
+    names = [s.name for s in servers.KNOWN]
+    assert len(names) == len(set(names))
+    for spec in servers.KNOWN:
+        assert spec.command and spec.languages
+        assert set(spec.languages) <= set(servers.SUFFIXES), spec.name
+        assert f"`{spec.command[0]}`" in doc, spec.name
+    assert {"python", "typescript", "go", "rust", "c"} <= {
+        lang for s in servers.KNOWN for lang in s.languages
+    }
+
+
+def test_a_server_in_the_projects_venv_is_found_and_marked_as_the_projects(tmp_path):
+    bin_ = tmp_path / ".venv" / "bin"
+    bin_.mkdir(parents=True)
+    (bin_ / "pylsp").write_text("#!/bin/sh\n")
+    (bin_ / "pylsp").chmod(0o755)
+    spec = next(s for s in servers.KNOWN if s.name == "pylsp")
+    found = servers.find(spec, tmp_path)
+    assert found is not None and found.in_project and found.argv[0] == str(bin_ / "pylsp")
+
+
+def test_ruff_server_reports_exactly_the_error_an_edit_introduces(tmp_path):
+    async def go():
+        s = _session(tmp_path, wait_ms=10_000, start_ms=20_000)
+        p = tmp_path / "a.py"
+        try:
+            assert await s.after_write(p, "", "x = 1\n", "a.py") == ""
+            broke = await s.after_write(p, "x = 1\n", "x = undefined_name\n", "a.py")
+            assert broke.splitlines()[1:] == ["a.py:1:5 error F821 Undefined name `undefined_name`"]
+            # the old error stays: not said again; only the new one is
+            more = await s.after_write(
+                p, "x = undefined_name\n", "x = undefined_name\ny = other\n", "a.py"
+            )
+            assert more.splitlines()[1:] == ["a.py:2:5 error F821 Undefined name `other`"]
+            # a fix says nothing
+            assert (
+                await s.after_write(p, "x = undefined_name\ny = other\n", "x = 1\n", "a.py") == ""
+            )
+            assert s.notices == [] and s.count == 2
+        finally:
+            await s.close()
+
+    _run(go())
+
+
+def test_a_pre_existing_error_is_not_repeated_on_the_first_edit(tmp_path):
+    async def go():
+        s = _session(tmp_path, wait_ms=10_000, start_ms=20_000)
+        p = tmp_path / "b.py"
+        old = "print(missing)\n"
+        try:
+            out = await s.after_write(p, old, old + "z = 2\n", "b.py")
+            assert out == ""
+        finally:
+            await s.close()
+
+    _run(go())
+
+
+def test_write_file_appends_the_diagnostics_to_its_result(tmp_path):
+    async def go():
+        s = _session(tmp_path, wait_ms=10_000, start_ms=20_000)
+        ctx = ToolContext(root=tmp_path, seen=SeenFiles(), lsp=s)
+        try:
+            args = write_file.Args(path="c.py", content="import os\nprint(nope)\n")
+            result = await write_file.run(args, ctx)
+        finally:
+            await s.close()
+        assert "c.py:2:7 error F821 Undefined name `nope`" in result.content
+        assert (
+            "F401" not in result.content or "c.py:1:8" in result.content
+        )  # any F401 is the write's own
+
+    _run(go())
+
+
+def test_no_server_starts_in_an_untrusted_project_and_it_is_said_once(tmp_path):
+    async def go():
+        s = _session(tmp_path, trusted=False)
+        p = tmp_path / "a.py"
+        first = await s.after_write(p, "", "x = nope\n", "a.py")
+        second = await s.after_write(p, "x = nope\n", "x = nope2\n", "a.py")
+        await s.close()
+        return s, first, second
+
+    s, first, second = _run(go())
+    assert "untrusted project" in first and second == ""
+    assert s.servers == {} and len(s.notices) == 1
+
+
+def test_the_users_config_can_enable_servers_in_an_untrusted_project(tmp_path):
+    async def go():
+        s = _session(tmp_path, trusted=False, enabled=True, wait_ms=10_000, start_ms=20_000)
+        try:
+            return await s.after_write(tmp_path / "a.py", "", "x = nope\n", "a.py")
+        finally:
+            await s.close()
+
+    assert "F821" in _run(go())
+
+
+@pytest.mark.parametrize("mode", ["hang", "garbage", "huge", "crash"])
+def test_a_lying_server_costs_one_notice_and_at_most_one_restart(tmp_path, mode):
+    fake = LspServerConfig(command=[sys.executable, str(HOSTILE), mode], languages=["python"])
+
+    async def go():
+        s = _session(tmp_path, servers={"fake": fake}, wait_ms=1000, start_ms=1500)
+        p = tmp_path / "a.py"
+        outs, times = [], []
+        try:
+            old = ""
+            for i in range(4):
+                t = time.monotonic()
+                new = f"x = {i}\n"
+                outs.append(await s.after_write(p, old, new, "a.py"))
+                times.append(time.monotonic() - t)
+                old = new
+        finally:
+            await s.close()
+        return s, outs, times
+
+    s, outs, times = _run(go())
+    assert max(times) < 1.5 + 1.0 + 1.0  # start bound + two waits, never more
+    assert len(s.notices) == 1 and "fake" in s.notices[0] or "python" in s.notices[0]
+    assert s.starts["python"] <= 2
+    assert sum(1 for o in outs if o) == 1
+
+
+def test_a_flooding_server_is_cut_to_max_lines(tmp_path):
+    fake = LspServerConfig(command=[sys.executable, str(HOSTILE), "flood"], languages=["python"])
+
+    async def go():
+        s = _session(tmp_path, servers={"fake": fake}, wait_ms=3000, start_ms=5000, max_lines=5)
+        try:
+            t = time.monotonic()
+            out = await s.after_write(tmp_path / "a.py", "", "x = 1\n", "a.py")
+            return out, time.monotonic() - t
+        finally:
+            await s.close()
+
+    out, took = _run(go())
+    lines = out.splitlines()
+    assert len(lines) == 1 + 5 + 1 and lines[-1].startswith("… and ")
+    assert took < 8
