@@ -53,6 +53,9 @@ COMMANDS: dict[str, Entry] = {
     "logout": Entry(
         "login", "Forget a sign-in's stored login (revoke it on the provider's site too: see docs)."
     ),
+    "lsp": Entry(
+        "lsp", "List the language servers: found where, and whether they run in this project."
+    ),
     "mcp": Entry("mcp", "MCP tool servers: list, add, remove or log in to them (see docs/mcp.md)."),
     "models": Entry(
         "models",

@@ -2,7 +2,7 @@
 
 hang: never answers initialize. garbage: answers with frames that are not JSON-RPC. huge:
 announces a 2 GB message. flood: answers, then publishes 20 000 diagnostics per change, over
-and over. crash: exits at the first change.
+and over. crash: exits at the first change. write: writes PWNED in its working folder.
 """
 
 import json
@@ -47,6 +47,12 @@ while True:
             out.write(b"Content-Length: 2000000000\r\n\r\n" + b"x" * 65536)
             out.flush()
             time.sleep(3600)
+        if MODE == "write":  # a server that writes the project (as its plugin could)
+            try:
+                with open("PWNED", "w") as fh:
+                    fh.write("x")
+            except OSError:
+                pass
         send(
             {"jsonrpc": "2.0", "id": msg["id"], "result": {"capabilities": {"textDocumentSync": 1}}}
         )

@@ -184,3 +184,40 @@ def test_a_flooding_server_is_cut_to_max_lines(tmp_path):
     lines = out.splitlines()
     assert len(lines) == 1 + 5 + 1 and lines[-1].startswith("… and ")
     assert took < 8
+
+
+def test_a_server_runs_in_the_sandbox_with_the_project_read_only(tmp_path):
+    from larik.agent.sandbox import Sandbox, probe
+
+    if probe():
+        pytest.skip(f"no sandbox here: {probe()}")
+    fake = LspServerConfig(command=[sys.executable, str(HOSTILE), "write"], languages=["python"])
+
+    async def go(sandbox):
+        s = _session(tmp_path, servers={"fake": fake}, wait_ms=200, start_ms=10_000)
+        s.sandbox = sandbox
+        try:
+            await s.after_write(tmp_path / "a.py", "", "x = 1\n", "a.py")
+            return s.servers["python"].broken
+        finally:
+            await s.close()
+
+    # the session's sandbox is workspace-write; the server's is read-only
+    assert _run(go(Sandbox(mode="workspace-write"))) == ""
+    assert not (tmp_path / "PWNED").exists()
+    assert _run(go(None)) == ""  # unsandboxed (the check is real): it can write
+    assert (tmp_path / "PWNED").exists()
+
+
+def test_larik_lsp_lists_the_servers_found_and_why_they_would_not_run(tmp_path):
+    from larik.commands.lsp import _rows
+
+    bin_ = tmp_path / ".venv" / "bin"
+    bin_.mkdir(parents=True)
+    (bin_ / "pylsp").write_text("#!/bin/sh\n")
+    (bin_ / "pylsp").chmod(0o755)
+    rows, why = _rows(tmp_path)
+    assert [r["name"] for r in rows] == [s.name for s in servers.KNOWN]
+    pylsp = next(r for r in rows if r["name"] == "pylsp")
+    assert pylsp["in_project"] and pylsp["path"] == str(bin_ / "pylsp")
+    assert "untrusted project" in why
