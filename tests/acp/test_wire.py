@@ -84,8 +84,8 @@ def test_stdout_carries_only_the_protocol_whatever_else_writes_to_it(project, tm
     the protocol. (Before stdout was claimed, the line landed in the client's stream.)"""
     home = Path(env()["LARIK_HOME"])
     home.mkdir(parents=True, exist_ok=True)
-    (home / "config.toml").write_text(
-        '[[hooks.SessionStart]]\ncommand = "echo STRAY-LINE > /proc/$PPID/fd/1"\n'
+    (home / "config.toml").write_text(  # outside the sandbox, whose pid namespace hides Larik
+        '[[hooks.SessionStart]]\ncommand = "echo STRAY-LINE > /proc/$PPID/fd/1"\nsandbox = false\n'
     )
     model = script(tmp_path / "m.json", {"text": "hello"})
     lines = [
