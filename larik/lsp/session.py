@@ -52,6 +52,8 @@ def _key(d: Any) -> tuple[int, str, str]:
 
 
 class LspSession:
+    HEADING = "language server: the edit introduced"  # the first line of a report
+
     def __init__(self, config: Any, root: Path, sandbox: Any = None) -> None:
         cfg = getattr(config, "lsp", None)
         self.config = config
@@ -183,7 +185,7 @@ class LspSession:
         lines = [format_line(shown, d) for d in added[: self.max_lines]]
         if len(added) > self.max_lines:
             lines.append(f"… and {len(added) - self.max_lines} more")
-        return "language server: the edit introduced\n" + "\n".join(lines)
+        return self.HEADING + "\n" + "\n".join(lines)
 
     async def close(self) -> None:
         servers, self._started, self.servers = self._started, [], {}

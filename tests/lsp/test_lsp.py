@@ -109,6 +109,7 @@ def test_write_file_appends_the_diagnostics_to_its_result(tmp_path):
         finally:
             await s.close()
         assert "c.py:2:7 error F821 Undefined name `nope`" in result.content
+        assert "c.py:2:7 error F821 Undefined name `nope`" in result.data["diagnostics"]
         assert (
             "F401" not in result.content or "c.py:1:8" in result.content
         )  # any F401 is the write's own
@@ -221,3 +222,30 @@ def test_larik_lsp_lists_the_servers_found_and_why_they_would_not_run(tmp_path):
     pylsp = next(r for r in rows if r["name"] == "pylsp")
     assert pylsp["in_project"] and pylsp["path"] == str(bin_ / "pylsp")
     assert "untrusted project" in why
+
+
+def test_edit_file_reports_what_it_broke_and_nothing_once_fixed(tmp_path):
+    from larik.agent.tools import edit_file, read_file
+
+    (tmp_path / "d.py").write_text("import sys\n\nprint(sys.argv)\n")
+
+    async def go():
+        s = _session(tmp_path, wait_ms=10_000, start_ms=20_000)
+        ctx = ToolContext(root=tmp_path, seen=SeenFiles(), lsp=s)
+        try:
+            await read_file.run(read_file.Args(path="d.py"), ctx)
+            broke = await edit_file.run(
+                edit_file.Args(path="d.py", old_string="sys.argv", new_string="sys.argv, argz"),
+                ctx,
+            )
+            fixed = await edit_file.run(
+                edit_file.Args(path="d.py", old_string=", argz", new_string=""), ctx
+            )
+        finally:
+            await s.close()
+        return broke, fixed
+
+    broke, fixed = _run(go())
+    assert broke.data["diagnostics"] == ["d.py:3:17 error F821 Undefined name `argz`"]
+    assert broke.content.endswith("d.py:3:17 error F821 Undefined name `argz`")
+    assert "diagnostics" not in fixed.data and "language server" not in fixed.content

@@ -139,5 +139,6 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
         what += "\n" + NOTE.format(what="old_string")
     if broken := syntax_note(shown, edit.old, edit.new):
         what += "\n" + broken
-    what += await diagnostics(ctx, path, edit.old, edit.new, shown)
-    return ToolResult(f"edited {shown}: {what}\n{diff}", data={"diff": diff})
+    data = {"diff": diff}
+    found = await diagnostics(ctx, path, edit.old, edit.new, shown, data)
+    return ToolResult(f"edited {shown}: {what}\n{diff}{found}", data=data)

@@ -91,5 +91,6 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     note += "" if created else shrink_note(old, content, shown)
     broken = syntax_note(shown, old, content)
     note += "\n" + broken if broken else ""
-    note += await diagnostics(ctx, path, old, content, shown)
-    return ToolResult(f"{verb} {shown} ({lines} lines){note}", data={"diff": diff})
+    data = {"diff": diff}
+    note += await diagnostics(ctx, path, old, content, shown, data)
+    return ToolResult(f"{verb} {shown} ({lines} lines){note}", data=data)
