@@ -148,24 +148,19 @@ class Recorder:
         self, session_id: str, terminal_id: str, **kwargs: Any
     ) -> KillTerminalResponse:
         self.killed.append(terminal_id)
-        proc = self._procs[terminal_id][0]
-        if proc.returncode is None:
-            os.killpg(proc.pid, 9)
+        _end(self._procs[terminal_id][0])
         return KillTerminalResponse()
 
     async def release_terminal(
         self, session_id: str, terminal_id: str, **kwargs: Any
     ) -> ReleaseTerminalResponse:
-        proc = self._procs[terminal_id][0]
-        if proc.returncode is None:
-            os.killpg(proc.pid, 9)
+        _end(self._procs[terminal_id][0])
         return ReleaseTerminalResponse()
 
     async def aclose(self) -> None:
         """Every terminal's process ended and reaped (none outlives the test's loop)."""
         for proc, _, reader in self._procs.values():
-            if proc.returncode is None:
-                os.killpg(proc.pid, 9)
+            _end(proc)
             await proc.wait()
             await reader
 
@@ -183,6 +178,14 @@ class Recorder:
             read_text_file=self.files is not None, write_text_file=self.files is not None
         )
         return ClientCapabilities(fs=fs, terminal=self.terminals)
+
+
+def _end(proc: Any) -> None:
+    if proc.returncode is None:
+        try:
+            os.killpg(proc.pid, 9)
+        except ProcessLookupError:  # it has just ended
+            pass
 
 
 def env() -> dict[str, str]:
