@@ -69,6 +69,7 @@ class LspSession:
         self.notices: list[str] = []  # said once each; the caller shows them
         self._said: set[str] = set()
         self._started: list[Any] = []  # every server started, the broken ones too: all closed
+        self._lock = asyncio.Lock()
         self.count = 0  # diagnostics reported this session (the status line's count)
 
     def _notice(self, text: str) -> str:
@@ -146,7 +147,8 @@ class LspSession:
         if not language or self.enabled is False:
             return ""
         try:
-            return await self._after_write(language, path, old, new, shown)
+            async with self._lock:  # one write at a time: one start, one baseline per file
+                return await self._after_write(language, path, old, new, shown)
         except Exception as e:
             server = self.servers.get(language)
             if server is not None:

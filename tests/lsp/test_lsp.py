@@ -249,3 +249,21 @@ def test_edit_file_reports_what_it_broke_and_nothing_once_fixed(tmp_path):
     assert broke.data["diagnostics"] == ["d.py:3:17 error F821 Undefined name `argz`"]
     assert broke.content.endswith("d.py:3:17 error F821 Undefined name `argz`")
     assert "diagnostics" not in fixed.data and "language server" not in fixed.content
+
+
+def test_two_writes_at_once_start_one_server(tmp_path):
+    async def go():
+        s = _session(tmp_path, wait_ms=10_000, start_ms=20_000)
+        try:
+            outs = await asyncio.gather(
+                s.after_write(tmp_path / "a.py", "", "x = nope_a\n", "a.py"),
+                s.after_write(tmp_path / "b.py", "", "x = nope_b\n", "b.py"),
+            )
+            started = len(s._started)
+        finally:
+            await s.close()
+        return s, outs, started
+
+    s, outs, started = _run(go())
+    assert s.starts["python"] == 1 and started == 1
+    assert "nope_a" in outs[0] and "nope_b" in outs[1]
