@@ -278,4 +278,6 @@ def _larik(cwd: Path, *argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-FACES = {f.name: f for f in (SessionFace, PrintFace)}
+from .acp_face import AcpFace  # noqa: E402  (built on the classes above)
+
+FACES = {f.name: f for f in (SessionFace, PrintFace, AcpFace)}
