@@ -164,7 +164,7 @@ def test_a_lying_server_costs_one_notice_and_at_most_one_restart(tmp_path, mode)
 
     s, outs, times = _run(go())
     assert max(times) < 1.5 + 1.0 + 1.0  # start bound + two waits, never more
-    assert len(s.notices) == 1 and "fake" in s.notices[0] or "python" in s.notices[0]
+    assert len(s.notices) == 1 and ("fake" in s.notices[0] or "python" in s.notices[0])
     assert s.starts["python"] <= 2
     assert sum(1 for o in outs if o) == 1
 
