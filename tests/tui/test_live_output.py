@@ -21,6 +21,7 @@ from larik.routing import Resolved
 from larik.tui.app import LarikApp
 from larik.tui.widgets.tool_card import LIVE_LINE_CHARS, LIVE_LINES, ToolCard
 
+from ..procs import carrying
 from .conftest import ready, screen_text, send, turn_done, wait_for
 
 TEN_MB = 10 * 1024 * 1024
@@ -84,9 +85,13 @@ async def test_the_card_shows_a_commands_output_before_it_exits(yolo):
     async with app.run_test(size=(90, 30)) as pilot:
         await ready(pilot)
         await send(pilot, "build it")
-        await wait_for(pilot, lambda: app.query(ToolCard) and "compiling" in screen_text(app))
+        # the card's header shows the command (its "echo compiling" too): wait for the output
+        await wait_for(
+            pilot, lambda: app.query(ToolCard) and "compiling\n" in card_of(app).live_text
+        )
         card = card_of(app)
-        assert card.status == "running" and card.expanded  # shown while it runs
+        await wait_for(pilot, lambda: card.expanded)  # shown while it runs (drawn at once)
+        assert card.status == "running" and screen_text(app).count("compiling") >= 2
         (yolo.cwd / "go").touch()
         await turn_done(pilot)
         # done: the card folds back to its one line, as a resumed session shows it
@@ -98,18 +103,18 @@ async def test_the_card_shows_a_commands_output_before_it_exits(yolo):
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
-async def test_escape_stops_the_command_and_its_children_not_the_app(yolo):
-    pidfile = yolo.cwd / "child.pid"
-    app = yolo.app(f"sleep 300 & echo $! > {pidfile.name}; echo waiting; wait")
+async def test_escape_stops_the_command_and_its_children_not_the_app(yolo, mark):
+    app = yolo.app("sleep 300 & echo waiting; wait")
     async with app.run_test(size=(90, 30)) as pilot:
         await ready(pilot)
         await send(pilot, "wait for it")
         await wait_for(pilot, lambda: app.query(ToolCard) and "waiting" in card_of(app).live_text)
-        child = int(pidfile.read_text())
-        assert not gone(child)
+        # the sandbox's pids are its own namespace's: the host's sleep is found by its mark
+        assert [p for p in carrying(mark) if not gone(p)]
         await pilot.press("escape")
         await turn_done(pilot)
-        await wait_for(pilot, lambda: gone(child))  # the background child too: the whole group
+        # the background child too: the whole group
+        await wait_for(pilot, lambda: all(gone(p) for p in carrying(mark)))
         card = card_of(app)
         assert app.is_running and card.status == "interrupted"
         assert card.expanded and "waiting" in screen_text(app)  # where it stopped
