@@ -193,7 +193,6 @@ async def run(label: str) -> dict[str, Any]:
         while app.chat.agent is None:
             await pilot.pause(0.01)
         app.chat.prompt.focus()
-        app.chat.conv.add_user("run it")
         app.chat.start_turn("run it")
         while not probe.start:
             await asyncio.sleep(0.005)

@@ -5,7 +5,7 @@ Importing this package imports no pydantic and no SDK (the TUI paints before eit
 
 from __future__ import annotations
 
-from .core import AmbiguousCommand, Session, SessionBusy, Turn
+from .core import AmbiguousCommand, Session, SessionBusy, Subscription, Turn
 from .events import SessionEvent, SessionEventType, TurnResult
 from .options import AgentFactory, SessionOptions
 
@@ -17,6 +17,7 @@ __all__ = [
     "SessionEvent",
     "SessionEventType",
     "SessionOptions",
+    "Subscription",
     "Turn",
     "TurnResult",
 ]

@@ -44,12 +44,22 @@ if TYPE_CHECKING:
     from ..mcp.manager import McpManager
     from ..mcp.server import McpServer
 
-__all__ = ["AmbiguousCommand", "Session", "SessionBusy", "Subscription", "Turn"]
+__all__ = ["AmbiguousCommand", "Session", "SessionBusy", "Subscription", "Turn", "spec_of"]
 
 E = AgentEventType
 S = SessionEventType
 Event = AgentEvent | SessionEvent
 _CLOSED = object()  # the end of every events() stream
+
+
+def spec_of(agent: Any) -> str:
+    """``provider/model`` of an agent's current model."""
+    spec = getattr(agent, "spec", "")
+    if spec:
+        return str(spec)
+    model = getattr(agent, "model", "") or ""
+    provider = getattr(agent, "provider_name", "") or ""
+    return f"{provider}/{model}" if provider and model else str(model)
 
 
 class SessionBusy(LarikError):
@@ -207,10 +217,7 @@ class Session:
     @property
     def spec(self) -> str:
         """The model in use as ``provider/model`` ("" before the agent exists)."""
-        agent = self.agent
-        if agent is None:
-            return ""
-        return f"{agent.provider_name}/{agent.model}" if agent.provider_name else str(agent.model)
+        return spec_of(self.agent) if self.agent is not None else ""
 
     @property
     def permission_mode(self) -> str:
@@ -325,7 +332,7 @@ class Session:
     def send(self, prompt: Any) -> Turn:
         """A turn on ``prompt`` (text, or a list of blocks: attachments, images)."""
         agent = self._need_agent()
-        return Turn(self, lambda: agent.run_turn(prompt), prompt if isinstance(prompt, str) else "")
+        return Turn(self, lambda: agent.run_turn(prompt))
 
     def compact(self) -> Turn:
         """A turn that summarises the conversation to free context."""

@@ -37,33 +37,16 @@ def run_tui(
     from ..terminal_text import terminal
     from .app import LarikApp
 
-    async def factory(*, approver: Any, model: str = "", resume: str | None = None) -> Any:
-        import asyncio
-        import importlib
-
-        # the agent, its tools and routing: imported in a thread, so typing goes on meanwhile
-        await asyncio.to_thread(importlib.import_module, "larik.agent.agent")
-        from ..agent import Agent  # resolving the model imports its SDK: after the first frame
-
-        assert app.config is not None, "the config is still loading"  # start_up loads it first
-        return await Agent.create(
-            cwd=cwd,
-            config=app.config,
-            model=model,
-            effort=effort,  # type: ignore[arg-type]  # checked by Agent.create
-            permission_mode=permission_mode,
-            approver=approver,
-            resume=resume,
-            tool_source=app.chat.mcp,  # the MCP servers, started after the first frame
-        )
-
     from ..paths import wide_root, wide_root_line
 
     what = "" if trust_project else wide_root(cwd)
     loader = None if config is not None else (lambda: _load_settings(cwd, trust_project))
     history = _history_path() if config is not None else None
+    from ..session import SessionOptions
+
+    # the session builds the agent after the first frame (resolving the model imports its SDK)
+    options = SessionOptions(effort=effort, permission_mode=permission_mode)
     app = LarikApp(
-        factory,
         cwd=cwd,
         config=config,
         model=model,
@@ -72,6 +55,7 @@ def run_tui(
         config_loader=loader,
         prompt=prompt,
         wide_root=wide_root_line(cwd.resolve(), what) if what else "",
+        options=options,
     )
     code = app.run()
     signals = getattr(app, "quit_signals", None)

@@ -1,10 +1,12 @@
 """The Larik TUI app: start-up, the screens, the config.
 
-The app is small: its default screen is the :class:`~larik.tui.screens.chat.ChatScreen`, which
-owns the agent, its turns and the slash commands. The app paints that screen first, and only
+The app is small: its default screen is the :class:`~larik.tui.screens.chat.ChatScreen`, a
+view of the session (``larik/session/``: the agent, its turns, its MCP servers); the app
+starts it and, on quitting, closes it. The app paints that screen first, and only
 after the first frame does the start-up (``start_up``, in a worker): it loads the config (given,
 or by ``config_loader``, pydantic and the user's and project's files) in a thread, then lets
-the chat screen build the agent with the injected factory. So the first paint happens before
+the chat screen open the session's agent (``agent_factory``: how tests hand it one on the
+scripted provider; by default ``Agent.create``, inside the session). So the first paint happens before
 pydantic or any vendor SDK is imported; the other screens are imported when pushed.
 
 A question to ask before the agent starts (a modal, e.g. whether to trust the folder) is one
@@ -21,13 +23,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import events
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
+from textual.worker import Worker
 
 from ..llm.errors import ConfigError
+from ..session import AgentFactory, SessionOptions
 from . import gcpolicy
-from .protocol import AgentFactory
 from .screens.chat import ChatScreen, Discover
 from .signals import QuitOnSignals
 
@@ -49,7 +52,7 @@ class LarikApp(App[int]):
 
     def __init__(
         self,
-        agent_factory: AgentFactory,
+        agent_factory: AgentFactory | None = None,
         *,
         cwd: Path,
         config: Config | None = None,
@@ -60,6 +63,7 @@ class LarikApp(App[int]):
         config_loader: ConfigLoader | None = None,
         prompt: str = "",
         wide_root: str = "",
+        options: SessionOptions | None = None,
     ) -> None:
         super().__init__()
         self.config_loader = config_loader
@@ -69,6 +73,7 @@ class LarikApp(App[int]):
         self.startup_error = ""  # why the app ended before it could start (printed by run_tui)
         self.first_paint_done = False
         self._last_ctrl_c = 0.0
+        self._leaving: Worker[None] | None = None
         self.chat = ChatScreen(
             agent_factory,
             cwd=cwd,
@@ -77,6 +82,7 @@ class LarikApp(App[int]):
             resume=resume,
             discover_local=discover_local,
             history_path=history_path,
+            options=options,
         )
 
     @property
@@ -199,7 +205,7 @@ class LarikApp(App[int]):
     # -- keys that hold on every screen -------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
-            self.chat.note_key()
+            self.chat.gc.key()  # typing puts off the idle collection
         await super().on_event(event)
 
     async def action_ctrl_c(self) -> None:
@@ -218,9 +224,37 @@ class LarikApp(App[int]):
         self.notify("Press Ctrl+C again to quit", timeout=QUIT_WINDOW)
 
     async def quit_app(self, reason: str = "prompt_input_exit", *, wait: bool = False) -> None:
-        """Stop the running turn or command, close the agent, exit (``reason``: SessionEnd's).
-        The closing runs on while this returns (keys still work: Ctrl+C twice leaves at once);
-        ``wait``: return when it is over (a stop signal, whose grace starts then)."""
-        await self.chat.quit(reason)
+        """Stop the running turn or command, close the session (its agent: SessionEnd's hooks
+        get ``reason``, ``other`` when a signal ended the app), exit. The closing runs on as
+        a worker while this returns, so the screen stays live while SessionEnd's hooks run:
+        asked again meanwhile (Ctrl+C twice, a second signal), the app leaves at once, and
+        leaving cancels the worker, which kills the hooks still running with their process
+        groups. ``wait``: return when it is over (a stop signal, whose grace starts then)."""
+        if self._leaving is not None:
+            self._leaving.cancel()  # kills the hooks still running, SIGKILLs the jobs
+            self.exit(0)
+            return
+        self._leaving = self._leave(reason)
         if wait:
-            await self.chat.wait_left()
+            try:
+                await self._leaving.wait()
+            except Exception:  # cancelled (asked twice) or failed: it is over either way
+                pass
+
+    @work(group="leave", exit_on_error=False)
+    async def _leave(self, reason: str) -> None:
+        for worker in self.chat.running():
+            worker.cancel()
+            try:
+                await worker.wait()
+            except Exception:  # cancelled or failed: we are leaving
+                pass
+        try:
+            await self.chat.session.close_agent(reason)
+        except Exception:  # closing is best effort on the way out
+            pass
+        self.call_next(self._stop_servers)  # on the loop they were started on
+
+    async def _stop_servers(self) -> None:
+        await self.chat.session.close_servers()  # every MCP server stopped: nothing left
+        self.exit(0)

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported where used: no pydantic before the TUI's first frame
     from ..llm.types import Block
+    from ..session import Session
 
-__all__ = ["Attached", "IMAGE_TYPES", "build_prompt", "complete_path", "mentions"]
+__all__ = ["Attached", "IMAGE_TYPES", "attach", "build_prompt", "complete_path", "mentions"]
 
 IMAGE_TYPES = {
     ".png": "image/png",
@@ -119,6 +120,20 @@ def _attach(out: Attached, name: str, root: Path, no_images: str = "") -> None:
         content = raw.decode("utf-8", errors="replace")
         out.blocks.append(Block.text_block(f'<file path="{name}">\n{content}\n</file>'))
     out.files.append(name)
+
+
+async def attach(session: Session, text: str, cwd: Path) -> Attached:
+    """``text`` as the session's next prompt: its ``@path`` files attached (not images when
+    the model does not take them), then its ``@server:URI`` MCP resources read."""
+    no_images = session.spec if getattr(session.agent, "accepts_images", None) is False else ""
+    out = build_prompt(text, cwd, skip=session.resource_names(), no_images=no_images)
+    if session.mentions_resources(text):
+        got = await session.attach_resources(text)
+        out.problems += got.problems
+        if got.blocks:
+            out.blocks += got.blocks
+            out.files += got.names
+    return out
 
 
 def complete_path(partial: str, cwd: Path, limit: int = 50) -> list[str]:

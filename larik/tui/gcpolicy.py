@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Callable
+from typing import Any
 
-__all__ = ["collect_idle", "freeze_loaded", "freeze_young"]
+__all__ = ["IdleCollector", "collect_idle", "freeze_loaded", "freeze_young"]
 
 _MIN_INTERVAL = 0.5
 _last = 0.0
@@ -43,3 +45,32 @@ def collect_idle() -> None:
     gc.unfreeze()
     gc.collect()
     gc.freeze()
+
+
+class IdleCollector:
+    """A full collection a few seconds after a turn, unless typing or a turn came first.
+    ``set_timer``: the screen's (``(delay, callback) -> Timer``); ``busy``: a turn runs."""
+
+    AFTER = 5.0  # seconds without a turn or a key press before a full collection
+
+    def __init__(self, set_timer: Any, busy: Callable[[], bool]) -> None:
+        self._set_timer = set_timer
+        self._busy = busy
+        self._timer: Any = None
+        self._last_key = 0.0
+
+    def key(self) -> None:
+        """A key was pressed (anywhere: the app tells): typing puts off the collection."""
+        self._last_key = time.monotonic()
+
+    def schedule(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self._set_timer(self.AFTER, self._fire)
+
+    def _fire(self) -> None:
+        self._timer = None
+        if self._busy() or time.monotonic() - self._last_key < self.AFTER:
+            self.schedule()
+            return
+        collect_idle()

@@ -3,8 +3,8 @@ turn that ends with a plan asks whether to carry it out.
 
 The cycle is ask → edits → plan → ask; ``yolo`` joins it only in a session that started in
 yolo (a key press must not be a way into "never ask"). Accepting a plan switches to ``edits``
-or ``ask`` and starts a turn telling the model to carry it out (``plan.accepted``); refusing
-keeps plan mode and puts the cursor in the prompt for the user to say what to change.
+or ``ask`` and starts a turn telling the model to carry it out (``Session.accept_plan``);
+refusing keeps plan mode and puts the cursor in the prompt for the user to say what to change.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .screens.chat import ChatScreen
+    from ..session import Session
+    from .ui import UI
 
 __all__ = ["CYCLE", "cycle_mode", "modes_for", "next_mode", "offer_plan"]
 
@@ -28,34 +29,26 @@ def next_mode(current: str, modes: tuple[str, ...]) -> str:
     return modes[(modes.index(current) + 1) % len(modes)] if current in modes else modes[0]
 
 
-def cycle_mode(chat: ChatScreen) -> None:
-    agent = chat.need_agent()
-    if agent is None:
-        return
-    agent.permission_mode = next_mode(agent.permission_mode, chat.modes)
-    chat.refresh_status()
+def cycle_mode(session: Session, ui: UI) -> None:
+    if ui.need_agent():
+        session.set_mode(next_mode(session.permission_mode, ui.modes))
 
 
-def offer_plan(chat: ChatScreen) -> None:
+def offer_plan(session: Session, ui: UI) -> None:
     """After a turn that ended with a plan: accept it or keep planning. Not when the user typed
     ahead (that is refining already) or left plan mode meanwhile."""
-    agent = chat.agent
-    if agent is None or chat.queued or agent.permission_mode != "plan":
+    if session.agent is None or ui.typed_ahead or session.permission_mode != "plan":
         return
     from .screens.plan import PlanScreen
 
-    chat.app.push_screen(PlanScreen(), callback=lambda answer: _answered(chat, answer))
+    ui.push(PlanScreen(), callback=lambda answer: _answered(session, ui, answer))
 
 
-def _answered(chat: ChatScreen, answer: str | None) -> None:
-    from ..agent import plan
-
-    agent = chat.agent
-    if agent is None or answer not in ("edits", "ask"):
-        chat.say("still in plan mode: say what to change in the plan (Shift+Tab: mode)")
-        chat.prompt.focus()
+def _answered(session: Session, ui: UI, answer: str | None) -> None:
+    if session.agent is None or answer not in ("edits", "ask"):
+        ui.say("still in plan mode: say what to change in the plan (Shift+Tab: mode)")
+        ui.focus_prompt()
         return
-    agent.permission_mode = answer
-    chat.refresh_status()
-    chat.say(f"plan accepted: permission mode {answer}; carrying it out")
-    chat.start_turn(plan.accepted(answer))
+    turn = session.accept_plan(answer)
+    ui.say(f"plan accepted: permission mode {answer}; carrying it out")
+    ui.start_turn(turn)

@@ -1,15 +1,15 @@
-"""Slash commands: one small object per command, in one table, ``COMMANDS``.
+"""Slash commands in the TUI: one small object per command, in one table, ``COMMANDS``.
 
-A command is a :class:`SlashCommand`: its name and aliases, its usage and one-line help, and its
-handler, ``async (chat, arg)``, where ``chat`` is the
-:class:`~larik.tui.screens.chat.ChatScreen` it was typed in. The table drives parsing,
-completion, ``/help`` and dispatch (:func:`run`), and the tests walk it: every command has a
-handler, a help line and a test named ``test_slash_<name>_…`` (tests/tui/test_commands.py).
-Adding one is a handler here, a row in ``COMMANDS`` and that test (docs/architecture.md).
+The commands themselves — names, aliases, usage, help line — are the session's
+(:data:`larik.session.commands.BUILTINS`, which every face reads); this table gives each its
+TUI handler, ``async (session, ui, arg)``: the :class:`~larik.session.Session` it acts on and
+the :class:`~larik.tui.ui.UI` it may touch (say, push a modal, run a worker, start a turn, …),
+never the screen. The table drives parsing, completion, ``/help`` and dispatch (:func:`run`),
+and the tests walk it: every built-in has a handler, a help line and a test named
+``test_slash_<name>_…`` (tests/tui/test_commands.py). Adding one is a row in ``BUILTINS``, a
+handler and a row here, and that test (docs/architecture.md).
 
-Handlers use the chat screen's public methods (``say``, ``need_agent``, ``idle``,
-``switch_model``, ``replace_agent``, …). The screens they open are imported when opened, so
-none is imported before the first frame.
+The screens handlers open are imported when opened, so none is imported before the first frame.
 """
 
 from __future__ import annotations
@@ -20,15 +20,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..llm.errors import LarikError
+from ..session.commands import BUILTINS, MODES, builtin, builtin_names, parse
 from . import undo
 
-if TYPE_CHECKING:  # annotations only: the chat screen imports this module
-    from .protocol import AgentLike
-    from .screens.chat import ChatScreen
+if TYPE_CHECKING:  # annotations only: nothing of pydantic before the first frame
+    from ..session import Session
+    from .ui import UI
 
 __all__ = [
     "COMMANDS",
     "SlashCommand",
+    "builtin_names",
     "complete",
     "cost_markdown",
     "find",
@@ -37,15 +39,7 @@ __all__ = [
     "run",
 ]
 
-Handler = Callable[["ChatScreen", str], Awaitable[None]]
-
-EFFORTS = ("low", "medium", "high", "max")
-MODES = {
-    "ask": "confirm edits and commands",
-    "edits": "edit freely, confirm commands",
-    "yolo": "never ask",
-    "plan": "read and search only, then a plan to accept or refine",
-}
+Handler = Callable[["Session", "UI", str], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,127 +52,135 @@ class SlashCommand:
 
 
 # -- the handlers -----------------------------------------------------------------------------
-async def _model(chat: ChatScreen, arg: str) -> None:
+async def _model(session: Session, ui: UI, arg: str) -> None:
     if arg:
-        await chat.switch_model(arg)
+        await ui.models.switch(session, ui, arg)
     else:
-        chat.open_model_picker()
+        ui.models.open_picker(session, ui)
 
 
-async def _routing(chat: ChatScreen, arg: str) -> None:
-    if chat.config is None:
-        chat.say("routing needs a config", "error")
+async def _routing(session: Session, ui: UI, arg: str) -> None:
+    if ui.config is None:
+        ui.say("routing needs a config", "error")
         return
-    if chat.local_models is None:
-        await chat.find_local()
+    if ui.models.local is None:
+        await ui.models.find_local(ui.config)
     from .screens.routing import RoutingScreen
 
     def closed(summary: str | None) -> None:
         if summary:
-            chat.say(summary)
+            ui.say(summary)
 
-    screen = RoutingScreen(chat.config, chat.entries(), current=chat.current_spec())
-    chat.app.push_screen(screen, callback=closed)
+    entries = ui.models.entries(ui.config, lambda w: ui.say(w, "warning"))
+    ui.push(RoutingScreen(ui.config, entries, current=session.spec), callback=closed)
 
 
-async def _effort(chat: ChatScreen, arg: str) -> None:
-    agent = chat.need_agent()
-    if agent is None:
+async def _effort(session: Session, ui: UI, arg: str) -> None:
+    if not ui.need_agent():
         return
     level = arg.lower()
     if not level:
-        chat.say(
-            f"effort: {agent.effort or 'default'} (set with /effort low|medium|high|max|default)"
-        )
+        effort = session.agent.effort or "default"
+        ui.say(f"effort: {effort} (set with /effort low|medium|high|max|default)")
         return
-    if level not in (*EFFORTS, "default"):
-        chat.say(f"unknown effort {arg!r}: use low, medium, high, max or default", "error")
+    try:
+        was = session.set_effort(level)
+    except LarikError:
+        ui.say(f"unknown effort {arg!r}: use low, medium, high, max or default", "error")
         return
-    was = agent.effort or "default"
-    agent.effort = "" if level == "default" else level
-    chat.say(f"effort: {level} (was {was}; from the next turn)")
-    chat.refresh_status()
+    ui.say(f"effort: {level} (was {was}; from the next turn)")
 
 
-async def _compact(chat: ChatScreen, arg: str) -> None:
-    if chat.need_agent() is None or not chat.idle("/compact"):
-        return
-    chat.start_turn(None, compact=True)  # the activity line says it is compacting
+async def _compact(session: Session, ui: UI, arg: str) -> None:
+    if ui.need_agent() and ui.idle("/compact"):
+        ui.start_turn(session.compact())  # the activity line says it is compacting
 
 
-async def _clear(chat: ChatScreen, arg: str) -> None:
-    old = chat.need_agent()
-    if old is None or not chat.idle("/clear"):
-        return
-    await chat.replace_agent(old, resume=None)
+async def _clear(session: Session, ui: UI, arg: str) -> None:
+    if ui.need_agent() and ui.idle("/clear"):
+        await replace(session, ui, None)
 
 
-async def _resume(chat: ChatScreen, arg: str) -> None:
-    old = chat.need_agent()
-    if old is None or not chat.idle("/resume"):
+async def replace(session: Session, ui: UI, resume: str | None) -> bool:
+    """A new session (``resume`` None) or an earlier one in place of this one; effort and
+    permission mode carry over. If it cannot be opened, this one goes on (False)."""
+    try:
+        if resume is None:
+            await session.clear()
+        else:
+            await session.resume(resume)
+    except LarikError as e:
+        ui.say(str(e), "error")
+        return False
+    except Exception as e:  # one line, never a traceback; the old session goes on
+        ui.say(f"could not open the session: {type(e).__name__}: {e}", "error")
+        return False
+    await ui.reopened()
+    if resume is None:
+        ui.say(f"new session {session.session_id}")
+    elif not session.messages:
+        ui.say(f"resumed session {session.session_id} (no messages yet)")
+    return True
+
+
+async def _resume(session: Session, ui: UI, arg: str) -> None:
+    if not ui.need_agent() or not ui.idle("/resume"):
         return
     if arg:
-        await chat.replace_agent(old, resume=arg)
+        await replace(session, ui, arg)
         return
     try:
         from ..agent.sessions import list_sessions
 
-        sessions = list_sessions(chat.cwd)
+        sessions = list_sessions(ui.cwd)
     except Exception as e:  # unreadable sessions: say so
-        chat.say(f"cannot list sessions: {e}", "error")
+        ui.say(f"cannot list sessions: {e}", "error")
         return
-    if not [s for s in sessions if s.id != old.session_id]:
-        chat.say("no earlier sessions in this project")
+    if not [s for s in sessions if s.id != session.session_id]:
+        ui.say("no earlier sessions in this project")
         return
 
     def picked(session_id: str | None) -> None:
-        if session_id and chat.agent is not None:
-            chat.run_worker(
-                chat.replace_agent(chat.agent, resume=session_id),
-                group="agent",
-                exit_on_error=False,
-            )
+        if session_id and session.agent is not None:
+            ui.run(replace(session, ui, session_id), "agent")
 
     from .screens.sessions import SessionPickerScreen
 
-    chat.app.push_screen(SessionPickerScreen(sessions, current=old.session_id), callback=picked)
+    ui.push(SessionPickerScreen(sessions, current=session.session_id), callback=picked)
 
 
-async def _cost(chat: ChatScreen, arg: str) -> None:
-    agent = chat.need_agent()
-    if agent is not None:
-        chat.say(cost_markdown(agent, chat.config), as_markdown=True)
+async def _cost(session: Session, ui: UI, arg: str) -> None:
+    if ui.need_agent():
+        ui.say(cost_markdown(session.agent, ui.config), as_markdown=True)
 
 
-async def _permissions(chat: ChatScreen, arg: str) -> None:
-    agent = chat.need_agent()
-    if agent is None:
+async def _permissions(session: Session, ui: UI, arg: str) -> None:
+    if not ui.need_agent():
         return
     mode = arg.lower()
     if mode:
-        if mode not in MODES:
-            chat.say(f"unknown mode {arg!r}: use {', '.join(MODES)}", "error")
+        try:
+            was = session.set_mode(mode)
+        except LarikError:
+            ui.say(f"unknown mode {arg!r}: use {', '.join(MODES)}", "error")
             return
-        was = agent.permission_mode
-        agent.permission_mode = mode
-        chat.say(f"permission mode: {mode} (was {was}): {MODES[mode]}")
-        chat.refresh_status()
+        ui.say(f"permission mode: {mode} (was {was}): {MODES[mode]}")
         return
     lines = [
-        f"permission mode: **{agent.permission_mode}** (set with `/permissions "
+        f"permission mode: **{session.permission_mode}** (set with `/permissions "
         f"{'|'.join(MODES)}`, or Shift+Tab)"
     ]
     lines.append("- " + " · ".join(f"{m}: {what}" for m, what in MODES.items()))
-    perms = getattr(chat.config, "permissions", None)
+    perms = getattr(ui.config, "permissions", None)
     for kind in ("allow", "deny"):
         rules = getattr(perms, kind, None) or []
         if rules:
             lines.append(f"- {kind}: " + ", ".join(f"`{r}`" for r in rules))
-    chat.say("\n".join(lines), as_markdown=True)
+    ui.say("\n".join(lines), as_markdown=True)
 
 
-async def _hooks(chat: ChatScreen, arg: str) -> None:
-    chat.say(hooks_markdown(chat.config), as_markdown=True)
+async def _hooks(session: Session, ui: UI, arg: str) -> None:
+    ui.say(hooks_markdown(ui.config), as_markdown=True)
 
 
 def hooks_markdown(config: Any) -> str:
@@ -217,147 +219,125 @@ def _code(text: str) -> str:
     return f"{fence} {text} {fence}" if "`" in text else f"`{text}`"
 
 
-async def _help(chat: ChatScreen, arg: str) -> None:
-    chat.say(help_markdown(chat), as_markdown=True)
+async def _help(session: Session, ui: UI, arg: str) -> None:
+    ui.say(help_markdown(session), as_markdown=True)
 
 
-async def _mcp(chat: ChatScreen, arg: str) -> None:
+async def _mcp(session: Session, ui: UI, arg: str) -> None:
     from . import mcp
 
-    mcp.open_screen(chat)
+    mcp.open_screen(session, ui)
 
 
-async def _jobs(chat: ChatScreen, arg: str) -> None:
-    agent = chat.need_agent()
-    table = getattr(agent, "jobs", None)
-    if agent is None or table is None:
+async def _jobs(session: Session, ui: UI, arg: str) -> None:
+    table = getattr(session.agent, "jobs", None)
+    if not ui.need_agent() or table is None:
         return
     from .screens.jobs import JobsScreen
 
-    chat.app.push_screen(JobsScreen(table))
+    ui.push(JobsScreen(table))
 
 
-async def _exit(chat: ChatScreen, arg: str) -> None:
-    await chat.quit()
+async def _exit(session: Session, ui: UI, arg: str) -> None:
+    await ui.quit()
 
 
 # -- the table --------------------------------------------------------------------------------
-COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand(
-        "model", "/model [SPEC]", "pick a model, or switch to SPEC (provider/model)", _model
-    ),
-    SlashCommand(
-        "routing", "/routing", "role -> model -> fallbacks: change, apply a preset, save", _routing
-    ),
-    SlashCommand(
-        "effort", "/effort [LEVEL]", "reasoning effort: low, medium, high, max or default", _effort
-    ),
-    SlashCommand("compact", "/compact", "summarise the conversation to free context", _compact),
-    SlashCommand(
-        "clear", "/clear", "start a new session (the old one stays saved)", _clear, ("new",)
-    ),
-    SlashCommand("resume", "/resume [ID]", "open an earlier session of this project", _resume),
-    SlashCommand(
-        "undo", "/undo", "take back the last turn's file changes (again: the one before)", undo.undo
-    ),
-    SlashCommand(
-        "rewind", "/rewind [N]", "go back to before a turn: code, conversation or both", undo.rewind
-    ),
-    SlashCommand("fork", "/fork", "go on in a copy of this session (this one is kept)", undo.fork),
-    SlashCommand("cost", "/cost", "tokens and cost so far, per model and per role", _cost),
-    SlashCommand(
-        "permissions",
-        "/permissions [MODE]",
-        "show or set the permission mode: ask, edits, yolo, plan",
-        _permissions,
-    ),
-    SlashCommand(
-        "jobs", "/jobs", "background jobs: command, runtime, state, last lines; stop one", _jobs
-    ),
-    SlashCommand("mcp", "/mcp", "MCP servers: state, tools; turn one on or off, reconnect", _mcp),
-    SlashCommand("hooks", "/hooks", "the hooks in effect: event, matcher, command, file", _hooks),
-    SlashCommand("help", "/help", "this list, and the keys", _help, ("?",)),
-    SlashCommand("exit", "/exit", "quit (prints how to resume)", _exit, ("quit", "q")),
+HANDLERS: dict[str, Handler] = {
+    "model": _model,
+    "routing": _routing,
+    "effort": _effort,
+    "compact": _compact,
+    "clear": _clear,
+    "resume": _resume,
+    "undo": undo.undo,
+    "rewind": undo.rewind,
+    "fork": undo.fork,
+    "cost": _cost,
+    "permissions": _permissions,
+    "jobs": _jobs,
+    "mcp": _mcp,
+    "hooks": _hooks,
+    "help": _help,
+    "exit": _exit,
+}
+COMMANDS: tuple[SlashCommand, ...] = tuple(
+    SlashCommand(b.name, b.usage, b.summary, HANDLERS[b.name], b.aliases) for b in BUILTINS
 )
 
 
-def dynamic(chat: ChatScreen | None) -> list[SlashCommand]:
-    """Commands that come and go with the session: each MCP server prompt (``tui/mcp.py``),
-    then the custom commands found so far (``tui/custom.py``)."""
-    if chat is None:
+def dynamic(session: Session | None) -> list[SlashCommand]:
+    """Commands that come and go with the session: each MCP server prompt, then the custom
+    commands found so far (``Session.command_rows``); each runs as a turn."""
+    if session is None:
         return []
-    from . import custom
-
-    rows = custom.command_rows(chat)
-    if getattr(chat, "mcp", None) is not None:
-        from . import mcp
-
-        rows = [*mcp.prompt_commands(chat), *rows]
-    return [SlashCommand(*row) for row in rows]
+    return [SlashCommand(*row, _as_turn(row[0])) for row in session.command_rows()]
 
 
-def builtin_names() -> frozenset[str]:
-    """The built-in commands' names and aliases: no custom command may take one."""
-    return frozenset(n for c in COMMANDS for n in (c.name, *c.aliases))
+def _as_turn(name: str) -> Handler:
+    async def handler(session: Session, ui: UI, arg: str) -> None:
+        await run_as_turn(session, ui, name, arg)
+
+    return handler
 
 
-def find(name: str, chat: ChatScreen | None = None) -> SlashCommand | None:
+async def run_as_turn(session: Session, ui: UI, name: str, arg: str) -> bool:
+    """``/name arg`` as a turn (a custom command, an MCP prompt); False: no such command."""
+    from ..session import AmbiguousCommand
+
+    if not ui.need_agent() or not ui.idle(f"/{name}"):
+        return True
+    try:
+        turn = await session.run_command(name, arg)
+    except AmbiguousCommand as e:
+        ui.say(str(e), "warning")
+        return True
+    if turn is None:
+        return False
+    ui.start_turn(turn)
+    return True
+
+
+def find(name: str, session: Session | None = None) -> SlashCommand | None:
     name = name.lower()
-    for c in [*COMMANDS, *dynamic(chat)]:
+    for c in [*COMMANDS, *dynamic(session)]:
         if name == c.name or name in c.aliases:
             return c
     return None
 
 
-def parse(text: str) -> tuple[str, str] | None:
-    """``"/model  openai/gpt-5 "`` -> ``("model", "openai/gpt-5")``; None when not a command.
-
-    A line that starts with ``//`` or ``/`` followed by a space, or that looks like a path
-    (``/usr/bin …``), is a prompt, not a command.
-    """
-    s = text.strip()
-    if not s.startswith("/") or s.startswith("//") or len(s) < 2 or s[1].isspace():
-        return None
-    head, _, rest = s[1:].partition(" ")
-    if "/" in head:
-        return None
-    return head.lower(), rest.strip()
-
-
-def complete(prefix: str, chat: ChatScreen | None = None) -> list[SlashCommand]:
+def complete(prefix: str, session: Session | None = None) -> list[SlashCommand]:
     """Commands whose name (or an alias) starts with ``prefix`` (without the slash)."""
     p = prefix.lower()
     return [
         c
-        for c in [*COMMANDS, *dynamic(chat)]
+        for c in [*COMMANDS, *dynamic(session)]
         if c.name.startswith(p) or any(a.startswith(p) for a in c.aliases)
     ]
 
 
-async def run(chat: ChatScreen, name: str, arg: str) -> None:
-    """Run ``/name arg`` typed in ``chat``. An unknown name, a LarikError or a bug in a handler
-    is a line in the conversation, never a traceback."""
-    cmd = find(name, chat)
-    if cmd is None:
-        from . import custom
-
-        handler = await custom.find(chat, name, builtin_names())  # a file added since, /short
-        if handler is not None:
-            await _guarded(chat, name, handler, arg)
+async def run(session: Session, ui: UI, name: str, arg: str) -> None:
+    """Run ``/name arg``. An unknown name, a LarikError or a bug in a handler is a line in the
+    conversation, never a traceback."""
+    cmd = find(name, session)
+    if cmd is None and builtin(name) is None:
+        try:  # a command file added since, or a custom command's short name
+            if await run_as_turn(session, ui, name, arg):
+                return
+        except Exception as e:
+            ui.say(f"/{name} failed: {type(e).__name__}: {e}", "error")
             return
-        chat.say(f"unknown command /{name}", "error")
-        chat.say(help_markdown(chat, commands_only=True), as_markdown=True)
+        ui.say(f"unknown command /{name}", "error")
+        ui.say(help_markdown(session, commands_only=True), as_markdown=True)
         return
-    await _guarded(chat, cmd.name, cmd.handler, arg)
-
-
-async def _guarded(chat: ChatScreen, name: str, handler: Handler, arg: str) -> None:
+    if cmd is None:
+        return
     try:
-        await handler(chat, arg)
+        await cmd.handler(session, ui, arg)
     except LarikError as e:
-        chat.say(f"/{name}: {e}", "error")
+        ui.say(f"/{cmd.name}: {e}", "error")
     except Exception as e:  # a bug must not take the session down: one line, no traceback
-        chat.say(f"/{name} failed: {type(e).__name__}: {e}", "error")
+        ui.say(f"/{cmd.name} failed: {type(e).__name__}: {e}", "error")
 
 
 KEYS = (
@@ -375,9 +355,9 @@ KEYS = (
 )
 
 
-def help_markdown(chat: ChatScreen | None = None, *, commands_only: bool = False) -> str:
+def help_markdown(session: Session | None = None, *, commands_only: bool = False) -> str:
     """The commands; then, unless ``commands_only``, the keys and how to set API keys."""
-    rows = "\n".join(f"| `{c.usage}` | {c.summary} |" for c in [*COMMANDS, *dynamic(chat)])
+    rows = "\n".join(f"| `{c.usage}` | {c.summary} |" for c in [*COMMANDS, *dynamic(session)])
     if commands_only:
         return f"| command | does |\n|---|---|\n{rows}\n"
     keys = "\n".join(f"| {k} | {v} |" for k, v in KEYS)
@@ -403,7 +383,7 @@ def api_keys_markdown() -> str:
     )
 
 
-def cost_markdown(agent: AgentLike, config: Any = None) -> str:
+def cost_markdown(agent: Any, config: Any = None) -> str:
     """Tokens and cost per model (``provider/model``) and per role; a cost reads as the status
     line's does (``cost_text``: ``$0.0000`` for a priced model before its first reply)."""
     from .widgets.status_bar import cost_text, model_priced  # Textual: not for print mode

@@ -17,7 +17,7 @@ import gc
 import importlib
 from typing import Any
 
-__all__ = ["UI_MODULES", "sdk_modules", "warm"]
+__all__ = ["UI_MODULES", "WarmUp", "sdk_modules", "warm"]
 
 UI_MODULES: tuple[str, ...] = ("rich.markdown", "rich.json")
 
@@ -46,3 +46,31 @@ def warm(modules: tuple[str, ...]) -> None:
         gc.freeze()
         if enabled:
             gc.enable()
+
+
+class WarmUp:
+    """The warm-up thread of a screen: ``start`` it for a provider once the agent is there;
+    ``await done()`` before the first request (awaited, the screen and the keys stay live —
+    the adapter's own import would block the loop on the module's import lock meanwhile)."""
+
+    def __init__(self, run_worker: Any) -> None:
+        self._run_worker = run_worker  # a DOMNode's run_worker
+        self._worker: Any = None
+
+    def start(self, provider_name: str, config: Any = None) -> None:
+        try:
+            modules = sdk_modules(provider_name, config)
+        except Exception:  # only an optimisation
+            modules = ()
+        mods = UI_MODULES + modules
+        self._worker = self._run_worker(
+            lambda: warm(mods), thread=True, group="warmup", exit_on_error=False
+        )
+
+    async def done(self) -> None:
+        worker = self._worker
+        if worker is not None and worker.is_running:
+            try:
+                await worker.wait()
+            except Exception:  # cancelled or failed: the adapter's import reports it
+                pass

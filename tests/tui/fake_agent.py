@@ -1,6 +1,6 @@
 """A small stand-in for ``larik.agent.Agent`` on the scripted provider, for the TUI's tests.
 
-It follows the contract the TUI relies on (docs/tui.md, larik/tui/protocol.py): events in
+It follows the contract the TUI relies on (docs/tui.md; the session builds it through an agent factory, larik/session/options.py): events in
 order, the approver awaited before each tool call, replay rules applied to every request,
 cancellation leaving the conversation valid. Tools do nothing but report; ``edit_file`` returns
 a diff in ``data["diff"]``, ``bash`` an exit code.

@@ -143,7 +143,7 @@ def test_every_slash_command_has_a_handler_a_help_line_and_a_test():
     assert slash.COMMANDS
     for c in slash.COMMANDS:
         assert inspect.iscoroutinefunction(c.handler), c.name
-        assert list(inspect.signature(c.handler).parameters) == ["chat", "arg"], c.name
+        assert list(inspect.signature(c.handler).parameters) == ["session", "ui", "arg"], c.name
         assert c.summary.strip() and "\n" not in c.summary, c.name
         assert c.usage.split()[0] == f"/{c.name}", c.name
         assert any(t.startswith(f"test_slash_{c.name}_") for t in tests), f"/{c.name}: no test"
@@ -159,7 +159,7 @@ def test_slash_names_and_aliases_are_unique_and_each_finds_its_command():
 
 
 def test_the_registry_test_notices_a_command_without_a_test(monkeypatch):
-    async def handler(chat, arg):
+    async def handler(session, ui, arg):
         pass
 
     orphan = slash.SlashCommand("frob", "/frob", "does nothing", handler)
@@ -185,7 +185,7 @@ async def test_slash_help_lists_every_command_and_the_keys(harness):
 
 
 async def test_a_bug_in_a_handler_is_one_line_and_the_session_goes_on(harness, monkeypatch):
-    async def broken(chat, arg):
+    async def broken(session, ui, arg):
         raise KeyError("boom")
 
     bad = slash.SlashCommand("effort", "/effort", "broken", broken)

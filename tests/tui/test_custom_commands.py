@@ -37,7 +37,7 @@ async def test_custom_commands_are_in_help_and_completion_and_run_as_a_turn(harn
     app = harness.app([{"text": "reviewed"}])
     async with app.run_test(size=(100, 30)) as pilot:
         await found(pilot)
-        help_text = slash.help_markdown(app.chat)
+        help_text = slash.help_markdown(app.chat.session)
         assert "| `/review [path]` | Review code (project) |" in help_text
         assert "| `/frontend:lint` | Lint the UI (project:frontend) |" in help_text
         await pilot.press("/", "r", "e", "v")

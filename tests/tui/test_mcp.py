@@ -132,8 +132,8 @@ async def test_a_server_prompt_is_a_slash_command_and_a_resource_is_attached(tui
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await settled(pilot)
-        assert [c.name for c in slash.complete("mcp__", app.chat)] == ["mcp__t__review"]
-        assert "/mcp__t__review <path> [focus]" in slash.help_markdown(app.chat)
+        assert [c.name for c in slash.complete("mcp__", app.chat.session)] == ["mcp__t__review"]
+        assert "/mcp__t__review <path> [focus]" in slash.help_markdown(app.chat.session)
         await send(pilot, "/mcp__t__review src/app.py")
         await turn_done(pilot)
         assert tui.provider.requests[0].messages[-1].text() == (

@@ -18,7 +18,9 @@ from ...routing.local import LocalServer, servers
 from ..render import markdown
 
 if TYPE_CHECKING:
-    from .chat import ChatScreen
+    from ...session import Session
+    from ..ui import UI
+    from ..widgets.status_bar import StatusBar
 
 __all__ = ["NoModelScreen", "no_model_text", "offer"]
 
@@ -126,26 +128,24 @@ class NoModelScreen(Screen[str]):
         self.dismiss("quit")
 
 
-async def offer(chat: ChatScreen, reason: str) -> None:
+async def offer(session: Session, ui: UI, status: StatusBar, reason: str) -> None:
     """No model could start (``reason``, a missing key): the picker over the local servers'
     models when one answers, else this screen (``r`` tries again, ``q`` quits)."""
     from ..models import looked_text
-    from .model_picker import ModelPickerScreen
 
-    chat.status.show(None, note="looking for local model servers…")
-    local = await chat.find_local()
+    status.show(None, note="looking for local model servers…")
+    local = await ui.models.find_local(ui.config)
     if local:
-        chat.conv.add_notice(f"{reason}. Found models on this machine: pick one.", "warning")
-        chat.status.show(None, note="no model: pick one")
-        picker = ModelPickerScreen(chat.entries(), title="Pick a model", looked=looked_text(local))
-        chat.app.push_screen(picker, callback=chat.picked_model)
+        ui.say(f"{reason}. Found models on this machine: pick one.", "warning")
+        status.show(None, note="no model: pick one")
+        ui.models.open_picker(session, ui, title="Pick a model", looked=looked_text(local))
         return
-    chat.status.show(None, note="no model")
+    status.show(None, note="no model")
 
     def answered(answer: str | None) -> None:
         if answer == "retry":
-            chat.run_worker(chat.start_agent(chat.start_model), group="agent", exclusive=True)
+            ui.run(ui.start_agent(session.options.model), "agent")
         else:
-            chat.app.exit(0)
+            ui.quit_now()
 
-    chat.app.push_screen(NoModelScreen(reason, chat.config), callback=answered)
+    ui.push(NoModelScreen(reason, ui.config), callback=answered)

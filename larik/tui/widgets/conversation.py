@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.style import Style
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.message import Message as TextualMessage
 from textual.widget import Widget
 
 from ...agent.events import AgentEvent, AgentEventType
@@ -71,6 +73,54 @@ class ConversationView(VerticalScroll, can_focus=False):
 
     def on_mount(self) -> None:
         self.anchor()
+
+    # -- keys on its items --------------------------------------------------------------------
+    class ToPrompt(TextualMessage):
+        """A key for the prompt, pressed on an item: back to the prompt, ``text`` typed there."""
+
+        def __init__(self, text: str = "") -> None:
+            super().__init__()
+            self.text = text
+
+    def scroll_to_end_or(self, where: str) -> None:
+        """The scroll keys: ``page_up``, ``page_down``, ``home``; else back to the end, and
+        following it again."""
+        if where == "page_up":
+            self.scroll_page_up(animate=False)
+        elif where == "page_down":
+            self.scroll_page_down(animate=False)
+        elif where == "home":
+            self.scroll_home(animate=False)
+        else:
+            self.anchor()
+
+    def focus_newest(self) -> None:
+        """The newest card or thinking block (Tab in the prompt)."""
+        items = [w for w in self.items if w.focusable]
+        if items:
+            items[-1].focus()
+            items[-1].scroll_visible(animate=False)
+
+    def on_key(self, event: events.Key) -> None:
+        """With an item focused: Up/Down move between items (Down past the newest goes back to
+        the prompt), and a typed character goes to the prompt, not lost."""
+        focused = self.screen.focused
+        if focused is None or focused.parent is not self:
+            return
+        items = [w for w in self.items if w.focusable]
+        if event.key in ("up", "down") and focused in items:
+            i = items.index(focused) + (1 if event.key == "down" else -1)
+            if 0 <= i < len(items):
+                items[i].focus()
+                items[i].scroll_visible(animate=False)
+            elif i > 0:
+                self.post_message(self.ToPrompt())
+        elif event.is_printable and event.character and not event.character.isspace():
+            self.post_message(self.ToPrompt(event.character))
+        else:
+            return
+        event.stop()
+        event.prevent_default()
 
     # -- adding things ------------------------------------------------------------------------
     def _add(self, widget: Widget) -> Widget:

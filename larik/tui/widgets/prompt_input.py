@@ -11,7 +11,7 @@ prompt; the text it stands for is what is sent (and kept in the history).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.message import Message
@@ -22,7 +22,7 @@ from ..attachments import complete_path
 from .completion_menu import Completion, CompletionMenu
 
 if TYPE_CHECKING:
-    from ..screens.chat import ChatScreen
+    from ...session import Session
 
 __all__ = ["PASTE_LINES", "PromptInput"]
 
@@ -43,7 +43,12 @@ class PromptInput(TextArea):
             self.text = text
 
     def __init__(
-        self, *, cwd: Path, menu: CompletionMenu, history: list[str] | None = None
+        self,
+        *,
+        cwd: Path,
+        menu: CompletionMenu,
+        history: list[str] | None = None,
+        session: Session | None = None,
     ) -> None:
         super().__init__(
             "",
@@ -56,6 +61,7 @@ class PromptInput(TextArea):
         )
         self.cwd = cwd
         self.menu = menu
+        self.session = session  # its commands complete too (custom ones, MCP prompts)
         self.prompt_history: list[str] = list(history or [])
         self._pastes: dict[str, str] = {}  # placeholder -> the pasted text
         self._hist_pos: int | None = None
@@ -165,10 +171,6 @@ class PromptInput(TextArea):
     def _where(self) -> tuple[tuple[int, int], str]:
         return self.cursor_location, self.text
 
-    def _chat(self) -> ChatScreen | None:
-        """The chat screen this prompt is on (the slash commands' host)."""
-        return cast("ChatScreen | None", self.screen)
-
     def update_completions(self) -> None:
         self._listed_for = self._where()
         row, col = self.cursor_location
@@ -176,7 +178,7 @@ class PromptInput(TextArea):
         if row == 0 and self.document.line_count == 1 and line.startswith("/") and " " not in line:
             items = [
                 Completion(f"/{c.name}", c.usage, c.summary)
-                for c in slash.complete(line[1:], self._chat())
+                for c in slash.complete(line[1:], self.session)
             ]
             self.menu.open(items, 0, col) if items else self.menu.close()
             return

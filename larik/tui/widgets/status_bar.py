@@ -7,6 +7,8 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from ...session.core import spec_of as agent_spec  # "provider/model" of an agent
+
 __all__ = [
     "StatusBar",
     "agent_spec",
@@ -24,16 +26,6 @@ def human_tokens(n: int) -> str:
     if n >= 1000:
         return f"{n / 1000:.1f}k"
     return str(n)
-
-
-def agent_spec(agent: Any) -> str:
-    """``provider/model`` of the agent's current model."""
-    spec = getattr(agent, "spec", "")
-    if spec:
-        return str(spec)
-    model = getattr(agent, "model", "") or ""
-    provider = getattr(agent, "provider_name", "") or ""
-    return f"{provider}/{model}" if provider and model else model
 
 
 MIN_SPEC = 12  # the model keeps at least this many columns, however narrow the screen

@@ -1,0 +1,107 @@
+"""Choosing the model in the TUI: the picker (``/model``, the no-model screen, ``/routing``'s
+list), the local servers' models found behind it, switching, and the model remembered for the
+next start (beside the prompt history).
+
+:class:`ModelChoice` holds what was found (``local``); its methods take the session and the
+:class:`~larik.tui.ui.UI`, never the screen. Switching goes on with the same conversation
+(``Session.switch_model``); before any agent exists it starts one on the model picked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..llm.errors import LarikError
+from . import history
+from .models import ModelEntry, looked_text, picker_entries
+
+if TYPE_CHECKING:
+    from ..routing.local import LocalModel
+    from ..session import Session
+    from .screens.model_picker import ModelPickerScreen
+    from .ui import UI
+
+__all__ = ["Discover", "ModelChoice"]
+
+Discover = Callable[[Any], Awaitable["list[LocalModel]"]]  # (config) -> models found
+
+
+class ModelChoice:
+    def __init__(self, discover: Discover, history_path: Callable[[], Path | None]) -> None:
+        self.discover = discover
+        self._history_path = history_path
+        self.local: list[LocalModel] | None = None  # None: not looked for yet
+
+    @property
+    def model_file(self) -> Path | None:
+        """Where the model last picked is remembered (beside the prompt history)."""
+        path = self._history_path()
+        return path.with_name(history.MODEL_FILE) if path else None
+
+    def entries(self, config: Any, warn: Callable[[str], None] | None = None) -> list[ModelEntry]:
+        """What the pickers list: the catalog's and the config's models, and local ones."""
+        try:
+            return picker_entries(config, self.local or [])
+        except Exception as e:  # a broken catalog must not break the picker
+            if warn is not None:
+                warn(f"model list incomplete: {e}")
+            return [ModelEntry(m.spec, source="local", note=m.server) for m in self.local or []]
+
+    async def find_local(self, config: Any) -> list[LocalModel]:
+        try:
+            self.local = await self.discover(config)
+        except Exception:  # discovery is best effort
+            self.local = []
+        return self.local
+
+    def open_picker(self, session: Session, ui: UI, **kw: Any) -> None:
+        """The model picker, listing local servers' models as they are found."""
+        from .screens.model_picker import ModelPickerScreen
+
+        picker = ModelPickerScreen(self.entries(ui.config), current=session.spec, **kw)
+        ui.push(picker, callback=lambda spec: self.picked(session, ui, spec))
+        if kw.get("looked") is None:  # not looked for yet: list them as they are found
+            ui.run(self._discover_into(ui, picker), "discover")
+
+    async def _discover_into(self, ui: UI, picker: ModelPickerScreen) -> None:
+        local: list[LocalModel] = []
+        try:
+            local = await self.find_local(ui.config)
+        finally:  # found, failed or cancelled: the picker stops saying it is looking
+            entries = [e for e in self.entries(ui.config) if e.source == "local"]
+            if picker.is_attached:
+                picker.add_local(entries, looked_text(local))
+
+    def picked(self, session: Session, ui: UI, spec: str | None) -> None:
+        """The picker's answer: switch to it (in a worker), or nothing."""
+        if spec:
+            ui.run(self.switch(session, ui, spec), "switch")
+
+    async def switch(self, session: Session, ui: UI, spec: str) -> None:
+        """Go on with the conversation on ``spec`` (or start the agent on it, if none yet)."""
+        if session.agent is None:
+            await ui.start_agent(spec)
+            if session.agent is not None:
+                history.remember_model(self.model_file, session.spec)
+                ui.say(f"model: {session.spec} (remembered for the next start)")
+            return
+        try:
+            shown = await session.switch_model(spec)
+        except LarikError as e:
+            ui.say(f"cannot switch to {spec}: {e}", "error")
+            return
+        except Exception as e:  # one line, never a traceback
+            ui.say(f"cannot switch to {spec}: {type(e).__name__}: {e}", "error")
+            return
+        history.remember_model(self.model_file, shown)
+        ui.say(f"model: {shown} (the conversation goes on)")
+
+    def remembered(self, session: Session, asked: str, resume: str | None, config: Any) -> str:
+        """The model picked last time, for a new session with none asked for (no ``--model``,
+        none in the config); "" otherwise."""
+        spec = history.last_model(self.model_file)
+        if not spec or asked or resume or getattr(config, "model", ""):
+            return ""
+        return spec
