@@ -23,8 +23,8 @@ A file is optional front matter (``description``, ``argument-hint``, ``model``,
   Only your own commands and a *trusted* project's run: a project's command whose shell lines
   the user has not trusted still runs, with each shell line replaced by a note saying it was not
   run (and the same note shown to the user). Which project files have shell lines is part of
-  what "Trust this folder?" asks about (:func:`project_shell_files`, read by
-  ``larik.config.load_config``), with each file's SHA-256: a file changed since is not trusted.
+  what "Trust this folder?" asks about (``larik.trust.shell_command_files``, which
+  ``larik.config.load_config`` calls; the files are read as here: ``larik.command_files``), with each file's SHA-256: a file changed since is not trusted.
 
 A shell line never gets the arguments as text: its ``$ARGUMENTS`` and ``$1``… become references
 to shell variables set at its start (:func:`shell_line`), so no quoting context — double or
@@ -37,16 +37,20 @@ and is cheap; front ends run it after their first frame, and again when a name i
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import shlex
-import stat
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import frontmatter
+from .command_files import MAX_BYTES, PROJECT_FOLDERS, read_command
+from .command_files import SHELL_LINE as _SHELL
+from .command_files import Refused as _Refused
+from .command_files import read_bounded as _read
+from .command_files import shown as _shown
+from .command_files import walk as _walk
 
 if TYPE_CHECKING:
     from .agent.events import AgentEvent
@@ -60,19 +64,12 @@ __all__ = [
     "command_turn",
     "discover_commands",
     "expand",
-    "project_shell_files",
     "shell_line",
     "shell_refusal",
 ]
 
-PROJECT_FOLDERS = (".larik/commands", ".claude/commands")
-MAX_BYTES = 128 * 1024  # a command file larger than this is refused unread
 MAX_INCLUDE = 256 * 1024  # an @path file larger than this is not included
-MAX_DEPTH = 3  # namespace levels
-MAX_FILES = 1000  # files looked at in one folder tree
 SHELL_TIMEOUT = 120.0
-_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_SHELL = re.compile(r"!`([^`\n]+)`")
 _TOKEN = re.compile(r"!`([^`\n]+)`|(?:(?<=\s)|^)@((?:\\ |[^\s`])+)")
 _ARG = re.compile(r"\$(ARGUMENTS|\d+)")
 
@@ -179,21 +176,6 @@ def discover_commands(root: Path, reserved: frozenset[str] = frozenset()) -> Com
     return CommandCatalog(tuple(commands), tuple(problems))
 
 
-def project_shell_files(cwd: Path | None) -> dict[str, str]:
-    """The project's command files that have ``!`…``` shell lines: path -> SHA-256 of the
-    file. What trusting the project lets run (``larik.config`` asks about it)."""
-    out: dict[str, str] = {}
-    root = (cwd or Path.cwd()).resolve()
-    for folder, scope, project in _folders(root):
-        if scope != "project":
-            continue
-        for path, parts in _walk(folder, scope, project, []):
-            cmd = _load(path, parts, scope, [])
-            if cmd is not None and cmd.has_shell:
-                out[str(path)] = cmd.digest
-    return out
-
-
 def _folders(root: Path) -> list[tuple[Path, str, Path | None]]:
     out, done = [], set()
     for folder, scope, project in command_folders(root):
@@ -207,70 +189,12 @@ def _folders(root: Path) -> list[tuple[Path, str, Path | None]]:
     return out
 
 
-def _walk(
-    folder: Path, scope: str, project: Path | None, problems: list[str]
-) -> list[tuple[Path, list[str]]]:
-    """The ``.md`` files under ``folder`` and their name parts. A project's links that lead
-    outside the project are refused (a notice); folders nest at most :data:`MAX_DEPTH` deep."""
-    out: list[tuple[Path, list[str]]] = []
-    stack: list[tuple[Path, list[str]]] = [(folder, [])]
-    looked = 0
-    while stack:
-        current, prefix = stack.pop(0)
-        try:
-            entries = sorted(os.scandir(current), key=lambda e: e.name)
-        except OSError:
-            continue
-        for entry in entries:
-            looked += 1
-            if looked > MAX_FILES:
-                problems.append(
-                    f"commands in {_shown(folder)}: more than {MAX_FILES} files; the rest skipped"
-                )
-                return out
-            if entry.name.startswith("."):
-                continue
-            path = Path(entry.path)
-            try:
-                is_dir = entry.is_dir()
-                if not is_dir and not entry.name.endswith(".md"):
-                    continue
-                real = path.resolve()
-            except (OSError, RuntimeError):
-                continue
-            if project is not None and not real.is_relative_to(project):
-                problems.append(
-                    f"command {_shown(path)}: leads outside the project (a symlink); not loaded"
-                )
-                continue
-            if is_dir:
-                if len(prefix) + 1 < MAX_DEPTH and entry.name not in ("node_modules",):
-                    stack.append((path, [*prefix, entry.name]))
-                continue
-            out.append((path, [*prefix, entry.name[: -len(".md")]]))
-    return out
-
-
 def _load(path: Path, parts: list[str], scope: str, problems: list[str]) -> CustomCommand | None:
     shown = _shown(path)
-    if not all(_PART.match(p) for p in parts):
-        problems.append(
-            f"command {shown}: not a command name (letters, digits, - _ . only); not loaded"
-        )
+    read = read_command(path, parts, problems)
+    if read is None:
         return None
-    try:
-        data = _read(path)
-    except _Refused as e:
-        problems.append(f"command {shown}: {e}; not loaded")
-        return None
-    try:
-        source = data.decode("utf-8")
-    except UnicodeDecodeError:
-        problems.append(f"command {shown}: not UTF-8 text; not loaded")
-        return None
-    doc = frontmatter.parse(source)
-    if doc.problem:
-        problems.append(f"command {shown}: {doc.problem}")
+    data, doc = read
     name = ":".join(p.lower() for p in parts)
     where = scope if len(parts) == 1 else f"{scope}:{':'.join(parts[:-1])}"
     model = frontmatter.one_line(frontmatter.text(doc, "model"), 200)
@@ -294,38 +218,6 @@ def _load(path: Path, parts: list[str], scope: str, problems: list[str]) -> Cust
         model=model,
         allowed_tools=frontmatter.words(doc, "allowed-tools"),
     )
-
-
-class _Refused(Exception):
-    pass
-
-
-def _read(path: Path, limit: int = MAX_BYTES, what: str = "file") -> bytes:
-    """A regular file's bytes (a FIFO or device is never opened), at most ``limit``."""
-    try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            raise _Refused(f"not a regular {what}")
-        if st.st_size > limit:
-            raise _Refused(f"larger than {limit // 1024} KB")
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise _Refused(f"not a regular {what}")
-            data = fh.read(limit + 1)
-    except OSError as e:
-        raise _Refused(f"cannot read it ({e.strerror or e})") from None
-    if len(data) > limit:
-        raise _Refused(f"larger than {limit // 1024} KB")
-    if b"\0" in data[:8192]:
-        raise _Refused("a binary file")
-    return data
-
-
-def _shown(path: Path) -> str:
-    from .paths import shown
-
-    return shown(str(path))
 
 
 def _first_line(body: str) -> str:

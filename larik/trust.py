@@ -468,3 +468,27 @@ def _write(path: Path, data: Mapping[str, Any]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def shell_command_files(folders: list[tuple[Path, Path]]) -> dict[str, str]:
+    """The command files with ``!`…``` shell lines under each ``(folder, project root)``
+    (a project's ``.larik/commands``, ``.claude/commands``): path -> SHA-256 of the file, what
+    trusting the project lets run (the ``COMMAND_SHELL`` key). Read as the custom commands
+    read them (``larik.command_files``): a file they would not load is not counted."""
+    from .command_files import SHELL_LINE, read_command, walk
+
+    out: dict[str, str] = {}
+    done: set[Path] = set()
+    for folder, project in folders:
+        try:
+            real = folder.resolve()
+        except (OSError, RuntimeError):
+            continue
+        if real in done or not real.is_dir():
+            continue
+        done.add(real)
+        for path, parts in walk(folder, "project", project, []):
+            read = read_command(path, parts, [])
+            if read is not None and SHELL_LINE.search(read[1].body):
+                out[str(path)] = hashlib.sha256(read[0]).hexdigest()
+    return out

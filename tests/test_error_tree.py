@@ -27,7 +27,7 @@ OUTSIDE_THE_TREE = {
     # private control flow, caught in their own module
     "larik.agent.checkpoint_files.Refused",  # caught by checkpoints.py: a path not written
     "larik.agent.skills._Refused",
-    "larik.custom_commands._Refused",
+    "larik.command_files.Refused",  # a file not read: its reader says why, one line
     "larik.mcp.server._StartError",
     "larik.agent.prompt._Skipped",  # an instruction file not read: a warning names it
     "larik.agent.runaway.RunawayReply",  # cancels a runaway stream inside the agent's loop

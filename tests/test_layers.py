@@ -18,11 +18,7 @@ from .agent.test_agent_structure import _cycles
 LARIK = Path(__file__).resolve().parents[1] / "larik"
 SECTIONS = ("larik.hooks.config", "larik.mcp.config")  # config sections owned by their feature
 
-KNOWN_UPWARD = {
-    # load_config asks which of the project's command files hold !`…` shell lines (running
-    # them needs trust); the scan lives with the commands, which read config's paths.
-    ("config", "custom_commands"),
-}
+KNOWN_UPWARD: set[tuple[str, str]] = set()  # none left (issue 23): keep it so
 
 
 def _unit(module: str) -> str:
@@ -99,3 +95,75 @@ def test_no_module_of_larik_grows_past_700_lines():
     sizes = {p: len(p.read_text().splitlines()) for p in LARIK.rglob("*.py")}
     assert len(sizes) > 100
     assert {str(p.relative_to(LARIK)): n for p, n in sizes.items() if n > 700} == {}
+
+
+def test_no_import_points_up_any_more():
+    """Issue 23 emptied KNOWN_UPWARD: the process helpers went to larik/processes.py, paths.py
+    to larik/, the command-file scan to larik/command_files.py and trust.py. A new upward
+    import is a cycle the first test finds; this keeps the table from growing back."""
+    assert KNOWN_UPWARD == set()
+
+
+# The faces: each builds a Session (larik/session/) and drives it; none builds the agent or the
+# MCP servers itself. ``larik mcp list --check`` asks mcp.manager.check_servers.
+FACES = ("tui", "printmode", "bench", "cli", "acp", "interactive", "commands", "_entry")
+CONSTRUCTORS = {
+    "larik.agent": {"Agent"},
+    "larik.agent.agent": {"Agent"},
+    "larik.agent.create": {"create"},
+    "larik.mcp": {"McpManager"},
+    "larik.mcp.manager": {"McpManager"},
+}
+MODULES = ("larik.agent.agent", "larik.agent.create")  # the modules that hold them
+
+
+def _constructors_imported(path: Path, package: list[str]) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            for name in (a.name for a in node.names):
+                if name in CONSTRUCTORS.get(module, set()) or f"{module}.{name}" in MODULES:
+                    found.append(f"{module}.{name}")
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name in MODULES]
+        elif isinstance(node, ast.Constant) and node.value in MODULES:
+            found.append(f"import_module({node.value!r})")
+    return found
+
+
+def _face_files(root: Path = LARIK) -> list[Path]:
+    return [
+        p for p in root.rglob("*.py") if p.relative_to(root).parts[0].removesuffix(".py") in FACES
+    ]
+
+
+def test_no_face_but_the_session_builds_the_agent_or_the_mcp_servers():
+    files = _face_files()
+    assert {p.relative_to(LARIK).parts[0] for p in files} >= {"tui", "bench", "printmode.py"}
+    found = {
+        str(p.relative_to(LARIK)): hits
+        for p in files
+        if (hits := _constructors_imported(p, list(p.relative_to(LARIK.parent).parts[:-1])))
+    }
+    assert found == {}
+
+
+def test_the_face_rule_sees_an_agent_built_by_a_face(tmp_path):
+    (tmp_path / "larik" / "tui" / "screens").mkdir(parents=True)
+    (tmp_path / "larik" / "printmode.py").write_text("from .agent import Agent\n")
+    (tmp_path / "larik" / "tui" / "screens" / "chat.py").write_text(
+        "def f():\n    from ...mcp.manager import McpManager\n    from ...agent import agent\n"
+    )
+    root = tmp_path / "larik"
+    found = {
+        str(p.relative_to(root)): _constructors_imported(
+            p, list(p.relative_to(tmp_path).parts[:-1])
+        )
+        for p in _face_files(root)
+    }
+    assert found == {
+        "printmode.py": ["larik.agent.Agent"],
+        "tui/screens/chat.py": ["larik.mcp.manager.McpManager", "larik.agent.agent"],
+    }

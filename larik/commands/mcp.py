@@ -69,7 +69,9 @@ def list_cmd(
         import asyncio
         from pathlib import Path
 
-        states = asyncio.run(_check(config, Path.cwd()))
+        from ..mcp.manager import check_servers
+
+        states = asyncio.run(check_servers(config, Path.cwd()))
         for row in rows:
             row.update(states[row["name"]])
     pt = config.project_trust
@@ -90,25 +92,6 @@ def list_cmd(
         print(f"{r['name']:<{width}}  {r['transport']:<5}  {state:<8}{tools}  {r['target']}")
         if r.get("error"):
             print(f"{'':<{width}}  {r['error']}")
-
-
-async def _check(config: Any, cwd: Any) -> dict[str, dict[str, Any]]:
-    from ..mcp.manager import McpManager
-
-    manager = McpManager.from_config(config, cwd)
-    manager.start_all()
-    try:
-        await manager.wait_settled()
-        return {
-            name: {
-                "state": str(s.state),
-                "tools": len(s.tools),
-                "error": s.unavailable() if s.state == "failed" else "",
-            }
-            for name, s in manager.servers.items()
-        }
-    finally:
-        await manager.close()
 
 
 @mcp_app.command("add")

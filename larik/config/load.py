@@ -16,6 +16,7 @@ from .files import _deep_merge, _read_toml, _table, _validate, first_error
 from .paths import (
     project_claude_settings_paths,
     project_config_path,
+    project_folder,
     project_mcp_json_path,
     state_dir,
     user_config_path,
@@ -164,9 +165,12 @@ def _check_project_models(data: Mapping[str, Any], project: Path, mine: Config) 
 def _project_shell_commands(cwd: Path | None) -> tuple[dict[str, str], Path | None]:
     """The project's command files with ``!`…``` shell lines (path -> SHA-256), and the
     commands folder they are in: running those lines needs trust (larik.custom_commands)."""
-    from ..custom_commands import project_shell_files
+    from ..command_files import PROJECT_FOLDERS
+    from ..trust import shell_command_files
 
-    files = project_shell_files(cwd)
+    root = (cwd or Path.cwd()).resolve()
+    found = [project_folder(root, rel) for rel in PROJECT_FOLDERS]
+    files = shell_command_files([(f, f.parent.parent.resolve()) for f in found if f is not None])
     if not files:
         return {}, None
     first = Path(next(iter(files)))

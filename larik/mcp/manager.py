@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from .config import McpConfig
     from .tools import McpTool, SearchTool
 
-__all__ = ["McpManager", "instructions_text", "login_on", "spec_tokens"]
+__all__ = ["McpManager", "check_servers", "instructions_text", "login_on", "spec_tokens"]
 
 CHARS_PER_TOKEN = 4  # the agent's estimate (larik.agent.compaction.CHARS_PER_TOKEN)
 MAX_INSTRUCTIONS = 2_000  # characters of one server's instructions in the system prompt
@@ -257,3 +257,22 @@ class McpManager:
 
     def prompts(self) -> list[PromptInfo]:
         return [p for s in self.servers.values() if s.state is State.READY for p in s.prompts]
+
+
+async def check_servers(config: Config, root: Path) -> dict[str, dict[str, Any]]:
+    """Start every configured server, wait until each has settled, and say how it went
+    (``larik mcp list --check``): name -> state, tools, error. Every server is stopped again."""
+    manager = McpManager.from_config(config, root)
+    manager.start_all()
+    try:
+        await manager.wait_settled()
+        return {
+            name: {
+                "state": str(s.state),
+                "tools": len(s.tools),
+                "error": s.unavailable() if s.state == "failed" else "",
+            }
+            for name, s in manager.servers.items()
+        }
+    finally:
+        await manager.close()
