@@ -34,10 +34,9 @@ def run_tui(
     """
     import sys
 
+    from ..paths import wide_root, wide_root_line
     from ..terminal_text import terminal
     from .app import LarikApp
-
-    from ..paths import wide_root, wide_root_line
 
     what = "" if trust_project else wide_root(cwd)
     loader = None if config is not None else (lambda: _load_settings(cwd, trust_project))
