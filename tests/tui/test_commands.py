@@ -274,3 +274,20 @@ def test_hooks_markdown_says_when_there_are_none():
     from larik.config import Config
 
     assert slash.hooks_markdown(Config()).endswith("- none configured")
+
+
+def test_no_handler_module_reaches_the_screen_and_the_chat_screen_stays_a_view():
+    """Issue 23: handlers get (session, ui, arg); the modules they live in never import the
+    chat screen (only tui/ui.py, the protocol's screen side, does), and ChatScreen is a view."""
+    import ast
+    from pathlib import Path
+
+    tui = Path(slash.__file__).parent
+    handlers = ["slash", "undo", "plan", "mcp", "model_choice", "starting", "shell_command"]
+    for name in handlers:
+        tree = ast.parse((tui / f"{name}.py").read_text())
+        imported = [
+            node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+        ]
+        assert not [m for m in imported if m.endswith("screens.chat")], name
+    assert len((tui / "screens" / "chat.py").read_text().splitlines()) <= 350
