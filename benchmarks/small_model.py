@@ -58,6 +58,12 @@ def main() -> None:
         help="[models] workflow for the model (default: the profile's own choice)",
     )
     ap.add_argument(
+        "--time-scale",
+        type=float,
+        default=1.0,
+        help="multiply every task's time limit (a loaded machine: say so in the table)",
+    )
+    ap.add_argument(
         "--aider",
         type=Path,
         help="run aider (this executable, from its own venv) on the tasks instead of Larik",
@@ -91,6 +97,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     assert Path(larik.__file__).resolve().is_relative_to(args.larik.resolve()), larik.__file__
     tasks = {t.name: t for t in load_tasks()}
+    for t in tasks.values():
+        t.spec.time_limit *= args.time_scale
     names = list(tasks) if args.tasks == "all" else args.tasks.split(",")
     config = load_config(home)
     spec = f"llamacpp/{args.model}"
@@ -113,7 +121,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             runs.append(row)
             print(json.dumps(row), flush=True)
     harness = f"aider {args.aider}" if args.aider else str(args.larik.resolve())
-    return {"larik": harness, "model": spec, "workflow": args.workflow, "runs": runs}
+    out = {"larik": harness, "model": spec, "workflow": args.workflow, "runs": runs}
+    return {**out, "time_scale": args.time_scale}
 
 
 def unparsable(workdir: Path) -> list[str]:
@@ -235,9 +244,13 @@ def read_transcripts(folder: Path) -> dict[str, Any]:
 
 
 def print_table(datasets: list[dict[str, Any]], names: list[Path]) -> None:
+    """One markdown row per result file: how its runs ended, and what they cost."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from larik.bench.summary import wilson
+
     head = (
-        "| run | runs | passed | wall-clock limit | stuck | turn limit | check failed | "
-        "other | bad calls | text calls | model calls (mean) |"
+        "| run | runs | passed (95% CI) | wall-clock limit | stuck | turn limit | check failed "
+        "| other | files left unparsable | model calls (mean) | wall time, all runs |"
     )
     print(head)
     print("|---" * (head.count("|") - 1) + "|")
@@ -249,16 +262,18 @@ def print_table(datasets: list[dict[str, Any]], names: list[Path]) -> None:
             return sum(1 for r in runs if r.get(key) == value)
 
         passed = count("passed", True)
+        lo, hi = wilson(passed, n) if n else (0.0, 0.0)
         timeout = count("reason", "time-out")
         stuck = sum(1 for r in runs if r.get("stop") == "stuck" or r.get("reason") == "stuck")
         turn = count("reason", "turn limit")
         failed = count("reason", "check failed")
         other = n - passed - timeout - turn - failed - count("reason", "stuck")
+        broken = sum(len(r.get("unparsable") or []) for r in runs)
         mean = statistics.mean(r["model_calls"] for r in runs) if runs else 0
+        minutes = sum(r["wall"] for r in runs) / 60
         print(
-            f"| {name.stem} | {n} | {passed} | {timeout} | {stuck} | {turn} | {failed} | {other} "
-            f"| {sum(r['bad_calls'] for r in runs)} | {sum(r['text_calls'] for r in runs)} "
-            f"| {mean:.1f} |"
+            f"| {name.stem} | {n} | {passed} ({lo:.0%}-{hi:.0%}) | {timeout} | {stuck} | {turn} "
+            f"| {failed} | {other} | {broken} | {mean:.1f} | {minutes:.1f} min |"
         )
 
 
