@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [
+    "EXAMPLE",
     "FORMATS",
     "FileEdit",
     "Parsed",
@@ -109,15 +110,27 @@ class Parsed:
         return not self.edits and not self.problems
 
 
-def format_rules(fmt: Format, example: str = "path/to/file.py") -> str:
+#: the example in the instructions: a concrete one (a tiny model copies a placeholder such as
+#: "the whole file here" into the file), and a reply that repeats it is refused (:data:`EXAMPLE`)
+_EXAMPLE_REQUEST = 'make greet() say "hello" instead of "hi"'
+_WHOLE_EXAMPLE = 'def greet(name):\n    return "hello " + name\n'
+_DIFF_EXAMPLE = (
+    '<<<<<<< SEARCH\n    return "hi " + name\n=======\n    return "hello " + name\n'
+    ">>>>>>> REPLACE\n"
+)
+EXAMPLE = frozenset({_WHOLE_EXAMPLE.strip(), 'return "hello " + name'})
+
+
+def format_rules(fmt: Format) -> str:
     """The instructions for ``fmt``, closing the first message (a small model follows what it
     read last)."""
-    lang = _lang_of(example)
     if fmt == "whole":
         return (
-            "To change a file, reply with its path on a line of its own, then the COMPLETE new "
-            "content of the file in a fenced code block:\n\n"
-            f"{example}\n```{lang}\nthe whole file, every line of it, with your change\n```\n\n"
+            "Reply with each file you change: its path on a line of its own, then the file's "
+            "COMPLETE new content in a fenced code block. For example, if the request were "
+            f"to {_EXAMPLE_REQUEST} in a file greet.py, the reply would be:\n\n"
+            'I make greet() say "hello".\n\ngreet.py\n```python\n'
+            f"{_WHOLE_EXAMPLE}```\n\n"
             "Rules:\n"
             '- Write the entire file: never leave lines out, never write "..." or '
             '"rest of the code unchanged".\n'
@@ -125,10 +138,11 @@ def format_rules(fmt: Format, example: str = "path/to/file.py") -> str:
             "- Start with one short sentence saying what you change, then the file(s)."
         )
     return (
-        "To change a file, reply with its path on a line of its own, then one or more "
-        "search/replace blocks in a fenced code block:\n\n"
-        f"{example}\n```{lang}\n<<<<<<< SEARCH\nthe exact lines of the file to change\n"
-        "=======\nthe lines to put in their place\n>>>>>>> REPLACE\n```\n\n"
+        "Reply with each file you change: its path on a line of its own, then search/replace "
+        "blocks in a fenced code block. For example, if the request were "
+        f"to {_EXAMPLE_REQUEST} in a file greet.py, the reply would be:\n\n"
+        'I make greet() say "hello".\n\ngreet.py\n```python\n'
+        f"{_DIFF_EXAMPLE}```\n\n"
         "Rules:\n"
         "- The SEARCH part must be copied exactly from the file, a few whole lines, enough "
         "to be unique.\n"
@@ -193,6 +207,11 @@ def parse_reply(text: str, default_path: str = "", known: Collection[str] = ()) 
                     "the file leaves lines out (a comment stands for them): write the whole "
                     "file, every line, or use search/replace blocks",
                 )
+            )
+            continue
+        if content.strip() in EXAMPLE:
+            out.problems.append(
+                Problem(path, "that is the example from the instructions, not this project")
             )
             continue
         _add(out, path).whole = content
@@ -287,10 +306,3 @@ def _fence_path(info: str, extra: str) -> str:
         if token and token.lower() not in _LANGS and _PATH.match(token):
             return token
     return ""
-
-
-def _lang_of(path: str) -> str:
-    ext = path.rpartition(".")[2].lower()
-    return {"py": "python", "js": "javascript", "ts": "typescript", "md": "markdown"}.get(
-        ext, ext if ext in _LANGS else ""
-    )

@@ -64,6 +64,7 @@ format the message describes; Larik applies them and runs the tests, and tells y
 When the request is a question, answer it in plain text."""
 
 _ids = itertools.count(1)
+UNCHANGED = "the edit changes nothing"
 
 
 @dataclass
@@ -217,9 +218,8 @@ def _first_message(request: str, found: Found, fmt: Format, before: _Tests | Non
                 f"The tests fail now (`{before.command}`, exit code {before.exit_code}):\n"
                 f"```\n{_tail(before.output)}\n```"
             )
-    example = found.focus() or (found.named[0] if found.named else "path/to/file.py")
     parts.append(f"The request:\n{request.strip()}")
-    parts.append(format_rules(fmt, example))
+    parts.append(format_rules(fmt))
     return "\n\n".join(parts)
 
 
@@ -233,6 +233,7 @@ async def _apply(host: EditHost, parsed: Parsed, out: _Applied) -> AsyncIterator
     """Each file's new text, checked, then written with write_file through the tool runner."""
     out.problems += parsed.problems
     calls: list[Block] = []
+    same: list[str] = []
     for edit in parsed.edits:
         rp = resolve_path(host.root, edit.path)
         if not rp.inside:
@@ -241,6 +242,9 @@ async def _apply(host: EditHost, parsed: Parsed, out: _Applied) -> AsyncIterator
             )
             continue
         new, old, why = _new_text(rp.path, edit)
+        if why == UNCHANGED:  # a file given back as it is (a test file, say): not an edit
+            same.append(rp.rel)
+            continue
         if why:
             out.problems.append(Problem(rp.rel, why))
             if old is not None:
@@ -251,6 +255,8 @@ async def _apply(host: EditHost, parsed: Parsed, out: _Applied) -> AsyncIterator
             Block.tool_use(f"edit_{next(_ids)}", "write_file", {"path": rp.rel, "content": new})
         )
     if not calls:
+        if same and not out.problems:
+            out.problems.append(Problem(", ".join(same), "given back unchanged: nothing changed"))
         return
     if not host.can_run("write_file"):
         for c in calls:
@@ -305,7 +311,7 @@ def _new_text(path: Path, edit: FileEdit) -> tuple[str | None, str | None, str]:
                 return None, old, "a SEARCH part was not found: copy the lines exactly"
             new = found.apply(new)
     if old is not None and new == old:
-        return None, old, "the edit changes nothing"
+        return None, old, UNCHANGED
     if path.suffix == ".py" and (why := _breaks(old, new)):
         return None, old, why
     return new, old, ""

@@ -92,6 +92,13 @@ def test_a_reply_with_no_code_is_an_answer():
     assert parse_reply("The function is compute_invoice_total.").empty
 
 
-def test_the_rules_name_the_example_file():
-    assert "stats.py\n```python" in format_rules("whole", "stats.py")
-    assert "<<<<<<< SEARCH" in format_rules("diff", "stats.py")
+def test_the_rules_show_a_concrete_example_and_a_copy_of_it_is_refused():
+    """A 0.5B model copied the old placeholder ("the whole file, every line of it") into the
+    file; the example is now real code, and a reply that repeats it applies nothing."""
+    rules = format_rules("whole")
+    assert 'greet.py\n```python\ndef greet(name):\n    return "hello " + name\n```' in rules
+    assert "<<<<<<< SEARCH" in format_rules("diff")
+    p = parse_reply(rules.split("would be:\n\n", 1)[1].split("Rules:")[0], "stats.py")
+    assert not p.edits and "the example" in p.problems[0].why
+    p = parse_reply('stats.py\n```python\ndef greet(name):\n    return "hello " + name\n```\n')
+    assert not p.edits
