@@ -122,6 +122,7 @@ class _Applied:
     written: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     refused: dict[str, str] = field(default_factory=dict)  # path -> the current text, to resend
+    kept: list[str] = field(default_factory=list)  # definitions a whole file left out, kept
 
 
 async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEvent]:
@@ -166,7 +167,7 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
             if parsed.empty:
                 raise TurnOver(StopReason.END_TURN, text)  # no edit: the answer
             applied = _Applied()
-            async for ev in _apply(host, parsed, applied):
+            async for ev in _apply(host, parsed, applied, request):
                 yield ev
             tests = _Tests(command) if command and applied.written else None
             if tests is not None:
@@ -229,7 +230,9 @@ def _shown_file(path: str, text: str) -> str:
     return f"{path}\n```{lang}\n{body}```"
 
 
-async def _apply(host: EditHost, parsed: Parsed, out: _Applied) -> AsyncIterator[AgentEvent]:
+async def _apply(
+    host: EditHost, parsed: Parsed, out: _Applied, request: str
+) -> AsyncIterator[AgentEvent]:
     """Each file's new text, checked, then written with write_file through the tool runner."""
     out.problems += parsed.problems
     calls: list[Block] = []
@@ -251,6 +254,10 @@ async def _apply(host: EditHost, parsed: Parsed, out: _Applied) -> AsyncIterator
                 out.refused[rp.rel] = old
             continue
         assert new is not None
+        if edit.whole is not None and old is not None and rp.path.suffix == ".py":
+            new, kept = keep_left_out(old, new, request)
+            if kept:
+                out.kept.append(f"{rp.rel}: kept {', '.join(kept)}, which your file left out")
         calls.append(
             Block.tool_use(f"edit_{next(_ids)}", "write_file", {"path": rp.rel, "content": new})
         )
@@ -317,6 +324,35 @@ def _new_text(path: Path, edit: FileEdit) -> tuple[str | None, str | None, str]:
     return new, old, ""
 
 
+def keep_left_out(old: str, new: str, request: str) -> tuple[str, list[str]]:
+    """``new`` with the top-level functions and classes of ``old`` that it left out appended
+    (their source as it was), and their names. A small model writing a whole file drops the
+    definitions it was not thinking about (``word_count`` beside the ``slugify`` it wrote),
+    which breaks every import of them; a name the request mentions (a rename, a removal) is
+    meant to go and is not kept. Nothing is kept unless both texts parse."""
+    try:
+        before, after = ast.parse(old), ast.parse(new)
+    except SyntaxError:
+        return new, []
+    words = set(re.findall(r"\w+", request))
+    have = {n.name for n in after.body if isinstance(n, _DEFS)}
+    lines = old.splitlines()
+    kept: list[str] = []
+    parts: list[str] = []
+    for node in before.body:
+        if not isinstance(node, _DEFS) or node.name in have or node.name in words:
+            continue
+        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        parts.append("\n".join(lines[start - 1 : node.end_lineno]))
+        kept.append(node.name)
+    if not parts:
+        return new, []
+    return new.rstrip("\n") + "\n\n\n" + "\n\n\n".join(parts) + "\n", kept
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
 def _breaks(old: str | None, new: str) -> str:
     """Why ``new`` is refused as Python: it does not parse where ``old`` did ("" when fine)."""
     try:
@@ -370,6 +406,8 @@ def _feedback(applied: _Applied, tests: _Tests | None, fmt: Format, command: str
     parts: list[str] = []
     if applied.written:
         parts.append("Applied: " + ", ".join(applied.written) + ".")
+    if applied.kept:
+        parts.append("Kept: " + "; ".join(applied.kept) + ".")
     if applied.problems:
         lines = [f"- {p.path or '(no file)'}: {p.why}" for p in applied.problems]
         parts.append("Not applied:\n" + "\n".join(lines))
@@ -393,6 +431,8 @@ def _summary(text: str, applied: _Applied, tests: _Tests | None, tail: str = "")
     lines = [prose] if prose else []
     if applied.written:
         lines.append("Changed: " + ", ".join(applied.written) + ".")
+    if applied.kept:
+        lines.append("Kept: " + "; ".join(applied.kept) + ".")
     if applied.problems:
         lines.append("Not applied: " + "; ".join(f"{p.path}: {p.why}" for p in applied.problems))
     if tests is not None and tests.exit_code is not None:

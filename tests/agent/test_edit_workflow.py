@@ -307,3 +307,30 @@ async def test_the_harness_messages_are_not_prompts_for_undo(make_agent, git_pro
     assert plan is not None and [t.n for t in plan.turns] == [1]
     agent.checkpoints.carry_out(plan)
     assert (git_project / "calc.py").read_text() == "def add(a, b):\n    return a - b\n"
+
+
+def test_a_whole_file_that_leaves_a_definition_out_keeps_it():
+    """Measured: the 1.5B model's whole textutils.py implemented slugify and dropped word_count,
+    so the tests could not import it. The left-out definition is kept as it was; one the request
+    names (a rename, a removal) goes."""
+    from larik.agent.edit_turn import keep_left_out
+
+    old = "def slugify(t):\n    raise NotImplementedError\n\n\n@cache\ndef word_count(t):\n    return 1\n"
+    new, kept = keep_left_out(old, "def slugify(t):\n    return t.lower()\n", "implement slugify")
+    assert kept == ["word_count"]
+    assert new == (
+        "def slugify(t):\n    return t.lower()\n\n\n@cache\ndef word_count(t):\n    return 1\n"
+    )
+    renamed, kept = keep_left_out(old, "def slugify(t):\n    return t\n", "remove `word_count`")
+    assert kept == [] and "word_count" not in renamed
+
+
+async def test_the_kept_definition_is_written_and_said(make_agent, project):
+    (project / "calc.py").write_text(
+        "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n"
+    )
+    p = script({"text": FIXED})
+    agent = await make_agent(p, config=edit_config())
+    events = await run(agent, "fix add")
+    assert "def sub(a, b):" in (project / "calc.py").read_text()
+    assert "kept sub, which your file left out" in of(events, E.TURN_END)[0].text
