@@ -219,8 +219,12 @@ def _first_message(request: str, found: Found, fmt: Format, before: _Tests | Non
                 f"The tests fail now (`{before.command}`, exit code {before.exit_code}):\n"
                 f"```\n{_tail(before.output)}\n```"
             )
-    parts.append(f"The request:\n{request.strip()}")
     parts.append(format_rules(fmt))
+    parts.append(f"The request:\n{request.strip()}")
+    focus = found.focus()
+    what = f"{focus} (or the file to change) with its" if focus else "each file to change with its"
+    how = "complete new content" if fmt == "whole" else "search/replace blocks"
+    parts.append(f"Now reply: one sentence, then {what} {how}.")  # what a small model reads last
     return "\n\n".join(parts)
 
 

@@ -109,8 +109,11 @@ async def test_a_whole_file_fix_is_applied_and_checked_by_the_tests(make_agent, 
     first = first_text(p)
     assert "calc.py\n```python\ndef add(a, b):\n    return a - b\n```" in first
     assert "The tests fail now" in first and "assert -1 == 5" in first  # run before the reply
-    assert first.rstrip().endswith(
-        'unchanged".\n- Only give the files you change. A new file is given the same way.\n- Start with one short sentence saying what you change, then the file(s).'.rstrip()
+    # the rules, then the request, then what to write: what a small model reads last
+    assert first.index("Rules:") < first.index("The request:\nThe test fails. Fix calc.py.")
+    assert first.endswith(
+        "Now reply: one sentence, then calc.py (or the file to change) with "
+        "its complete new content."
     )
     [end] = of(events, E.TURN_END)
     assert end.stop_reason is StopReason.END_TURN
