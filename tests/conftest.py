@@ -7,6 +7,7 @@ import os
 import socket
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -61,6 +62,47 @@ def _guarded_connect_ex(self: socket.socket, addr: object) -> int:
 
 socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
 socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+
+
+#: Modules of real processes, servers and clusters, and of long sessions: each test in them is
+#: marked ``slow`` (they held the largest shares of ``pytest --durations=0``), so that
+#: ``pytest -m "not slow"`` is the quick set a developer runs while working. CI runs them all.
+SLOW = frozenset(
+    {
+        "tests/bench/test_check_confined.py",
+        "tests/bench/test_ray.py",
+        "tests/llm/providers/test_llamacpp_integration.py",
+        "tests/mcp/test_agent.py",
+        "tests/mcp/test_bounds.py",
+        "tests/mcp/test_oauth.py",
+        "tests/test_jobs_processes.py",
+        "tests/test_printmode_processes.py",
+        "tests/tui/test_mcp.py",
+        "tests/tui/test_quit_signals.py",
+        "tests/tui/test_resume_long.py",
+    }
+)
+
+#: Modules whose tests share one expensive thing (a module-scoped Ray cluster, a llama.cpp
+#: server): kept on one xdist worker (``--dist loadgroup``), so a run starts it once.
+ONE_WORKER = {
+    "tests/bench/test_ray.py": "ray",
+    "tests/llm/providers/test_llamacpp_integration.py": "llamacpp",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = Path(config.rootpath)
+    for item in items:
+        try:
+            module = item.path.relative_to(root).as_posix()
+        except ValueError:
+            continue
+        if module in SLOW:
+            item.add_marker(pytest.mark.slow)
+        if module in ONE_WORKER:
+            item.add_marker(pytest.mark.xdist_group(ONE_WORKER[module]))
 
 
 @pytest.fixture(autouse=True)

@@ -72,14 +72,19 @@ def harness(tmp_path: Path) -> Harness:
     return Harness(tmp_path)
 
 
-async def wait_for(pilot: Any, cond: Callable[[], Any], timeout: float = 10.0) -> None:
-    """Let the app run until ``cond()`` is true (fails the test after ``timeout`` seconds)."""
+async def wait_for(
+    pilot: Any, cond: Callable[[], Any], timeout: float = 10.0, every: float = 0.02
+) -> None:
+    """Let the app run until ``cond()`` is true (fails the test after ``timeout`` seconds),
+    looking every ``every`` seconds. Each look is a round trip through every widget of the
+    screen (``pilot.pause``): for a long wait on a screen of hundreds of widgets (a resumed
+    session drawing its history), look less often, or the looking is most of the work."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not cond():
         if loop.time() > end:
             raise AssertionError(f"timed out waiting for {getattr(cond, '__name__', cond)}")
-        await pilot.pause(0.02)
+        await pilot.pause(every)
 
 
 async def ready(pilot: Any) -> None:

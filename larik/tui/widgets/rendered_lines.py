@@ -7,9 +7,10 @@ lines, like blocks in a document.
 
 A ``lazy`` widget (the conversation's archive) does not render everything before it can be
 laid out: items ``prepend``-ed to it, and all of them after a change of width, are rendered
-newest first, in slices of ``SLICE`` seconds on idle, their lines put on top of what is shown.
-While the view holding it is scrolled away from its end, it is scrolled by the lines added
-above, so what the user reads stays put.
+newest first, in slices of ``SLICE`` seconds on idle, their lines put on top of what is shown
+every ``FLUSH`` seconds (each time is a layout of the screen: one a slice cost several times
+the slice itself). While the view holding it is scrolled away from its end, it is scrolled by
+the lines added above, so what the user reads stays put.
 
 Being a leaf (no child widgets) matters: Textual lays out every widget of the screen on each
 layout pass, so the conversation keeps to a few widgets per turn; and a change that keeps the
@@ -33,6 +34,7 @@ from ..gcpolicy import freeze_young
 __all__ = ["SLICE", "RenderedLines"]
 
 SLICE = 0.010  # seconds of rendering per idle slice (lazy widgets)
+FLUSH = 0.25  # seconds between putting the older lines rendered since on screen (lazy widgets)
 
 
 class RenderedLines(Widget):
@@ -59,6 +61,9 @@ class RenderedLines(Widget):
         self._strips: list[Strip] = []
         self._lo = 0  # _strips holds items[_lo:_done] rendered at _width; items[:_lo] wait
         self._done = 0
+        self._older: list[Strip] = []  # rendered from items[_lo:_lo + _older_items], not shown
+        self._older_items = 0
+        self._flushed = 0.0  # when the last rendered older lines were put on screen
         self._slicing = False
         self._tail_strips: list[Strip] | None = None
         self._height = 0
@@ -70,8 +75,8 @@ class RenderedLines(Widget):
 
     @property
     def pending(self) -> int:
-        """Items not rendered yet (a lazy widget renders older items in idle slices)."""
-        return self._lo
+        """Items not shown yet (a lazy widget renders older items in idle slices)."""
+        return self._lo + self._older_items
 
     @property
     def collapsed(self) -> bool:
@@ -104,6 +109,7 @@ class RenderedLines(Widget):
     def set_items(self, items: list[RenderableType], *, update: bool = True) -> None:
         self._items = list(items)
         self._strips, self._lo, self._done = [], 0, 0
+        self._older, self._older_items = [], 0
         if update:
             self._changed()
 
@@ -138,6 +144,7 @@ class RenderedLines(Widget):
         width = max(1, width)
         if width != self._width:
             self._width, self._strips = width, []
+            self._older, self._older_items = [], 0
             self._lo = self._done = len(self._items) if self.lazy else 0
             self._header_strips = self._tail_strips = None
         if self._header_strips is None:
@@ -150,19 +157,19 @@ class RenderedLines(Widget):
                 self._strips.extend(lines)
             self._done = len(self._items)
             if self._lo and not self.lazy:
-                self._render_older(None)
+                self._strips[0:0] = self._render_older(None)
             elif self._lo:
                 self._schedule_older()
             if self._tail_strips is None:
                 self._tail_strips = self._render_strips(self._tail, width) if self._tail else []
         self._height = self._count()
 
-    def _render_older(self, deadline: float | None) -> int:
+    def _render_older(self, deadline: float | None) -> list[Strip]:
         """Render the items before ``_lo``, newest first, until ``deadline`` (None: all of
-        them), and put their lines on top. Returns the number of lines added."""
+        them). Returns their lines, which go above the older lines waiting and what is shown."""
         width = self._width
         parts: list[list[Strip]] = []
-        below = bool(self._strips)
+        below = bool(self._strips or self._older)
         lo = self._lo
         while lo > 0:
             lo -= 1
@@ -175,9 +182,7 @@ class RenderedLines(Widget):
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         self._lo = lo
-        added = [line for part in reversed(parts) for line in part]
-        self._strips[0:0] = added
-        return len(added)
+        return [line for part in reversed(parts) for line in part]
 
     def _schedule_older(self) -> None:
         if not self._slicing and self.is_mounted:
@@ -185,22 +190,35 @@ class RenderedLines(Widget):
             self.set_timer(0.001, self._older_slice, name="render-older")
 
     def _older_slice(self) -> None:
-        """One idle slice of a lazy widget: render older items for up to ``SLICE`` seconds."""
+        """One idle slice of a lazy widget: render older items for up to ``SLICE`` seconds;
+        put what was rendered on screen when ``FLUSH`` seconds have passed, or all is done."""
         self._slicing = False
         width = self._content_width()
         if self._collapsed or width <= 0 or not self.is_mounted:
             return
         self._ensure(width)
         if not self._lo:
+            self._flush_older()
             return
-        added = self._render_older(time.perf_counter() + SLICE)
+        lo = self._lo
+        self._older[0:0] = self._render_older(time.perf_counter() + SLICE)
+        self._older_items += lo - self._lo
         freeze_young()  # the lines are kept: out of the collector's sight
-        self._height = self._count()
-        if added:
-            self._keep_view(added)
-            self.refresh(layout=True)
-        if self._lo:
+        if not self._lo or time.perf_counter() - self._flushed >= FLUSH:
+            self._flush_older()
+        if self._lo or self._older:
             self._schedule_older()
+
+    def _flush_older(self) -> None:
+        """Put the older lines rendered since the last time on top of what is shown."""
+        lines, self._older, self._older_items = self._older, [], 0
+        self._flushed = time.perf_counter()
+        if not lines:
+            return
+        self._strips[0:0] = lines
+        self._height = self._count()
+        self._keep_view(len(lines))
+        self.refresh(layout=True)
 
     def _keep_view(self, lines: int) -> None:
         """Lines were added on top: unless the view is held at its end, scroll it by as many,
