@@ -107,14 +107,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(autouse=True)
 def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    hermetic_env(monkeypatch, tmp_path_factory.mktemp("larik-home"))
+
+
+def hermetic_env(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """No keys, and Larik's home, config and state in ``home``."""
     for var in _KEY_VARS:
         monkeypatch.delenv(var, raising=False)
-    home = tmp_path_factory.mktemp("larik-home")
     monkeypatch.setenv("LARIK_HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "xdg-state"))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "claude"))  # not the real ~/.claude
     monkeypatch.setenv("NO_COLOR", "1")
+
+
+@pytest.fixture(scope="module")
+def module_hermetic(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The same for a module-scoped fixture (a server started once for a module's tests,
+    before any test's own ``_hermetic``): the home it set."""
+    home = tmp_path_factory.mktemp("larik-module-home")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        hermetic_env(monkeypatch, home)
+        yield home
 
 
 @pytest.fixture(autouse=True)

@@ -4,6 +4,7 @@ long, and none reaches the model or the screen whole (issue 22 item 11)."""
 from __future__ import annotations
 
 import pytest
+import pytest_asyncio
 
 from larik.agent.tools import ToolError
 from larik.mcp.config import McpConfig
@@ -18,9 +19,14 @@ HUGE = 3 * 1024 * 1024
 NOTE = 300  # room for the note that says what was cut
 
 
-@pytest.fixture
-async def manager(tmp_path):
-    m = McpManager(McpConfig(servers={"h": stdio_config("hostile", timeout=60)}), tmp_path)
+#: The tests only read from the hostile server: it is started once for the module (each start
+#: cost 3-4 s), on the module's event loop.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def manager(module_hermetic):
+    m = McpManager(McpConfig(servers={"h": stdio_config("hostile", timeout=60)}), module_hermetic)
     m.start_all()
     await m.wait_settled()
     server = m.servers["h"]

@@ -172,10 +172,13 @@ async def test_a_shutdown_stuck_after_the_session_closed_still_ends_the_process(
     quitter.signum = signal.SIGHUP
     await quitter._quit_app(app)
     assert app.closed and exits == []  # the session first; the process is given its time
-    await asyncio.sleep(0.3)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    while not exits and loop.time() < deadline:  # EXIT_GRACE after the closing
+        await asyncio.sleep(0.01)
     assert exits == [128 + signal.SIGHUP]
     quitter.signum, exits[:] = signal.SIGTERM, []
     await quitter._quit_app(app)
     quitter.disarm()  # the run ended in time: nothing is forced
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(6 * signals.EXIT_GRACE)  # a negative: its grace, six times over
     assert exits == []
