@@ -29,19 +29,39 @@ _VALUED = {
 }
 
 
+# ``larik acp``'s options: option -> field of larik.acp.settings.AcpOptions
+_ACP_FLAGS = {"--trust-project": "trust_project"}
+_ACP_VALUED = {"-m": "model", "--model": "model", "--permission-mode": "permission_mode"}
+
+
 def interactive_args(argv: list[str]) -> dict[str, object] | None:
     """The TUI options of ``argv`` if it only starts the TUI, in a form read the same way by
     Typer; None otherwise (the command line then goes to Typer)."""
+    return _simple_args(argv, _FLAGS, _VALUED)
+
+
+def acp_args(argv: list[str]) -> dict[str, object] | None:
+    """``larik acp``'s options if ``argv`` is that command in its simple forms (an editor
+    waits for its first answer: Typer's import alone would cost more than all the rest);
+    None otherwise (Typer then takes it, ``larik acp --help`` included)."""
+    if not argv or argv[0] != "acp":
+        return None
+    return _simple_args(argv[1:], _ACP_FLAGS, _ACP_VALUED)
+
+
+def _simple_args(
+    argv: list[str], flags: dict[str, str], valued_options: dict[str, str]
+) -> dict[str, object] | None:
     found: dict[str, object] = {}
     i = 0
     while i < len(argv):
         arg = argv[i]
         value: object
-        if arg in _FLAGS:
-            key, value = _FLAGS[arg], True
+        if arg in flags:
+            key, value = flags[arg], True
         else:
             name, eq, text = arg.partition("=")
-            valued = _VALUED.get(name)
+            valued = valued_options.get(name)
             if valued is None or (eq and not name.startswith("--")):
                 return None
             key = valued
@@ -83,6 +103,12 @@ def main() -> None:
 
         sys.stdout.write(f"larik {__version__}\n")
         return
+    acp = acp_args(argv)
+    if acp is not None:
+        from .acp.server import serve
+        from .acp.settings import AcpOptions
+
+        sys.exit(serve(AcpOptions(**acp)))  # type: ignore[arg-type]
     found = interactive_args(argv)
     if found is not None:
         try:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -45,20 +44,12 @@ from ..session import Session, SessionOptions
 from . import handshake, options, updates
 from .conversation import Conversation
 from .editor import ClientEditor
+from .settings import AcpOptions
 
 __all__ = ["AcpOptions", "LarikAgent", "client_servers"]
 
 log = logging.getLogger("larik.acp")
 PAGE = 50  # sessions per session/list page
-
-
-@dataclass
-class AcpOptions:
-    """``larik acp``'s own options: they apply to every session the client opens."""
-
-    model: str = ""
-    permission_mode: str | None = None
-    trust_project: bool = False
 
 
 class LarikAgent:

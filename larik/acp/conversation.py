@@ -1,8 +1,9 @@
 """One ACP session: a Larik :class:`~larik.session.Session` and what ties it to the client.
 
 A prompt becomes a turn of the session (or a slash command: :mod:`larik.acp.commands`); the
-turn's events go out as session updates (:mod:`larik.acp.updates`) as they come, text and
-thinking deltas that arrive together sent as one chunk; the turn's end is the prompt's answer:
+turn's events go out as session updates (:mod:`larik.acp.updates`) as they come — text and
+thinking deltas of the same 20 ms as one chunk (the first after a pause at once: a delta costs
+a list append, not a message; benchmarks/acp.py); the turn's end is the prompt's answer:
 its stop reason (``end_turn``, ``max_tokens``, ``max_turn_requests``, ``refusal``,
 ``cancelled``) and its usage. A turn that fails (a provider's error, no model) is a JSON-RPC
 error whose message is Larik's one-line reason — what was said and done before it stays in the
@@ -62,6 +63,7 @@ STOP_REASONS = {
     "cancelled": "cancelled",
 }
 ANNOUNCE_WAIT = 10.0  # seconds an approval waits for its call to reach the client first
+COALESCE = 0.02  # seconds of text deltas sent as one chunk (a 50 Hz screen sees no difference)
 ALLOW, ALWAYS, REJECT = "allow", "always", "reject"
 PLAN_CHOICES = (
     ("edits", "Yes, and edit freely (edits mode)", "allow_always"),
@@ -82,13 +84,14 @@ class Conversation:
         self.id = session.session_id
         self.root = Path(session.cwd).resolve()
         self.models: list[tuple[str, str, str]] = []  # options.model_choices, once computed
-        self._pending: list[tuple[str, list[str]]] = []  # text and thinking not sent yet
-        self._scheduled = False
         self._announced: dict[str, asyncio.Event] = {}
         self._outputs: dict[str, str] = {}  # a running command's output so far
         self._usage = Usage(total_tokens=0, input_tokens=0, output_tokens=0)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._pump: asyncio.Task[None] | None = None
+        self._pending: list[tuple[str, list[str]]] = []  # text and thinking not sent yet
+        self._timer: asyncio.TimerHandle | None = None
+        self._sent_at = 0.0  # loop time of the last flush
         self.trust: Any = None  # the project's ProjectTrust while its question waits
         self.servers: list[Any] = []  # the client's MCP servers (a rebuilt session gets them)
         self._asked = 0  # questions asked that are not a tool call's (their ids)
@@ -140,22 +143,29 @@ class Conversation:
         task.add_done_callback(self._tasks.discard)
 
     def _stream(self, kind: str, text: str) -> None:
+        """A text or thinking delta: sent with the others of the next :data:`COALESCE`
+        seconds as one chunk (at once after a pause)."""
         if self._pending and self._pending[-1][0] == kind:
             self._pending[-1][1].append(text)
         else:
             self._pending.append((kind, [text]))
-        if not self._scheduled:
-            self._scheduled = True
-            asyncio.get_running_loop().call_soon(self._flush_soon)
+        if self._timer is None:
+            loop = asyncio.get_running_loop()
+            wait = max(0.0, self._sent_at + COALESCE - loop.time())
+            self._timer = loop.call_later(wait, self._flush_later)
 
-    def _flush_soon(self) -> None:
-        self._scheduled = False
+    def _flush_later(self) -> None:
+        self._timer = None
         self.later(self.flush())
 
     async def flush(self) -> None:
         """Send the text and thinking gathered so far, a chunk per run of one kind. Each is
         taken and written in one step (a send writes before it waits), so the order holds
-        whoever flushes."""
+        whoever flushes — the timer, or an update that must come after them."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._sent_at = asyncio.get_running_loop().time()
         while self._pending:
             kind, parts = self._pending.pop(0)
             text = "".join(parts)
@@ -311,17 +321,22 @@ class Conversation:
         await self.host.rebuild(self)
         await self.send(updates.notice(f"trusted {pt.root}: applied " + "; ".join(pt.asks)))
 
-    async def _on_event(self, ev: AgentEvent) -> None:
+    def _on_event(self, ev: AgentEvent) -> Any:
+        """A delta is kept for the next chunk (no coroutine made for it: this runs once per
+        delta); any other event is sent by :meth:`_shown`, after what streamed before it."""
         t = ev.type
         if t is E.TEXT_DELTA:
             self._stream("message", ev.text)
-            return
-        if t is E.THINKING_DELTA:
+        elif t is E.THINKING_DELTA:
             self._stream("thought", ev.text)
-            return
-        if t not in _SHOWN:
-            return
-        await self.flush()
+        elif t in _SHOWN:
+            return self._shown(ev)
+        return None
+
+    async def _shown(self, ev: AgentEvent) -> None:
+        t = ev.type
+        if self._pending:  # what streamed before this event goes first
+            await self.flush()
         if t is E.TOOL_START:
             await self.send(updates.tool_start(self.root, ev))
             self._announced.setdefault(ev.tool_id, asyncio.Event()).set()

@@ -2,12 +2,13 @@
 
 The order of things is the point of this module. The protocol's descriptors are claimed first
 (:func:`larik.acp.wire.claim_stdio`: nothing else can write to stdout from then on), logging
-goes to stderr as one line a record, and a thread starts importing the SDK and Larik's session
-modules. Meanwhile the first message is read: an ``initialize`` is answered at once from
-:mod:`larik.acp.handshake` — an editor waits for that answer before it shows the agent, and the
-SDK's schema alone takes most of a second to import (benchmarks/acp.py). Everything from then
-on, that first message too when it was not an ``initialize``, is the SDK's
-(``acp.run_agent`` over :class:`~larik.acp.wire.Frames`).
+goes to stderr as one line a record, and the first message is read: an ``initialize`` is
+answered at once from :mod:`larik.acp.handshake` — an editor waits for that answer before it
+shows the agent, and the SDK's schema alone takes most of a second to import
+(benchmarks/acp.py). Then a thread imports the SDK and Larik's session modules (in a thread:
+signals and the pipes are still watched meanwhile). Everything from then on, that first message
+too when it was not an ``initialize``, is the SDK's (``acp.run_agent`` over
+:class:`~larik.acp.wire.Frames`).
 
 When the client closes stdin (or the process gets SIGTERM, SIGINT or SIGHUP) every session is
 closed: running turns cancelled as Esc cancels them, commands killed, transcripts saved and
@@ -61,15 +62,13 @@ def serve(opts: Any) -> int:
     stdio = claim_stdio()
     _logging()
     warm = threading.Thread(target=_warm, name="larik-acp-import", daemon=True)
-    warm.start()
     try:
-        asyncio.run(_main(opts, stdio, warm))
+        return asyncio.run(_main(opts, stdio, warm))
     except KeyboardInterrupt:
-        pass
+        return 0
     except Exception as e:  # a bug: one line on stderr, not a traceback (LARIK_ACP_DEBUG=1: it)
         logging.getLogger("larik.acp").error("internal error", exc_info=e)
         return 1
-    return 0
 
 
 def _warm() -> None:
@@ -92,25 +91,27 @@ def _is_initialize(message: dict[str, Any]) -> bool:
     )
 
 
-async def _main(opts: Any, stdio: Stdio, warm: threading.Thread) -> None:
+async def _main(opts: Any, stdio: Stdio, warm: threading.Thread) -> int:
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
     assert main is not None
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(sig, main.cancel)
     reader, writer = await open_streams(stdio)
-    await run(Frames(reader, writer), opts, warm)
+    return await run(Frames(reader, writer), opts, warm)
 
 
-async def run(frames: Frames, opts: Any, warm: threading.Thread | None = None) -> None:
+async def run(frames: Frames, opts: Any, warm: threading.Thread | None = None) -> int:
     """Serve one client on ``frames`` until it leaves (or this task is cancelled), then
-    close every session. ``warm``: the thread importing the SDK, joined once the first
-    message is answered."""
+    close every session. ``warm``: a thread to import the SDK in, started once the first
+    message is answered (not before: it would take the GIL from the answer). The exit code:
+    0, or 2 when ``opts`` are bad (said once the first message is answered, which the check's
+    imports do not delay)."""
     agent: Any = None
     try:
         line = await frames.read_line()
         if line is None:
-            return
+            return 0
         first = await frames.parse(line)
         early: dict[str, Any] | None = None
         if first is not None and _is_initialize(first):
@@ -119,7 +120,14 @@ async def run(frames: Frames, opts: Any, warm: threading.Thread | None = None) -
             early = first["params"]
         elif first is not None:
             frames.push(first)  # the SDK's to answer
+        from .settings import check
+
+        problem = check(opts)
+        if problem:
+            print(problem, file=sys.stderr)
+            return 2
         if warm is not None:
+            warm.start()
             await asyncio.to_thread(warm.join)
         import acp
 
@@ -133,3 +141,4 @@ async def run(frames: Frames, opts: Any, warm: threading.Thread | None = None) -
         if agent is not None:
             await asyncio.shield(agent.close_all())
         await frames.close()
+    return 0

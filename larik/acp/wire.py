@@ -92,8 +92,10 @@ class _Pipe(asyncio.Protocol):
 
 
 def _is_pipe(fd: int) -> bool:
+    """Whether the loop can watch ``fd``: a pipe, a socket or a terminal (not a file, nor
+    ``/dev/null``, which epoll never reports ready)."""
     mode = os.fstat(fd).st_mode
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
 
 
 async def open_streams(stdio: Stdio) -> tuple[asyncio.StreamReader, Any]:

@@ -4,12 +4,11 @@
     larik acp -m anthropic/claude-sonnet-4-5 --permission-mode edits
 
 Light at import time (``larik --help`` imports this module): the SDK and the session are
-imported when the command runs (:mod:`larik.acp.server`).
+imported when the command runs (:mod:`larik.acp.server`). ``larik acp`` with these options in
+their simple forms does not come here at all: ``larik._entry`` starts the server without Typer.
 """
 
 from __future__ import annotations
-
-import sys
 
 import typer
 
@@ -35,16 +34,8 @@ def acp(
     ),
 ) -> None:
     """Speak the Agent Client Protocol on stdin and stdout (for Zed, JetBrains, Neovim)."""
-    from ..session.commands import MODES
-
-    if permission_mode is not None and permission_mode not in MODES:
-        print(
-            f"larik acp: unknown permission mode {permission_mode!r}: use " + ", ".join(MODES),
-            file=sys.stderr,
-        )
-        raise typer.Exit(2)
-    from ..acp.agent import AcpOptions
     from ..acp.server import serve
+    from ..acp.settings import AcpOptions
 
     opts = AcpOptions(model=model, permission_mode=permission_mode, trust_project=trust_project)
     raise typer.Exit(serve(opts))

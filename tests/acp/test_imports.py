@@ -1,5 +1,5 @@
 """``larik acp`` stays light: ``larik --help`` imports nothing of it, and when it answers
-``initialize`` no vendor SDK (nor Textual) is imported yet."""
+``initialize`` no vendor SDK (nor Textual, nor Typer, nor the ACP SDK) is imported yet."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 
 from .client import ROOT, WAIT, env
 
-HEAVY = ("anthropic", "openai", "google.genai", "textual", "mcp", "ray")
+HEAVY = ("anthropic", "openai", "google.genai", "textual", "mcp", "ray", "typer", "acp", "pydantic")
 
 HELP = """
 import sys
@@ -35,8 +35,8 @@ def probe(version):
 
 handshake.initialize_result = probe
 sys.argv = ["larik", "acp"]
-from larik import cli
-cli.main()
+from larik import _entry
+_entry.main()  # the console script's way in
 """
 
 
@@ -61,3 +61,25 @@ def test_no_vendor_sdk_is_imported_when_initialize_is_answered(tmp_path):
     assert json.loads(proc.stdout.splitlines()[0])["result"]["protocolVersion"] == 1
     [line] = [x for x in proc.stderr.splitlines() if x.startswith("LOADED:")]
     assert line == "LOADED:"
+
+
+def test_stdin_that_is_not_a_pipe_is_read_to_its_end(tmp_path):
+    """``larik acp < /dev/null`` ends at once (epoll never reports /dev/null ready: it hung)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "larik._entry", "acp"],
+        stdin=subprocess.DEVNULL, capture_output=True, timeout=WAIT, cwd=tmp_path, env=env(),
+    )  # fmt: skip
+    assert proc.returncode == 0 and proc.stdout == b""
+
+
+def test_a_bad_permission_mode_is_one_line_and_exit_code_2(tmp_path):
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
+    proc = subprocess.run(
+        [sys.executable, "-m", "larik._entry", "acp", "--permission-mode", "godmode"],
+        input=json.dumps(request) + "\n", capture_output=True, text=True, timeout=WAIT,
+        cwd=tmp_path, env=env(),
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "larik acp: unknown permission mode 'godmode': use ask, edits, yolo, plan"
+    ]

@@ -13,8 +13,8 @@ from typing import Any
 
 import acp
 
-from larik.acp.agent import AcpOptions
 from larik.acp.server import run
+from larik.acp.settings import AcpOptions
 from larik.acp.updates import TITLES
 from larik.acp.wire import Frames
 
