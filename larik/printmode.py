@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -321,6 +321,8 @@ async def _one_try(
         turn = await _turn(session, prompt, err)
         async with aclosing(aiter(turn)) as events:
             async for ev in events:
+                if ev.type is E.USAGE and ev.model:  # provider/model, as the result names it
+                    ev = replace(ev, model=agent.usage.spec(ev.model))
                 _on_event(ev, opts.output_format, outcome, out, err)
                 if progress:
                     _progress(ev, err)

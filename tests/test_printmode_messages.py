@@ -52,6 +52,25 @@ def test_json_usage_and_cost_are_keyed_provider_slash_model_as_model_is(project,
     assert list(result["usage_by_model"]) == [model] == list(result["cost_by_model"])
 
 
+def test_stream_json_usage_events_and_progress_name_provider_slash_model(project, tmp_path):
+    model = write_script(tmp_path / "fix.json", *FIX)
+    code, out, err = larik(
+        "-p",
+        "fix",
+        "-m",
+        model,
+        "--permission-mode",
+        "edits",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+    )
+    assert code == 0, err
+    usage = [json.loads(line) for line in out.splitlines() if '"type": "usage"' in line]
+    assert len(usage) == 3 and {u["model"] for u in usage} == {model}
+    assert f"larik: · {model} replied (" in err
+
+
 def test_a_resumed_sessions_usage_keeps_its_provider_too(project, tmp_path):
     first = write_script(tmp_path / "a.json", {"text": "one", "usage": {"input": 5, "output": 1}})
     code, out, err = larik("-p", "hi", "-m", first, "--output-format", "json")
