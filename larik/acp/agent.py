@@ -351,6 +351,7 @@ def client_servers(config: Any, servers: list[Any]) -> list[str]:
         except ValueError as e:
             said.append(f"the editor's MCP server {name!r}: {str(e).splitlines()[-1]}")
             continue
+        cfg.mark_source("the editor (ACP)", user=True)  # yours: run as your config's are
         added[name] = cfg
     if added:
         config.mcp.servers = {**mine, **added}
