@@ -12,12 +12,15 @@ What Larik offers: ``session/load`` (a Larik session's history replayed as updat
 context (an image goes to a model that cannot take one as a line of text instead:
 larik/agent/images.py); MCP servers over stdio and streamable HTTP (not SSE). Authentication is
 Larik's own configuration: a key in the environment or in config.toml, or a local model server.
-``session/new`` answers "authentication required" only when no model can be reached; the
-methods below say which variables to set.
+With a provider's key in the environment no method is listed; otherwise the methods say which
+variables to set, and ``session/new`` answers "authentication required" only when no model can
+be reached (a key in config.toml or a local server is found there, not here: this answer
+reads no config).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from .. import __version__
@@ -47,9 +50,11 @@ def key_variables() -> list[str]:
 
 
 def initialize_result(protocol_version: int) -> dict[str, Any]:
-    """The ``initialize`` result, as the protocol's JSON (camelCase keys, no nulls)."""
+    """The ``initialize`` result, as the protocol's JSON (camelCase keys, no nulls). No auth
+    method when a provider's key is in the environment: there is nothing to set."""
     variables = key_variables()
     shown = ", ".join(variables[:4]) + (", …" if len(variables) > 4 else "")
+    keyed = any(os.environ.get(v) for v in variables)
     return {
         "protocolVersion": negotiate(protocol_version),
         "agentCapabilities": {
@@ -58,7 +63,9 @@ def initialize_result(protocol_version: int) -> dict[str, Any]:
             "mcpCapabilities": {"http": True, "sse": False},
             "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
         },
-        "authMethods": [
+        "authMethods": []
+        if keyed
+        else [
             {
                 "id": AUTH_METHOD,
                 "name": "Larik's configuration",

@@ -75,3 +75,12 @@ def test_the_editors_mcp_servers_join_the_users_and_yours_keep_their_name(tmp_pa
     text = "\n".join(said)
     assert "'mine': your config has one" in text and "'far'" in text
     assert "sse is not supported" in text and "not a usable name" in text
+
+
+def test_no_auth_method_is_listed_when_a_providers_key_is_in_the_environment(monkeypatch):
+    names = [
+        v["name"] for m in handshake.initialize_result(1)["authMethods"] for v in m.get("vars", [])
+    ]
+    assert "ANTHROPIC_API_KEY" in names  # the hermetic environment has none
+    monkeypatch.setenv("GROQ_API_KEY", "gsk-test")
+    assert handshake.initialize_result(1)["authMethods"] == []
