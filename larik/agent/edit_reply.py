@@ -122,15 +122,13 @@ EXAMPLE = frozenset({_WHOLE_EXAMPLE.strip(), 'return "hello " + name'})
 
 
 def format_rules(fmt: Format) -> str:
-    """The instructions for ``fmt``, closing the first message (a small model follows what it
-    read last)."""
+    """The instructions for ``fmt``. No example reply: a 0.5B model copied a placeholder
+    ("the whole file, every line of it") into the file, and then a concrete example's sentence
+    as its whole answer (a reply that repeats :data:`EXAMPLE` is still refused)."""
     if fmt == "whole":
         return (
-            "Reply with each file you change: its path on a line of its own, then the file's "
-            "COMPLETE new content in a fenced code block. For example, if the request were "
-            f"to {_EXAMPLE_REQUEST} in a file greet.py, the reply would be:\n\n"
-            'I make greet() say "hello".\n\ngreet.py\n```python\n'
-            f"{_WHOLE_EXAMPLE}```\n\n"
+            "How to reply: for each file you change, write its path alone on a line, then a "
+            "fenced code block (```python) holding the file's COMPLETE new content.\n\n"
             "Rules:\n"
             '- Write the entire file: never leave lines out, never write "..." or '
             '"rest of the code unchanged".\n'
@@ -138,11 +136,10 @@ def format_rules(fmt: Format) -> str:
             "- Start with one short sentence saying what you change, then the file(s)."
         )
     return (
-        "Reply with each file you change: its path on a line of its own, then search/replace "
-        "blocks in a fenced code block. For example, if the request were "
-        f"to {_EXAMPLE_REQUEST} in a file greet.py, the reply would be:\n\n"
-        'I make greet() say "hello".\n\ngreet.py\n```python\n'
-        f"{_DIFF_EXAMPLE}```\n\n"
+        "How to reply: for each file you change, write its path alone on a line, then a "
+        "fenced code block holding search/replace blocks: a line <<<<<<< SEARCH, the exact "
+        "lines of the file to change, a line =======, the lines to put in their place, a line "
+        ">>>>>>> REPLACE.\n\n"
         "Rules:\n"
         "- The SEARCH part must be copied exactly from the file, a few whole lines, enough "
         "to be unique.\n"

@@ -84,7 +84,7 @@ SMALL_CANCEL_RUNAWAY = True
 SMALL_ANSWER_TOOL = True
 SMALL_REPEAT_NUDGE = True
 #: how a small model's turn runs unless its config says (docs/bench.md has the measurements)
-SMALL_WORKFLOW: Literal["loop", "edit"] = "loop"
+SMALL_WORKFLOW: Literal["loop", "edit"] = "edit"
 
 
 @dataclass(frozen=True)

@@ -175,3 +175,13 @@ def home(monkeypatch, outside) -> Path:
         larik_dir.mkdir(parents=True, exist_ok=True)
         (larik_dir / "secret.toml").write_text(SECRET)
     return home
+
+
+@pytest.fixture
+def small_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small models keep the tool loop: for the tests of what the small profile's loop does
+    (its prompt, tools, answer tool, runaway watch), now that a small model's default is the
+    edit workflow (profile.SMALL_WORKFLOW)."""
+    from larik.agent import profile
+
+    monkeypatch.setattr(profile, "SMALL_WORKFLOW", "loop")

@@ -4,6 +4,8 @@ same result is told "you have it: answer"; a constrained reply's answer branch c
 
 from __future__ import annotations
 
+import pytest
+
 from larik.agent.transcript import load_transcript
 from larik.config import Config, ModelOverride
 from larik.llm.providers.constrained import NOTE, response_format
@@ -11,6 +13,8 @@ from larik.llm.types import StopReason, ToolSpec
 from tests.loopback import Reply
 
 from .conftest import E, of, resolved, run, script, valid_conversation
+
+pytestmark = pytest.mark.usefixtures("small_loop")  # the small profile's loop
 
 SMALL = "qwen2.5-coder-1.5b-instruct"
 GREP = {"name": "grep", "input": {"pattern": "def "}}

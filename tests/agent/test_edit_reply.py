@@ -92,13 +92,12 @@ def test_a_reply_with_no_code_is_an_answer():
     assert parse_reply("The function is compute_invoice_total.").empty
 
 
-def test_the_rules_show_a_concrete_example_and_a_copy_of_it_is_refused():
+def test_the_rules_have_no_example_to_copy_and_a_copy_of_the_old_one_is_refused():
     """A 0.5B model copied the old placeholder ("the whole file, every line of it") into the
-    file; the example is now real code, and a reply that repeats it applies nothing."""
+    file, then a concrete example's sentence as its answer: the rules now describe the format
+    only, and a reply that repeats the old example applies nothing."""
     rules = format_rules("whole")
-    assert 'greet.py\n```python\ndef greet(name):\n    return "hello " + name\n```' in rules
-    assert "<<<<<<< SEARCH" in format_rules("diff")
-    p = parse_reply(rules.split("would be:\n\n", 1)[1].split("Rules:")[0], "stats.py")
-    assert not p.edits and "the example" in p.problems[0].why
+    assert "COMPLETE new content" in rules and "every line of it" not in rules
+    assert "greet" not in rules and "<<<<<<< SEARCH" in format_rules("diff")
     p = parse_reply('stats.py\n```python\ndef greet(name):\n    return "hello " + name\n```\n')
-    assert not p.edits
+    assert not p.edits and "the example" in p.problems[0].why

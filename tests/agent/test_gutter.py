@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from larik.agent.tools import ToolContext, get_tool
 from larik.agent.tools._gutter import numbered, strip_gutter
 from larik.config import Config, ModelOverride
 
 from .conftest import resolved, run, script
+
+pytestmark = pytest.mark.usefixtures("small_loop")  # the small profile's loop
 
 SOURCE = "def add(a, b):\n\n    return a - b\n"
 

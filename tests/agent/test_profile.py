@@ -11,6 +11,8 @@ from larik.llm.types import StopReason
 
 from .conftest import E, Roles, of, resolved, run, script
 
+pytestmark = pytest.mark.usefixtures("small_loop")  # the small profile's loop
+
 LOOP = {"tool_calls": [{"name": "glob", "input": {"pattern": "*"}}]}
 
 

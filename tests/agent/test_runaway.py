@@ -21,6 +21,8 @@ from tests.loopback import Reply
 
 from .conftest import E, of, resolved, run, script, valid_conversation
 
+pytestmark = pytest.mark.usefixtures("small_loop")  # the small profile's loop
+
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = "qwen2.5-coder-1.5b-instruct"
 # the 1.5B model's write_file: a start, then "1. 2. 3. …" until the output cap
