@@ -57,6 +57,17 @@ def test_mcp_list_shows_a_projects_hostile_command_defused_on_a_terminal(tmp_pat
     assert not any(c in out + err for c in "\u202e\u202c\x1b\x07")
 
 
+def test_larik_trust_shows_a_projects_hostile_command_defused_on_a_terminal(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    command = "node \u202esj.revres\u202c\x1b]0;PWNED\x07"
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"docs": {"command": command}}}))
+    code, out, err = _larik_on_a_terminal("trust")
+    assert code == 0, err
+    assert "node \\u202esj.revres\\u202c\ufffd]0;PWNED\ufffd" in out
+    assert not any(c in out + err for c in "\u202e\u202c\x1b\x07")
+
+
 def test_every_plain_command_writes_through_the_table():
     """A table the test walks: each command but bench (which draws with Rich, every cell of a
     task or a result through ``larik.bench.report.shown``) and acp (its stdout is the protocol's
@@ -78,6 +89,9 @@ def test_every_plain_command_writes_through_the_table():
                 (f"{group.name} {c.name}", c.callback)
                 for c in group.typer_instance.registered_commands
             ]
+            alone = group.typer_instance.registered_callback  # `larik trust` with no command
+            if alone is not None and alone.callback is not None:
+                commands.append((f"{group.name} (alone)", alone.callback))
     assert len(commands) >= 8
     for name, callback in commands:
         if name not in ("bench", "acp"):

@@ -39,6 +39,7 @@ def register(app: typer.Typer) -> None:
 
 
 @trust_app.callback()
+@safe_output
 def _default(ctx: typer.Context) -> None:
     if ctx.invoked_subcommand is None:  # larik trust: show
         raise typer.Exit(_show(Path("."), False))
