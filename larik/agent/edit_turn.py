@@ -65,6 +65,12 @@ When the request is a question, answer it in plain text."""
 
 _ids = itertools.count(1)
 UNCHANGED = "the edit changes nothing"
+#: a request that asks for a change (not a question): the reply may be begun as a file
+CHANGE = re.compile(
+    r"\b(fix|implement|add|rename|change|make|update|refactor|remove|write|extend|handle|"
+    r"support|replace|correct|repair|convert|move)\b|\bfail",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -78,6 +84,7 @@ class EditHost:
     denies_read: Callable[[Path], bool]
     mark_read: Callable[[Path], None]  # the file counts as read (it is in the message)
     call_model: Callable[[Reply], AsyncIterator[AgentEvent]]
+    messages: Callable[[], list[Message]]  # the conversation as it is sent
     append: Callable[[Message, bool], None]  # (message, written by the harness)
     run_calls: Callable[[list[Block], dict[str, AgentEvent]], AsyncIterator[AgentEvent]]
 
@@ -92,6 +99,7 @@ class EditHost:
             denies_read=lambda path: agent.path_denied("read_file", path),
             mark_read=agent._ctx.seen.record,
             call_model=agent._call_model,
+            messages=lambda: agent.messages,
             append=agent._append,
             run_calls=lambda calls, ends: agent._run_calls(calls, {}, ends=ends),
         )
@@ -146,7 +154,8 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
     text = ""
     for round_ in range(1, host.rounds + 1):
         reply = Reply()
-        async for ev in host.call_model(reply):
+        start = _start(host, found, fmt, request)
+        async for ev in _ask(host, reply, start):
             yield ev
         msg = reply.message
         if msg.blocks:
@@ -187,6 +196,43 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
         host.append(back, True)
         yield AgentEvent(E.MESSAGE, message=back)
     raise TurnOver(StopReason.END_TURN, text)  # rounds < 1
+
+
+def _start(host: EditHost, found: Found, fmt: Format, request: str) -> str:
+    """How the reply starts, written for the model: the one Python file's path and the opening
+    fence (a small model's profile, whole files, a request for a change to a file it is
+    about: never for a question); "" for none. Python only: a reply that is not code then does
+    not parse, and is not written."""
+    focus = found.focus()
+    wanted = host.profile.prefill and fmt == "whole" and focus.endswith(".py")
+    if not wanted or not CHANGE.search(request):
+        return ""
+    return f"{focus}\n```{'python' if focus.endswith('.py') else ''}\n"
+
+
+async def _ask(host: EditHost, reply: Reply, start: str) -> AsyncIterator[AgentEvent]:
+    """One model call; with ``start``, the reply is begun for the model (an assistant
+    message it continues), and ``reply`` holds the whole of it, ``start`` included."""
+    if not start:
+        async for ev in host.call_model(reply):
+            yield ev
+        return
+    seed = Message(role="assistant", blocks=[Block.text_block(start)])
+    host.messages().append(seed)
+    try:
+        async for ev in host.call_model(reply):
+            yield ev
+    finally:
+        said = host.messages()
+        for i in range(len(said) - 1, -1, -1):
+            if said[i] is seed:
+                del said[i]
+                break
+    text = reply.message.text()
+    if not text.lstrip().startswith(start.strip()):  # a server that returns only the rest
+        rest = [b for b in reply.message.blocks if b.type != "text"]
+        blocks = [Block.text_block(start + text), *rest]
+        reply.message = reply.message.model_copy(update={"blocks": blocks})
 
 
 def _budget(host: EditHost) -> int:

@@ -85,6 +85,10 @@ SMALL_ANSWER_TOOL = True
 SMALL_REPEAT_NUDGE = True
 #: how a small model's turn runs unless its config says (docs/bench.md has the measurements)
 SMALL_WORKFLOW: Literal["loop", "edit"] = "edit"
+#: the edit workflow starts a small model's reply for it (the file's path and the opening
+#: fence, as the last message): the 0.5B model otherwise echoes the rules or the request
+#: (llama.cpp continues an assistant message it is sent; a model that does not starts afresh)
+SMALL_PREFILL = True
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,7 @@ class Profile:
     cancel_runaway: bool = False  # a reply repeating itself is cancelled as it streams
     repeat_nudge: bool = False  # a call repeated with the same result is told "you have it"
     workflow: Literal["loop", "edit"] = "loop"  # how a turn runs (edit_turn.py)
+    prefill: bool = False  # the edit workflow starts the reply with the file's path and fence
     edit_format: Literal["whole", "diff"] | None = None  # the edit workflow's (None: by size)
 
     def request_options(self) -> dict[str, Any]:
@@ -167,6 +172,7 @@ def profile_for(
         repeat_nudge=small and SMALL_REPEAT_NUDGE,
         workflow=(o.workflow if o else None) or (SMALL_WORKFLOW if small else "loop"),
         edit_format=o.edit_format if o is not None else None,
+        prefill=small and SMALL_PREFILL,
     )
 
 

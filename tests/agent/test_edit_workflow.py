@@ -337,3 +337,20 @@ async def test_the_kept_definition_is_written_and_said(make_agent, project):
     events = await run(agent, "fix add")
     assert "def sub(a, b):" in (project / "calc.py").read_text()
     assert "kept sub, which your file left out" in of(events, E.TURN_END)[0].text
+
+
+async def test_a_small_model_s_reply_is_begun_for_it(make_agent, project):
+    """Measured: the 0.5B model echoed the rules or the request instead of a file. Its reply is
+    begun with the file's path and fence (an assistant message llama.cpp continues); what comes
+    back without that start gets it, and is applied."""
+    from .conftest import resolved
+
+    p = script({"text": "def add(a, b):\n    return a + b\n```\n"})
+    agent = await make_agent(p, resolver=lambda s: resolved(p, model="qwen2.5-coder-0.5b"))
+    events = await run(agent, "fix calc.py")
+    sent = p.requests[0].messages[-1]
+    assert sent.role == "assistant" and sent.text() == "calc.py\n```python\n"
+    assert (project / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    assert agent.messages[-1].text().startswith("calc.py\n```python\ndef add")  # whole reply kept
+    assert all(m.text() != "calc.py\n```python\n" for m in agent.messages)  # the seed is gone
+    assert of(events, E.TURN_END)[0].stop_reason is StopReason.END_TURN
