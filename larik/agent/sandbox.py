@@ -138,6 +138,23 @@ def hidden_paths(home: Path | None = None) -> list[Path]:
     return paths + [user_config_path().parent, state_dir(), *extra]
 
 
+@functools.cache
+def own_install() -> tuple[Path, ...]:
+    """Where Larik itself runs from that the private ``/tmp`` would hide: its interpreter's
+    prefix (a virtualenv: the check's pytest, a server's SDK, ``ruff server``), the base
+    interpreter, and the ``larik`` package (an editable install's checkout), each when it lies
+    under ``/tmp`` (CI clones there). Shown read-only: what any command outside ``/tmp`` sees."""
+    found: list[Path] = []
+    for raw in (sys.prefix, sys.base_prefix, Path(__file__).resolve().parents[1]):
+        try:
+            path = Path(raw).resolve()
+        except (OSError, RuntimeError):
+            continue
+        if path.is_relative_to("/tmp") and path != Path("/tmp") and path.is_dir():
+            found.append(path)
+    return tuple(dict.fromkeys(found))
+
+
 @dataclass(frozen=True)
 class Sandbox:
     """How commands run: ``mode``, ``network``, extra ``writable`` paths (absolute), and
@@ -159,6 +176,8 @@ class Sandbox:
         root = root.resolve()
         out = ["bwrap", *isolation(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         out += ["--tmpfs", "/tmp"]
+        for path in own_install():  # before the project's binds, which may lie inside them
+            out += ["--ro-bind", str(path), str(path)]
         if self.mode == "workspace-write":
             for path in (root, *self.writable):
                 if path.exists():

@@ -192,7 +192,10 @@ def test_a_server_runs_in_the_sandbox_with_the_project_read_only(tmp_path):
 
     if probe():
         pytest.skip(f"no sandbox here: {probe()}")
-    fake = LspServerConfig(command=[sys.executable, str(HOSTILE), "write"], languages=["python"])
+    # the server's script in the project: a checkout under /tmp (CI) is hidden by the private /tmp
+    script = tmp_path / "hostile_server.py"
+    script.write_bytes(HOSTILE.read_bytes())
+    fake = LspServerConfig(command=[sys.executable, str(script), "write"], languages=["python"])
 
     async def go(sandbox):
         s = _session(tmp_path, servers={"fake": fake}, wait_ms=200, start_ms=10_000)
