@@ -26,7 +26,7 @@ _TOOLS = {head: tool for tool, head in TITLES.items()}
 
 class AcpFace(Face):
     name = "acp"
-    can = frozenset({"undo", "cancel"})
+    cannot = {"fork": "no session/fork yet"}
 
     def __init__(self, project: Path) -> None:
         super().__init__(project)

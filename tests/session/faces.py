@@ -57,7 +57,7 @@ def script(path: Path, *turns: dict[str, Any]) -> str:
 
 class Face:
     name = ""
-    can: frozenset[str] = frozenset()  # steps beyond prompt/switch_model/set_mode/resume/close
+    cannot: dict[str, str] = {}  # a step this face has no way to take (fork, undo, cancel): why
 
     def __init__(self, project: Path) -> None:
         self.project = project
@@ -83,7 +83,9 @@ class Face:
     async def resume(self, session_id: str) -> None:
         raise NotImplementedError
 
-    async def fork(self) -> str:
+    async def fork(self) -> None:
+        """Go on in a copy of the session (``session_id`` is the copy's after the next prompt;
+        the original is kept as it was)."""
         raise NotImplementedError
 
     async def undo(self) -> str:
@@ -101,7 +103,6 @@ class SessionFace(Face):
     """The Session API itself, as the TUI and ACP drive it."""
 
     name = "session"
-    can = frozenset({"fork", "undo", "cancel", "events"})
 
     def __init__(self, project: Path) -> None:
         super().__init__(project)
@@ -156,9 +157,8 @@ class SessionFace(Face):
         await self.s.resume(session_id)
         self.session_id = self.s.session_id
 
-    async def fork(self) -> str:
+    async def fork(self) -> None:
         self.session_id = await self.s.fork()
-        return self.session_id
 
     async def undo(self) -> str:
         done = await self.s.undo()
@@ -174,13 +174,13 @@ class PrintFace(Face):
     approval is the allow rule print mode applies (there is nobody to ask)."""
 
     name = "print"
-    can = frozenset({"undo", "cancel"})
 
     def __init__(self, project: Path) -> None:
         super().__init__(project)
         self.model = ""
         self.mode = "ask"
         self.resuming: str | None = None
+        self.forking = False
 
     async def start(self, model: str, *, mode: str = "ask", resume: str | None = None) -> None:
         self.model, self.mode, self.resuming = model, mode, resume
@@ -189,6 +189,9 @@ class PrintFace(Face):
         argv = ["-p", text, "-m", self.model, "--permission-mode", self.mode]
         if self.resuming:
             argv += ["--resume", self.resuming]
+        if self.forking:  # the next run goes on in a copy: ``--resume ID --fork``
+            argv.append("--fork")
+            self.forking = False
         return [*argv, "--output-format", "stream-json"]
 
     def _allow(self, approve: bool | None) -> None:
@@ -248,6 +251,9 @@ class PrintFace(Face):
     async def resume(self, session_id: str) -> None:
         self.resuming = self.session_id = session_id
 
+    async def fork(self) -> None:
+        self.forking = True
+
     async def undo(self) -> str:
         code, out, err = await asyncio.to_thread(
             _larik, self.project, "undo", "--resume", self.session_id
@@ -279,5 +285,6 @@ def _larik(cwd: Path, *argv: str) -> tuple[int, str, str]:
 
 
 from .acp_face import AcpFace  # noqa: E402  (built on the classes above)
+from .tui_face import TuiFace  # noqa: E402
 
-FACES = {f.name: f for f in (SessionFace, PrintFace, AcpFace)}
+FACES = {f.name: f for f in (SessionFace, PrintFace, AcpFace, TuiFace)}
