@@ -282,6 +282,8 @@ class Config(BaseModel):
     """Role name -> model spec (smart, worker, explore, compact, opus, sonnet, haiku, or your own)."""
     fallbacks: dict[str, list[str]] = Field(default_factory=dict)
     """Role name or model spec -> model specs to try, in order, when it fails."""
+    prefer: dict[str, Literal["subscription"]] = Field(default_factory=dict)
+    """Role name -> "subscription": a signed-in plan's model first, the role's own model after it."""
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     """Provider name -> settings (built-in providers or your own endpoints)."""
     models: dict[str, ModelOverride] = Field(default_factory=dict)
@@ -346,6 +348,7 @@ class Config(BaseModel):
                 model=self.model,
                 roles=MappingProxyType(dict(self.roles)),
                 fallbacks=MappingProxyType({k: tuple(v) for k, v in self.fallbacks.items()}),
+                prefer=MappingProxyType(dict(self.prefer)),
             )
 
     def set_routing(
@@ -390,6 +393,8 @@ class RoutingSnapshot:
     model: str = ""
     roles: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     fallbacks: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    prefer: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """Role name -> what it tries first ("subscription": a signed-in plan's model)."""
 
 
 _ROUTING_LOCK = threading.RLock()

@@ -4,7 +4,9 @@ The spec becomes a target (:mod:`.targets`); the adapter is built from its endpo
 (:mod:`.build`: key and base URL from ``larik.llm.endpoint``) and wrapped in stall timeouts,
 then retries, then — when ``fallbacks[role]`` or else ``fallbacks[spec]`` is configured — a
 fallback chain; candidates that cannot be built (no key, say) are skipped and listed in
-``Resolved.skipped``. ``plan(spec, config)`` says the same without building anything.
+``Resolved.skipped``. A role that prefers a subscription (``[prefer] ROLE = "subscription"``,
+:mod:`.prefer`) goes to a signed-in plan's model first, its own model and fallbacks after it.
+``plan(spec, config)`` says the same without building anything.
 
 Reads of model/roles/fallbacks go through ``Config.routing()``, one snapshot per resolve.
 """
@@ -18,6 +20,7 @@ from ..config import Config, RoutingSnapshot, load_config
 from ..llm.endpoint import remember_known
 from ..llm.errors import ConfigError, ResolveError
 from .build import CHAIN_RETRY_ATTEMPTS, RETRY_ATTEMPTS, build_provider, wrap
+from .prefer import plan_choice
 from .providers import api_key_for
 from .targets import Target, target_in
 
@@ -63,20 +66,49 @@ def _fallback_specs(original: str, t: Target, snap: RoutingSnapshot) -> tuple[st
     return ()
 
 
+def _route(
+    spec: str, config: Config, snap: RoutingSnapshot
+) -> tuple[Target, tuple[str, ...], tuple[str, ...]]:
+    """The target to try first, the specs after it, and the plans left out (as reasons).
+
+    Without a preference: ``spec``'s target and its fallbacks. A role preferring a
+    subscription: the plan's model, then the role's own target and its fallbacks (the role's
+    own target may fail to resolve, with no key anywhere: the plan's model alone)."""
+    role = spec.strip() or snap.model.strip()
+    try:
+        t: Target | None = target_in(spec, config, snap)
+    except ResolveError:
+        t = None
+        if role not in snap.prefer:
+            raise
+    if t is not None and t.role:
+        role = t.role
+    choice = plan_choice(role, config, snap) if role else None
+    if choice is None or choice.spec is None:
+        if t is None:
+            raise ResolveError(f"role {role!r} prefers a subscription, but no plan is signed in")
+        return t, _fallback_specs(spec, t, snap), choice.skipped if choice else ()
+    first = replace(target_in(choice.spec, config, snap), role=role)
+    rest = () if t is None else (t.spec, *_fallback_specs(spec, t, snap))
+    return first, rest, choice.skipped
+
+
 def plan(spec: str = "", config: Config | None = None) -> RoutePlan:
     """Where ``spec`` goes and which fallbacks are usable, checking keys but building nothing."""
     config = config if config is not None else load_config()
     snap = config.routing()
     out = RoutePlan(spec=spec)
+    after: tuple[str, ...] = ()
     try:
-        out.target = target_in(spec, config, snap)
+        out.target, after, left_out = _route(spec, config, snap)
+        out.fallbacks.extend((p, why) for p, _, why in (s.partition(": ") for s in left_out))
         api_key_for(out.target.provider_name, config)
     except (ResolveError, ConfigError) as e:
         out.error = str(e)
         if out.target is None:
             return out
     seen = {out.target.spec}
-    for cand in _fallback_specs(spec, out.target, snap):
+    for cand in after:
         try:
             t = target_in(cand, config, snap)
             if t.spec in seen:
@@ -102,13 +134,13 @@ def resolve(spec: str = "", config: Config | None = None, *, main: str = "") -> 
     snap = config.routing()
     if main.strip():
         snap = replace(snap, model=main.strip())
-    t = target_in(spec, config, snap)
+    t, after, left_out = _route(spec, config, snap)
     primary = build_provider(t.provider_name, t.model, config)
 
     built: list[tuple[Target, Provider]] = []
-    skipped: list[str] = []
+    skipped: list[str] = list(left_out)
     seen = {t.spec}
-    for cand in _fallback_specs(spec, t, snap):
+    for cand in after:
         try:
             ct = target_in(cand, config, snap)
             if ct.spec in seen:

@@ -83,3 +83,39 @@ async def test_a_suggested_preset_shows_bench_evidence_and_y_applies_it(harness,
         await pilot.pause()
         assert all(config.roles[r] == spec for r, spec in suggested.items())
         assert screen.changed >= set(suggested)
+
+
+async def test_slash_routing_suggests_a_signed_in_plan_and_shows_a_role_preferring_one(
+    harness, monkeypatch
+):
+    """A ChatGPT plan signed in: /routing's preset puts its models first (after local ones),
+    priced "plan"; a role with ``[prefer] worker = "subscription"`` says so (issue 27)."""
+    from tests.llm.providers.kits.chatgpt import sign_in
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    sign_in("chatgpt")
+    config = Config.model_validate({"prefer": {"explore": "subscription"}})
+    app = harness.app([], config=config)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/routing")
+        await wait_for(pilot, lambda: isinstance(app.screen, RoutingScreen))
+        screen = app.screen
+        assert "a signed-in plan first" in screen.row("explore").plain
+        assert "a signed-in plan first" not in screen.row("worker").plain
+        await pilot.press("p")
+        await wait_for(pilot, lambda: screen.suggestion is not None, timeout=20)
+        await wait_for(pilot, lambda: "Suggested preset" in screen_text(app))
+        ranked = [(r.spec.partition("/")[0], r.tier) for r in screen.suggestion.ranked]
+        plans = [i for i, (p, _) in enumerate(ranked) if p == "chatgpt"]
+        keyed = [i for i, (p, _) in enumerate(ranked) if p == "openai"]
+        assert plans and keyed and max(plans) < min(keyed)  # the plan before the key
+        assert {t for p, t in ranked if p == "chatgpt"} == {1}
+        # the harness's model is a local script: the plan is each role's fallback
+        worker_fallback = screen.suggestion.fallbacks["worker"][0]
+        assert worker_fallback.startswith("chatgpt/")
+        assert f"→ {worker_fallback}" in screen_text(app)
+        await pilot.press("y")
+        await pilot.pause()
+        assert config.fallbacks["worker"] == [worker_fallback]
+        assert f"{worker_fallback} (plan)" in screen.row("worker").plain

@@ -41,6 +41,8 @@ def _price(spec: str, config: Any) -> str:
         return format_price(None, None)
     if info.local:
         return "free"
+    if info.subscription:
+        return "plan"
     return format_price(info.input_price, info.output_price)
 
 
@@ -108,6 +110,8 @@ class RoutingScreen(ModalScreen[str | None]):
         else:
             t.append(f"{UNSET:<{width}}", style="dim")
             t.append(" " * 13)
+        if self.config.routing().prefer.get(role) == "subscription":
+            t.append(" a signed-in plan first", style="magenta")
         fbs = self.fallbacks.get(role, [])
         if fbs:
             t.append(
