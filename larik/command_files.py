@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import frontmatter
 from .paths import shown as shown_text
+from .words import count
 
 __all__ = [
     "MAX_BYTES",
@@ -58,7 +59,7 @@ def walk(
             looked += 1
             if looked > MAX_FILES:
                 problems.append(
-                    f"commands in {shown(folder)}: more than {MAX_FILES} files; the rest skipped"
+                    f"commands in {shown(folder)}: more than {count(MAX_FILES, 'file')}; the rest skipped"
                 )
                 return out
             if entry.name.startswith("."):

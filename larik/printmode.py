@@ -39,6 +39,7 @@ from .session import Session, SessionEvent, SessionEventType, SessionOptions, Tu
 from .session.core import Subscription
 from .terminal_text import is_terminal as _is_terminal
 from .terminal_text import terminal as _for_terminal
+from .words import count
 
 __all__ = ["OUTPUT_FORMATS", "STOP_SIGNALS", "PrintOptions", "event_json", "run_print", "utf8_text"]
 
@@ -213,7 +214,7 @@ def _check(opts: PrintOptions, stdin: IO[str], err: IO[str]) -> str:
         raise UsageError("no prompt: pass -p PROMPT, or -p - to read it from stdin")
     if bad:
         print(
-            f"larik: warning: the prompt is not valid UTF-8: {bad} byte{'s' if bad > 1 else ''} "
+            f"larik: warning: the prompt is not valid UTF-8: {count(bad, 'byte')} "
             "kept as \\xNN escapes",
             file=err,
         )
@@ -524,7 +525,7 @@ def _result_line(ev: AgentEvent) -> str:
     lines = [line for line in ev.text.splitlines() if line.strip()]
     first = " ".join(lines[0].split()) if lines else "(no output)"
     first = first if len(first) <= 120 else first[:119] + "…"
-    more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+    more = f" (+{count(len(lines) - 1, 'line')})" if len(lines) > 1 else ""
     state = "failed" if ev.is_error else "done"
     return f"{ev.tool_name} {state} in {ev.duration:.1f}s: {first}{more}"
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import shell
+from .words import count
 
 __all__ = ["MAX_BYTES", "MAX_FILES", "RUNNERS", "Coverage", "Entry", "covered"]
 
@@ -106,8 +107,8 @@ def covered(entries: Iterable[Entry], root: Path) -> Coverage:
             _hold(path, root, files, budget)
     if budget.cut:
         unseen.append(
-            f"the digest holds {len(files)} files ({budget.read >> 20} MiB read) and not the "
-            f"rest (past its limit of {MAX_FILES} files and {MAX_BYTES >> 20} MiB)"
+            f"the digest holds {count(len(files), 'file')} ({budget.read >> 20} MiB read) and not the "
+            f"rest (past its limit of {count(MAX_FILES, 'file')} and {MAX_BYTES >> 20} MiB)"
         )
     return Coverage(dict(sorted(files.items())), list(dict.fromkeys(unseen)))
 

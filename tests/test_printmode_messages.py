@@ -91,7 +91,7 @@ def test_verbose_shows_each_tool_calls_result_after_the_call(project, tmp_path):
     call = lines.index("larik: · read_file calc.py")
     result = lines[call + 1]
     assert result.startswith("larik: · read_file done in "), result
-    assert result.endswith("s: 1 def add(a, b): (+1 lines)"), result
+    assert result.endswith("s: 1 def add(a, b): (+1 line)"), result
     assert any(x.startswith("larik: · edit_file done in ") for x in lines)
 
 

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ..llm.errors import APIError, ConfigError, ContextOverflow, LarikError, LoginExpired
 from ..llm.replay import merge_adjacent
 from ..llm.types import EFFORTS, Block, Effort, EventType, Message, Request, StopReason, Usage
+from ..words import count
 from . import compaction, images, plan, prompt
 from .create import create as _create
 from .edit_turn import SYSTEM as EDIT_SYSTEM
@@ -340,9 +341,8 @@ class Agent:
             async for ev in self._run_tools(msg, uses, refuse):
                 yield ev
             if last:
-                yield self._notice(
-                    f"stopped after {self.max_turns} model calls (the max-turns limit)", warn=True
-                )
+                what = f"stopped after {count(self.max_turns, 'model call')} (the max-turns limit)"
+                yield self._notice(what, warn=True)
                 raise TurnOver(StopReason.MAX_TURNS, msg.text(), {"max_turns": self.max_turns})
             return
         if stop is StopReason.PAUSE_TURN and not last:
@@ -597,7 +597,7 @@ class Agent:
         if self._hooks is not None:  # PreCompact: notices only, it cannot stop a compaction
             for hev in await self._hooks.pre_compact("manual" if reason == "manual" else "auto"):
                 yield hev
-        what = f"compacting {len(old)} earlier messages with {resolved.spec} ({reason})"
+        what = f"compacting {count(len(old), 'earlier message')} with {resolved.spec} ({reason})"
         yield replace(self._notice(what), data={"compacting": True})  # a front end's progress
         done = None
         async for sev in compaction.summarise(resolved, old, window):

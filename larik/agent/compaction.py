@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..llm.errors import APIError, ContextOverflow
 from ..llm.types import EventType, Message, Request, StreamEvent
+from ..words import count
 
 if TYPE_CHECKING:
     from ..routing import Resolved
@@ -126,7 +127,10 @@ def summary_request(model: str, messages: list[Message], window: int) -> Request
 def done_text(replaced: int, before: int, after: int) -> str:
     """The notice once a compaction is done: what it replaced and the context before and after
     (estimates: ``~``)."""
-    return f"compacted {replaced} earlier messages into a summary: context ~{before:,} → ~{after:,} tokens"
+    return (
+        f"compacted {count(replaced, 'earlier message')} into a summary: context "
+        f"~{before:,} → ~{after:,} tokens"
+    )
 
 
 def record(summary: Message, kept: int, replaced: int, reason: str, model: str) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..processes import read_pipe, start_token
+from ..words import count
 from .tools import ToolError, ToolResult
 from .tools.bash import spawn_shell
 
@@ -184,7 +185,8 @@ class JobTable:
             raise ToolError("the session is ending: no new background jobs")
         if len(self.running()) >= self.max_jobs:
             raise ToolError(
-                f"{self.max_jobs} background jobs are running, the most this session allows "
+                f"{count(self.max_jobs, 'background job')} {'is' if self.max_jobs == 1 else 'are'} "
+                "running, the most this session allows "
                 "([jobs] max); stop one with job_stop first"
             )
         guard = sandbox.guard(root) if sandbox is not None else None

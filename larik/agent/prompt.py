@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..protected import INSTRUCTION_FILES  # one list: the files a model must not rewrite unasked
+from ..words import count
 
 if TYPE_CHECKING:
     from .skills import SkillCatalog
@@ -132,7 +133,7 @@ def skills_section(catalog: SkillCatalog | None) -> str:
     ]
     lines += [f"- {s.name}: {s.description}" for s in catalog.skills]
     if catalog.unlisted:
-        lines.append(f"- … {catalog.unlisted} more skills not listed")
+        lines.append(f"- … {count(catalog.unlisted, 'more skill')} not listed")
     return "\n".join(lines)
 
 
@@ -269,7 +270,7 @@ def _git_summary(root: Path) -> list[str]:
     if not status:
         out.append("- Git status: clean")
     else:
-        out.append(f"- Git status: {len(status)} changed or untracked file(s):")
+        out.append(f"- Git status: {count(len(status), 'changed or untracked file')}:")
         out += [f"    {s}" for s in status[:MAX_STATUS_LINES]]
         if len(status) > MAX_STATUS_LINES:
             out.append(f"    … and {len(status) - MAX_STATUS_LINES} more")

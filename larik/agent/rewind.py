@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..words import count
 from .checkpoints import CheckpointError, Plan, Restored, ShadowRepo, Step, show
 from .events import AgentEvent, AgentEventType, NoticeLevel
 
@@ -199,7 +200,7 @@ class Undone:
             under = _and([f"{name} ({k:,})" for name, k in self.left[:8]])
             more = f" and {len(self.left) - 8} more" if len(self.left) > 8 else ""
             out.append(
-                f"left {n:,} files not recorded, more new files than the "
+                f"left {count(n, 'file')} not recorded, more new files than the "
                 f"{self.max_files:,} a checkpoint records, under {under}{more}: "
                 "what the turn did there is as it left it"
             )
@@ -309,8 +310,9 @@ class Checkpointer:
         if not names or names == self._told_left:
             return None
         self._told_left = names
+        where = _and([f"{show(p)} ({count(n, 'file')})" for p, n in left[:8]])
         text = (
-            f"checkpoints leave out {_and([f'{show(p)} ({n:,} files)' for p, n in left[:8]])}: "
+            f"checkpoints leave out {where}: "
             f"more new files than the {self.repo.limits.max_files:,} a checkpoint records; "
             "/undo cannot restore files there"
         )

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..llm.types import EventType, StreamEvent
+from ..words import count
 
 __all__ = ["Runaway", "RunawayReply", "RunawayWatch", "cooler"]
 
@@ -62,7 +63,7 @@ class Runaway:
     def describe(self) -> str:
         where = "its text" if self.channel == "text" else "a tool call's arguments"
         if self.pattern == "numbered":
-            return f"an empty numbered list in {where} ({_show(self.unit)} {self.count} items)"
+            return f"an empty numbered list in {where} ({_show(self.unit)} {count(self.count, 'item')})"
         return f"{_show(self.unit)} {self.count} times in a row in {where}"
 
     def notice(self, again: bool) -> str:

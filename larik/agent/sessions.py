@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..llm.types import Message, Usage
+from ..words import count
 from .shown import Shown
 from .transcript import SESSION_ID, TranscriptError, loads_strict
 
@@ -113,7 +114,7 @@ def find_session(cwd: Path, session_id: str) -> Path:
         return matches[0].path
     if len(matches) > 1:
         raise TranscriptError(
-            f"session id {session_id!r} is ambiguous: it starts {len(matches)} sessions"
+            f"session id {session_id!r} is ambiguous: it starts {count(len(matches), 'session')}"
         )
     raise TranscriptError(
         f"no session {session_id!r} in this project; run `larik --resume` to list them"
@@ -203,7 +204,7 @@ class Rebuilt:
         n = len(self.problems)
         more = f" (and {n - 1} more)" if n > 1 else ""
         return (
-            f"{n} unreadable transcript line{'s' if n > 1 else ''} skipped while resuming: "
+            f"{count(n, 'unreadable transcript line')} skipped while resuming: "
             f"{self.problems[0]}{more}"
         )
 

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..words import count
 from .events import AgentEvent, AgentEventType
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ class TurnCheck:
     def _report(self, text: str, data: dict[str, Any]) -> tuple[str, str]:
         if not self.edited:
             return text, ""
-        files = f"{len(self.edited)} file(s)"
+        files = count(len(self.edited), "file")
         if self.test is None:
             data["verify"] = {"edited": self.edited, "command": None, "ran_anything": self.ran}
             if self.ran:

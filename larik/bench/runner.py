@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..llm.types import Usage
+from ..words import count
 from .tasks import CheckResult, Task, prepare_workdir, run_check
 
 __all__ = [
@@ -194,10 +195,10 @@ async def run_one(
             if not check.passed:
                 if outcome.turn_limit:
                     result.reason = TURN_LIMIT
-                    result.detail = f"stopped after {outcome.turns} model calls"
+                    result.detail = f"stopped after {count(outcome.turns, 'model call')}"
                 elif outcome.stop == STUCK:
                     result.reason = STUCK
-                    result.detail = f"stopped as stuck after {outcome.turns} model calls"
+                    result.detail = f"stopped as stuck after {count(outcome.turns, 'model call')}"
                 else:
                     result.reason = CHECK_FAILED
                     result.detail = _last_line(check.output)

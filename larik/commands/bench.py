@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 
 from ..terminal_text import safe, terminal
+from ..words import count
 
 
 def register(app: typer.Typer) -> None:
@@ -164,7 +165,7 @@ def _list(console, tasks) -> int:
 
     from ..bench.report import shown
 
-    table = Table(title=f"{len(tasks)} bench tasks", title_justify="left")
+    table = Table(title=count(len(tasks), "bench task"), title_justify="left")
     longest = max((len(t.name) for t in tasks), default=4)
     table.add_column("task", no_wrap=True, min_width=longest)  # the name --task takes: whole
     for col in ("difficulty", "tags", "summary"):
@@ -204,7 +205,7 @@ def _validate(console, tasks) -> int:
         else:
             line = f"{t.name}: repo fails its check, solution passes"
             console.print(Text.assemble(("✓", "green"), " ", safe(line)))
-    console.print(f"{len(tasks) - bad} of {len(tasks)} tasks valid")
+    console.print(f"{len(tasks) - bad} of {count(len(tasks), 'task')} valid")
     return 1 if bad else 0
 
 
@@ -356,8 +357,8 @@ def _run(
     overall = progress.add_task(
         f"bench {bench_id}"
         + (f" on Ray, {jobs} at once" if on_ray else "")
-        + f" · {len(specs)} model(s) × {len(tasks)} task(s) × {repeat}"
-        + (f" · shard {shard[0]}/{shard[1]}: {total} runs" if shard else ""),
+        + f" · {count(len(specs), 'model')} × {count(len(tasks), 'task')} × {repeat}"
+        + (f" · shard {shard[0]}/{shard[1]}: {count(total, 'run')}" if shard else ""),
         total=total,
         status="",
     )
@@ -404,6 +405,6 @@ def _run(
         json_out.write_text(json.dumps([r.to_json() for r in finished], indent=2) + "\n")
     console.print(f"results: {history}   transcripts: {folder / 'runs' / bench_id}")
     if interrupted:
-        console.print(f"stopped: kept {len(finished)} of {total} runs")
+        console.print(f"stopped: kept {len(finished)} of {count(total, 'run')}")
         return 130
     return 0

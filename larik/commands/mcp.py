@@ -13,6 +13,7 @@ import typer
 
 from ..command_line import TYPER_SETTINGS, Group
 from ..terminal_text import safe_output
+from ..words import count
 
 mcp_app = typer.Typer(
     name="mcp",
@@ -88,7 +89,7 @@ def list_cmd(
     width = max(4, *(len(r["name"]) for r in rows))
     for r in rows:
         state = r.get("state") or ("enabled" if r["enabled"] else "disabled")
-        tools = f"  {r['tools']} tools" if "tools" in r else ""
+        tools = f"  {count(r['tools'], 'tool')}" if "tools" in r else ""
         print(f"{r['name']:<{width}}  {r['transport']:<5}  {state:<8}{tools}  {r['target']}")
         if r.get("error"):
             print(f"{'':<{width}}  {r['error']}")
@@ -206,6 +207,6 @@ async def _login(name: str, config: Any, cwd: Any) -> tuple[bool, str]:
         await server.wait_settled(config.startup_timeout + 5)
         if server.state is not State.READY:
             return False, server.unavailable()
-        return True, f"Logged in to MCP server {name!r}: {len(server.tools)} tools"
+        return True, f"Logged in to MCP server {name!r}: {count(len(server.tools), 'tool')}"
     finally:
         await server.stop()

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from ..words import count
 from .server import McpServer, PromptInfo, ResourceInfo, State, ToolInfo
 
 if TYPE_CHECKING:
@@ -229,7 +230,7 @@ class McpManager:
         by_server: dict[str, int] = {}
         for t in self.tool_infos():
             by_server[t.server] = by_server.get(t.server, 0) + 1
-        return ", ".join(f"{s}: {n} tools" for s, n in by_server.items())
+        return ", ".join(f"{s}: {count(n, 'tool')}" for s, n in by_server.items())
 
     def search(self, query: str, limit: int) -> list[ToolInfo]:
         """Tools matching ``query`` (an exact name, or words scored against names and

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..agent.events import AgentEvent, AgentEventType, Approval, PermissionRequest
 from ..llm.errors import LarikError
+from ..words import count
 from .commands import MODES, builtin_names
 from .events import SessionEvent, SessionEventType, TurnResult
 from .options import AgentFactory, SessionOptions
@@ -628,7 +629,7 @@ class Session:
         if state == "failed":
             self._notice(server.unavailable(), "warning")  # its reason, its stderr's end
         elif state == "ready" and server.tools:
-            self._notice(f"MCP server {server.name!r} ready: {len(server.tools)} tools")
+            self._notice(f"MCP server {server.name!r} ready: {count(len(server.tools), 'tool')}")
         self._changed("mcp")
 
     # -- closing ------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..session.models import ModelEntry, has_key, picker_entries
+from ..words import count
 
 __all__ = [
     "ModelEntry",
@@ -68,4 +69,4 @@ def format_price(inp: float | None, out: float | None) -> str:
 
 def looked_text(local: list[Any]) -> str:
     """The model picker's footer once the search for local servers is over."""
-    return f"{len(local)} local model(s) found" if local else "no local server answered"
+    return f"{count(len(local), 'local model')} found" if local else "no local server answered"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..llm.errors import LarikError, MissingKeyError
+from ..words import count
 
 if TYPE_CHECKING:
     from ..session import Session
@@ -78,7 +79,9 @@ def draw_agent(session: Session, conv: ConversationView, cwd: Path, *, replaced:
             conv.add_notice(
                 f"could not show the earlier conversation: {type(e).__name__}: {e}", "error"
             )
-        conv.add_notice(f"resumed session {agent.session_id} ({len(agent.messages)} messages)")
+        conv.add_notice(
+            f"resumed session {agent.session_id} ({count(len(agent.messages), 'message')})"
+        )
     elif not replaced and not conv.items:
         conv.add_notice(
             f"larik {__version__} · {cwd.name or cwd} · {session.spec} · /help for commands"

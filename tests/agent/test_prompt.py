@@ -29,7 +29,7 @@ def test_context_summarises_git_branch_and_status(git_project):
     subprocess.run(["git", "-C", str(git_project), "add", "calc.py"], check=True)
     ctx = prompt.session_context(git_project)
     assert "Git branch:" in ctx
-    assert "2 changed or untracked file(s)" in ctx and "?? new.py" in ctx and "A  calc.py" in ctx
+    assert "2 changed or untracked files" in ctx and "?? new.py" in ctx and "A  calc.py" in ctx
 
 
 def test_agents_md_is_included_and_preferred_to_claude_md(project):

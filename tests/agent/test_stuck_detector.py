@@ -155,7 +155,7 @@ def test_limits_set_the_counts_zero_turns_a_pattern_off_and_warnings_zero_stops_
 
 def test_a_hostile_call_is_quoted_clipped_in_the_message():
     det = StuckDetector()
-    huge = ("write_file", {"path": "a.py", "content": "x" * 100_000}, "wrote a.py (1 lines)")
+    huge = ("write_file", {"path": "a.py", "content": "x" * 100_000}, "wrote a.py (1 line)")
     feed(det, huge)
     feed(det, huge)
     [nudge] = feed(det, huge)

@@ -60,7 +60,7 @@ async def test_an_edit_after_the_last_test_run_is_not_called_checked(make_agent,
 
 async def test_editing_and_running_nothing_says_so_in_the_final_notice(make_agent, project):
     end, notes = await finish(make_agent, project, READ, FIX)
-    assert end.text == "Fixed add." and "changed 1 file(s) and ran nothing to check them" in notes
+    assert end.text == "Fixed add." and "changed 1 file and ran nothing to check them" in notes
     assert end.data["verify"]["ran_anything"] is False
 
 

@@ -35,13 +35,13 @@ def attack(monkeypatch, tmp_path) -> Iterator[Attack]:
 
 def _validate(a: Attack) -> str:
     r = CliRunner().invoke(app, ["bench", "--validate"])
-    assert r.exit_code == 0 and "1 of 1 tasks valid" in r.output, r.output  # both checks ran
+    assert r.exit_code == 0 and "1 of 1 task valid" in r.output, r.output  # both checks ran
     return r.output
 
 
 def _validate_suite(a: Attack) -> str:
     r = CliRunner().invoke(app, ["bench", "--suite", str(a.suite), "--validate"])
-    assert r.exit_code == 0 and "1 of 1 tasks valid" in r.output, r.output
+    assert r.exit_code == 0 and "1 of 1 task valid" in r.output, r.output
     return r.output
 
 

@@ -331,6 +331,6 @@ def test_larik_mcp_login_prints_the_address_and_keeps_the_token(auth_server, mon
     with pytest.raises(SystemExit) as done:
         cli.main()
     assert done.value.code in (0, None), err.getvalue()
-    assert "Logged in to MCP server 'docs': 1 tools" in out.getvalue()
+    assert "Logged in to MCP server 'docs': 1 tool" in out.getvalue()
     assert srv.events() == ["register", "code"]
     assert "tokens" in token_files()[0].read_text()

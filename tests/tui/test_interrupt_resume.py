@@ -183,3 +183,13 @@ async def test_session_end_hooks_hear_why_the_session_ended(harness, how, reason
             app.quit_signals._quit(app, getattr(signal, how))
         await wait_for(pilot, lambda: not app.is_running)
     assert harness.agent.close_reason == reason
+
+
+async def test_resuming_a_session_of_one_message_says_1_message(harness):
+    """issue 25 item 16: it said "(1 messages)"."""
+    SESSIONS["one-1"] = [Message.user("a lone question")]
+    app = harness.app([], resume="one-1")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: any("resumed session" in n for n in notices(app)))
+        assert "resumed session one-1 (1 message)" in notices(app)

@@ -21,7 +21,7 @@ from larik.tui.screens.mcp import McpScreen
 from larik.tui.widgets.notice import Notice
 from tests.mcp.conftest import stdio_config
 
-from .conftest import ready, send, turn_done, wait_for
+from .conftest import ready, screen_text, send, turn_done, wait_for
 
 
 class WithServers:
@@ -193,3 +193,19 @@ async def test_an_oauth_login_is_a_notice_with_the_address_and_the_server_become
             await wait_for(pilot, lambda: any("'docs' ready" in n for n in notices(app)))
             await app.chat.quit()
         assert srv.events() == ["register", "code"]
+
+
+async def test_a_server_with_one_tool_says_1_tool_not_1_tools(tui):
+    """issue 25 item 16: the notice and /mcp said "1 tools"."""
+    app = tui.app([], {"t": stdio_config(tools=["echo"])})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await settled(pilot)
+        await wait_for(pilot, lambda: any("ready" in n for n in notices(app)))
+        assert "MCP server 't' ready: 1 tool" in notices(app)
+        await send(pilot, "/mcp")
+        await wait_for(pilot, lambda: isinstance(app.screen, McpScreen))
+        await wait_for(pilot, lambda: "1 tool " in screen_text(app))
+        assert "1 tools" not in screen_text(app)
+        await pilot.press("escape")
+        await app.chat.quit()

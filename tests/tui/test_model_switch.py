@@ -125,7 +125,7 @@ async def test_the_no_model_picker_footer_says_what_the_finished_search_found(ha
         await pilot.pause()
         footer = str(app.screen.query_one("#picker-status").render())
         assert "looking for local servers" not in footer
-        assert "1 local model(s) found" in footer
+        assert "1 local model found" in footer
 
 
 async def test_a_long_local_model_name_keeps_its_price_and_tag_on_its_line(harness):

@@ -111,7 +111,7 @@ async def test_a_long_resumed_session_shows_its_newest_items_and_takes_keys(sess
     app = resumed_app(cwd)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        await wait_for(pilot, lambda: "2000 messages" in screen_text(app))
+        await wait_for(pilot, lambda: "2,000 messages" in screen_text(app))
         assert len(app.chat.conv.items) <= KEEP + 1  # the newest items, and the "resumed" notice
         assert app.chat.conv.archive.item_count + len(app.chat.conv.items) > KEEP + 1
         last = messages[-1].text().splitlines()[0]

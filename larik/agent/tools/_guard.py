@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ... import words
 from . import ToolError
 
 __all__ = [
@@ -56,8 +57,9 @@ def check_edit(old_string: str, count: int, replace_all: bool, shown: str) -> No
     solid = len("".join(old_string.split()))
     if replace_all and count > 1 and solid < MIN_PATTERN:
         raise ToolError(
-            f"refused: replace_all with old_string {_clip(old_string)!r} ({solid} non-space "
-            f"character{'s' if solid != 1 else ''}) would replace {count} places in {shown}; a "
+            f"refused: replace_all with old_string {_clip(old_string)!r} "
+            f"({words.count(solid, 'non-space character')}) would replace {count} places in "
+            f"{shown}; a "
             "pattern that short matches far more than you mean. "
             + _again("Quote a longer, unique old_string (the whole line, with context)")
         )

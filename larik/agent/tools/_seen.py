@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...words import count
 from . import ToolError
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ def shrink_note(old: str, new: str, shown: str) -> str:
     if before < SHRINK_MIN_LINES or after * 4 > before:
         return ""
     return (
-        f"\nwarning: {shown} went from {before} to {after} non-blank lines: the rest of its "
+        f"\nwarning: {shown} went from {before} to {count(after, 'non-blank line')}: the rest of its "
         "old content is gone. If you meant to change only part of it, restore it and use "
         "edit_file."
     )

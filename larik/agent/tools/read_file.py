@@ -21,6 +21,7 @@ from typing import BinaryIO
 from pydantic import Field
 
 from ...llm.types import Block
+from ...words import count
 from . import ToolArgs, ToolContext, ToolError, ToolResult
 from ._files import directory_error, missing_error, open_regular
 from ._gutter import numbered
@@ -63,7 +64,7 @@ def target(args: Args) -> str:
 
 def summary(args: Args) -> str:
     if args.offset > 1 or args.limit != DEFAULT_LIMIT:
-        return f"{args.path} (from line {args.offset}, {args.limit} lines)"
+        return f"{args.path} (from line {args.offset}, {count(args.limit, 'line')})"
     return args.path
 
 
@@ -189,7 +190,7 @@ def _page(raw: BinaryIO, shown: str, offset: int, limit: int, line_numbers: bool
     if total == 0:
         return ToolResult(f"{shown} is empty")
     if offset > total:
-        raise ToolError(f"{shown} has {total} lines; offset {offset} is past the end")
+        raise ToolError(f"{shown} has {count(total, 'line')}; offset {offset} is past the end")
     text = "\n".join(out)
     if last < total:
         text += (
@@ -197,10 +198,12 @@ def _page(raw: BinaryIO, shown: str, offset: int, limit: int, line_numbers: bool
             "to read on]"
         )
     if cut_lines:
-        text += f"\n[{cut_lines} line(s) longer than {MAX_LINE} characters were cut]"
+        text += f"\n[{count(cut_lines, 'line')} longer than {MAX_LINE} characters "
+        f"{'was' if cut_lines == 1 else 'were'} cut]"
     if undecoded:
         text += (
-            f"\n[{shown} is not UTF-8 text: {undecoded} line(s) have bytes that do not decode, "
+            f"\n[{shown} is not UTF-8 text: {count(undecoded, 'line')} "
+            f"{'has' if undecoded == 1 else 'have'} bytes that do not decode, "
             "shown as \ufffd; edit_file cannot change this file]"
         )
     return ToolResult(text, data={"lines": total})

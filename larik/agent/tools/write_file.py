@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from ...words import count
 from . import ToolArgs, ToolContext, ToolResult
 from ._files import directory_error, load_text, open_regular, store_text, unified_diff, utf8
 from ._guard import check_defs, syntax_note
@@ -93,4 +94,4 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     note += "\n" + broken if broken else ""
     data = {"diff": diff}
     note += await diagnostics(ctx, path, old, content, shown, data)
-    return ToolResult(f"{verb} {shown} ({lines} lines){note}", data=data)
+    return ToolResult(f"{verb} {shown} ({count(lines, 'line')}){note}", data=data)

@@ -20,6 +20,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...words import count
+
 __all__ = ["McpScreen"]
 
 _STYLE = {
@@ -82,7 +84,7 @@ class McpScreen(ModalScreen[None]):
         label = Text(name, style="bold")
         label.append(f"  {state}", style=_STYLE.get(state, ""))
         if state == "ready":
-            label.append(f"  {len(s.tools)} tools", style="dim")
+            label.append(f"  {count(len(s.tools), 'tool')}", style="dim")
         label.append(f"  {s.config.transport}", style="dim")
         return label
 

@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...words import count
 from ..models import ModelEntry, format_price, format_window, fuzzy_filter
 from ..widgets.status_bar import elide_spec
 
@@ -99,7 +100,7 @@ class ModelPickerScreen(ModalScreen[str | None]):
                 label.append(f" {tag}", style="green" if tag == "local" else "cyan")
             ol.add_option(Option(label))
         ol.highlighted = 0 if self._shown else None
-        status = f"{len(self._shown)} of {len(self.entries)} models"
+        status = f"{len(self._shown)} of {count(len(self.entries), 'model')}"
         if not self.entries and not self.searching:
             status = (
                 "no model usable here yet: set a provider's API key (/help says which), "

@@ -21,6 +21,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...words import count
+
 __all__ = ["CHOICES", "ConflictScreen", "RewindChoiceScreen", "TurnPickerScreen"]
 
 # what RewindChoiceScreen answers -> its button's label
@@ -152,7 +154,13 @@ class ConflictScreen(ModalScreen[str | None]):
                 body.append("\n")
             others = len(self.files) - len(self.conflicts)
             if others:
-                body.append(f"\nThe other {others} file(s) are restored either way.", style="dim")
+                body.append(
+                    (
+                        f"\nThe other {count(others, 'file')} "
+                        f"{'is' if others == 1 else 'are'} restored either way."
+                    ),
+                    style="dim",
+                )
             with VerticalScroll(id="conflict-details"):
                 yield Static(body)
             with Horizontal(classes="buttons"):

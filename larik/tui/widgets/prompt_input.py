@@ -17,6 +17,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from ...words import count
 from .. import slash
 from ..attachments import complete_path
 from .completion_menu import Completion, CompletionMenu
@@ -112,7 +113,7 @@ class PromptInput(TextArea):
             return
         event.stop()
         event.prevent_default()
-        label = f"[Pasted text #{len(self._pastes) + 1} +{lines} lines]"
+        label = f"[Pasted text #{len(self._pastes) + 1} +{count(lines, 'line')}]"
         self._pastes[label] = event.text
         self.insert(label)
 

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.events import Click
 
+from ...words import count
 from .streaming_markdown import StreamingMarkdown
 
 __all__ = ["ThinkingBlock"]
@@ -51,7 +52,9 @@ class ThinkingBlock(StreamingMarkdown, can_focus=True):
     def done_title(text: str, elapsed: float | None = None) -> str:
         words = len(text.split())
         return (
-            f"Thought for {elapsed:.1f}s ({words} words)" if elapsed else f"Thought ({words} words)"
+            f"Thought for {elapsed:.1f}s ({count(words, 'word')})"
+            if elapsed
+            else f"Thought ({count(words, 'word')})"
         )
 
     @staticmethod

@@ -28,6 +28,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.events import Click
 
+from ...words import count
 from ..render import args_beside_diff, diff_text, pretty_args, terminal_safe
 from .rendered_lines import RenderedLines
 
@@ -133,7 +134,7 @@ class ToolCard(RenderedLines, can_focus=True):
     def _header_text(self) -> Text:
         head = self.header_of(self.tool_name, self.summary, self.status, self.data, self.duration)
         if self.steps:
-            head.append(f"  · {len(self.steps)} subagent call(s)", style="dim")
+            head.append(f"  · {count(len(self.steps), 'subagent call')}", style="dim")
         return head
 
     def sub_step(self, tool_id: str, name: str, summary: str, status: str) -> None:
@@ -272,11 +273,11 @@ class ToolCard(RenderedLines, can_focus=True):
         if cut <= 0 or self.whole:
             return Text("\n".join(lines), style=style)
         if self.tool_name in TAIL_TOOLS:
-            text = Text(f"… {cut} earlier lines (Enter shows them all)\n", style="dim")
+            text = Text(f"… {count(cut, 'earlier line')} (Enter shows them all)\n", style="dim")
             text.append("\n".join(lines[cut:]), style=style)
             return text
         text = Text("\n".join(lines[:MAX_RESULT_LINES]), style=style)
-        text.append(f"\n… {cut} more lines (Enter shows them all)", style="dim")
+        text.append(f"\n… {count(cut, 'more line')} (Enter shows them all)", style="dim")
         return text
 
     @property

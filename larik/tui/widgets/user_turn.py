@@ -15,6 +15,8 @@ from textual.binding import Binding
 from textual.events import Click
 from textual.widgets import Static
 
+from ...words import count
+
 __all__ = ["UserTurn"]
 
 LONG = 12
@@ -47,7 +49,8 @@ class UserTurn(Static):
             lines = text.split("\n")
             body.append("\n".join(lines[:SHOWN]))
             body.append(
-                f"\n  … +{len(lines) - SHOWN} lines (Enter or click to show them)", style="dim"
+                f"\n  … +{count(len(lines) - SHOWN, 'line')} (Enter or click to show them)",
+                style="dim",
             )
         for name in files or []:
             body.append(f"\n  + @{name}", style="dim")
