@@ -43,7 +43,7 @@ MAX_RESOURCES = 10
 @dataclass
 class ResourceAttachment:
     blocks: list[Block] = field(default_factory=list)
-    names: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)  # "server:uri", as files are named "path"
     problems: list[str] = field(default_factory=list)
 
 
@@ -82,7 +82,7 @@ async def attach_resources(text: str, manager: McpManager) -> ResourceAttachment
         out.blocks.extend(images)
         body = server.mask(clip("\n".join(texts), MAX_TEXT))
         out.blocks.append(Block.text_block(f"<resource {mention}>\n{body}\n</resource>"))
-        out.names.append(mention)
+        out.names.append(mention.removeprefix("@"))
     return out
 
 

@@ -34,7 +34,7 @@ def test_mentions_name_configured_servers_only():
 
 async def test_a_resource_is_attached_like_a_file(manager):
     got = await attach_resources("summarise @docs:note://readme please", manager)
-    assert got.names == ["@docs:note://readme"] and not got.problems
+    assert got.names == ["docs:note://readme"] and not got.problems
     [block] = got.blocks
     assert "the readme text" in block.text and block.text.startswith("<resource @docs:note://")
 

@@ -147,6 +147,8 @@ async def test_a_server_prompt_is_a_slash_command_and_a_resource_is_attached(tui
         text = tui.provider.requests[1].messages[-1].text()
         assert "the readme text" in text and "<resource @t:note://readme>" in text
         assert not any("not attached" in n or "no such" in n for n in notices(app))
+        shown = screen_text(app)  # the turn lists it once, with one @ (it had "+ @@t:…")
+        assert "+ @t:note://readme" in shown and "@@" not in shown
         await app.chat.quit()
 
 
