@@ -1,8 +1,8 @@
 """An ACP prompt as a Larik prompt: text, images, and files as ``@file`` attachments.
 
 The blocks keep their order. A resource *link* to a file (``file://``, as Zed sends an
-``@``-mention) is read by Larik and attached as the TUI attaches ``@path``: a
-``<file path="…">`` text block, or an image block for PNG, JPEG, GIF and WebP. Larik's rules
+``@``-mention) is read by Larik and attached as the TUI attaches ``@path`` (``larik/session/attachments.py``:
+a ``<file path="…">`` text block, or an image block for PNG, JPEG, GIF and WebP). Larik's rules
 come first — a file outside the project, or one a ``permissions.deny`` rule keeps from
 ``read_file``, is not read (and the client is not asked for it); nor is a file too big, binary
 or not a regular file. An *embedded* resource is the client's own copy of the text (an editor's
@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,18 +23,16 @@ from urllib.parse import unquote, urlparse
 
 from ..llm.types import Block
 from ..paths import resolve_path
+from ..session.attachments import (
+    IMAGE_TYPES,
+    MAX_IMAGE,
+    MAX_TEXT,
+    file_block,
+    read_file,
+    too_big_text,
+)
 
-__all__ = ["IMAGE_TYPES", "MAX_IMAGE", "MAX_TEXT", "Converted", "convert", "file_block"]
-
-IMAGE_TYPES = {
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".gif": "image/gif",
-    ".webp": "image/webp",
-}
-MAX_TEXT = 256 * 1024  # bytes of one attached file (the TUI's @path limit)
-MAX_IMAGE = 5 * 1024 * 1024
+__all__ = ["Converted", "convert"]
 
 
 @dataclass
@@ -49,11 +45,6 @@ class Converted:
         if len(self.blocks) == 1 and self.blocks[0].type == "text":
             return self.blocks[0].text
         return self.blocks
-
-
-def file_block(name: str, text: str) -> Block:
-    """A file attached to a prompt, as the model sees ``@name``."""
-    return Block.text_block(f'<file path="{name}">\n{text}\n</file>')
 
 
 def convert(
@@ -128,27 +119,10 @@ def _link(out: Converted, b: Any, root: Path, denied: Callable[[str, Path], bool
 
 
 def _read(out: Converted, path: Path, name: str) -> None:
-    st = os.stat(path)
-    if not stat.S_ISREG(st.st_mode):
-        out.problems.append(f"@{name}: not a regular file, not attached")
-        return
-    media = IMAGE_TYPES.get(path.suffix.lower())
-    if media:
-        if st.st_size > MAX_IMAGE:
-            out.problems.append(f"@{name}: image larger than 5 MB, not attached")
-            return
-        out.blocks.append(Block.text_block(f"Image {name}:"))
-        out.blocks.append(Block.image(media, base64.b64encode(path.read_bytes()).decode()))
-        return
-    if st.st_size > MAX_TEXT:
-        out.problems.append(f"@{name}: larger than 256 KB, not attached")
-        return
-    with open(path, "rb") as fh:
-        raw = fh.read(MAX_TEXT + 1)
-    if b"\0" in raw[:8192]:
-        out.problems.append(f"@{name}: a binary file, not attached")
-        return
-    out.blocks.append(file_block(name, raw[:MAX_TEXT].decode("utf-8", errors="replace")))
+    read = read_file(path, name)
+    out.blocks += read.blocks
+    if read.problem:
+        out.problems.append(read.problem)
 
 
 def _embedded(out: Converted, resource: Any, root: Path) -> None:
@@ -157,7 +131,7 @@ def _embedded(out: Converted, resource: Any, root: Path) -> None:
     text = getattr(resource, "text", None)
     if isinstance(text, str):
         if len(text.encode("utf-8", errors="replace")) > MAX_TEXT:
-            out.problems.append(f"@{name}: larger than 256 KB, not attached")
+            out.problems.append(too_big_text(name))
             return
         out.blocks.append(file_block(name, text))
         return

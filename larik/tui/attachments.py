@@ -1,8 +1,8 @@
 """``@path`` in a prompt: completing paths and attaching the files to the turn.
 
-``build_prompt(text, cwd)`` keeps the text as typed and adds one block per ``@path`` that names
-a file under the project: a text block with the file's content, or an image block for PNG, JPEG,
-GIF and WebP. Files that are missing, outside the project, binary or too big are not attached;
+``build_prompt(text, cwd)`` keeps the text as typed and adds the blocks of each ``@path`` that
+names a file under the project, as every face attaches a file (``larik/session/attachments.py``:
+a text block with the file's content, or an image block for PNG, JPEG, GIF and WebP). Files that are missing, outside the project, binary or too big are not attached;
 the reason comes back in ``problems`` so the view can say so. Neither are images when the model
 is known not to take them (``no_images``: its name; the catalog's word, the server's, or a
 refusal earlier in the session: ``Agent.accepts_images``).
@@ -10,7 +10,6 @@ refusal earlier in the session: ``Agent.accepts_images``).
 
 from __future__ import annotations
 
-import base64
 import os
 import re
 from collections.abc import Collection
@@ -18,21 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..session.attachments import read_file
+
 if TYPE_CHECKING:  # imported where used: no pydantic before the TUI's first frame
     from ..llm.types import Block
     from ..session import Session
 
-__all__ = ["Attached", "IMAGE_TYPES", "attach", "build_prompt", "complete_path", "mentions"]
+__all__ = ["Attached", "attach", "build_prompt", "complete_path", "mentions"]
 
-IMAGE_TYPES = {
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".gif": "image/gif",
-    ".webp": "image/webp",
-}
-MAX_TEXT = 256 * 1024
-MAX_IMAGE = 5 * 1024 * 1024
 _MENTION = re.compile(r"(?:(?<=\s)|^)@((?:\\ |[^\s])+)")
 
 
@@ -84,8 +76,6 @@ def build_prompt(
 
 def _attach(out: Attached, name: str, root: Path, no_images: str = "") -> None:
     """Attach file ``name`` (under ``root``) to ``out``, or add the reason it is not."""
-    from ..llm.types import Block
-
     path = (root / os.path.expanduser(name)).resolve()
     if not path.is_file():
         if (root / name).exists() or "/" in name or "." in name:
@@ -94,31 +84,11 @@ def _attach(out: Attached, name: str, root: Path, no_images: str = "") -> None:
     if not _inside(path, root):
         out.problems.append(f"@{name}: outside the project, not attached")
         return
-    size = path.stat().st_size
-    media = IMAGE_TYPES.get(path.suffix.lower())
-    if media:
-        if no_images:
-            out.problems.append(
-                f"@{name}: {no_images} does not take images, not attached "
-                "(/model to pick one that does)"
-            )
-            return
-        if size > MAX_IMAGE:
-            out.problems.append(f"@{name}: image larger than 5 MB, not attached")
-            return
-        data = base64.b64encode(path.read_bytes()).decode("ascii")
-        out.blocks.append(Block.text_block(f"Image {name}:"))
-        out.blocks.append(Block.image(media, data))
-    else:
-        if size > MAX_TEXT:
-            out.problems.append(f"@{name}: larger than 256 KB, not attached")
-            return
-        raw = path.read_bytes()
-        if b"\0" in raw[:8192]:
-            out.problems.append(f"@{name}: a binary file, not attached")
-            return
-        content = raw.decode("utf-8", errors="replace")
-        out.blocks.append(Block.text_block(f'<file path="{name}">\n{content}\n</file>'))
+    read = read_file(path, name, no_images=no_images)
+    if read.problem:
+        out.problems.append(read.problem)
+        return
+    out.blocks += read.blocks
     out.files.append(name)
 
 
