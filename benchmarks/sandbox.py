@@ -16,6 +16,9 @@ exit (``subprocess.run``, output to a pipe, stdin closed — as the bash tool st
   ``/tmp``, ``$HOME``'s secrets hidden, the network cut);
 - ``bwrap+net``: the same with ``network = true`` (no new network namespace), to show what
   ``--unshare-net`` costs on its own;
+- ``bwrap, session's space``: the same with the session's :class:`~larik.agent.sandbox.Space`,
+  as a session runs its commands (one ``/tmp`` folder and one loopback for all its commands and
+  jobs: ``nsenter`` into the namespace, then bwrap without ``--unshare-net``);
 - ``tool``: the real bash tool (``larik.agent.tools.bash.run``) with and without the sandbox, so
   the figure holds for the path the model's commands take (its own overhead included in both).
 
@@ -82,18 +85,25 @@ Timer = Callable[[], tuple[float, float]]
 
 def variants(root: Path) -> dict[tuple[str, str], Timer]:
     box, net = sb.Sandbox(), sb.Sandbox(network=True)
+    shared = sb.Sandbox(space=sb.Space())
     out: dict[tuple[str, str], Timer] = {}
     for cmd in COMMANDS:
         argv = ["bash", "-c", cmd]
         out[("bare", cmd)] = lambda a=argv: time_argv(a, root)
         out[("bwrap", cmd)] = lambda a=argv: time_argv(box.wrap(a, root), root)
         out[("bwrap, network on", cmd)] = lambda a=argv: time_argv(net.wrap(a, root), root)
+        out[("bwrap, session's space", cmd)] = lambda a=argv: time_argv(shared.wrap(a, root), root)
     out[("bash tool", "true")] = lambda: time_tool("true", root, None)
     out[("bash tool in bwrap", "true")] = lambda: time_tool("true", root, box)
     return out
 
 
-BASE = {"bwrap": "bare", "bwrap, network on": "bare", "bash tool in bwrap": "bash tool"}
+BASE = {
+    "bwrap": "bare",
+    "bwrap, network on": "bare",
+    "bwrap, session's space": "bare",
+    "bash tool in bwrap": "bash tool",
+}
 
 
 def main() -> int:

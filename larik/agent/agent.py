@@ -35,7 +35,7 @@ from ..llm.errors import APIError, ConfigError, ContextOverflow, LarikError, Log
 from ..llm.replay import merge_adjacent
 from ..llm.types import EFFORTS, Block, Effort, EventType, Message, Request, StopReason, Usage
 from ..words import count
-from . import compaction, images, plan, prompt
+from . import compaction, images, plan, prompt, sandbox
 from .create import create as _create
 from .edit_turn import SYSTEM as EDIT_SYSTEM
 from .edit_turn import EditHost, run_edit_turn
@@ -69,8 +69,7 @@ __all__ = ["Agent", "AgentSettings"]
 
 E = AgentEventType
 
-# at create: how long a local server may take to say what it loaded (a slower one is asked
-# again before the first request, without this bound)
+# how long a local server may take at create to say what it loaded (a slower one: asked again)
 CREATE_PROBE_TIMEOUT = 2.0
 
 
@@ -680,8 +679,7 @@ class Agent:
         return out
 
     async def close(self, reason: str = "other") -> list[AgentEvent]:
-        """End the session (SessionEnd hooks told ``reason``: clear, prompt_input_exit, resume,
-        other); the hooks' notices are recorded and returned."""
+        """End the session (SessionEnd hooks told ``reason``); the hooks' notices, recorded."""
         if self._turn is not None and not getattr(self._turn, "ag_running", False):
             await self._turn.aclose()
         self._settle()
@@ -690,6 +688,8 @@ class Agent:
             if self._ctx.lsp is not None:
                 await self._ctx.lsp.close()
         said = await self._hooks.end(reason) if self._hooks is not None else []
+        if self._settings.role_label is None:  # after SessionEnd's hooks, which run in it
+            sandbox.close_space(self._settings.policy.sandbox)
         self._log.close()
         return said
 

@@ -4,6 +4,7 @@ works the settings out of the config, the project and the options a front end pa
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +74,8 @@ async def create(
 
     mode = check_mode(permission_mode or config.permissions.mode)
     box, box_notes = sandbox.for_session(config, root)
+    if box is not None:  # the session's commands and jobs share a /tmp and a loopback
+        box = replace(box, space=sandbox.Space())
     if box is not None:  # a project's hook or MCP server asking to leave the sandbox: said once
         box_notes += program_sandbox.refused(config)
     policy = PermissionPolicy(

@@ -235,6 +235,9 @@ class JobTable:
                 f"[started background job {job.id}: read what it prints with job_output, "
                 "stop it with job_stop; it ends when the session ends]"
             )
+            space = getattr(job.box, "space", None)
+            if space is not None and space.problem:
+                parts.append(f"[{space.problem}]")
         parts.append(f"[{job.describe()}]")
         if lost:
             parts.append(f"[… {lost:,} bytes of output skipped …]")
