@@ -98,11 +98,23 @@ class CustomCommand:
     def has_shell(self) -> bool:
         return bool(_SHELL.search(self.body))
 
+    def hint(self) -> str:
+        """What the command takes: its ``argument-hint``, else what its body uses
+        (``$ARGUMENTS`` → ``[arguments]``, ``$1 $2`` → ``[arg1] [arg2]``), else nothing."""
+        if self.argument_hint:
+            return self.argument_hint
+        keys = set(_ARG.findall(self.body))
+        if "ARGUMENTS" in keys:
+            return "[arguments]"
+        return " ".join(f"[arg{n}]" for n in sorted(int(k) for k in keys))
+
     def usage(self) -> str:
-        return f"/{self.name} {self.argument_hint}".rstrip()
+        return f"/{self.name} {self.hint()}".rstrip()
 
     def summary(self) -> str:
-        text = self.description or _first_line(self.body) or "(no description)"
+        """The description; else the body's first line, its placeholders shown as ``…`` (the
+        usage column names the arguments: /help showed "Say hello to $ARGUMENTS")."""
+        text = self.description or _ARG.sub("…", _first_line(self.body)) or "(no description)"
         return f"{text} ({self.where})"
 
 

@@ -12,7 +12,7 @@ from larik.tui import slash
 from larik.tui.screens.permission import PermissionScreen
 from larik.tui.widgets.notice import Notice
 
-from .conftest import ready, send, turn_done, wait_for
+from .conftest import ready, screen_text, send, turn_done, wait_for
 
 
 def write(path: Path, text: str) -> Path:
@@ -98,4 +98,22 @@ async def test_a_command_file_added_during_the_session_works_the_first_time(harn
         await send(pilot, "/fresh x")
         await turn_done(pilot)
         assert harness.provider.requests[0].messages[-1].text() == "Brand new x"
+        await app.chat.quit()
+
+
+async def test_help_shows_what_a_command_takes_not_its_placeholder(harness):
+    """issue 25 item 18: /help showed "Say hello to $ARGUMENTS" for a file without front
+    matter; it shows the arguments in the usage column, the line with "…"."""
+    cc = harness.cwd / ".claude" / "commands"
+    write(cc / "hello.md", "Say hello to $ARGUMENTS\n")
+    write(cc / "pair.md", "Compare $1 with $2\n")
+    app = harness.app([])
+    async with app.run_test(size=(120, 60)) as pilot:
+        await found(pilot)
+        await send(pilot, "/help")
+        await wait_for(pilot, lambda: "/hello" in screen_text(app))
+        shown = screen_text(app)
+        assert "$ARGUMENTS" not in shown and "$1" not in shown
+        assert "/hello [arguments]" in shown and "Say hello to … (project)" in shown
+        assert "/pair [arg1] [arg2]" in shown and "Compare … with … (project)" in shown
         await app.chat.quit()
