@@ -37,6 +37,7 @@ from .llm.secrets import MaskingWriter
 from .llm.types import EFFORTS, StopReason
 from .session import Session, SessionEvent, SessionEventType, SessionOptions, Turn
 from .session.core import Subscription
+from .session.plans import plan_json
 from .terminal_text import is_terminal as _is_terminal
 from .terminal_text import terminal as _for_terminal
 from .words import count
@@ -641,4 +642,5 @@ def _result(agent: Any, outcome: _Outcome, ok: bool, opts: PrintOptions) -> dict
         "usage_by_role": {
             r: u.model_dump(exclude_defaults=False) for r, u in usage.by_role.items()
         },
+        "plan_usage": plan_json(agent),  # a signed-in plan's windows: what it cost the plan
     }

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from ..agent.events import AgentEvent, AgentEventType, Approval, PermissionRequest
 from ..llm.errors import LarikError
 from ..words import count
+from . import plans
 from .commands import MODES, builtin_names
 from .events import SessionEvent, SessionEventType, TurnResult
 from .options import AgentFactory, SessionOptions
@@ -120,6 +121,8 @@ class Turn:
                 async for ev in source:
                     self._note(ev)
                     s._publish(ev)
+                    if ev.type is E.USAGE:  # a reply may bring a plan's new usage figures
+                        s._plan_seen()
                     yield ev
             finished = True
         except asyncio.CancelledError:
@@ -209,6 +212,7 @@ class Session:
         self._quiet: list[asyncio.Queue[Any]] = []  # events(agent_events=False): SessionEvents
         self._task: asyncio.Task[Any] | None = None
         self._cancel_requested = False
+        self._plan_version: tuple[tuple[str, float], ...] = ()
 
     # -- what a status line shows -------------------------------------------------------------
     @property
@@ -232,6 +236,22 @@ class Session:
     def checkpoints(self) -> Any:
         """The session's checkpoints (None: it keeps none, e.g. bench)."""
         return getattr(self.agent, "checkpoints", None)
+
+    @property
+    def plan_usage(self) -> dict[str, Any]:
+        """Provider -> usage windows (``Quota``) of the signed-in plans used (:mod:`.plans`)."""
+        return plans.plan_usage(self.agent)
+
+    @property
+    def plan_status(self) -> str:
+        """The model in use's plan windows for a status line (``plus 5h 37% · wk 12%``)."""
+        return plans.plan_status(self.agent)
+
+    def _plan_seen(self) -> None:
+        version = plans.plan_version(self.agent)
+        if version != self._plan_version:
+            self._plan_version = version
+            self._changed("plan")
 
     # -- starting -----------------------------------------------------------------------------
     async def start(self, *, wait_for_servers: bool = False) -> None:

@@ -19,7 +19,7 @@ __all__ = ["SessionEvent", "SessionEventType", "TurnResult"]
 
 class SessionEventType(StrEnum):
     NOTICE = "notice"  # text, level: said once, outside a turn's own notices
-    CHANGED = "changed"  # text: what (model, mode, effort, mcp): a status line redraws
+    CHANGED = "changed"  # text: what (model, mode, effort, mcp, plan): a status line redraws
     TURN_STARTED = "turn_started"
     TURN_FINISHED = "turn_finished"  # result: the turn's TurnResult (the last event of a turn)
     OPENED = "opened"  # another conversation is the session's now (data: reason, messages)

@@ -15,7 +15,7 @@ The screens handlers open are imported when opened, so none is imported before t
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -151,7 +151,7 @@ async def _resume(session: Session, ui: UI, arg: str) -> None:
 
 async def _cost(session: Session, ui: UI, arg: str) -> None:
     if ui.need_agent():
-        ui.say(cost_markdown(session.agent, ui.config), as_markdown=True)
+        ui.say(cost_markdown(session.agent, ui.config, session.plan_usage), as_markdown=True)
 
 
 async def _permissions(session: Session, ui: UI, arg: str) -> None:
@@ -383,9 +383,10 @@ def api_keys_markdown() -> str:
     )
 
 
-def cost_markdown(agent: Any, config: Any = None) -> str:
+def cost_markdown(agent: Any, config: Any = None, plans: Mapping[str, Any] | None = None) -> str:
     """Tokens and cost per model (``provider/model``) and per role; a cost reads as the status
-    line's does (``cost_text``: ``$0.0000`` for a priced model before its first reply)."""
+    line's does (``cost_text``: ``$0.0000`` for a priced model before its first reply).
+    ``plans``: the signed-in plans' usage windows (``Session.plan_usage``), a table of them."""
     from .widgets.status_bar import cost_text, model_priced  # Textual: not for print mode
 
     usage = agent.usage
@@ -411,11 +412,8 @@ def cost_markdown(agent: Any, config: Any = None) -> str:
         out += "\n\n| role | tokens |\n|---|---:|\n" + "\n".join(
             f"| {role or 'main'} | {u.total} |" for role, u in usage.by_role.items()
         )
-    from ..llm.signin.quota import describe, latest
-
-    plans = latest()
     if plans:  # a signed-in plan's models cost nothing per token: its windows are the cost
-        out += "\n\n**Plan usage:** " + "; ".join(
-            f"{name}: {describe(q)}" for name, q in sorted(plans.items())
-        )
+        from ..llm.signin.quota import windows_table
+
+        out += "\n\n" + windows_table(plans)
     return out

@@ -67,3 +67,39 @@ async def test_an_unknown_price_reads_a_dash_before_and_after_a_reply(harness):
         await pilot.pause()
         table = app.query(Notice).last().text
         assert "| openai/x-1 | 10 | 2 | 0 | 0 | — |" in table and "**—**" in table
+
+
+async def test_a_plans_usage_windows_show_on_the_status_line_and_in_slash_cost(harness):
+    """The session's plan figures (``Session.plan_status``): after a reply from a signed-in
+    plan's model the status line shows its windows, and /cost a table of them (issue 27)."""
+    from larik.llm.signin import quota as quotas
+
+    headers = {
+        "x-codex-primary-used-percent": "37",
+        "x-codex-primary-window-minutes": "300",
+        "x-codex-primary-reset-after-seconds": "3600",
+        "x-codex-secondary-used-percent": "12",
+        "x-codex-secondary-window-minutes": "10080",
+        "x-codex-plan-type": "plus",
+    }
+    app = harness.app(
+        [{"text": "ok", "usage": {"input": 10, "output": 2}}], model="chatgpt/gpt-5.5"
+    )
+    quotas.forget()
+    try:
+        async with app.run_test(size=(140, 30)) as pilot:
+            await ready(pilot)
+            assert "plus 5h" not in status_line(app)
+            found = quotas.from_headers(headers)
+            assert found is not None
+            quotas.record("chatgpt", found)  # what the chatgpt adapter does with each answer
+            await send(pilot, "hi")
+            await turn_done(pilot)
+            assert "· plus 5h 37% · wk 12% · ask" in status_line(app)
+            await send(pilot, "/cost")
+            await pilot.pause()
+            table = app.query(Notice).last().text
+            assert "| chatgpt (plus) | 5h | 37% |" in table
+            assert "| chatgpt (plus) | wk | 12% |" in table and "(in 59m)" in table
+    finally:
+        quotas.forget()

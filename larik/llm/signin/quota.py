@@ -8,7 +8,7 @@ reads (codex-rs; pi's ``parseCodexRateLimits``): ``x-codex-primary-used-percent`
 secondary; a window is labelled by its length (``5h``, ``wk``), not its slot.
 
 The latest figures are kept per provider in this process (:func:`record`, :func:`latest`:
-the TUI's status line, ``/cost``) and on disk beside the account (:func:`save`, :func:`load`:
+``larik.session.plans``: the status line, ``/cost``, print mode, bench) and on disk beside the account (:func:`save`, :func:`load`:
 ``larik models``, ``larik login --status``, bench reports). Nothing secret is in them.
 """
 
@@ -34,8 +34,9 @@ __all__ = [
     "load",
     "record",
     "reset_time",
+    "resets_text",
     "save",
-    "status",
+    "windows_table",
 ]
 
 
@@ -123,6 +124,30 @@ def describe(quota: Quota) -> str:
     return f"{quota.plan or 'plan'} {parts}"
 
 
+def resets_text(when: float | None, now: float | None = None) -> str:
+    """``Tue 14:05 (in 2h 03m)``; "" when unknown."""
+    if when is None:
+        return ""
+    now = time.time() if now is None else now
+    left = max(0, int(when - now))
+    hours, minutes = divmod(left // 60, 60)
+    days, hours = divmod(hours, 24)
+    span = f"{days}d {hours}h" if days else (f"{hours}h {minutes:02d}m" if hours else f"{minutes}m")
+    return f"{time.strftime('%a %H:%M', time.localtime(when))} (in {span})"
+
+
+def windows_table(plans: Mapping[str, Quota], now: float | None = None) -> str:
+    """The plans' windows as a Markdown table (``/cost``): plan, window, used, resets."""
+    rows = ["| plan | window | used | resets |", "|---|---|---:|---|"]
+    for provider, q in sorted(plans.items()):
+        name = f"{provider} ({q.plan})" if q.plan else provider
+        for w in q.windows:
+            rows.append(
+                f"| {name} | {w.label} | {w.used_percent:.0f}% | {resets_text(w.resets_at, now)} |"
+            )
+    return "\n".join(rows)
+
+
 # -- this process -----------------------------------------------------------------------------
 
 _lock = threading.Lock()
@@ -140,13 +165,6 @@ def latest(provider: str | None = None) -> dict[str, Quota]:
         if provider is None:
             return dict(_latest)
         return {provider: _latest[provider]} if provider in _latest else {}
-
-
-def status(provider: str) -> str:
-    """The status line's figure for ``provider`` (``plus 5h 37% · wk 12%``; "" when none
-    was seen in this process)."""
-    seen = latest(provider).get(provider)
-    return describe(seen) if seen is not None else ""
 
 
 def forget() -> None:

@@ -185,7 +185,7 @@ class ChatScreen(Screen[None]):
         return await ask(self.app, request, self.activity)
 
     def refresh_status(self) -> None:
-        self.status.show(self.session.agent, busy=self.busy)
+        self.status.show(self.session.agent, busy=self.busy, plan=self.session.plan_status)
 
     # -- input --------------------------------------------------------------------------------
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:

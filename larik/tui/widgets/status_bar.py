@@ -50,11 +50,18 @@ def elide_spec(spec: str, room: int) -> str:
 
 
 def status_text(
-    agent: Any, *, busy: bool = False, note: str = "", width: int = 0, priced: bool = False
+    agent: Any,
+    *,
+    busy: bool = False,
+    note: str = "",
+    width: int = 0,
+    priced: bool = False,
+    plan: str = "",
 ) -> Text:
     """The status line for ``agent`` (None before a model is ready). With ``width``, a long
     model name is shortened so that everything after it (effort, context, tokens, cost, mode)
-    still fits. ``priced``: the current model's price is known (see ``cost_text``)."""
+    still fits. ``priced``: the current model's price is known (see ``cost_text``). ``plan``:
+    a signed-in plan's usage windows (``Session.plan_status``: ``plus 5h 37% · wk 12%``)."""
     t = Text(no_wrap=True, overflow="ellipsis")
     if busy:
         t.append("● ", style="yellow")
@@ -62,11 +69,11 @@ def status_text(
         t.append(note or "no model yet", style="dim")
         return t
     spec = agent_spec(agent) or "?"
-    tail = _tail(agent, priced)
+    tail = _tail(agent, priced, plan=plan)
     for terse in range(1, TERSEST + 1):  # too narrow: drop the least needed fields first
         if not width or width - t.cell_len - tail.cell_len >= MIN_SPEC:
             break
-        tail = _tail(agent, priced, terse)
+        tail = _tail(agent, priced, terse, plan)
     if width:
         spec = elide_spec(spec, max(MIN_SPEC, width - t.cell_len - tail.cell_len))
     t.append(spec, style="bold")
@@ -79,7 +86,7 @@ def status_text(
 TERSEST = 3
 
 
-def _tail(agent: Any, priced: bool = False, terse: int = 0) -> Text:
+def _tail(agent: Any, priced: bool = False, terse: int = 0, plan: str = "") -> Text:
     """Everything after the model: role, effort, context, tokens, cost, permission mode. When
     the line is narrow (``terse``): 1 leaves out the effort when it is the default, 2 also the
     tokens, 3 also the role and any effort. Context, cost and permission mode always stay."""
@@ -102,21 +109,12 @@ def _tail(agent: Any, priced: bool = False, terse: int = 0) -> Text:
     if terse < 2:
         t.append(f" · {human_tokens(total)} tok")
     t.append(f" · {cost_text(getattr(usage, 'total_cost', None), total, priced)}")
-    plan = plan_text(agent)
     if plan and terse < 2:
         t.append(f" · {plan}")
     mode = getattr(agent, "permission_mode", "") or "ask"
     t.append(" · ")
     t.append(mode, style=MODE_STYLES.get(mode, ""))
     return t
-
-
-def plan_text(agent: Any) -> str:
-    """A signed-in plan's usage windows for the agent's provider (``plus 5h 37% · wk 12%``),
-    as the backend last reported them; "" for a keyed provider."""
-    from ...llm.signin.quota import status
-
-    return status(getattr(agent, "provider_name", "") or "")
 
 
 UNKNOWN_COST = "—"
@@ -156,10 +154,11 @@ class StatusBar(Static):
         self._agent: Any = None
         self._busy = False
         self._note = ""
+        self._plan = ""
         self._priced: dict[tuple[str, str], bool] = {}
 
-    def show(self, agent: Any, *, busy: bool = False, note: str = "") -> None:
-        self._agent, self._busy, self._note = agent, busy, note
+    def show(self, agent: Any, *, busy: bool = False, note: str = "", plan: str = "") -> None:
+        self._agent, self._busy, self._note, self._plan = agent, busy, note, plan
         self.refresh()
 
     def render(self) -> Text:
@@ -173,4 +172,5 @@ class StatusBar(Static):
             note=self._note,
             width=self.size.width,
             priced=self._priced.get(key, False),
+            plan=self._plan,
         )
