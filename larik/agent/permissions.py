@@ -65,7 +65,7 @@ from ..tool_names import parse_rule
 from . import plan
 from .events import Approver, PermissionRequest
 from .sandbox import Sandbox
-from .tools import READ_ONLY_TOOLS, AnyTool, ToolContext
+from .tools import READ_ONLY_TOOLS, AnyTool, ToolContext, beyond_defaults
 
 __all__ = ["MODES", "PermissionPolicy", "Rule", "check_mode"]
 
@@ -556,7 +556,7 @@ class PermissionPolicy:
         what = " (a file that decides what Larik runs next time)" if runs else ""
         req = PermissionRequest(
             tool_name=tool.name,
-            tool_input=tool_input,
+            tool_input=beyond_defaults(tool.args, tool_input),
             summary=f"{tool.name}{where}: {tool.summary(args)}{what}",
             diff=await tool.preview(args, ctx),
             always=label,

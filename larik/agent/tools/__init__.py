@@ -90,6 +90,21 @@ class ToolArgs(BaseModel):
         return data
 
 
+def beyond_defaults(model: type[BaseModel], raw: dict[str, Any]) -> dict[str, Any]:
+    """``raw`` (a call's arguments, as the model wrote them) without what only restates a
+    default of ``model`` (``timeout: 120``, ``replace_all: false``, a null): what a dialog
+    shows. A tool whose model declares no fields (an MCP tool's) keeps all."""
+    out = {}
+    for k, v in raw.items():
+        f = model.model_fields.get(k)
+        if f is not None and not f.is_required():
+            default = f.get_default(call_default_factory=True)
+            if v is None or (v == default and isinstance(v, bool) == isinstance(default, bool)):
+                continue
+        out[k] = v
+    return out
+
+
 Spawn = Callable[[str, str], Awaitable[str]]
 PathDenied = Callable[[str, Path], bool]
 
