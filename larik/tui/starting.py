@@ -66,8 +66,11 @@ async def open_remembered(session: Session, conv: ConversationView, spec: str) -
     return True
 
 
-def draw_agent(session: Session, conv: ConversationView, cwd: Path, *, replaced: bool) -> None:
-    """A resumed session's conversation (and how long it is), or the welcome line."""
+def draw_agent(
+    session: Session, conv: ConversationView, cwd: Path, *, replaced: bool, resumed: bool = True
+) -> None:
+    """A resumed session's conversation (and, when ``resumed``, how long it is: a fork or a
+    rewind says what it did instead), or the welcome line."""
     agent: Any = session.agent
     if agent.messages:
         try:
@@ -79,9 +82,10 @@ def draw_agent(session: Session, conv: ConversationView, cwd: Path, *, replaced:
             conv.add_notice(
                 f"could not show the earlier conversation: {type(e).__name__}: {e}", "error"
             )
-        conv.add_notice(
-            f"resumed session {agent.session_id} ({count(len(agent.messages), 'message')})"
-        )
+        if resumed:
+            conv.add_notice(
+                f"resumed session {agent.session_id} ({count(len(agent.messages), 'message')})"
+            )
     elif not replaced and not conv.items:
         conv.add_notice(
             f"larik {__version__} · {cwd.name or cwd} · {session.spec} · /help for commands"

@@ -62,7 +62,8 @@ class UI(Protocol):
 
     def focus_prompt(self) -> None: ...
 
-    async def reopened(self) -> None: ...  # another conversation is the session's: redraw
+    # another conversation is the session's: redraw (``resumed``: say so; a fork says its own)
+    async def reopened(self, *, resumed: bool = True) -> None: ...
 
     async def quit(self) -> None: ...  # close the session (its hooks run), then leave
 
@@ -138,9 +139,9 @@ class ChatUI:
     def focus_prompt(self) -> None:
         self._chat.prompt.focus()
 
-    async def reopened(self) -> None:
+    async def reopened(self, *, resumed: bool = True) -> None:
         await self._chat.conv.clear()
-        await self._chat.use_agent(self._chat.session.agent, replaced=True)
+        await self._chat.use_agent(self._chat.session.agent, replaced=True, resumed=resumed)
 
     async def quit(self) -> None:
         await self._chat.quit()

@@ -125,7 +125,7 @@ async def _fork(session: Session, ui: UI, turn: Any) -> None:
     except Exception as e:  # one line, never a traceback; this session goes on
         ui.say(f"could not open the session: {type(e).__name__}: {e}", "error")
         return
-    await ui.reopened()
+    await ui.reopened(resumed=False)
     if turn is None:
         ui.say(f"forked: now in session {new_id} ({old_id} is kept as it was)")
         return

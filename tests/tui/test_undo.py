@@ -14,6 +14,7 @@ from larik.llm.providers.scripted import ScriptedProvider
 from larik.routing import Resolved
 from larik.tui.app import LarikApp
 from larik.tui.screens.rewind import ConflictScreen, RewindChoiceScreen, TurnPickerScreen
+from larik.tui.widgets.notice import Notice
 
 from ..agent.test_checkpoints import git, tree_digest
 from .conftest import ready, screen_text, send, turn_done, wait_for
@@ -107,6 +108,10 @@ async def command(pilot: Any, text: str, cond: Any = None) -> None:
     await pilot.pause()
 
 
+def notices(app: Any) -> list[str]:
+    return [str(n.text) for n in app.query(Notice)]
+
+
 def _undo_running(app: Any) -> bool:
     return any(w.group == "undo" and w.is_running for w in app.chat.workers)
 
@@ -157,7 +162,8 @@ async def test_slash_undo_asks_before_overwriting_a_file_the_user_changed(proj):
         (proj.cwd / "calc.py").write_text("my fix\n")
         await send(pilot, "/undo")
         await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen))
-        assert "calc.py" in screen_text(app) and "Keep my changes" in screen_text(app)
+        await wait_for(pilot, lambda: "Keep my changes" in screen_text(app))  # drawn
+        assert "calc.py" in screen_text(app)
         await pilot.press("enter")  # the focused choice keeps the user's file
         await wait_for(pilot, lambda: not _undo_running(app))
         assert (proj.cwd / "calc.py").read_text() == "my fix\n"
@@ -229,6 +235,8 @@ async def test_slash_rewind_conversation_only_forks_and_puts_the_prompt_back(pro
         assert new.session_id != old.session_id
         assert [t.prompt for t in new.checkpoints.turns] == ["make new", "overwrite calc"]
         assert app.chat.prompt.text == "edit calc"
+        assert any("conversation rewound to before turn 3" in n for n in notices(app))
+        assert not any("resumed session" in n for n in notices(app))  # issue 25 item 20
         assert old.transcript_path.read_bytes() == original
         assert tree_digest(proj.cwd) == files
 
@@ -262,6 +270,7 @@ async def test_slash_fork_goes_on_in_a_copy_and_the_original_is_byte_identical(p
         await send(pilot, "/fork")
         await wait_for(pilot, lambda: app.chat.agent is not old and not _undo_running(app))
         assert "forked: now in session" in screen_text(app)
+        assert not any("resumed session" in n for n in notices(app))  # issue 25 item 20
         await send(pilot, "second")
         await turn_done(pilot)
         assert old.transcript_path.read_bytes() == original

@@ -165,12 +165,12 @@ class ChatScreen(Screen[None]):
         if await starting.open_agent(self.session, self.ui, self.conv, self.status, model, resume):
             await self.use_agent(self.session.agent)
 
-    async def use_agent(self, agent: Any, *, replaced: bool = False) -> None:
+    async def use_agent(self, agent: Any, *, replaced: bool = False, resumed: bool = True) -> None:
         """Draw the session's agent: its earlier conversation when resumed, else a welcome."""
         if not replaced:  # Shift+Tab's modes: yolo only in a session that started in it
             self.modes = tui_plan.modes_for(agent.permission_mode)
         self.warm_up_sdk()
-        starting.draw_agent(self.session, self.conv, self.cwd, replaced=replaced)
+        starting.draw_agent(self.session, self.conv, self.cwd, replaced=replaced, resumed=resumed)
         self.refresh_status()
 
     def warm_up_sdk(self) -> None:
