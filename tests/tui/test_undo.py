@@ -205,11 +205,12 @@ async def test_slash_rewind_lists_the_turns_and_restores_the_code_only(proj):
         session = app.chat.agent.session_id
         await send(pilot, "/rewind")
         await wait_for(pilot, lambda: isinstance(app.screen, TurnPickerScreen))
+        await wait_for(pilot, lambda: "make new" in screen_text(app))  # drawn
         shown = screen_text(app)
-        assert "clean up" in shown and "keep.txt, made.txt" in shown and "make new" in shown
+        assert "clean up" in shown and "keep.txt, made.txt" in shown
         await pilot.press("down", "down", "enter")  # newest first: turn 2
         await wait_for(pilot, lambda: isinstance(app.screen, RewindChoiceScreen))
-        assert "before turn 2" in screen_text(app)
+        await wait_for(pilot, lambda: "before turn 2" in screen_text(app))
         await pilot.press("o")
         await wait_for(pilot, lambda: not _undo_running(app))
         assert (proj.cwd / "calc.py").read_text() == ORIGINAL
