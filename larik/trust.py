@@ -144,7 +144,24 @@ class ProjectTrust:
     #: In a project of ``trusted_projects``: what changed since the user last trusted it
     #: (:func:`changes`); empty otherwise. Such a change is not applied until asked again.
     changed: tuple[str, ...] = ()
+    changed_since: str = "you trusted it"  # or "you said no": the answer ``changed`` is against
     notice: str = ""  # for the user: e.g. the trust could not be recorded
+
+    def blocked_servers(self) -> list[tuple[str, str]]:
+        """The MCP servers that do not start because the project is not trusted, as
+        ``(name, the file naming it)``; none once trusted."""
+        if self.trusted:
+            return []
+        mcp = self.gated.get("mcp")
+        own = mcp.get("servers") if isinstance(mcp, Mapping) else None
+        try:
+            config = str(self.config_file.relative_to(self.root))
+        except ValueError:
+            config = str(self.config_file)
+        out = [(str(n), config) for n in own or {}] if isinstance(own, Mapping) else []
+        shared = self.gated.get(MCP_JSON)
+        out += [(str(n), MCP_JSON) for n in shared or {}] if isinstance(shared, Mapping) else []
+        return out
 
     def ignored_line(self) -> str:
         """One line for stderr when the settings were not applied."""
@@ -220,50 +237,67 @@ def _looser(mode: Any, than: str, order: tuple[str, ...] = MODE_STRICTNESS) -> b
     return order.index(mode) > order.index(than)
 
 
-def describe(gated: Mapping[str, Any], user_mode: str) -> tuple[str, ...]:
-    """The gated settings in words, one entry each."""
-    out: list[str] = []
+#: The gated keys that come from files of their own, not from the project's config file:
+#: their words in :func:`describe` name those files themselves.
+OWN_FILES = (MCP_JSON, CLAUDE_HOOKS, COMMAND_SHELL, PROGRAM_FILES, PROGRAM_UNSEEN)
+
+
+def describe(gated: Mapping[str, Any], user_mode: str, config_name: str = "") -> tuple[str, ...]:
+    """The gated settings in words, one entry each, each naming the file it comes from (the
+    settings of the project's config file: ``config_name``, e.g. ``.larik/config.toml``)."""
+    return tuple(
+        f"{config_name}: {ask}"
+        if config_name and (key not in OWN_FILES or ask.startswith(("[hooks]", "[mcp]")))
+        else ask
+        for key, ask in _described(gated, user_mode)
+    )
+
+
+def _described(gated: Mapping[str, Any], user_mode: str) -> Iterator[tuple[str, str]]:
     for key, value in gated.items():
-        if key == "permissions.mode":
-            out.append(f"permissions.mode = {value!r} (yours: {user_mode!r})")
-        elif key == MCP_JSON and isinstance(value, Mapping):
-            out.append(f"{MCP_JSON} starts MCP servers: " + "; ".join(_server_lines(value)))
-        elif (
-            key == "mcp"
-            and isinstance(value, Mapping)
-            and isinstance(value.get("servers"), Mapping)
-        ):
-            out.append("[mcp] starts MCP servers: " + "; ".join(_server_lines(value["servers"])))
-        elif key == CLAUDE_HOOKS and isinstance(value, Mapping):
-            for path, events in value.items():  # one entry a hook: a command may hold "; "
-                if isinstance(events, Mapping) and UNREADABLE in events:
-                    why = _cut(str(events[UNREADABLE]))
-                    out.append(f"{_in_project(str(path))}: its hooks cannot be read ({why})")
-                    continue
-                out.extend(f"{_in_project(str(path))} runs a hook: {h}" for h in _hooks(events))
-        elif key == "hooks" and isinstance(value, Mapping):
-            out.extend(f"[hooks] runs a hook: {h}" for h in _hooks(value))
-        elif key == PROGRAM_FILES and isinstance(value, Mapping):
-            names = list(value)
-            more = f" (and {len(names) - 20} more)" if len(names) > 20 else ""
-            out.append(
-                "files its hooks and MCP servers run (asked again if one changes): "
-                + ", ".join(names[:20])
-                + more
-            )
-        elif key == PROGRAM_UNSEEN and isinstance(value, list):
-            out.extend(str(v) for v in value)
-        elif key == COMMAND_SHELL and isinstance(value, Mapping):
-            files = ", ".join(_in_project(str(p)) for p in value)
-            out.append(f"commands that run shell lines (!`…`): {files}")
-        elif key == "permissions.allow":
-            rules = ", ".join(repr(r) for r in value) if isinstance(value, list) else repr(value)
-            out.append(f"permissions.allow = [{rules}]")
-        elif isinstance(value, Mapping):
-            out.append(f"[{key}] {', '.join(sorted(map(str, value))) or '(empty)'}")
-        else:
-            out.append(f"{key} = {value!r}")
-    return tuple(_short(s) for s in out)
+        for ask in _words(key, value, user_mode):
+            yield key, _short(ask)
+
+
+def _words(key: str, value: Any, user_mode: str) -> list[str]:
+    """One gated setting in words (a table of hooks: one entry a hook)."""
+    out: list[str] = []
+    if key == "permissions.mode":
+        out.append(f"permissions.mode = {value!r} (yours: {user_mode!r})")
+    elif key == MCP_JSON and isinstance(value, Mapping):
+        out.append(f"{MCP_JSON} starts MCP servers: " + "; ".join(_server_lines(value)))
+    elif key == "mcp" and isinstance(value, Mapping) and isinstance(value.get("servers"), Mapping):
+        out.append("[mcp] starts MCP servers: " + "; ".join(_server_lines(value["servers"])))
+    elif key == CLAUDE_HOOKS and isinstance(value, Mapping):
+        for path, events in value.items():  # one entry a hook: a command may hold "; "
+            if isinstance(events, Mapping) and UNREADABLE in events:
+                why = _cut(str(events[UNREADABLE]))
+                out.append(f"{_in_project(str(path))}: its hooks cannot be read ({why})")
+                continue
+            out.extend(f"{_in_project(str(path))} runs a hook: {h}" for h in _hooks(events))
+    elif key == "hooks" and isinstance(value, Mapping):
+        out.extend(f"[hooks] runs a hook: {h}" for h in _hooks(value))
+    elif key == PROGRAM_FILES and isinstance(value, Mapping):
+        names = list(value)
+        more = f" (and {len(names) - 20} more)" if len(names) > 20 else ""
+        out.append(
+            "files its hooks and MCP servers run (asked again if one changes): "
+            + ", ".join(names[:20])
+            + more
+        )
+    elif key == PROGRAM_UNSEEN and isinstance(value, list):
+        out.extend(str(v) for v in value)
+    elif key == COMMAND_SHELL and isinstance(value, Mapping):
+        files = ", ".join(_in_project(str(p)) for p in value)
+        out.append(f"commands that run shell lines (!`…`): {files}")
+    elif key == "permissions.allow":
+        rules = ", ".join(repr(r) for r in value) if isinstance(value, list) else repr(value)
+        out.append(f"permissions.allow = [{rules}]")
+    elif isinstance(value, Mapping):
+        out.append(f"[{key}] {', '.join(sorted(map(str, value))) or '(empty)'}")
+    else:
+        out.append(f"{key} = {value!r}")
+    return out
 
 
 def _server_lines(servers: Mapping[str, Any]) -> list[str]:
@@ -444,10 +478,20 @@ def changes(before: Mapping[str, Any] | None, gated: Mapping[str, Any]) -> tuple
     if not isinstance(before, Mapping):
         return ("what it asks for changed (the earlier settings were not recorded item by item)",)
     now = items(gated)
-    out = [f"new: {k}" for k in now if k not in before]
+    new = sorted((k for k in now if k not in before), key=lambda k: not _runs(k))
+    out = [f"new: {k}" for k in new]  # what runs a program first: the new commands
     out += [f"changed: {k}" for k in now if k in before and before[k] != now[k]]
     out += [f"removed: {k}" for k in before if k not in now]
     return tuple(_short(o, 200) for o in out) or ("what it asks for changed",)
+
+
+#: The gated keys whose items run programs (:func:`changes` names new ones first).
+RUNS = ("hooks", "mcp", "lsp", MCP_JSON, CLAUDE_HOOKS, COMMAND_SHELL, PROGRAM_FILES)
+
+
+def _runs(item: str) -> bool:
+    """Whether an item of :func:`items` (``KEY`` or ``KEY: NAME``) runs a program."""
+    return item.partition(": ")[0] in RUNS
 
 
 def forget(state: Path, root: Path) -> None:

@@ -284,7 +284,8 @@ def test_an_untrusted_project_cannot_turn_checkpoints_off_but_may_turn_them_on(t
     make_project(tmp_path, "checkpoints = false\n")
     config = load_config(tmp_path)
     assert config.checkpoints is True
-    assert config.project_trust is not None and "checkpoints = False" in config.project_trust.asks
+    asks = config.project_trust.asks if config.project_trust is not None else ()
+    assert ".larik/config.toml: checkpoints = False" in asks  # named with its file
     assert load_config(tmp_path, trust_project=True).checkpoints is False
     write_user("checkpoints = false\n")
     make_project(tmp_path, "checkpoints = true\n")
@@ -305,7 +306,7 @@ def test_an_untrusted_project_cannot_loosen_the_sandbox(tmp_path):
     assert config.sandbox.writable == []
     pt = config.project_trust
     assert pt is not None and not pt.trusted
-    assert {a.split(" ")[0] for a in pt.asks} == {
+    assert {a.split(" ")[1] for a in pt.asks} == {
         "sandbox.mode",
         "sandbox.network",
         "sandbox.writable",

@@ -97,16 +97,19 @@ def load_config(
             source, changed, notice = _trust_source(
                 root, merged, trust_project, remembered, fingerprint, gated
             )
+            last = trust.recorded(state_dir(), root) if changed else None
+            since = "you said no" if last is not None and last.get("trusted") is False else ""
             project_trust = trust.ProjectTrust(
                 root=root,
                 config_file=config_file,
-                asks=trust.describe(gated, user_mode),
+                asks=trust.describe(gated, user_mode, _name_in(project, root)),
                 digest=fingerprint,
                 gated=gated,
                 trusted=source not in ("", "declined"),
                 source=source if source != "declined" else "",  # type: ignore[arg-type]
                 declined=source == "declined",
                 changed=changed,
+                changed_since=since or "you trusted it",
                 notice=notice,
             )
             if project_trust.trusted:
@@ -272,6 +275,16 @@ def _mark_server_sources(
             server.mark_source(str(user), user=True)
 
 
+def _name_in(path: Path | None, root: Path) -> str:
+    """``path`` as the trust dialog names it (``.larik/config.toml``); "" for none."""
+    if path is None:
+        return ""
+    try:
+        return str(path.resolve().relative_to(root))
+    except ValueError:
+        return str(path)
+
+
 def _union(first: list[str], second: list[str]) -> list[str]:
     return list(dict.fromkeys([*first, *second]))
 
@@ -313,9 +326,13 @@ def _trust_source(
             return ("config" if last.get("trusted") is True else "declined"), (), ""
         return "", trust.changes(last.get("items"), gated), ""
     if remembered:
-        answer = trust.recall(state, root, fingerprint)
-        if answer is not None:
-            return ("remembered" if answer else "declined"), (), ""
+        last = trust.recorded(state, root)
+        if last is not None and last.get("digest") == fingerprint:
+            answer = last.get("trusted")
+            if isinstance(answer, bool):
+                return ("remembered" if answer else "declined"), (), ""
+        elif last is not None:  # asked again: what changed since that answer, item by item
+            return "", trust.changes(last.get("items"), gated), ""
     return "", (), ""
 
 

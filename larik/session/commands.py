@@ -49,6 +49,11 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("jobs", "/jobs", "background jobs: command, runtime, state, last lines; stop one"),
     Builtin("mcp", "/mcp", "MCP servers: state, tools; turn one on or off, reconnect"),
     Builtin("hooks", "/hooks", "the hooks in effect: event, matcher, command, file"),
+    Builtin(
+        "trust",
+        "/trust [ANSWER]",
+        "this folder's trust: what it asks for and why; ANSWER: yes, no or forget",
+    ),
     Builtin("help", "/help", "this list, and the keys", ("?",)),
     Builtin("exit", "/exit", "quit (prints how to resume)", ("quit", "q")),
 )

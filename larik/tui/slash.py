@@ -219,6 +219,44 @@ def _code(text: str) -> str:
     return f"{fence} {text} {fence}" if "`" in text else f"`{text}`"
 
 
+#: /trust's answers: what larik trust yes|no|forget records (larik/session/trust.py)
+TRUST_ANSWERS: dict[str, bool | None] = {"yes": True, "no": False, "forget": None}
+
+
+async def _trust(session: Session, ui: UI, arg: str) -> None:
+    """What the folder asks for and who trusts it; ``yes``, ``no``, ``forget`` record an answer
+    as ``larik trust`` does (the same functions), for the next start."""
+    import asyncio
+
+    from ..session import trust
+
+    words = arg.lower().split()
+    verb = words[0] if words else "show"
+    in_config = words[1:] == ["--in-config"] and verb == "yes"
+    if verb not in ("show", *TRUST_ANSWERS) or (words[1:] and not in_config) or len(words) > 2:
+        ui.say(
+            f"/trust {arg}: use /trust, /trust yes [--in-config], /trust no or /trust forget",
+            "error",
+        )
+        return
+    try:
+        if verb == "show":
+            st = await asyncio.to_thread(trust.load, ui.cwd)
+            ui.say("\n".join(trust.report(st, "/trust")))
+            return
+        done = await asyncio.to_thread(
+            lambda: trust.answer(ui.cwd, TRUST_ANSWERS[verb], in_config=in_config)
+        )
+    except LarikError as e:
+        ui.say(str(e), "error")
+        return
+    except OSError as e:
+        ui.say(f"cannot record the answer: {e.strerror or e}", "error")
+        return
+    later = " This session goes on as it started: the answer applies from the next start here."
+    ui.say(done.message + (later if done.recorded else ""))
+
+
 async def _help(session: Session, ui: UI, arg: str) -> None:
     ui.say(help_markdown(session), as_markdown=True)
 
@@ -258,6 +296,7 @@ HANDLERS: dict[str, Handler] = {
     "jobs": _jobs,
     "mcp": _mcp,
     "hooks": _hooks,
+    "trust": _trust,
     "help": _help,
     "exit": _exit,
 }

@@ -179,3 +179,88 @@ async def test_a_listed_folder_that_changed_since_is_asked_about_again_saying_wh
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         assert not isinstance(app.screen, TrustScreen) and app.config.hooks.any()
+
+
+# ------------------------------------------------------------ issue 25 items 4, 14, 15
+
+
+async def test_the_warning_stays_in_view_at_80x24(tmp_path):
+    """At 80x24 the warning sentence scrolled out of view with a long list (item 15)."""
+    from larik.tui.screens.trust import WARNING
+
+    app = Host(_request(tmp_path, n=60))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        warning = app.screen.query_one("#trust-warning")
+        region = warning.region
+        assert region.height >= 2 and region.y >= 0 and region.bottom <= 24, region
+        assert str(warning.render()) == WARNING.plain
+        assert app.screen.query_one("#trust-details").region.height >= 3  # the list still shows
+
+
+async def test_each_item_names_its_file(harness):
+    """Item 14: "Its .larik/config.toml asks for:" then items of .mcp.json and .claude/."""
+    import json
+
+    from .conftest import screen_text, wait_for
+
+    _project(harness)
+    (harness.cwd / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"toy": {"command": "toy-server"}}})
+    )
+    hook = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}]}}
+    (harness.cwd / ".claude").mkdir()
+    (harness.cwd / ".claude" / "settings.json").write_text(json.dumps(hook))
+    app = _app(harness)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Its .larik/config.toml asks for" not in text and "It asks for:" in text
+        asks = app.screen.request.asks
+        assert ".larik/config.toml: permissions.mode = 'yolo' (yours: 'ask')" in asks
+        assert any(a.startswith(".larik/config.toml: permissions.allow") for a in asks)
+        assert any(a.startswith(".mcp.json starts MCP servers: toy") for a in asks)
+        assert any(a.startswith(".claude/settings.json runs a hook") for a in asks)
+
+
+async def test_asked_again_after_a_change_it_shows_what_changed_new_commands_first(harness):
+    """Item 4: a remembered answer, then a git pull changes the settings: the question comes
+    back, marking what is new, changed and removed — new commands first."""
+    import json
+
+    from .conftest import ready, screen_text, wait_for
+
+    _project(harness)
+    app = _app(harness)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await pilot.press("t")
+        await ready(pilot)
+    cfg = harness.cwd / ".larik" / "config.toml"
+    cfg.write_text('[permissions]\nallow = ["bash: curl*"]\n')  # mode removed, allow changed
+    hook = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}]}}
+    (harness.cwd / ".claude").mkdir()
+    (harness.cwd / ".claude" / "settings.json").write_text(json.dumps(hook))
+    app = _app(harness)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await pilot.pause()
+        changed = app.screen.request.changed
+        assert changed[0] == "new: .claude hooks: .claude/settings.json", changed
+        assert "changed: permissions.allow" in changed
+        assert "removed: permissions.mode" in changed
+        assert changed.index("changed: permissions.allow") < changed.index(
+            "removed: permissions.mode"
+        )
+        text = screen_text(app)
+        assert "It changed since you trusted it" in text and "new: .claude hooks" in text
+        await pilot.press("n")
+        await ready(pilot)
+    cfg.write_text('[permissions]\nallow = ["bash: wget*"]\n')
+    app = _app(harness)  # after a no: said against the no
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await pilot.pause()
+        assert "It changed since you said no" in screen_text(app)
+        assert app.screen.request.changed == ("changed: permissions.allow",)

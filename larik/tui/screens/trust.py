@@ -20,7 +20,40 @@ from textual.widgets import Button, Static
 if TYPE_CHECKING:
     from ...trust import ProjectTrust
 
-__all__ = ["TrustScreen"]
+__all__ = ["WARNING", "TrustScreen", "details"]
+
+WARNING = Text(
+    "These loosen safety or run programs. Trust it only if you trust the people who wrote "
+    "this repository. Without trust Larik still works here, with your own settings only.",
+    style="dim",
+)
+#: How each kind of change is drawn (larik.trust.changes: new ones first, then changed, removed).
+_CHANGE_STYLE = {"new": "bold yellow", "changed": "yellow", "removed": "dim"}
+
+
+def details(r: ProjectTrust) -> Text:
+    """What changed since the last answer (when asked again), then each item the project asks
+    for, each naming its file (larik.trust.describe)."""
+    body = Text("")
+    if r.changed:
+        body.append(f"It changed since {r.changed_since}:\n", style="bold")
+        for change in r.changed:
+            kind, _, what = change.partition(": ")
+            body.append("  • ")
+            if kind in _CHANGE_STYLE:
+                body.append(f"{kind}: ", style=_CHANGE_STYLE[kind])
+                body.append(what)
+            else:
+                body.append(change, style="yellow")
+            body.append("\n")
+        body.append("\n")
+    body.append("It asks for:\n")
+    for i, ask in enumerate(r.asks):
+        body.append("  • ")
+        body.append(ask, style="yellow")
+        if i < len(r.asks) - 1:
+            body.append("\n")
+    return body
 
 
 class TrustScreen(ModalScreen[bool]):
@@ -40,30 +73,14 @@ class TrustScreen(ModalScreen[bool]):
             title = Text("Trust this folder?  ", style="bold")
             title.append(str(r.root), style="bold yellow")
             yield Static(title, id="trust-title")
-            body = Text("")
-            if r.changed:  # a folder of your trusted_projects, changed since you trusted it
-                body.append("It changed since you trusted it:\n", style="bold")
-                for change in r.changed:
-                    body.append("  • ")
-                    body.append(change, style="yellow")
-                    body.append("\n")
-                body.append("\n")
-            body.append(f"Its {r.config_file.relative_to(r.root)} asks for:\n")
-            for ask in r.asks:
-                body.append("  • ")
-                body.append(ask, style="yellow")
-                body.append("\n")
-            body.append(
-                "\nThese loosen safety or run programs. Trust it only if you trust the people "
-                "who wrote this repository. Without trust Larik still works here, with your own "
-                "settings only.",
-                style="dim",
-            )
+            # docked below the scrolled list: in view at any size (80x24 too)
+            with Vertical(id="trust-footer"):
+                yield Static(WARNING, id="trust-warning")
+                with Horizontal(classes="buttons"):
+                    yield Button("Trust (t)", id="trust-yes", variant="warning")
+                    yield Button("Don't trust (n)", id="trust-no", variant="primary")
             with VerticalScroll(id="trust-details"):
-                yield Static(body)
-            with Horizontal(classes="buttons"):
-                yield Button("Trust (t)", id="trust-yes", variant="warning")
-                yield Button("Don't trust (n)", id="trust-no", variant="primary")
+                yield Static(details(r))
 
     def on_mount(self) -> None:
         self.query_one("#trust-no", Button).focus()
