@@ -94,11 +94,17 @@ def make_agent_runner(
             await session.close()
             return None
         passed = None
+        plan = _PlanMeter(session, config)
+
+        def counted(ev: Any) -> None:
+            _count(ev, outcome)
+            plan.saw(ev)
+
         try:
             prompt = task.spec.prompt
             for attempt in range(task.spec.tries):
                 outcome.tries = attempt + 1
-                await session.send(prompt).run(lambda ev: _count(ev, outcome))
+                await session.send(prompt).run(counted)
                 last = attempt + 1 == task.spec.tries
                 if last or outcome.midcheck is None or outcome.error or outcome.turn_limit:
                     break
@@ -113,10 +119,42 @@ def make_agent_runner(
         except APIError as e:
             outcome.error = str(e)
         finally:
+            plan.add_to(outcome)
             await session.close()
         return passed
 
     return run
+
+
+class _PlanMeter:
+    """How much of a signed-in plan's usage windows one session spent: the figures kept
+    beside the account when it began, the first its own answers brought, the last
+    (``quota.spent``). A plan's runs go one at a time (``runner.plan_provider``), so the
+    difference is the run's."""
+
+    def __init__(self, session: Any, config: Config) -> None:
+        from ..session.plans import stored_usage
+
+        self.session = session
+        self.before = stored_usage(config)
+        self.first: dict[str, Any] = {}
+
+    def saw(self, ev: Any) -> None:
+        from ..agent.events import AgentEventType as T
+
+        if ev.type is T.USAGE:
+            for provider, q in self.session.plan_usage.items():
+                self.first.setdefault(provider, q)
+
+    def add_to(self, outcome: AgentOutcome) -> None:
+        from ..llm.signin.quota import spent
+
+        for provider, after in self.session.plan_usage.items():
+            if provider not in self.first:
+                continue  # no answer of this session's came from that plan
+            got = spent(self.before.get(provider), after, self.first[provider])
+            for label, points in got.items():
+                outcome.plan_spent[label] = round(outcome.plan_spent.get(label, 0.0) + points, 3)
 
 
 def _count(ev: Any, outcome: AgentOutcome) -> None:

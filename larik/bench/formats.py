@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .summary import CONFIDENCE, FIGURES, ModelSummary, figure_row, ranked
+from .summary import CONFIDENCE, FIGURES, ModelSummary, figure_row, plan_text, ranked
 
 __all__ = [
     "FORMATS",
@@ -109,7 +109,9 @@ def report_md(summaries: list[ModelSummary], chart: str | None = None) -> str:
     head = ["model", "runs", "pass rate", "95% CI"]
     if tries:
         head += ["1st try", "95% CI"]
-    head += ["$ / pass", "total $", "median time", "tool errors", "well-formed"]
+    plans = any(s.plan_spent for s in order)  # a signed-in plan: its windows, by the $
+    head += ["$ / pass", *(["plan / pass"] if plans else []), "total $", "median time"]
+    head += ["tool errors", "well-formed"]
     lines = [
         "# larik bench report",
         "",
@@ -129,6 +131,7 @@ def report_md(summaries: list[ModelSummary], chart: str | None = None) -> str:
         rate = s.tool_error_rate
         cells += [
             _usd(s.cost_per_pass),
+            *([md_text(plan_text(s.plan_per_pass) or "—")] if plans else []),
             _usd(s.total_cost),
             f"{s.median_wall:.1f}s",
             "—" if rate is None else f"{_pct(rate)} ({s.tool_errors}/{s.tool_calls})",

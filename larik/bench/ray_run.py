@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from ..llm.errors import ConfigError
 from ..llm.secrets import mask
 from ..terminal_text import terminal
-from .runner import HARNESS_ERROR, PER_PROVIDER, RunResult, provider_of, run_one
+from .runner import HARNESS_ERROR, PER_PROVIDER, RunResult, plan_provider, provider_of, run_one
 from .tasks import Task, TaskSpec
 
 if TYPE_CHECKING:
@@ -293,7 +293,8 @@ class RayBench:
                 named = _limit_actor(self._ray).options(
                     name=f"limit-{provider}", namespace=NAMESPACE, get_if_exists=True
                 )
-                actor = self._actors[provider] = named.remote(self._per_provider)
+                at_once = 1 if plan_provider(provider) else self._per_provider
+                actor = self._actors[provider] = named.remote(at_once)
             try:
                 await actor.acquire.remote()
                 break

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from ..terminal_text import safe
 from .runner import RunResult
-from .summary import ModelSummary, ranked, summarize, summary_json
+from .summary import ModelSummary, plan_text, ranked, summarize, summary_json
 
 __all__ = [
     "ModelSummary",
@@ -106,6 +106,7 @@ NARROW = {
     "1st try": 8,
     "pass rate, 95% CI": 10,
     "$ / pass": 8,
+    "plan / pass": 18,
     "total $": 8,
     "median wall": 11,
     "tool errors": 6,
@@ -145,6 +146,9 @@ def render_summary(summaries: list[ModelSummary]) -> Any:
     if tries:  # a suite: Aider's leaderboard figures too, the total $ making room (--format)
         cols[0:3] = ["1st try", "pass rate, 95% CI", "$ / pass"]
         cols.append("well-formed")
+    plans = any(s.plan_spent for s in summaries)  # a signed-in plan: its windows, by the $
+    if plans:
+        cols.insert(cols.index("$ / pass") + 1, "plan / pass")
     for col in cols:
         table.add_column(col, justify="right", max_width=NARROW.get(col))  # the model keeps room
     order = ranked(summaries)
@@ -155,6 +159,7 @@ def render_summary(summaries: list[ModelSummary]) -> Any:
             *first,
             _rate(s),
             _money(s.cost_per_pass),
+            *([plan_text(s.plan_per_pass) or "—"] if plans else []),
             *([] if tries else [_money(s.total_cost)]),
             f"{s.median_wall:.1f}s",
             _errors(s),

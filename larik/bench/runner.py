@@ -71,6 +71,7 @@ class AgentOutcome:
     grade: Callable[[], Awaitable[bool]] | None = None
     attempts: int = 0  # independent tries made (--attempts)
     verify: dict[str, Any] | None = None  # the last turn's check of its edits (agent/verify.py)
+    plan_spent: dict[str, float] = field(default_factory=dict)  # a plan's window -> % spent
 
 
 @dataclass
@@ -92,6 +93,8 @@ class RunResult:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     cost: float | None = None
+    plan_spent: dict[str, float] | None = None  # a signed-in plan's window ("5h", "wk") ->
+    # percentage points of it the run spent (None: no plan reported any)
     first_try: bool | None = None  # passed on the first try (None in records from before tries)
     tries: int = 1
     wall: float = 0.0
@@ -131,10 +134,22 @@ def local_limits(per_provider: int) -> ProviderLimit:
 
     @contextlib.asynccontextmanager
     async def limit(provider: str) -> AsyncIterator[None]:
-        async with limits.setdefault(provider, asyncio.Semaphore(per_provider)):
+        at_once = 1 if plan_provider(provider) else per_provider
+        async with limits.setdefault(provider, asyncio.Semaphore(at_once)):
             yield
 
     return limit
+
+
+def plan_provider(provider: str) -> bool:
+    """A signed-in plan's provider (chatgpt, copilot): its runs go one at a time, so the
+    usage window a run spent is its own (``RunResult.plan_spent``), and a plan's tight rate
+    limits are not hit four at once."""
+    from ..llm import registry
+    from ..llm.endpoint import kind_of
+
+    kind = registry.kind(kind_of(provider))
+    return bool(kind is not None and kind.signin)
 
 
 def provider_of(spec: str) -> str:
@@ -237,6 +252,7 @@ def _fill_usage(result: RunResult, outcome: AgentOutcome) -> None:
     result.cache_read_tokens = outcome.usage.cache_read
     result.cache_write_tokens = outcome.usage.cache_write
     result.cost = outcome.cost
+    result.plan_spent = dict(outcome.plan_spent) or None
 
 
 _SUMMARY = re.compile(r"\b\d+ (failed|passed|errors?|skipped)\b")

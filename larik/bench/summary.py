@@ -15,6 +15,10 @@ The statistics:
   same way from its four token tiers when the report is made. Unknown when any run that used
   tokens has no price, or nothing passed;
 * **median time** is the median wall time of a run (agent and check);
+* **plan per pass** is, for a signed-in plan's model (``larik login``), each usage window's
+  percentage points every run spent (as the backend reported them before and after the run),
+  failed runs included, over the passes: what a pass costs the plan, beside what it costs in
+  dollars (nothing per token);
 * the **tool-call error rate** is the share of the agent's tool calls whose result was an
   error: malformed (unknown tool, arguments that do not parse or validate) or failed (an edit
   whose text was not found, a command that timed out).
@@ -37,6 +41,7 @@ __all__ = [
     "ModelSummary",
     "Pricer",
     "figure_row",
+    "plan_text",
     "ranked",
     "run_cost",
     "summarize",
@@ -91,6 +96,7 @@ class ModelSummary:
     two_tries: bool = False  # some task gave a second try: pass_rate_1 differs from the final
     repeat_rates: list[float] = field(default_factory=list)  # pass rate of each repeat
     total_cost: float | None = None
+    plan_spent: dict[str, float] = field(default_factory=dict)  # window -> % points, all runs
     median_wall: float = 0.0
     tool_calls: int = 0
     tool_errors: int = 0
@@ -140,6 +146,13 @@ class ModelSummary:
         return self.total_cost / self.passes
 
     @property
+    def plan_per_pass(self) -> dict[str, float] | None:
+        """Each plan window's percentage points spent per pass (None: no plan, or no pass)."""
+        if not self.plan_spent or not self.passes:
+            return None
+        return {k: v / self.passes for k, v in self.plan_spent.items()}
+
+    @property
     def tokens(self) -> int:
         return (
             self.input_tokens
@@ -168,6 +181,11 @@ def _summary(model: str, runs: list[RunResult], price: Pricer) -> ModelSummary:
     s.repeat_rates = [sum(v) / len(v) for _, v in sorted(repeats.items())]
     costs = [price(r) for r in runs]
     s.total_cost = None if any(c is None for c in costs) else math.fsum(c or 0.0 for c in costs)
+    for r in runs:  # a results file is read back: only numbers count
+        for label, points in (r.plan_spent if isinstance(r.plan_spent, dict) else {}).items():
+            if isinstance(points, int | float) and math.isfinite(points) and points >= 0:
+                key = str(label)[:12]
+                s.plan_spent[key] = s.plan_spent.get(key, 0.0) + float(points)
     s.median_wall = statistics.median(r.wall for r in runs)
     s.tool_calls = sum(r.tool_calls for r in runs)
     s.tool_errors = sum(r.tool_errors for r in runs)
@@ -233,6 +251,12 @@ FIGURES: tuple[Figure, ...] = (
         "cost_per_pass", "$ / pass", lambda s: _usd(s.cost_per_pass), "USD of all runs / passes"
     ),
     Figure("total_cost", "total $", lambda s: _usd(s.total_cost), "USD of all runs"),
+    Figure(
+        "plan_per_pass",
+        "plan / pass",
+        lambda s: plan_text(s.plan_per_pass),
+        "a signed-in plan's usage windows spent per pass, % points (5h 1.2% · wk 0.1%)",
+    ),
     Figure("median_wall", "median time", lambda s: round(s.median_wall, 2), "seconds a run took"),
     Figure("tool_calls", "tool calls", lambda s: s.tool_calls, "the agent's tool calls"),
     Figure(
@@ -253,6 +277,13 @@ FIGURES: tuple[Figure, ...] = (
     Figure("cache_read_tokens", "cache read", lambda s: s.cache_read_tokens, "cache hits"),
     Figure("cache_write_tokens", "cache write", lambda s: s.cache_write_tokens, "cache writes"),
 )
+
+
+def plan_text(points: dict[str, float] | None) -> str | None:
+    """``5h 1.2% · wk 0.1%`` (None when there is nothing to say)."""
+    if not points:
+        return None
+    return " · ".join(f"{label} {v:.1f}%" for label, v in points.items())
 
 
 def figure_row(s: ModelSummary) -> dict[str, Any]:

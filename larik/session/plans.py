@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..llm.signin.quota import Quota
 
-__all__ = ["plan_json", "plan_status", "plan_usage", "plan_version"]
+__all__ = ["plan_json", "plan_status", "plan_usage", "plan_version", "stored_usage"]
 
 
 def _providers(agent: Any) -> list[str]:
@@ -63,3 +63,20 @@ def plan_json(agent: Any) -> dict[str, Any]:
         }
         for provider, q in plan_usage(agent).items()
     }
+
+
+def stored_usage(config: Any) -> dict[str, Quota]:
+    """The figures kept beside each signed-in account (the latest any Larik process saw), by
+    sign-in name: a bench run's baseline before its first answer."""
+    from ..llm.signin import SIGNINS
+    from ..llm.signin import quota as quotas
+    from ..llm.signin.store import AccountStore
+
+    store = AccountStore(config.accounts_dir)
+    out: dict[str, Quota] = {}
+    for name in SIGNINS:
+        account = store.current(name)
+        found = quotas.load(store, account) if account is not None else None
+        if found is not None:
+            out[name] = found
+    return out

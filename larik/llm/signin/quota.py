@@ -36,6 +36,7 @@ __all__ = [
     "reset_time",
     "resets_text",
     "save",
+    "spent",
     "windows_table",
 ]
 
@@ -146,6 +147,43 @@ def windows_table(plans: Mapping[str, Quota], now: float | None = None) -> str:
                 f"| {name} | {w.label} | {w.used_percent:.0f}% | {resets_text(w.resets_at, now)} |"
             )
     return "\n".join(rows)
+
+
+#: Two figures of one window whose reset times differ by more than this are of two windows
+#: (the window refilled in between); less is the jitter of ``reset-after-seconds``.
+SAME_WINDOW = 600.0
+
+
+def spent(
+    before: Quota | None, after: Quota | None, first: Quota | None = None
+) -> dict[str, float]:
+    """Percentage points of each window spent between ``before`` and ``after`` (by label).
+
+    ``before``: the figures when the work began (None: none known); ``first``: the first
+    figures the work itself brought (a baseline when ``before`` is missing or of an earlier
+    window: it misses that first request). A window that refilled in between counts from 0."""
+    if after is None:
+        return {}
+    out: dict[str, float] = {}
+    for w in after.windows:
+        b = before.window(w.label) if before is not None else None
+        f = first.window(w.label) if first is not None else None
+        if b is None and f is None:
+            continue  # nothing to count from
+        if b is not None and _same(b, w):
+            base = b.used_percent  # exact
+        elif f is not None and _same(f, w):
+            base = f.used_percent  # from the first answer: misses that first request
+        else:
+            base = 0.0  # the window refilled during the work: what was spent since
+        out[w.label] = round(max(0.0, w.used_percent - base), 3)
+    return out
+
+
+def _same(a: Window, b: Window) -> bool:
+    if a.resets_at is None or b.resets_at is None:
+        return a.resets_at is b.resets_at
+    return abs(a.resets_at - b.resets_at) <= SAME_WINDOW
 
 
 # -- this process -----------------------------------------------------------------------------
