@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..words import count
+from ..words import count, plural
 from .checkpoints import CheckpointError, Plan, Restored, ShadowRepo, Step, show
 from .events import AgentEvent, AgentEventType, NoticeLevel
 
@@ -179,7 +179,7 @@ class Undone:
     def summary(self) -> str:
         """One line: which turns, which files, and what could not be taken back."""
         r = self.restored
-        what = "turn " + ", ".join(str(n) for n in self.turns)
+        what = f"{plural(len(self.turns), 'turn')} " + ", ".join(str(n) for n in self.turns)
         parts = []
         if r.changed:
             parts.append("restored " + _names(r.changed))
@@ -190,6 +190,8 @@ class Undone:
         parts += self.not_recorded()
         if not parts:
             return f"{what}: the files were already as they were before it"
+        if not r.changed:  # it said "took back turn 1" with nothing restored
+            return f"{what}: nothing was restored: " + "; ".join(parts)
         return f"took back {what}: " + "; ".join(parts)
 
     def not_recorded(self) -> list[str]:

@@ -278,3 +278,28 @@ async def test_slash_fork_goes_on_in_a_copy_and_the_original_is_byte_identical(p
         assert [t.prompt for t in app.chat.agent.checkpoints.turns] == ["first", "second"]
         await command(pilot, "/undo")  # the fork kept turn 1's checkpoint
         assert not (proj.cwd / "a.txt").exists()
+
+
+async def test_slash_undo_that_restores_nothing_does_not_say_it_took_the_turn_back(proj):
+    """issue 25 item 29: keeping the user's changes to the turn's only file said "took back
+    turn 1"."""
+    app = proj.app(
+        [
+            call("read_file", 1, path="calc.py"),
+            call("write_file", 2, path="calc.py", content="a\n"),
+            reply(),
+        ]
+    )
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "one file")
+        await turn_done(pilot)
+        (proj.cwd / "calc.py").write_text("my fix\n")
+        await send(pilot, "/undo")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen))
+        await wait_for(pilot, lambda: "Keep my changes" in screen_text(app))
+        await pilot.press("enter")  # keep
+        await wait_for(pilot, lambda: any("turn 1" in n for n in notices(app)))
+        said = [n for n in notices(app) if "turn 1" in n]
+        assert said == ["turn 1: nothing was restored: kept your changes to calc.py"], said
+        assert (proj.cwd / "calc.py").read_text() == "my fix\n"
