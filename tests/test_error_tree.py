@@ -33,6 +33,7 @@ OUTSIDE_THE_TREE = {
     "larik.agent.runaway.RunawayReply",  # cancels a runaway stream inside the agent's loop
     "larik.bench._reaper._Stop",  # a signal to the check's reaper: it ends what the check started
     "larik.printmode._Stopped",  # a KeyboardInterrupt: a signal ends print mode as Ctrl+C does
+    "larik.llm.local.gguf._Short",  # a header cut short: read_meta says so, naming the file
 }
 
 

@@ -341,6 +341,14 @@ class Config(BaseModel):
 
         return state_dir() / "accounts"
 
+    @property
+    def local_dir(self) -> Path:
+        """Where the local engine keeps its models' index, logs and run files
+        (``larik local``): ``<state>/local``."""
+        from .paths import state_dir
+
+        return state_dir() / "local"
+
     def routing(self) -> RoutingSnapshot:
         """The routing-relevant settings, copied under the routing lock."""
         with _ROUTING_LOCK:

@@ -19,7 +19,9 @@ themselves (no ``os.environ``, no config), so every rule below holds for all of 
   the provider's declared ``credential_env_names`` (a custom table: its kind's), else of the
   kind's optional ones (``OLLAMA_API_KEY``). ``Endpoint.require_key()`` raises MissingKeyError
   naming the variables when a required key is missing.
-* **Local**: the base URL is loopback (or the kind runs in-process, ``scripted``).
+* **Local**: the base URL is loopback (or the kind runs in-process, ``scripted``, or starts its
+  own server on this machine, ``local``: no base URL needed; ``Endpoint.local_dir`` is where it
+  keeps its files).
 * **Sign-in kinds** (``chatgpt``, ``copilot``: :attr:`~larik.llm.registry.Kind.signin`): the
   key is the signed-in account's access token (``Endpoint.account``, read from
   ``config.accounts_dir``; ``require_key()`` raises NotSignedIn naming ``larik login NAME``).
@@ -88,6 +90,9 @@ class Endpoint:
     """A sign-in kind's signed-in account (None: not signed in)."""
     accounts_dir: Path | None = None
     """Where the account is kept (a sign-in kind's adapter refreshes it there)."""
+    local_dir: Path | None = None
+    """A kind that starts its own server (``local``): where its models' index, logs and run
+    files are (``config.local_dir``)."""
 
     @property
     def local(self) -> bool:
@@ -145,6 +150,7 @@ def resolve_endpoint(
     base_url = _base_url(name, spec, pc, kind, env)
     key, key_env, names, required = _key(spec, pc, kind, env)
     remember(key)
+    starts = kind is not None and kind.starts_server
     return Endpoint(
         name=name,
         kind=kind.name if kind is not None else (spec.type if spec is not None else ""),
@@ -154,6 +160,7 @@ def resolve_endpoint(
         key_names=names,
         key_required=required,
         headers=headers,
+        local_dir=config.local_dir if starts and config is not None else None,
     )
 
 
@@ -253,7 +260,7 @@ def _base_url(
             validate_base_url(url)
         except ValueError as e:
             raise ConfigError(f"{where}: {e}") from None
-    elif kind is not None and not kind.in_process:
+    elif kind is not None and not kind.in_process and not kind.starts_server:
         raise ConfigError(f"{where}: a {kind.name} provider needs one")
     return url
 

@@ -20,6 +20,8 @@
     │   └── StreamTimeout          no first chunk / no chunk between chunks in time (retryable)
     ├── SignInError                a login (``larik login NAME``) that could not be completed:
     │                              the server's answer, the browser, the time it took
+    ├── LocalModelError            (llm.local) a local model that cannot be pulled, found or
+    │                              started: the file, the download, the engine, the CPU
     ├── TranscriptError            (agent.transcript) a session file that cannot be read
     │   └── SessionLocked          another process is writing that session
     ├── CheckpointError            (agent.checkpoints) a snapshot or restore that cannot be done
@@ -53,6 +55,7 @@ __all__ = [
     "ConfigError",
     "ContextOverflow",
     "LarikError",
+    "LocalModelError",
     "LoginExpired",
     "MissingKeyError",
     "NotSignedIn",
@@ -103,6 +106,11 @@ class NotSignedIn(MissingKeyError):
         ResolveError.__init__(self, f"{provider}: not signed in: run `{command}`")
         self.provider = provider
         self.env_names = ()
+
+
+class LocalModelError(LarikError):
+    """A local model (``larik local``, ``local/NAME``) cannot be pulled, found or started; the
+    message names the file, the model or what the machine lacks."""
 
 
 class APIError(LarikError):

@@ -25,7 +25,8 @@ the environment for providers) and the adapter options as keywords::
     factory(endpoint, **options)                 # a kind with per_model=True: also model=...
 
 Built-in kinds: ``anthropic``, ``openai``, ``gemini``, ``ollama``, ``openai-compatible``,
-``chatgpt`` and ``copilot`` (sign-in kinds: a plan the user pays for, ``larik login NAME``) and
+``chatgpt`` and ``copilot`` (sign-in kinds: a plan the user pays for, ``larik login NAME``),
+``local`` (the embedded llama.cpp engine Larik starts itself: :mod:`larik.llm.local`) and
 ``scripted``. Built-in providers: one per kind of the same name (not ``openai-compatible``), and
 every openai-compatible preset in :mod:`larik.llm.providers.presets` (``openrouter``, ``groq``,
 ``deepseek``, ``nvidia-nim``, … and the local ``lmstudio``, ``llamacpp``, ``vllm``).
@@ -96,6 +97,9 @@ class Kind:
     """``GET`` path under the base URL where a local server lists its models ("" = not probed)."""
     in_process: bool = False
     """Runs in this process: no URL, no wire, so no conformance kit (``scripted``)."""
+    starts_server: bool = False
+    """Larik starts the server itself, on this machine (``local``: the embedded engine): no
+    base URL is needed, the adapter learns it when the engine is up."""
     per_model: bool = False
     """One adapter per model: the factory also gets ``model=`` (``scripted``: the script path)."""
     fresh_per_run: bool = False
@@ -170,7 +174,7 @@ def register_kind(entry: Kind) -> Kind:
                 entry.credential_env_names,
                 type=entry.name,
                 base_url=entry.base_url,
-                local=entry.in_process,
+                local=entry.in_process or entry.starts_server,
             )
     return entry
 
@@ -361,6 +365,14 @@ BUILTIN_KINDS = (
         base_url_env="LARIK_COPILOT_BASE_URL",
         signin="copilot",
         model_hint="a Copilot model, e.g. copilot/gpt-5.5",
+    ),
+    Kind(
+        name="local",
+        adapter="larik.llm.providers.local:LocalProvider",
+        warm_modules=(*HTTP_STACK, "openai", "jiter"),
+        starts_server=True,
+        per_model=True,
+        model_hint="a local model's name, e.g. local/qwen2.5-coder-1.5b (larik local list)",
     ),
     Kind(
         name="scripted",

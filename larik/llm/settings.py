@@ -65,3 +65,9 @@ class LlmSettings(Protocol):
     def accounts_dir(self) -> Path:
         """Where signed-in accounts are kept (``<state>/accounts``)."""
         ...
+
+    @property
+    def local_dir(self) -> Path:
+        """Where the local engine keeps its models' index, logs and run files
+        (``<state>/local``)."""
+        ...

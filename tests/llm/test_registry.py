@@ -149,8 +149,11 @@ def test_every_built_in_kind_is_registered_once_with_its_facts():
         "openai-compatible",
         "chatgpt",
         "copilot",
+        "local",
         "scripted",
     }
+    assert kinds["local"].starts_server and kinds["local"].per_model
+    assert registry.get("local").local and not registry.get("local").needs_key
     assert kinds["anthropic"].base_url_env == "ANTHROPIC_BASE_URL"
     assert kinds["chatgpt"].signin == "chatgpt" and kinds["copilot"].signin == "copilot"
     assert kinds["ollama"].optional_key_env == ("OLLAMA_API_KEY",)

@@ -66,7 +66,8 @@ _OPTIONS = ("temperature", "top_p", "seed", "extra_body", "timeout")
 class OpenAICompatProvider:
     """Chat Completions adapter. ``endpoint.name`` picks a preset (or is a custom endpoint's).
 
-    ``reasoning_history`` overrides the preset's mode. Options: ``temperature``, ``top_p``,
+    ``reasoning_history`` overrides the preset's mode; ``preset`` replaces the one the name picks
+    (the ``local`` kind's engine is llama.cpp's server). Options: ``temperature``, ``top_p``,
     ``seed``, ``extra_body`` (dict merged into the request body), ``timeout`` (read timeout,
     seconds), ``effort`` (``reasoning_effort`` | ``openrouter`` | ``none``), ``stream_usage``
     (bool), ``constrained_tools`` (``auto`` | ``always`` | ``never``: :mod:`.constrained`). Any
@@ -78,11 +79,12 @@ class OpenAICompatProvider:
         endpoint: Endpoint,
         *,
         reasoning_history: ReasoningHistory | None = None,
+        preset: Preset | None = None,
         **options: Any,
     ) -> None:
         self.endpoint = endpoint
         self.name = name = endpoint.name
-        self.preset: Preset = PRESETS.get(name, CUSTOM)
+        self.preset: Preset = preset or PRESETS.get(name, CUSTOM)
         if not endpoint.base_url:
             raise ConfigError(f"{name}: a custom openai-compatible provider needs a base_url")
         self.base_url = endpoint.base_url.rstrip("/")

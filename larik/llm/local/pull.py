@@ -1,0 +1,187 @@
+"""``larik local pull SOURCE``: a model onto this machine, checked by sha256, named in the index.
+
+SOURCE is a catalog name (``qwen2.5-coder-1.5b``: its repository, commit, file, size and
+sha256 are pinned in :mod:`.catalog`), ``REPO/FILE.gguf`` on Hugging Face (its sha256 is
+recorded, not checked: nothing pins it), or a path to a ``.gguf`` file here (hard-linked, else
+copied, under ``<state>/local/models/``; named by the catalog when its sha256 is a row's).
+
+Downloads go through ``huggingface_hub.hf_hub_download``: resumable (an interrupted download
+goes on from where it stopped when pulled again), cached (the Hugging Face cache, where
+``HF_HOME`` puts it), with its progress bar, from ``HF_ENDPOINT`` when set — which must be
+https, or http on a loopback address (a test's fake Hub). A pinned file whose bytes do not hash
+to the catalog's sha256 is deleted and reported. Every failure — offline, a 404, a stalled
+server — is one line. Nothing is downloaded but what the user asked for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import LocalModelError
+from ..net import validate_base_url
+from . import catalog
+from .store import Entry, Store, name_for
+
+__all__ = ["DEFAULT_ENDPOINT", "hub_endpoint", "pull", "sha256_of"]
+
+DEFAULT_ENDPOINT = "https://huggingface.co"
+Say = Callable[[str], None]
+
+
+def hub_endpoint(environ: dict[str, str] | None = None) -> str:
+    """``HF_ENDPOINT`` (checked: https, or http on loopback), else the Hub's own address."""
+    env = os.environ if environ is None else environ
+    url = (env.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).strip().rstrip("/")
+    try:
+        validate_base_url(url)
+    except ValueError as e:
+        raise LocalModelError(f"environment variable HF_ENDPOINT: {e}") from None
+    return url
+
+
+def pull(
+    source: str,
+    store: Store,
+    *,
+    cache_dir: Path | None = None,
+    say: Say = print,
+    progress: bool = True,
+) -> Entry:
+    """Pull ``source`` (see the module docstring) and add it to ``store``'s index."""
+    source = source.strip()
+    path = Path(source).expanduser()
+    if source.endswith(".gguf") and (path.is_file() or not _looks_like_repo(source)):
+        return _from_file(path, store, say)
+    row = catalog.row(source)
+    if row is not None:
+        return _from_hub(
+            store, row.repo, row.file, row.revision, row.sha256, row.name, cache_dir, say, progress
+        )
+    if _looks_like_repo(source) and source.endswith(".gguf"):
+        owner, name, file = source.split("/", 2)
+        repo = f"{owner}/{name}"
+        return _from_hub(store, repo, file, None, "", name_for(file), cache_dir, say, progress)
+    names = ", ".join(r.name for r in catalog.CATALOG)
+    raise LocalModelError(
+        f"{source!r} is not a model Larik knows: pull one of {names}, "
+        "REPO/FILE.gguf on Hugging Face, or a path to a .gguf file"
+    )
+
+
+def _looks_like_repo(source: str) -> bool:
+    parts = source.split("/")
+    return len(parts) >= 3 and all(parts) and not source.startswith((".", "/", "~"))
+
+
+def _from_file(path: Path, store: Store, say: Say) -> Entry:
+    if not path.is_file():
+        raise LocalModelError(f"no such model file: {path}")
+    from .gguf import read_meta
+
+    read_meta(path)  # one line when it is no GGUF
+    say(f"checking {path} …")
+    digest = sha256_of(path)
+    row = catalog.by_sha256(digest)
+    name = row.name if row is not None else name_for(path.name)
+    target = store.files_dir / (row.file if row is not None else path.name)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not (target.exists() and os.path.samefile(target, path)):
+        target.unlink(missing_ok=True)
+        try:
+            os.link(path, target)
+        except OSError:  # another file system, or no hard links: a copy
+            say(f"copying it to {target} …")
+            shutil.copyfile(path, target)
+    entry = Entry(name, str(target), target.stat().st_size, digest, "file")
+    store.add(entry)
+    return entry
+
+
+def _from_hub(
+    store: Store,
+    repo: str,
+    file: str,
+    revision: str | None,
+    sha256: str,
+    name: str,
+    cache_dir: Path | None,
+    say: Say,
+    progress: bool,
+) -> Entry:
+    endpoint = hub_endpoint()
+    try:
+        from huggingface_hub import hf_hub_download
+        from huggingface_hub.utils import disable_progress_bars, enable_progress_bars
+    except ImportError:
+        raise LocalModelError(
+            "downloads need huggingface_hub: pip install 'larik[local]'"
+        ) from None
+    row = catalog.row(name)
+    size = f" ({row.size_text})" if row is not None else ""
+    say(f"pulling {repo}/{file}{size} from {endpoint}")
+    (enable_progress_bars if progress else disable_progress_bars)()
+    try:
+        local = Path(
+            hf_hub_download(
+                repo,
+                file,
+                revision=revision,
+                cache_dir=cache_dir,
+                endpoint=endpoint,
+            )
+        )
+    except Exception as e:  # every failure of the Hub client: one line
+        raise LocalModelError(_download_error(repo, file, endpoint, e)) from None
+    say("checking its sha256 …")
+    digest = sha256_of(local)
+    if sha256 and digest != sha256:
+        _delete(local)
+        raise LocalModelError(
+            f"sha256 mismatch for {file} from {repo}: got {digest}, the catalog pins "
+            f"{sha256}; the file was deleted (a truncated or tampered download)"
+        )
+    entry = Entry(name, str(local), local.stat().st_size, digest, "hub", repo, file, revision or "")
+    store.add(entry)
+    return entry
+
+
+def _delete(local: Path) -> None:
+    """The snapshot's link and the cache blob it points to."""
+    blob = local.resolve()
+    local.unlink(missing_ok=True)
+    if blob != local:
+        blob.unlink(missing_ok=True)
+
+
+def _download_error(repo: str, file: str, endpoint: str, e: BaseException) -> str:
+    kind = type(e).__name__
+    what = f"{repo}/{file}"
+    if kind == "EntryNotFoundError" or " 404 " in f" {e} ":
+        return f"{what}: no such file on {endpoint} (HTTP 404)"
+    if kind in ("RepositoryNotFoundError", "GatedRepoError"):
+        return f"{what}: no such repository on {endpoint}, or it needs a login"
+    if kind == "RevisionNotFoundError":
+        return f"{what}: no such revision on {endpoint}"
+    if kind in (
+        "LocalEntryNotFoundError",
+        "ConnectError",
+        "ConnectionError",
+        "OfflineModeIsEnabled",
+    ):
+        return f"cannot reach {endpoint} to pull {what}: offline? (run it again to resume)"
+    if "Timeout" in kind or "timed out" in str(e).lower():
+        return f"the download of {what} from {endpoint} stalled: run it again to resume"
+    first = str(e).strip().splitlines()[0] if str(e).strip() else kind
+    return f"the download of {what} from {endpoint} failed: {first[:200]} (run it again to resume)"
+
+
+def sha256_of(path: Path, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(chunk):
+            h.update(block)
+    return h.hexdigest()
