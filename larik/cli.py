@@ -63,6 +63,13 @@ def root(
     max_turns: int | None = typer.Option(
         None, "--max-turns", metavar="N", help="Most model calls in one turn."
     ),
+    max_budget_usd: float | None = typer.Option(
+        None,
+        "--max-budget-usd",
+        metavar="USD",
+        help="Stop before the model request that would take this session's spending past USD "
+        "(estimated from the catalog's prices).",
+    ),
     attempts: int = typer.Option(
         1,
         "--attempts",
@@ -135,6 +142,7 @@ def root(
             effort=effort,
             permission_mode=permission_mode,
             max_turns=max_turns,
+            max_budget_usd=max_budget_usd,
             attempts=attempts,
             output_format=output_format,
             resume=session,
@@ -153,6 +161,7 @@ def root(
             session,
             trust_project=trust_project,
             prompt=prompt or "",
+            max_budget_usd=max_budget_usd,
         )
     )
 

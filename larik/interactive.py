@@ -29,11 +29,15 @@ def run_interactive(
     *,
     trust_project: bool = False,
     prompt: str = "",
+    max_budget_usd: float | None = None,
 ) -> int:
     """Run the TUI in ``cwd``; the exit code. ``session``: None for a new one, "latest" or an id;
     ``prompt``: sent once the agent is there (``larik "PROMPT"``).
 
     Without a terminal, or with a broken config, it is one line on stderr and exit code 2."""
+    if max_budget_usd is not None and not max_budget_usd > 0:
+        print("larik: --max-budget-usd must be more than 0 (USD)", file=sys.stderr)
+        return 2
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(NO_TERMINAL, file=sys.stderr)
         return 2
@@ -47,4 +51,5 @@ def run_interactive(
         resume=session,
         trust_project=trust_project,
         prompt=prompt,
+        max_budget_usd=max_budget_usd,
     )

@@ -75,6 +75,7 @@ class PrintOptions:
     effort: str | None = None
     permission_mode: str | None = None
     max_turns: int | None = None
+    max_budget_usd: float | None = None  # --max-budget-usd: the session's budget (budget.py)
     attempts: int = 1  # --attempts: independent tries from the same files (session/attempts.py)
     output_format: str = "text"
     resume: str | None = None  # None: new session; "latest"; or a session id
@@ -90,6 +91,7 @@ class _Outcome:
     login: bool = False  # the error was a sign-in that must be redone (exit code 2)
     plan: str = ""  # plan mode: the plan the turn ended with
     verify: dict[str, Any] | None = None  # the turn's check of its edits (agent/verify.py)
+    budget: dict[str, Any] | None = None  # the session's budget, when one was set
     running: dict[str, AgentEvent] = field(default_factory=dict)  # tool_start without an end
 
 
@@ -191,6 +193,8 @@ def _check(opts: PrintOptions, stdin: IO[str], err: IO[str]) -> str:
         raise UsageError(f"unknown effort {opts.effort!r}: use low, medium, high or max")
     if opts.max_turns is not None and opts.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
+    if opts.max_budget_usd is not None and not opts.max_budget_usd > 0:
+        raise UsageError("--max-budget-usd must be more than 0 (USD)")
     if opts.attempts < 1:
         raise UsageError("--attempts must be at least 1")
     if opts.attempts > 1 and opts.resume is not None:
@@ -345,6 +349,8 @@ async def _one_try(
     finally:
         # kills running commands, runs SessionEnd hooks, closes (and unlocks) the transcript,
         # stops every MCP server before Larik exits
+        if session.budget.limits.any:
+            outcome.budget = session.budget.to_json()
         said = await session.close()
         for ev in said:  # SessionEnd hooks' notices
             with contextlib.suppress(BrokenPipeError):
@@ -440,6 +446,7 @@ async def _open_session(opts: PrintOptions, err: IO[str]) -> Session:
         permission_mode=opts.permission_mode,
         resume=opts.resume,
         max_turns=opts.max_turns,
+        max_budget_usd=opts.max_budget_usd,
         commands=False,  # looked for when the prompt is a /command
     )
     login = login_on(err) if _is_terminal(err) else False
@@ -643,4 +650,5 @@ def _result(agent: Any, outcome: _Outcome, ok: bool, opts: PrintOptions) -> dict
             r: u.model_dump(exclude_defaults=False) for r, u in usage.by_role.items()
         },
         "plan_usage": plan_json(agent),  # a signed-in plan's windows: what it cost the plan
+        "budget": outcome.budget,
     }

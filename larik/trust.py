@@ -20,6 +20,8 @@ sandbox.mode             applied only when as strict as the user's or more (read
 sandbox.network          ``true`` ignored (a project may only turn the network off)
 sandbox.writable         ignored (a project must not open more of the disk to commands)
 web_fetch.allow_private  ignored (a project must not let web_fetch reach private addresses)
+budget.session_usd,      applied only when as low as the user's or lower (or the user set none):
+budget.turn_usd          a project may spend less, never more
 .mcp.json                ignored (the project's MCP servers, in the format other agents share)
 .claude hooks            ignored (the hooks of .claude/settings.json and settings.local.json,
                          Claude Code's project settings: they run programs)
@@ -120,6 +122,8 @@ GATED: dict[str, Literal["tighten-only", "ignored", "merged"]] = {
     "sandbox.network": "tighten-only",  # may turn it off, not on
     "sandbox.writable": "ignored",
     "web_fetch.allow_private": "ignored",  # a project must not open the private network
+    "budget.session_usd": "tighten-only",  # may lower the user's limit, not raise it
+    "budget.turn_usd": "tighten-only",
 }
 
 _FILE_NAME = "trust.json"
@@ -183,7 +187,10 @@ class ProjectTrust:
 
 
 def split_project(
-    data: Mapping[str, Any], user_mode: str, user_sandbox: str = "workspace-write"
+    data: Mapping[str, Any],
+    user_mode: str,
+    user_sandbox: str = "workspace-write",
+    user_budget: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
     """Split a project file's data into what always applies and what needs trust.
 
@@ -224,7 +231,20 @@ def split_project(
         if web.get("allow_private"):
             gated["web_fetch.allow_private"] = web.pop("allow_private")
         always["web_fetch"] = web
+    if isinstance(data.get("budget"), Mapping):
+        budget, mine = dict(data["budget"]), user_budget or {}
+        for key in ("session_usd", "turn_usd"):
+            if key in budget and _raises(budget[key], mine.get(key)):
+                gated[f"budget.{key}"] = budget.pop(key)
+        always["budget"] = budget
     return always, gated, deny
+
+
+def _raises(limit: Any, user_limit: Any) -> bool:
+    """A project's spending limit above the user's own (a limit where the user set none only
+    tightens; a value that is not a number is left for validation to reject)."""
+    number = (int, float)
+    return isinstance(limit, number) and isinstance(user_limit, number) and limit > user_limit
 
 
 #: Sandbox modes (larik.agent.sandbox) from the strictest to the loosest.

@@ -290,6 +290,7 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
 
 def test_the_configuration_doc_names_every_key():
     from larik.config import (
+        BudgetConfig,
         JobsConfig,
         ModelOverride,
         PermissionsConfig,
@@ -309,6 +310,7 @@ def test_the_configuration_doc_names_every_key():
         SandboxConfig,
         JobsConfig,
         WebFetchConfig,
+        BudgetConfig,
     ):
         for name in model.model_fields:
             documented = f"`{name}`" in text or f"`[{name}" in text  # a key or a [table]

@@ -477,3 +477,86 @@ def test_an_instruction_file_leading_outside_is_a_warning_on_stderr_and_not_sent
     assert "larik: warning: AGENTS.md was not read into the system prompt: it leads outside" in err
     sent = scripted_provider(model.removeprefix("scripted/")).requests[0].system
     assert "ghp_SECRET" not in "".join(sent)
+
+
+# ------------------------------------------------------------------------------ budgets
+
+DOLLAR_REPLY = {"input": 10, "output": 1000}  # $1.00 at $1000 per million output tokens
+
+
+def _priced(spec: str, budget: str = "") -> None:
+    """The user's config: ``spec`` priced, and ``budget`` (TOML lines of [budget])."""
+    from larik.config import user_config_path
+
+    path = user_config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    prices = f'[models."{spec}"]\ninput_price = 0.0\noutput_price = 1000.0\n'
+    path.write_text(prices + (f"[budget]\n{budget}\n" if budget else ""))
+
+
+def test_max_budget_usd_stops_before_the_request_that_would_cross_it(project, tmp_path):
+    call = {"tool_calls": [{"name": "glob", "input": {"pattern": "*"}}], "usage": DOLLAR_REPLY}
+    model = write_script(tmp_path / "s.json", call, {"text": "never", "usage": DOLLAR_REPLY})
+    _priced(model)
+    code, out, err = larik(
+        "-p", "look", "-m", model, "--max-budget-usd", "1.5", "--output-format", "json"
+    )
+    result = json.loads(out)
+    assert code == 1 and result["stop_reason"] == "budget" and not result["ok"]
+    assert result["cost"] == pytest.approx(1.0) and result["budget"]["session_usd"] == 1.5
+    assert result["budget"]["left"] == pytest.approx(0.5)
+    model = write_script(tmp_path / "t.json", call, {"text": "never", "usage": DOLLAR_REPLY})
+    _priced(model)
+    code, out, err = larik("-p", "look", "-m", model, "--max-budget-usd", "1.5")
+    assert code == 1 and "would cross the session budget of $1.50 ($1.00 spent)" in err
+    assert "ended without finishing (budget)" in err and "Traceback" not in err
+
+
+def test_the_configs_turn_budget_ends_the_run_budget_in_stream_json(project, tmp_path):
+    call = {"tool_calls": [{"name": "glob", "input": {"pattern": "*"}}], "usage": DOLLAR_REPLY}
+    model = write_script(tmp_path / "s.json", call, {"text": "never"})
+    _priced(model, "turn_usd = 1.5")
+    code, out, _ = larik("-p", "look", "-m", model, "--output-format", "stream-json")
+    lines = [json.loads(x) for x in out.splitlines()]
+    [end] = [x for x in lines if x["type"] == "turn_end"]
+    assert code == 1 and end["stop_reason"] == "budget" and "turn budget" in end["data"]["budget"]
+    assert lines[-1]["stop_reason"] == "budget" and lines[-1]["budget"]["turn_usd"] == 1.5
+
+
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_a_budget_that_is_not_positive_is_bad_usage(project, tmp_path, value):
+    model = write_script(tmp_path / "s.json", {"text": "x"})
+    code, out, err = larik("-p", "hi", "-m", model, f"--max-budget-usd={value}")
+    assert code == 2 and out == "" and "--max-budget-usd" in err
+
+
+def test_a_budget_stop_from_the_real_command(project, tmp_path):
+    call = {"tool_calls": [{"name": "glob", "input": {"pattern": "*"}}], "usage": DOLLAR_REPLY}
+    model = write_script(tmp_path / "s.json", call, {"text": "never", "usage": DOLLAR_REPLY})
+    _priced(model)
+    argv = ["-p", "look", "-m", model, "--max-budget-usd", "1.5", "--output-format", "json"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "larik.cli", *argv],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=120,
+    )
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert json.loads(proc.stdout)["stop_reason"] == "budget"
+
+
+def test_the_tui_gets_max_budget_usd_and_refuses_a_bad_one(project, monkeypatch):
+    import larik.tui
+
+    seen: dict = {}
+    monkeypatch.setattr(larik.tui, "run_tui", lambda **kw: seen.update(kw) or 0)
+    monkeypatch.setattr(sys, "stdin", type("T", (), {"isatty": staticmethod(lambda: True)})())
+    monkeypatch.setattr(sys, "stdout", type("T", (), {"isatty": staticmethod(lambda: True)})())
+    monkeypatch.setattr(sys, "argv", ["larik", "--max-budget-usd", "2.5"])
+    with pytest.raises(SystemExit) as e:
+        cli.main()
+    assert e.value.code == 0 and seen["max_budget_usd"] == 2.5
+    from larik.interactive import run_interactive
+
+    assert run_interactive(project, max_budget_usd=0.0) == 2

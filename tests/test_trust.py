@@ -328,3 +328,26 @@ def test_a_project_may_always_tighten_the_sandbox(tmp_path):
     write_user('[sandbox]\nmode = "read-only"\n')
     make_project(tmp_path, '[sandbox]\nmode = "workspace-write"\n')
     assert load_config(tmp_path).sandbox.mode == "read-only"
+
+
+# ------------------------------------------------------------------------------- [budget]
+
+
+def test_an_untrusted_project_cannot_raise_the_users_budget(tmp_path):
+    write_user("[budget]\nsession_usd = 2.0\nturn_usd = 0.5\n")
+    make_project(tmp_path, "[budget]\nsession_usd = 500.0\nturn_usd = 100.0\n")
+    config = load_config(tmp_path)
+    assert (config.budget.session_usd, config.budget.turn_usd) == (2.0, 0.5)
+    pt = config.project_trust
+    assert pt is not None and not pt.trusted
+    assert {a.split(" ")[0] for a in pt.asks} == {"budget.session_usd", "budget.turn_usd"}
+    trusted = load_config(tmp_path, trust_project=True)
+    assert (trusted.budget.session_usd, trusted.budget.turn_usd) == (500.0, 100.0)
+
+
+def test_a_project_may_always_lower_a_budget_or_set_one(tmp_path):
+    write_user("[budget]\nsession_usd = 2.0\n")
+    make_project(tmp_path, "[budget]\nsession_usd = 1.0\nturn_usd = 0.25\n")
+    config = load_config(tmp_path)
+    assert (config.budget.session_usd, config.budget.turn_usd) == (1.0, 0.25)
+    assert config.project_trust is None

@@ -59,6 +59,7 @@ S = SessionEventType
 STOP_REASONS = {
     "max_tokens": "max_tokens",
     "max_turns": "max_turn_requests",
+    "budget": "max_turn_requests",  # the closest the schema has: a limit on the turn's requests
     "refusal": "refusal",
     "cancelled": "cancelled",
 }

@@ -49,7 +49,7 @@ from .runner import ToolRunner, answer_all, cut_off_result
 from .session_hooks import SessionHooks
 from .session_log import SessionLog
 from .sessions import Rebuilt
-from .settings import AgentSettings
+from .settings import AgentSettings, BudgetCheck
 from .shown import error_record
 from .stuck import StuckDetector, have_it
 from .subagent import run_task, tools_for
@@ -143,6 +143,7 @@ class Agent:
         self.context_tokens = 0  # tokens in use after the last reply (or an estimate)
         self.context_window = 0
         self._counted = 0  # messages[:_counted] are included in context_tokens
+        self.budget_check: BudgetCheck | None = None  # the session's budget (session/budget.py)
         self._use_model(resolved)
 
     # -- construction -----------------------------------------------------------------------
@@ -271,6 +272,8 @@ class Agent:
                 async for ev in self._drive(typed):
                     yield ev
             except TurnOver as over:
+                if "budget" in over.data:  # the next request would have crossed it
+                    yield self._notice(over.data["budget"], warn=True)
                 if self._plan_mode and over.stop is StopReason.END_TURN and over.text.strip():
                     over.data["plan"] = over.text  # the front end offers to accept it
                 for ev in self.checkpoints.end_turn():
@@ -418,8 +421,14 @@ class Agent:
                 "compacting; start a new session or switch to a model with a larger window"
             ) from None
 
+    def _mind_budget(self, request: Request, resolved: Resolved) -> None:
+        """TurnOver ``budget`` when the session's budget says ``request`` must not be sent."""
+        why = self.budget_check(request, resolved) if self.budget_check else None
+        if why is not None:
+            raise TurnOver(StopReason.BUDGET, "", {"budget": why})
+
     async def _stream(self, reply: Reply, cool: bool = False) -> AsyncIterator[AgentEvent]:
-        request = self._request()
+        self._mind_budget(request := self._request(), self._resolved)
         if cool:
             temperature = cooler(self._profile.sampling.temperature)
             request = request.model_copy(update={"temperature": temperature})
@@ -455,15 +464,8 @@ class Agent:
     def _account(
         self, usage: Usage, model: str, provider: str | None, role: str, subagent: str = ""
     ) -> AgentEvent:
-        from ..llm.catalog import cost as price
-
-        cost = price(usage, model, provider, self.config)
-        self.usage.add(model, role, usage, cost, provider or "")
-        rec: dict[str, Any] = {"kind": "usage", "model": model, "provider": provider, "role": role}
-        rec.update(usage=usage.model_dump(), cost=cost)
-        if subagent:
-            rec["subagent"] = subagent
-        self._record(rec)
+        cost, rec = self.usage.charge(usage, model, provider, role, self.config)
+        self._record({**rec, "subagent": subagent} if subagent else rec)
         return AgentEvent(
             E.USAGE, usage=usage, model=model, role=role, cost=cost, subagent=subagent
         )
@@ -554,7 +556,9 @@ class Agent:
             transcript_path=transcript_path,
             tool_source=None,
         )
-        return Agent(settings, self._settings.resolver(role))
+        sub = Agent(settings, self._settings.resolver(role))
+        sub.budget_check = self.budget_check  # its requests are the session's spending too
+        return sub
 
     async def _session_start(self, source: str) -> None:
         if self._hooks is not None:  # SessionStart hooks: notices shown at the next turn
@@ -577,6 +581,9 @@ class Agent:
         try:
             async for ev in self._compact("manual"):
                 yield ev
+        except TurnOver as over:  # the summary would cross the budget
+            yield self._notice(over.data["budget"], warn=True)
+            yield AgentEvent(E.TURN_END, stop_reason=over.stop, data=over.data)
         except LarikError as e:
             yield AgentEvent(E.ERROR, text=f"compaction failed: {e}")
 
@@ -596,6 +603,7 @@ class Agent:
         if self._hooks is not None:  # PreCompact: notices only, it cannot stop a compaction
             for hev in await self._hooks.pre_compact("manual" if reason == "manual" else "auto"):
                 yield hev
+        self._mind_budget(compaction.summary_request(resolved.model, old, window), resolved)
         what = f"compacting {count(len(old), 'earlier message')} with {resolved.spec} ({reason})"
         yield replace(self._notice(what), data={"compacting": True})  # a front end's progress
         done = None
@@ -647,15 +655,6 @@ class Agent:
         for pgid, token in list(self._ctx.processes.items()):
             kill_group(pgid, token)
             self._ctx.processes.pop(pgid, None)
-
-    def _answer_dangling_calls(self) -> None:
-        """A session that crashed between a tool call and its result: answer the call."""
-        if not self.messages or self.messages[-1].role != "assistant":
-            return
-        uses = self.messages[-1].tool_uses()
-        if uses:
-            note = "the session ended before this tool call finished"
-            self._append(Message(role="user", blocks=answer_all(uses, {}, note), interrupted=True))
 
     # -- transcript -----------------------------------------------------------------------
     def _append(self, msg: Message, harness: bool = False) -> None:

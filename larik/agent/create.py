@@ -134,13 +134,26 @@ async def _open(
     await agent._session_start("resume" if rebuilt is not None else "startup")
 
 
+def _answer_dangling_calls(agent: Agent) -> None:
+    """A session that crashed between a tool call and its result: answer the call."""
+    from ..llm.types import Message
+    from .runner import answer_all
+
+    if not agent.messages or agent.messages[-1].role != "assistant":
+        return
+    uses = agent.messages[-1].tool_uses()
+    if uses:
+        note = "the session ended before this tool call finished"
+        agent._append(Message(role="user", blocks=answer_all(uses, {}, note), interrupted=True))
+
+
 def _restore(agent: Agent, rebuilt: Rebuilt) -> None:
     agent.messages, agent.restored = rebuilt.messages, rebuilt
     for model, role, usage, cost, provider in rebuilt.usage:
         agent.usage.add(model, role, usage, cost, provider)
     if rebuilt.model and rebuilt.model != agent.spec:
         agent._record_switch(rebuilt.model)
-    agent._answer_dangling_calls()
+    _answer_dangling_calls(agent)
     if rebuilt.problems:  # shown (and recorded) when the next turn starts
         agent._notices.append(
             AgentEvent(E.NOTICE, text=rebuilt.report(), level=NoticeLevel.WARNING)

@@ -18,15 +18,17 @@ from .tools import ALL_TOOLS, ToolSource
 if TYPE_CHECKING:
     from ..config import Config
     from ..hooks.runner import Hooks
-    from ..llm.types import Effort
+    from ..llm.types import Effort, Request
     from ..routing import Resolved
     from .permissions import PermissionPolicy
     from .skills import SkillCatalog
     from .tools._editor import Editor
 
-__all__ = ["AgentSettings", "Resolver"]
+__all__ = ["AgentSettings", "BudgetCheck", "Resolver"]
 
 Resolver = Callable[[str], "Resolved"]  # a spec or role name -> the model to use and its provider
+# asked before each model request (``Agent.budget_check``): why it must not be sent, or None
+BudgetCheck = Callable[["Request", "Resolved"], "str | None"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -159,13 +159,14 @@ async def subagent_answer(
     """The final answer of the subagent turn ``events``; its usage, notices and tool starts
     and ends go to ``forward``. A failed turn raises ToolError (the model sees an error
     result)."""
-    answer, error, max_turns, stuck = "", "", False, ""
+    answer, error, max_turns, stuck, budget = "", "", False, "", False
     async for ev in events:
         if ev.type in _FORWARDED and (ev.type is not E.USAGE or ev.usage is not None):
             forward(ev)
         elif ev.type is E.TURN_END:
             answer, max_turns = ev.text, bool(ev.data.get("max_turns"))
             stuck = str(ev.data.get("stuck") or "")
+            budget = bool(ev.data.get("budget"))
         elif ev.type is E.ERROR:
             error = ev.text
     if error:
@@ -177,6 +178,8 @@ async def subagent_answer(
             f"\n[the {role} subagent was stopped: it was stuck repeating itself ({stuck}) "
             "before finishing; do not give it the same job again unchanged]"
         )
+    if budget:
+        answer += f"\n[the {role} subagent was stopped: its next request would cross the budget]"
     return answer.strip() or f"(the {role} subagent finished without an answer)"
 
 

@@ -7,6 +7,7 @@ a property per total on the agent. A resumed session starts from its transcript'
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..llm.types import Usage
 
@@ -36,6 +37,18 @@ class Accounting:
             self.cost_by_model[model] = (
                 None if cost is None and prev is None else (prev or 0.0) + (cost or 0.0)
             )
+
+    def charge(
+        self, usage: Usage, model: str, provider: str | None, role: str, config: Any = None
+    ) -> tuple[float | None, dict[str, Any]]:
+        """Count a reply's ``usage`` at the catalog's price: its cost (None: no price known)
+        and the transcript's ``usage`` record of it."""
+        from ..llm.catalog import cost as price
+
+        cost = price(usage, model, provider, config)
+        self.add(model, role, usage, cost, provider or "")
+        rec = {"kind": "usage", "model": model, "provider": provider, "role": role}
+        return cost, {**rec, "usage": usage.model_dump(), "cost": cost}
 
     def spec(self, model: str) -> str:
         """``provider/model`` for a model that answered (the model alone when its provider is

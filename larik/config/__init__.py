@@ -45,6 +45,7 @@ from .paths import (
 from .schema import (
     BUILTIN_ROLES,
     CLAUDE_ROLES,
+    BudgetConfig,
     Config,
     JobsConfig,
     ModelOverride,
@@ -63,6 +64,7 @@ __all__ = [
     "MAX_CONFIG_BYTES",
     "Config",
     "ConfigError",
+    "BudgetConfig",
     "JobsConfig",
     "ModelOverride",
     "PermissionsConfig",

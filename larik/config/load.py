@@ -72,7 +72,8 @@ def load_config(
             _validate(data, project)
             _check_project_models(data, project, mine)
         user_sandbox = str(_table(merged.get("sandbox")).get("mode") or "workspace-write")
-        always, gated, deny = trust.split_project(data, user_mode, user_sandbox)
+        user_budget = _table(merged.get("budget"))
+        always, gated, deny = trust.split_project(data, user_mode, user_sandbox, user_budget)
         if mcp_json is not None:
             gated[trust.MCP_JSON] = _read_mcp_json(mcp_json)
         if shell_files:
@@ -119,7 +120,7 @@ def load_config(
                     perms["mode"] = gated["permissions.mode"]
                 for key, value in gated.items():  # sandbox.mode, web_fetch.allow_private, …
                     table, dot, name = key.partition(".")
-                    if dot and table in ("sandbox", "web_fetch"):
+                    if dot and table in ("sandbox", "web_fetch", "budget"):
                         always[table] = {**_table(always.get(table)), name: value}
                 allow = list(gated.get("permissions.allow") or [])
                 always["permissions"] = perms

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUILTIN_ROLES",
+    "BudgetConfig",
     "CLAUDE_ROLES",
     "Config",
     "ModelOverride",
@@ -191,6 +192,15 @@ class SandboxConfig(_Strict):
     """More paths sandboxed commands may write (``~`` allowed; relative to the project)."""
 
 
+class BudgetConfig(_Strict):
+    """[budget]: spending limits in USD, estimated before each request (docs/print-mode.md)."""
+
+    session_usd: float | None = Field(default=None, gt=0)
+    """Stop before the request that would take this session's spending past this (None: no limit)."""
+    turn_usd: float | None = Field(default=None, gt=0)
+    """Stop before the request that would take one turn's spending past this (None: no limit)."""
+
+
 class JobsConfig(_Strict):
     """``[jobs]``: background commands (``bash`` with ``background: true``; docs/tools.md).
     Capped, so that no config can make them unbounded."""
@@ -294,6 +304,8 @@ class Config(BaseModel):
     """The OS sandbox for bash commands."""
     jobs: JobsConfig = Field(default_factory=JobsConfig)
     """Background jobs: how many at once, how much output each keeps."""
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    """Spending limits: the run stops before the request that would cross one."""
     web_fetch: WebFetchConfig = Field(default_factory=WebFetchConfig)
     """The web_fetch tool's limits and the private addresses it may reach."""
     lsp: LspConfig = Field(default_factory=LspConfig)

@@ -222,6 +222,7 @@ class StopReason(StrEnum):
     INTERRUPTED = "interrupted"
     MAX_TURNS = "max_turns"  # the agent's turn limit, never a provider's
     STUCK = "stuck"  # the agent stopped a model going round in circles, never a provider's
+    BUDGET = "budget"  # the next request would cross the spending budget, never a provider's
 
 
 class EventType(StrEnum):

@@ -36,6 +36,7 @@ from ..agent.events import AgentEvent, AgentEventType, Approval, PermissionReque
 from ..llm.errors import LarikError
 from ..words import count
 from . import plans
+from .budget import Budget, limits_of
 from .commands import MODES, builtin_names
 from .events import SessionEvent, SessionEventType, TurnResult
 from .options import AgentFactory, SessionOptions
@@ -213,6 +214,7 @@ class Session:
         self._task: asyncio.Task[Any] | None = None
         self._cancel_requested = False
         self._plan_version: tuple[tuple[str, float], ...] = ()
+        self.budget = Budget(lambda text: self._notice(text, "warning"))  # budget.py
 
     # -- what a status line shows -------------------------------------------------------------
     @property
@@ -304,7 +306,7 @@ class Session:
         ``resume``'s, and make it this session's. Raises what building raises (a missing key,
         an unknown model, a session that is not there or is in use)."""
         agent = await self._build(model, resume)
-        self.agent = agent
+        self._adopt(agent)
         self._publish(
             SessionEvent(S.OPENED, data={"reason": "start", "messages": len(agent.messages)})
         )
@@ -342,6 +344,11 @@ class Session:
             editor=o.editor,
             session_id=o.session_id,
         )
+
+    def _adopt(self, agent: Any) -> None:
+        """``agent`` is the session's: the budget counts its spending from now on."""
+        self.agent = agent
+        self.budget.adopt(agent, limits_of(self.config, self.options.max_budget_usd), self.config)
 
     async def _approve(self, request: PermissionRequest) -> Approval:
         hook = self.approver
@@ -435,6 +442,7 @@ class Session:
         self.busy = True
         self._task = asyncio.current_task()
         self._cancel_requested = False
+        self.budget.begin_turn()
         self._publish(SessionEvent(S.TURN_STARTED))
 
     def _end(self, result: TurnResult) -> None:
@@ -528,7 +536,7 @@ class Session:
             await old.close(reason)
         except Exception:  # the old session is saved already
             pass
-        self.agent = new
+        self._adopt(new)
         self._publish(
             SessionEvent(S.OPENED, data={"reason": reason, "messages": len(new.messages)})
         )

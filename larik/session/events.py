@@ -28,7 +28,7 @@ class SessionEventType(StrEnum):
 @dataclass(slots=True)
 class TurnResult:
     """How a turn ended. ``stop``: the model's stop reason (``end_turn``, ``max_tokens``,
-    ``refusal``, …), ``max_turns``, ``error`` (``error`` says what) or ``cancelled``."""
+    ``refusal``, …), ``max_turns``, ``budget``, ``error`` (``error`` says what) or ``cancelled``."""
 
     stop: str = ""
     text: str = ""  # the final assistant text

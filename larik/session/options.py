@@ -24,6 +24,7 @@ class SessionOptions:
     permission_mode: str | None = None  # None: the config's
     resume: str | None = None  # None a new session; "latest"; or a session id
     max_turns: int | None = None  # None: the config's
+    max_budget_usd: float | None = None  # --max-budget-usd: the session's budget (budget.py)
     transcript_dir: Path | None = None  # where a new session's transcript goes (bench)
     checkpoints: bool = True  # False: none taken (bench: a throwaway folder)
     skills: bool = True  # False: no skills (bench)

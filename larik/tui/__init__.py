@@ -23,6 +23,7 @@ def run_tui(
     resume: str | None = None,
     trust_project: bool = False,
     prompt: str = "",
+    max_budget_usd: float | None = None,
 ) -> int:
     """Run the TUI until the user quits; print how to resume the session. Returns the exit code.
 
@@ -44,7 +45,9 @@ def run_tui(
     from ..session import SessionOptions
 
     # the session builds the agent after the first frame (resolving the model imports its SDK)
-    options = SessionOptions(effort=effort, permission_mode=permission_mode)
+    options = SessionOptions(
+        effort=effort, permission_mode=permission_mode, max_budget_usd=max_budget_usd
+    )
     app = LarikApp(
         cwd=cwd,
         config=config,

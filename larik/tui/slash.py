@@ -151,7 +151,10 @@ async def _resume(session: Session, ui: UI, arg: str) -> None:
 
 async def _cost(session: Session, ui: UI, arg: str) -> None:
     if ui.need_agent():
-        ui.say(cost_markdown(session.agent, ui.config, session.plan_usage), as_markdown=True)
+        ui.say(
+            cost_markdown(session.agent, ui.config, session.plan_usage, session.budget),
+            as_markdown=True,
+        )
 
 
 async def _permissions(session: Session, ui: UI, arg: str) -> None:
@@ -422,10 +425,13 @@ def api_keys_markdown() -> str:
     )
 
 
-def cost_markdown(agent: Any, config: Any = None, plans: Mapping[str, Any] | None = None) -> str:
+def cost_markdown(
+    agent: Any, config: Any = None, plans: Mapping[str, Any] | None = None, budget: Any = None
+) -> str:
     """Tokens and cost per model (``provider/model``) and per role; a cost reads as the status
     line's does (``cost_text``: ``$0.0000`` for a priced model before its first reply).
-    ``plans``: the signed-in plans' usage windows (``Session.plan_usage``), a table of them."""
+    ``plans``: the signed-in plans' usage windows (``Session.plan_usage``), a table of them;
+    ``budget``: the session's budget, spent and left (``larik/session/budget.py``), when set."""
     from .widgets.status_bar import cost_text, model_priced  # Textual: not for print mode
 
     usage = agent.usage
@@ -451,6 +457,8 @@ def cost_markdown(agent: Any, config: Any = None, plans: Mapping[str, Any] | Non
         out += "\n\n| role | tokens |\n|---|---:|\n" + "\n".join(
             f"| {role or 'main'} | {u.total} |" for role, u in usage.by_role.items()
         )
+    if budget is not None and (line := budget.describe()):
+        out += f"\n\n**{line}**"
     if plans:  # a signed-in plan's models cost nothing per token: its windows are the cost
         from ..llm.signin.quota import windows_table
 

@@ -160,3 +160,22 @@ async def test_the_process_ends_cleanly_when_the_client_closes_its_end(project, 
     assert "Traceback" not in err
     messages = _messages(project, sid)  # saved, unlocked, valid
     assert [m.role for m in messages] == ["user", "assistant"] and messages[1].interrupted
+
+
+async def test_a_budget_stop_ends_the_prompt_with_the_closest_acp_stop_reason(project, tmp_path):
+    from larik.config import user_config_path
+
+    dollar = {"input": 10, "output": 1000}  # $1.00 at the price below
+    call = {"tool_calls": [{"name": "glob", "input": {"pattern": "*"}}], "usage": dollar}
+    model = script(tmp_path / "m.json", call, {"text": "never", "usage": dollar})
+    path = user_config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f'[models."{model}"]\ninput_price = 0.0\noutput_price = 1000.0\n'
+        "[budget]\nsession_usd = 1.5\n"
+    )
+    rec = Recorder()
+    async with larik_acp(project, rec, "-m", model) as (conn, _):
+        sid = await _session(conn, rec, project)
+        out = await conn.prompt(session_id=sid, prompt=[acp.text_block("look")])
+    assert out.stop_reason == "max_turn_requests"

@@ -84,3 +84,12 @@ def test_no_auth_method_is_listed_when_a_providers_key_is_in_the_environment(mon
     assert "ANTHROPIC_API_KEY" in names  # the hermetic environment has none
     monkeypatch.setenv("GROQ_API_KEY", "gsk-test")
     assert handshake.initialize_result(1)["authMethods"] == []
+
+
+def test_every_stop_reason_larik_maps_is_one_the_schema_has():
+    from acp.schema import StopReason
+
+    from larik.acp.conversation import STOP_REASONS
+
+    assert set(STOP_REASONS.values()) <= set(typing.get_args(StopReason))
+    assert STOP_REASONS["budget"] == "max_turn_requests"  # the closest: a limit on requests

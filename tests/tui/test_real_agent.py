@@ -325,3 +325,26 @@ async def test_a_request_that_fails_after_retries_is_one_line(real, size):
         assert [n.level for n in new] == ["error"], [n.text for n in new]
         assert "the server is overloaded" in new[0].text and "(tried 4 times)" in new[0].text
         assert "retry" not in screen_text(app)
+
+
+async def test_a_budget_stop_is_a_notice_and_slash_cost_says_what_is_left(real):
+    dollar = {"input": 10, "output": 1000}  # $1.00 at the price below
+    real.config = Config.model_validate(
+        {
+            "models": {"scripted/model-a": {"input_price": 0.0, "output_price": 1000.0}},
+            "budget": {"session_usd": 1.5},
+        }
+    )
+    glob = {"tool_calls": [{"name": "glob", "input": {"pattern": "*"}}], "usage": dollar}
+    app = real.app([glob, {"text": "never sent", "usage": dollar}])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "look around")
+        await turn_done(pilot)
+        text = screen_text(app)
+        assert "would cross the session budget of $1.50" in text and "never sent" not in text
+        assert "/cost shows what is left" in text
+        assert len(real.provider.requests) == 1  # the second request was never made
+        await send(pilot, "/cost")
+        await wait_for(pilot, lambda: "$0.50 left" in screen_text(app))
+        assert "session $1.50: $1.00 spent" in screen_text(app)

@@ -43,6 +43,7 @@ _STOP_NOTES = {  # by StopReason's values (a StrEnum: its members look these up)
     "refusal": ("the model refused", "warning"),
     "error": ("the turn ended with an error", "error"),
     "stuck": ("the model was going round in circles: the turn was stopped", "warning"),
+    "budget": ("the spending budget stopped the turn: /cost shows what is left", "warning"),
 }
 
 
