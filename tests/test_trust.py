@@ -340,7 +340,7 @@ def test_an_untrusted_project_cannot_raise_the_users_budget(tmp_path):
     assert (config.budget.session_usd, config.budget.turn_usd) == (2.0, 0.5)
     pt = config.project_trust
     assert pt is not None and not pt.trusted
-    assert {a.split(" ")[0] for a in pt.asks} == {"budget.session_usd", "budget.turn_usd"}
+    assert {a.split(" ")[1] for a in pt.asks} == {"budget.session_usd", "budget.turn_usd"}
     trusted = load_config(tmp_path, trust_project=True)
     assert (trusted.budget.session_usd, trusted.budget.turn_usd) == (500.0, 100.0)
 
