@@ -58,6 +58,7 @@ from typing import Any, Literal
 from .program_files import Coverage, Entry, covered
 
 __all__ = [
+    "BLOCKED",
     "CLAUDE_HOOKS",
     "COMMAND_SHELL",
     "GATED",
@@ -151,20 +152,23 @@ class ProjectTrust:
     changed_since: str = "you trusted it"  # or "you said no": the answer ``changed`` is against
     notice: str = ""  # for the user: e.g. the trust could not be recorded
 
-    def blocked_servers(self) -> list[tuple[str, str]]:
+    def blocked_servers(self) -> list[tuple[str, str, str]]:
         """The MCP servers that do not start because the project is not trusted, as
-        ``(name, the file naming it)``; none once trusted."""
+        ``(name, the file naming it, its command line or URL)``; none once trusted."""
         if self.trusted:
             return []
         mcp = self.gated.get("mcp")
-        own = mcp.get("servers") if isinstance(mcp, Mapping) else None
         try:
             config = str(self.config_file.relative_to(self.root))
         except ValueError:
             config = str(self.config_file)
-        out = [(str(n), config) for n in own or {}] if isinstance(own, Mapping) else []
-        shared = self.gated.get(MCP_JSON)
-        out += [(str(n), MCP_JSON) for n in shared or {}] if isinstance(shared, Mapping) else []
+        out = []
+        for where, table in (
+            (config, mcp.get("servers") if isinstance(mcp, Mapping) else None),
+            (MCP_JSON, self.gated.get(MCP_JSON)),
+        ):
+            for name, server in table.items() if isinstance(table, Mapping) else ():
+                out.append((str(name), where, _server_target(server)))
         return out
 
     def ignored_line(self) -> str:
@@ -322,14 +326,19 @@ def _words(key: str, value: Any, user_mode: str) -> list[str]:
 
 def _server_lines(servers: Mapping[str, Any]) -> list[str]:
     """Each server as ``NAME (the command line or URL)``: what trusting the project runs."""
-    out = []
-    for name, table in servers.items():
-        t = table if isinstance(table, Mapping) else {}
-        raw = t.get("args")
-        args = raw if isinstance(raw, list) else []
-        what = " ".join(str(a) for a in [t.get("command") or t.get("url") or "?", *args])
-        out.append(f"{name} ({_cut(what)})")
-    return out
+    return [f"{name} ({_server_target(table)})" for name, table in servers.items()]
+
+
+def _server_target(table: Any) -> str:
+    """A server's command line or URL, as the trust question shows it."""
+    t = table if isinstance(table, Mapping) else {}
+    raw = t.get("args")
+    args = raw if isinstance(raw, list) else []
+    return _cut(" ".join(str(a) for a in [t.get("command") or t.get("url") or "?", *args]))
+
+
+#: How ``/mcp`` and ``larik mcp list`` say a server waits for trust (:meth:`blocked_servers`).
+BLOCKED = "blocked: untrusted project"
 
 
 def _hooks(events: Any) -> list[str]:

@@ -78,6 +78,13 @@ def list_cmd(
     pt = config.project_trust
     if pt is not None and not pt.trusted:
         print(pt.ignored_line(), file=sys.stderr)
+    from ..trust import BLOCKED
+
+    for name, where, what in pt.blocked_servers() if pt is not None else []:
+        rows.append(
+            {"name": name, "transport": "", "enabled": False, "target": what, "source": where}
+            | {"state": BLOCKED}
+        )
     if json_out:
         import json
 
@@ -88,6 +95,9 @@ def list_cmd(
         return
     width = max(4, *(len(r["name"]) for r in rows))
     for r in rows:
+        if r.get("state") == BLOCKED:
+            print(f"{r['name']:<{width}}  {BLOCKED} ({r['source']}: {r['target']})")
+            continue
         state = r.get("state") or ("enabled" if r["enabled"] else "disabled")
         tools = f"  {count(r['tools'], 'tool')}" if "tools" in r else ""
         print(f"{r['name']:<{width}}  {r['transport']:<5}  {state:<8}{tools}  {r['target']}")

@@ -8,22 +8,36 @@ Nothing here imports the ``mcp`` SDK: the first server to start imports it in a 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..session import Session
     from .ui import UI
 
-__all__ = ["open_screen"]
+__all__ = ["blocked_lines", "open_screen"]
 
 
 def open_screen(session: Session, ui: UI) -> None:
+    blocked = blocked_lines(ui.config)
     if session.mcp is None:
         ui.say(
-            "no MCP servers configured: add one with `larik mcp add NAME -- COMMAND` or in "
-            "[mcp.servers.NAME] (docs/mcp.md)"
+            "\n".join(["MCP servers:", *blocked])
+            if blocked
+            else "no MCP servers configured: add one with `larik mcp add NAME -- COMMAND` or "
+            "in [mcp.servers.NAME] (docs/mcp.md)"
         )
         return
     from .screens.mcp import McpScreen
 
-    ui.push(McpScreen(session.mcp))
+    ui.push(McpScreen(session.mcp, blocked))
+
+
+def blocked_lines(config: Any) -> list[str]:
+    """A line for each of the project's servers that waits for trust (larik/trust.py)."""
+    from ..trust import BLOCKED
+
+    pt = getattr(config, "project_trust", None)
+    rows = pt.blocked_servers() if pt is not None else []
+    return [
+        f"  {name}: {BLOCKED} ({where}: {what}; /trust yes trusts it)" for name, where, what in rows
+    ]

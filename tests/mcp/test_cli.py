@@ -76,7 +76,7 @@ def test_a_project_server_is_not_removed_from_the_user_file(tmp_path, monkeypatc
     (tmp_path / ".git").mkdir()
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"p": {"command": "x"}}}))
     code, out, err = larik("mcp", "list")
-    assert "No MCP servers" in out and "ignored (untrusted project)" in err
+    assert "p     blocked: untrusted project" in out and "ignored (untrusted project)" in err
     code, _, err = larik("mcp", "remove", "p")
     assert code == 1 and ".mcp.json (a project file)" in err
 
@@ -91,3 +91,24 @@ def test_add_an_oauth_server_and_login_needs_one(tmp_path, monkeypatch):
     assert code == 1 and 'does not log in with OAuth: set auth = "oauth"' in err
     code, _, err = larik("mcp", "login", "nope")
     assert code == 1 and "no MCP server named 'nope'" in err
+
+
+def test_list_says_a_project_server_is_blocked_because_the_project_is_untrusted(
+    tmp_path, monkeypatch
+):
+    """Issue 25 item 5: .mcp.json's server listed as "no MCP servers configured"."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"toy": {"command": "toy-server", "args": ["--x"]}}})
+    )
+    code, out, err = larik("mcp", "list")
+    assert code == 0, err
+    assert "No MCP servers configured" not in out
+    assert "toy   blocked: untrusted project (.mcp.json: toy-server --x)\n" in out
+    code, out, _ = larik("mcp", "list", "--json")
+    [row] = json.loads(out)["servers"]
+    assert row["name"] == "toy" and row["state"] == "blocked: untrusted project"
+    assert row["source"] == ".mcp.json" and not row["enabled"]
+    code, out, _ = larik("--trust-project", "mcp", "list")  # trusted: an ordinary row
+    assert "blocked" not in out and "toy" in out

@@ -211,3 +211,32 @@ async def test_a_server_with_one_tool_says_1_tool_not_1_tools(tui):
         assert "1 tools" not in screen_text(app)
         await pilot.press("escape")
         await app.chat.quit()
+
+
+async def test_slash_mcp_says_each_blocked_server_of_an_untrusted_project(harness):
+    """Issue 25 item 5: /mcp said "no MCP servers configured" for .mcp.json's servers."""
+    import json
+
+    from larik.config import load_config
+    from larik.tui.widgets.notice import Notice
+
+    (harness.cwd / ".git").mkdir()
+    (harness.cwd / ".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "toy": {"command": "toy-server"},
+                    "web": {"url": "https://x.example/mcp"},
+                }
+            }
+        )
+    )
+    app = harness.app([], config=load_config(harness.cwd))  # not trusted
+    async with app.run_test(size=(140, 35)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/mcp")
+        await wait_for(pilot, lambda: any("toy" in n.text for n in app.query(Notice)))
+        text = [n.text for n in app.query(Notice) if "toy" in n.text][-1]
+        assert "no MCP servers configured" not in text
+        assert "toy: blocked: untrusted project (.mcp.json: toy-server" in text
+        assert "web: blocked: untrusted project (.mcp.json: https://x.example/mcp" in text

@@ -44,10 +44,11 @@ class McpScreen(ModalScreen[None]):
         Binding("r", "reconnect", "reconnect", show=False),
     ]
 
-    def __init__(self, manager: Any) -> None:
+    def __init__(self, manager: Any, blocked: list[str] | None = None) -> None:
         super().__init__(classes="modal")
         self.manager = manager
         self.names = list(manager.servers)
+        self.blocked = blocked or []  # the project's servers that wait for trust, a line each
 
     def compose(self) -> ComposeResult:
         with Vertical(id="mcp-screen", classes="dialog"):
@@ -58,6 +59,8 @@ class McpScreen(ModalScreen[None]):
                     "or in [mcp.servers.NAME] (docs/mcp.md). Esc to close."
                 )
             yield OptionList(id="mcp-list")
+            if self.blocked:
+                yield Static("\n".join(self.blocked), id="mcp-blocked")
             with VerticalScroll(id="mcp-detail"):
                 yield Static("", id="mcp-detail-text")
             yield Static(
