@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..llm.errors import LarikError
 from ..session.commands import BUILTINS, MODES, builtin, builtin_names, parse
 from . import undo
+from .plan import CYCLE
 
 if TYPE_CHECKING:  # annotations only: nothing of pydantic before the first frame
     from ..session import Session
@@ -392,6 +393,11 @@ KEYS = (
     ("@path", "attach a file (images too)"),
     ("@server:URI", "attach an MCP server's resource"),
     ("!command", "run a shell command here and show its output"),
+    (
+        "Shift+Tab",
+        f"permission mode: {' → '.join(CYCLE)} (and yolo, when started in it); plan mode "
+        f"{MODES['plan']} (also /permissions plan)",
+    ),
     ("Esc", "interrupt the running turn"),
     ("Ctrl+C twice", "quit"),
 )

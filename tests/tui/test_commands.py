@@ -180,6 +180,10 @@ async def test_slash_help_lists_every_command_and_the_keys(harness):
         await wait_for(pilot, lambda: "Ctrl+C twice" in screen_text(app))
         shown = screen_text(app)
         assert all(c.usage in shown and c.summary in shown for c in slash.COMMANDS)
+        # issue 25 item 13: the mode key, and plan mode, are findable from /help
+        assert "Shift+Tab" in shown and "ask → edits → plan" in shown
+        plan = "plan mode read and search only, then a plan to accept or refine"
+        assert plan in slash.help_markdown()  # (wrapped on the screen)
         await send(pilot, "/? ")  # its alias (the space: no completion to take)
         await wait_for(pilot, lambda: notices(app)[-2:] == [slash.help_markdown()] * 2)
 

@@ -303,3 +303,26 @@ async def test_slash_undo_that_restores_nothing_does_not_say_it_took_the_turn_ba
         said = [n for n in notices(app) if "turn 1" in n]
         assert said == ["turn 1: nothing was restored: kept your changes to calc.py"], said
         assert (proj.cwd / "calc.py").read_text() == "my fix\n"
+
+
+async def test_slash_rewind_puts_the_prompt_back_with_the_cursor_at_its_end(proj):
+    """Issue 25 item 7: the restored prompt had the cursor at its start, so what was typed
+    next went in front of it."""
+    app = proj.app(FOUR)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await four_turns(pilot)
+        old = app.chat.agent
+        await pilot.press(*"/rewind", "enter")  # typed, and the turn picked from the list
+        await wait_for(pilot, lambda: isinstance(app.screen, TurnPickerScreen))
+        await pilot.press("down", "enter")  # newest first: turn 4, then turn 3
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindChoiceScreen))
+        await pilot.press("c")
+        await wait_for(pilot, lambda: app.chat.agent is not old and not _undo_running(app))
+        await wait_for(pilot, lambda: app.chat.prompt.text == "edit calc")
+        await pilot.pause()
+        prompt = app.chat.prompt
+        assert prompt.cursor_location == prompt.document.end
+        await pilot.press(*" now")
+        await pilot.pause()
+        assert prompt.text == "edit calc now"
