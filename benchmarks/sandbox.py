@@ -11,12 +11,12 @@ Each round runs every variant once, in a rotating order, and times its wall cloc
 exit (``subprocess.run``, output to a pipe, stdin closed — as the bash tool starts commands):
 
 - ``bare``: ``bash -c CMD`` in a temporary project folder;
-- ``bwrap``: the same argv through ``Sandbox().wrap`` (``larik/agent/sandbox.py``: the default
+- ``bwrap``: the same argv through ``Sandbox().wrap`` (``larik/sandbox/__init__.py``: the default
   ``workspace-write`` sandbox — the file system read-only, the project writable, a private
   ``/tmp``, ``$HOME``'s secrets hidden, the network cut);
 - ``bwrap+net``: the same with ``network = true`` (no new network namespace), to show what
   ``--unshare-net`` costs on its own;
-- ``bwrap, session's space``: the same with the session's :class:`~larik.agent.sandbox.Space`,
+- ``bwrap, session's space``: the same with the session's :class:`~larik.sandbox.Space`,
   as a session runs its commands (one ``/tmp`` folder and one loopback for all its commands and
   jobs: ``nsenter`` into the namespace, then bwrap without ``--unshare-net``);
 - ``tool``: the real bash tool (``larik.agent.tools.bash.run``) with and without the sandbox, so
@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _common import TableRow, machine_lines, print_table
 
-from larik.agent import sandbox as sb
+from larik import sandbox as sb
 
 TARGET_MS = 30.0
 COMMANDS = ("true", "echo hello")

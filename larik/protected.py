@@ -7,7 +7,7 @@ instructions the prompt carries — without the user seeing it happen. So:
 - a file tool's write to one of them is always a question for the user, in every mode, yolo
   included (``larik.agent.permissions``): ``edits`` mode, allow rules and "allow always" do not
   cover it, and where nobody can be asked (print mode, bench) it is denied;
-- the OS sandbox keeps them read-only for bash (``larik.agent.sandbox``).
+- the OS sandbox keeps them read-only for bash (``larik.sandbox``).
 
 It holds what decides what *git* runs too (``.git/hooks/``, ``.git/config``, …): a model's
 ``write_file`` of ``.git/hooks/pre-commit`` would run at the user's next commit, outside any

@@ -251,7 +251,7 @@ def _raises(limit: Any, user_limit: Any) -> bool:
     return isinstance(limit, number) and isinstance(user_limit, number) and limit > user_limit
 
 
-#: Sandbox modes (larik.agent.sandbox) from the strictest to the loosest.
+#: Sandbox modes (larik.sandbox) from the strictest to the loosest.
 SANDBOX_STRICTNESS = ("read-only", "workspace-write", "off")
 
 

@@ -13,7 +13,7 @@ from larik.llm.errors import LarikError
 
 OUTSIDE_THE_TREE = {
     # a tool's answer to the model (an error result it reads), not a failure Larik reports
-    "larik.agent.tools.ToolError",
+    "larik.tool_contract.ToolError",
     # how a turn ends, caught by the loop (control flow)
     "larik.agent.turn.TurnOver",
     # the edit tool's relaxed match found several places: edit_file turns it into a ToolError

@@ -104,6 +104,16 @@ def test_no_import_points_up_any_more():
     assert KNOWN_UPWARD == set()
 
 
+def test_the_agent_and_the_mcp_client_stand_side_by_side():
+    """Both keep one tool contract (larik/tool_contract.py) and run programs in one sandbox
+    (larik/sandbox/); the session plugs the MCP servers into the agent as its tool source.
+    Neither imports the other: mcp/tools.py imported the agent's tools for the contract, and
+    mcp/server.py the agent's sandbox, until issue 23."""
+    graph = _unit_graph()
+    assert {"tool_contract", "sandbox"} <= graph["mcp"] & graph["agent"]
+    assert "agent" not in graph["mcp"] and "mcp" not in graph["agent"]
+
+
 # The faces: each builds a Session (larik/session/) and drives it; none builds the agent or the
 # MCP servers itself. ``larik mcp list --check`` asks mcp.manager.check_servers.
 FACES = ("tui", "printmode", "bench", "cli", "acp", "interactive", "commands", "_entry")

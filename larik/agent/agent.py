@@ -31,11 +31,12 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import sandbox
 from ..llm.errors import APIError, ConfigError, ContextOverflow, LarikError, LoginExpired
 from ..llm.replay import merge_adjacent
 from ..llm.types import EFFORTS, Block, Effort, EventType, Message, Request, StopReason, Usage
 from ..words import count
-from . import compaction, images, plan, prompt, sandbox
+from . import compaction, images, plan, prompt
 from .create import create as _create
 from .edit_turn import SYSTEM as EDIT_SYSTEM
 from .edit_turn import EditHost, run_edit_turn

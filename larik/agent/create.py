@@ -8,7 +8,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import compaction, program_sandbox, sandbox
+from .. import sandbox
+from ..sandbox import programs as program_sandbox
+from . import compaction
 from .events import AgentEvent, AgentEventType, NoticeLevel
 from .jobs import JobTable
 from .permissions import PermissionPolicy, check_mode

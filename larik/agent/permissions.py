@@ -61,10 +61,10 @@ from .. import shell
 from ..llm.errors import ConfigError
 from ..paths import resolve_path
 from ..protected import protected_pattern
+from ..sandbox import Sandbox
 from ..tool_names import parse_rule
 from . import plan
 from .events import Approver, PermissionRequest
-from .sandbox import Sandbox
 from .tools import READ_ONLY_TOOLS, AnyTool, ToolContext, beyond_defaults
 
 __all__ = ["MODES", "PermissionPolicy", "Rule", "check_mode"]

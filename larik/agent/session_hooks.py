@@ -30,7 +30,7 @@ from .events import AgentEventType as E
 if TYPE_CHECKING:
     from ..hooks.config import HooksConfig
     from ..hooks.runner import Hooks, Outcome
-    from .sandbox import Sandbox
+    from ..sandbox import Sandbox
 
 __all__ = ["MAX_STOP_BLOCKS", "SessionHooks", "configured_hooks"]
 
@@ -46,7 +46,7 @@ def configured_hooks(
     if not config.any():
         return None
     from ..hooks.runner import Hooks
-    from .program_sandbox import hook_launcher
+    from ..sandbox.programs import hook_launcher
 
     return Hooks(config, root, hook_launcher(sandbox, root))
 

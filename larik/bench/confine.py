@@ -3,7 +3,7 @@
 A check is pytest on files a task or a suite brought — a repository's code, as untrusted as the
 model's commands — and ``--validate`` runs it with no model and no key. So it runs:
 
-* in the bash tool's OS sandbox (:class:`larik.agent.sandbox.Sandbox`, ``workspace-write``): the
+* in the bash tool's OS sandbox (:class:`larik.sandbox.Sandbox`, ``workspace-write``): the
   check's own throwaway folder writable, the rest of the file system read-only, a private
   ``/tmp``, the secrets in ``$HOME`` hidden, no network;
 * with the bash tool's credential-free environment (:func:`larik.processes.child_env`:
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..agent import sandbox
+from .. import sandbox
 
 __all__ = ["Ran", "box", "run", "unsandboxed"]
 

@@ -124,7 +124,7 @@ class Hooks:
 
     def __init__(self, config: HooksConfig, root: Path, launcher: Launcher | None = None) -> None:
         """``launcher``: how each hook starts — in the session's OS sandbox, as the agent
-        works it out (:mod:`larik.agent.program_sandbox`); None: ``bash -c`` as it is."""
+        works it out (:mod:`larik.sandbox.programs`); None: ``bash -c`` as it is."""
         self.config = config
         self.root = root
         self.launcher = launcher

@@ -118,7 +118,7 @@ class LspSession:
 
         argv = list(found.argv)
         if self.sandbox is not None and getattr(self.sandbox, "active", False):
-            import dataclasses  # the session's sandbox (agent/sandbox.py), the project read-only
+            import dataclasses  # the session's sandbox (larik/sandbox/), the project read-only
 
             argv = dataclasses.replace(self.sandbox, mode="read-only").wrap(argv, self.root)
         server = Server(argv, self.root, found.spec.init_options)

@@ -31,9 +31,9 @@ from ..words import count
 from .server import McpServer, PromptInfo, ResourceInfo, State, ToolInfo
 
 if TYPE_CHECKING:
-    from ..agent.sandbox import Sandbox
     from ..config import Config
     from ..llm.types import ToolSpec
+    from ..sandbox import Sandbox
     from .config import McpConfig
     from .tools import McpTool, SearchTool
 
@@ -118,7 +118,7 @@ class McpManager:
     ) -> McpManager:
         """The servers of ``config``, run in the sandbox its ``[sandbox]`` gives (the bash
         tool's; the session says once when there is none)."""
-        from ..agent.sandbox import for_session
+        from ..sandbox import for_session
 
         box, _ = for_session(config, Path(root).resolve())
         return cls(config.mcp, root, on_change, box)

@@ -30,16 +30,16 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..agent.sandbox import REFUSAL
 from ..llm.errors import LarikError
 from ..llm.schema import tool_schema
 from ..processes import end_group
+from ..sandbox import REFUSAL
 from .config import ExpandedServer, McpServerConfig, expand
 from .content import MAX_NAME, clip, short
 from .names import exposed_name
 
 if TYPE_CHECKING:
-    from ..agent.sandbox import Sandbox
+    from ..sandbox import Sandbox
 
 __all__ = [
     "MAX_ARGUMENTS",
@@ -147,7 +147,7 @@ class McpServer:
         self.config = config
         self.root = root
         self.on_change = on_change
-        self.sandbox = sandbox  # the session's; a stdio server runs in it (program_sandbox)
+        self.sandbox = sandbox  # the session's; a stdio server runs in it (larik.sandbox.programs)
         self.sandboxed = False  # whether the running (or last) process is in the sandbox
         self.state = State.STOPPED if config.enabled else State.DISABLED
         self.error = ""
@@ -376,7 +376,7 @@ class McpServer:
 
     def _argv(self, exp: ExpandedServer, cwd: Path) -> list[str]:
         """The server's command line, inside the OS sandbox unless it runs outside."""
-        from ..agent.program_sandbox import entry_box, program_path
+        from ..sandbox.programs import entry_box, program_path
 
         cfg = self.config
         box = entry_box(
@@ -558,7 +558,7 @@ class McpServer:
             tail = self.stderr_tail
             more = f"; its stderr ends: {_last(tail)}" if tail else ""
             if self.sandboxed and REFUSAL.search(f"{self.error}\n{tail}"):
-                from ..agent.program_sandbox import hint
+                from ..sandbox.programs import hint
 
                 more += " " + hint("server", f"sandbox = false in [mcp.servers.{self.name}]")
             return f"MCP server {self.name!r} failed: {self.error}{more}"

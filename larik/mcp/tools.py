@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..agent.tools import ToolArgs, ToolContext, ToolError, ToolResult
 from ..llm.types import ToolSpec
+from ..tool_contract import ToolArgs, ToolError, ToolResult
 from .content import result_parts
 from .server import McpCallError, ToolInfo
 
@@ -62,10 +62,10 @@ class McpTool:
     def read_only(self, args: Any) -> bool:
         return self.info.read_only
 
-    async def preview(self, args: Any, ctx: ToolContext) -> str:
+    async def preview(self, args: Any, ctx: Any) -> str:
         return ""
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, args: Any, ctx: Any) -> ToolResult:
         server = self.manager.servers.get(self.info.server)
         if server is None:
             raise ToolError(f"MCP server {self.info.server!r} is no longer configured")
@@ -142,10 +142,10 @@ class SearchTool:
     def read_only(self, args: Any) -> bool:
         return True
 
-    async def preview(self, args: Any, ctx: ToolContext) -> str:
+    async def preview(self, args: Any, ctx: Any) -> str:
         return ""
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, args: Any, ctx: Any) -> ToolResult:
         found = self.manager.search(args.query, args.max_results)
         if not found:
             return ToolResult(f"no MCP tool matches {args.query!r}; try other words")

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from larik import sandbox as sb
 from larik.agent import Agent
-from larik.agent import sandbox as sb
 from larik.agent.events import AgentEvent, AgentEventType, Approval, PermissionRequest
 from larik.config import Config, state_dir, user_config_path
 from larik.llm.providers.scripted import ScriptedProvider

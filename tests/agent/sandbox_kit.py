@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from larik.agent import sandbox as sb
+from larik import sandbox as sb
 from larik.agent.tools import ToolContext
 from larik.agent.tools import bash as bash_tool
 

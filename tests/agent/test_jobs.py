@@ -143,7 +143,7 @@ def test_plan_mode_refuses_a_background_command_unless_it_is_read_only(project):
 
 
 def test_leaving_the_sandbox_in_the_background_is_asked_as_in_the_foreground(project):
-    from larik.agent.sandbox import Sandbox
+    from larik.sandbox import Sandbox
 
     bash = get_tool("bash")
     policy = PermissionPolicy(project, "yolo", sandbox=Sandbox())

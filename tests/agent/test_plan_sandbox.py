@@ -12,8 +12,8 @@ import time
 
 import pytest
 
+from larik import sandbox as sb
 from larik.agent import plan
-from larik.agent import sandbox as sb
 from larik.agent.permissions import PermissionPolicy
 from larik.config import Config
 

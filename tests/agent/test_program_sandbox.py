@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from larik.agent import sandbox as sb
+from larik import sandbox as sb
 from larik.config import user_config_path
 
 from ..test_printmode import larik, write_script

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from larik.agent import sandbox as sb
+from larik import sandbox as sb
 from larik.agent.events import Approval
 from larik.agent.permissions import PermissionPolicy
 from larik.agent.tools import ToolContext, get_tool

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from larik.agent import sandbox as sb
-from larik.agent.kept import GIT_KEPT, WORKTREE_KEPT
+from larik import sandbox as sb
 from larik.protected import PROTECTED
+from larik.sandbox.kept import GIT_KEPT, WORKTREE_KEPT
 
 from .sandbox_kit import GIT, run
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from larik.agent import sandbox as sb
-from larik.agent.kept import PROJECT_KEPT
+from larik import sandbox as sb
 from larik.agent.tools import ToolContext
 from larik.agent.tools import bash as bash_tool
 from larik.protected import PROTECTED
+from larik.sandbox.kept import PROJECT_KEPT
 
 from .sandbox_kit import run
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from larik.agent import sandbox as sb
+from larik import sandbox as sb
 from larik.agent.tools import ToolContext
 from larik.agent.tools import bash as bash_tool
 from larik.config import Config

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from larik.agent import sandbox as sb
+from larik import sandbox as sb
 from larik.bench import confine
 from larik.cli import app
 from tests.bench.hostile import ANTHROPIC, GITHUB, KEY, RAY_TOKEN, Attack, pids, planted

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from larik.agent import sandbox as sb
+from larik import sandbox as sb
 from larik.bench.ray_run import (
     RAY_MISSING,
     PackedTask,

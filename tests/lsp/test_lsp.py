@@ -188,7 +188,7 @@ def test_a_flooding_server_is_cut_to_max_lines(tmp_path):
 
 
 def test_a_server_runs_in_the_sandbox_with_the_project_read_only(tmp_path):
-    from larik.agent.sandbox import Sandbox, probe
+    from larik.sandbox import Sandbox, probe
 
     if probe():
         pytest.skip(f"no sandbox here: {probe()}")

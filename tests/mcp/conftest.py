@@ -26,7 +26,7 @@ AUTH_SCRIPT = Path(__file__).with_name("auth_server_script.py")
 def in_project(folder: Path) -> Path:
     """``server_script.py`` copied into a project: a project's server runs in the OS sandbox,
     which shows it nothing of the host's /tmp (where CI clones this repository) but the
-    project; the interpreter's virtualenv it does show (program_sandbox)."""
+    project; the interpreter's virtualenv it does show (larik.sandbox.programs)."""
     copy = folder / SCRIPT.name
     copy.write_bytes(SCRIPT.read_bytes())
     return copy

@@ -17,7 +17,9 @@ written as ``\\xNN`` (see ``larik.paths.shown``).
 
 Tools that come and go while a session runs (MCP servers' tools) are not modules here: a
 :class:`ToolSource` hands the agent their specs for each request and looks up the calls it does
-not know; each is an :class:`AnyTool`, the same interface :class:`Tool` has.
+not know; each is an :class:`AnyTool`, the same interface :class:`Tool` has. Those two, the
+arguments' base, the result and the error are the tool contract (``larik/tool_contract.py``,
+re-exported here), which the MCP client keeps without importing the agent.
 """
 
 from __future__ import annotations
@@ -27,12 +29,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel
 
-from ...llm.types import Block, ToolSpec
+from ...llm.types import ToolSpec
 from ...paths import resolve_path, shown
+from ...tool_contract import AnyTool, ToolArgs, ToolError, ToolResult, ToolSource
 from ...tool_names import ALL_TOOLS, READ_ONLY_TOOLS
 from ..events import AgentEvent
 
@@ -56,38 +59,6 @@ __all__ = [
 ]
 
 Kind = Literal["read", "write", "exec", "task", "mcp", "job", "fetch"]
-
-
-class ToolError(Exception):
-    """A failure the model should see as an error result, e.g. "old_string not found"."""
-
-
-@dataclass(slots=True)
-class ToolResult:
-    content: str
-    is_error: bool = False
-    images: list[Block] = field(default_factory=list)
-    data: dict[str, Any] = field(default_factory=dict)  # for front ends: diff, exit_code, …
-
-    def __post_init__(self) -> None:
-        # the one place every tool's text passes: nothing unencodable reaches a model or a file
-        self.content = shown(self.content)
-        for k, v in self.data.items():
-            if isinstance(v, str):
-                self.data[k] = shown(v)
-
-
-class ToolArgs(BaseModel):
-    """Base of every tool's arguments: unknown keys are errors; an explicit null means "default"."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _nulls_are_defaults(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            return {k: v for k, v in data.items() if v is not None}
-        return data
 
 
 def beyond_defaults(model: type[BaseModel], raw: dict[str, Any]) -> dict[str, Any]:
@@ -180,38 +151,6 @@ class Tool:
             description=self.description,
             input_schema=_clean_schema(self.args.model_json_schema()),
         )
-
-
-class AnyTool(Protocol):
-    """What the tool runner and the permission policy use of a tool: :class:`Tool` for the
-    built-in ones, other classes for tools a :class:`ToolSource` brings."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def path_target(self) -> bool: ...
-    @property
-    def args(self) -> type[BaseModel]: ...
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult: ...
-    def target(self, args: Any) -> str: ...
-    def summary(self, args: Any) -> str: ...
-    async def preview(self, args: Any, ctx: ToolContext) -> str: ...
-    def read_only(self, args: Any) -> bool: ...
-    def spec(self) -> ToolSpec: ...
-
-
-class ToolSource(Protocol):
-    """Tools beyond the built-in ones, e.g. MCP servers' (:class:`larik.mcp.manager.McpManager`).
-    ``specs(window)`` is asked before every request (the tools may change; a source may send
-    fewer schemas to a model with a small ``window``); ``get`` finds a called tool by name;
-    ``system_text()`` is a block for the system prompt ("" for none: the servers' instructions)."""
-
-    def get(self, name: str) -> AnyTool | None: ...
-    def names(self) -> list[str]: ...
-    def specs(self, window: int) -> list[ToolSpec]: ...
-    def system_text(self) -> str: ...
 
 
 _cache: dict[str, Tool] = {}

@@ -8,9 +8,9 @@ Background processes that keep the output open are stopped shortly after the she
 ``background: true`` starts the command as a job of the session instead (:mod:`..jobs`:
 the same permission check and sandbox; read with ``job_output``, stop with ``job_stop``).
 
-When the session has an OS sandbox (``ctx.sandbox``, :mod:`larik.agent.sandbox`) the command
+When the session has an OS sandbox (``ctx.sandbox``, :mod:`larik.sandbox`) the command
 runs inside bubblewrap; a failure that looks like the sandbox's doing says so in the result, and
-so does what the sandbox undid after it (a protected file it made: :mod:`larik.agent.kept`).
+so does what the sandbox undid after it (a protected file it made: :mod:`larik.sandbox.kept`).
 ``sandbox: false`` runs it outside — the permission policy asks the user for that, always.
 
 The process-group helpers (the start token, killing a group, waiting for the shell, reading
@@ -34,8 +34,7 @@ from pathlib import Path
 from pydantic import Field
 
 from ...processes import child_env, kill_group, read_pipe, start_token, wait_exit
-from .. import kept
-from ..sandbox import Sandbox
+from ...sandbox import Sandbox, kept
 from . import ToolArgs, ToolContext, ToolError, ToolResult
 
 NAME = "bash"

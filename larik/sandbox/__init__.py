@@ -328,7 +328,7 @@ def _remove(path: Path) -> None:
 class Sandbox:
     """How commands run: ``mode``, ``network``, extra ``writable`` paths (absolute), and
     ``readable`` paths bound back read-only over everything else (the caller vouches that
-    they hold no secret and cover no writable path: :mod:`.program_sandbox`); ``space``:
+    they hold no secret and cover no writable path: :mod:`.programs`); ``space``:
     what the session's commands share (:class:`Space`; None: each command its own ``/tmp``
     and network namespace)."""
 

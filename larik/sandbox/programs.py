@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .sandbox import HIDDEN_HOME, REFUSAL, Sandbox, hidden_paths
+from . import HIDDEN_HOME, REFUSAL, Sandbox, hidden_paths
 
 if TYPE_CHECKING:
     from ..config import Config
