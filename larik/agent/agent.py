@@ -147,8 +147,7 @@ class Agent:
         self.budget_check: BudgetCheck | None = None  # the session's budget (session/budget.py)
         self._use_model(resolved)
 
-    # -- construction -----------------------------------------------------------------------
-    create = classmethod(_create)  # Agent.create(cwd=…, config=…, …): see create.py
+    create = classmethod(_create)  # construction: Agent.create(cwd=…, config=…, …), create.py
 
     # -- public state -------------------------------------------------------------------------
     @property
