@@ -53,6 +53,10 @@ COMMANDS: dict[str, Entry] = {
     "logout": Entry(
         "login", "Forget a sign-in's stored login (revoke it on the provider's site too: see docs)."
     ),
+    "local": Entry(
+        "local",
+        "Models Larik runs itself, offline: pull, list, rm or serve one (see docs/local-models.md).",
+    ),
     "lsp": Entry(
         "lsp", "List the language servers: found where, and whether they run in this project."
     ),

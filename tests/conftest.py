@@ -72,6 +72,7 @@ SLOW = frozenset(
         "tests/bench/test_check_confined.py",
         "tests/bench/test_ray.py",
         "tests/llm/providers/test_llamacpp_integration.py",
+        "tests/llm/local/test_cli.py",
         "tests/llm/local/test_engine.py",
         "tests/mcp/test_agent.py",
         "tests/mcp/test_bounds.py",

@@ -242,14 +242,23 @@ class Engine:
                 proc.stdin.close()
         if proc.poll() is None:
             _signal_group(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout)
-            except subprocess.TimeoutExpired:
+            if not _ended(proc, timeout):
                 _signal_group(proc.pid, signal.SIGKILL)
-                proc.wait()
+                _ended(proc, timeout)
         with contextlib.suppress(OSError):
             if proc.stdout is not None:
                 proc.stdout.close()
+
+
+def _ended(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Whether ``proc`` ends within ``timeout``. It polls rather than waits: a signal handler
+    may stop the engine while this thread is already waiting for it (Popen's lock is held)."""
+    end = time.monotonic() + timeout
+    while proc.poll() is None:
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def _signal_group(pid: int, sig: int) -> None:

@@ -5,8 +5,9 @@ sha256 are pinned in :mod:`.catalog`), ``REPO/FILE.gguf`` on Hugging Face (its s
 recorded, not checked: nothing pins it), or a path to a ``.gguf`` file here (hard-linked, else
 copied, under ``<state>/local/models/``; named by the catalog when its sha256 is a row's).
 
-Downloads go through ``huggingface_hub.hf_hub_download``: resumable (an interrupted download
-goes on from where it stopped when pulled again), cached (the Hugging Face cache, where
+Downloads go through ``huggingface_hub.hf_hub_download``: resumable (a transfer cut off goes on
+from where it stopped, with a ``Range`` request; over Hugging Face's Xet storage, chunks fetched
+once are not fetched again), cached (the Hugging Face cache, where
 ``HF_HOME`` puts it), with its progress bar, from ``HF_ENDPOINT`` when set — which must be
 https, or http on a loopback address (a test's fake Hub). A pinned file whose bytes do not hash
 to the catalog's sha256 is deleted and reported. Every failure — offline, a 404, a stalled
@@ -172,11 +173,11 @@ def _download_error(repo: str, file: str, endpoint: str, e: BaseException) -> st
         "ConnectionError",
         "OfflineModeIsEnabled",
     ):
-        return f"cannot reach {endpoint} to pull {what}: offline? (run it again to resume)"
+        return f"cannot reach {endpoint} to pull {what}: offline? (run it again)"
     if "Timeout" in kind or "timed out" in str(e).lower():
-        return f"the download of {what} from {endpoint} stalled: run it again to resume"
+        return f"the download of {what} from {endpoint} stalled: run it again"
     first = str(e).strip().splitlines()[0] if str(e).strip() else kind
-    return f"the download of {what} from {endpoint} failed: {first[:200]} (run it again to resume)"
+    return f"the download of {what} from {endpoint} failed: {first[:200]} (run it again)"
 
 
 def sha256_of(path: Path, chunk: int = 1 << 20) -> str:

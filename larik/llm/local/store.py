@@ -68,6 +68,12 @@ class Store:
     def get(self, name: str) -> Entry | None:
         return next((e for e in self.entries() if e.name == name), None)
 
+    def default(self) -> Entry | None:
+        """The model plain ``larik`` uses when no key and no model is configured: the one
+        pulled last (None: none pulled)."""
+        entries = self.entries()
+        return entries[-1] if entries else None
+
     def find(self, name: str) -> Entry:
         """The entry called ``name``; LocalModelError naming the pulled ones and the fix."""
         entry = self.get(name)
