@@ -534,7 +534,8 @@ async def command_turn(
             before = None
             yield notice(f"/{cmd.name}: model {cmd.model!r}: {e}; using {agent.spec}")
     try:
-        async for ev in agent.run_turn(expanded.prompt):
+        typed = f"/{cmd.name} {arguments.strip()}".rstrip()
+        async for ev in agent.run_turn(expanded.prompt, typed):
             yield ev
     finally:
         if before is not None:

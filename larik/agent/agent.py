@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import sandbox
-from ..llm.errors import APIError, ConfigError, ContextOverflow, LarikError, LoginExpired
+from ..llm.errors import APIError, ContextOverflow, LarikError, LoginExpired
 from ..llm.replay import merge_adjacent
-from ..llm.types import EFFORTS, Block, Effort, EventType, Message, Request, StopReason, Usage
+from ..llm.types import Block, Effort, EventType, Message, Request, StopReason, Usage
 from ..words import count
 from . import compaction, images, plan, prompt
 from .create import create as _create
@@ -50,7 +50,7 @@ from .runner import ToolRunner, answer_all, cut_off_result
 from .session_hooks import SessionHooks
 from .session_log import SessionLog
 from .sessions import Rebuilt
-from .settings import AgentSettings, BudgetCheck
+from .settings import AgentSettings, BudgetCheck, check_effort
 from .shown import error_record
 from .stuck import StuckDetector, have_it
 from .subagent import run_task, tools_for
@@ -87,7 +87,7 @@ class Agent:
         s = self._settings = settings
         self.root = s.root
         self.config = s.config
-        self._effort: Effort = _check_effort(s.effort)
+        self._effort: Effort = check_effort(s.effort)
         self.max_turns = s.max_turns
         self.messages: list[Message] = []
         self.session_id = s.session_id or new_session_id()
@@ -172,7 +172,7 @@ class Agent:
 
     @effort.setter
     def effort(self, value: Effort) -> None:
-        self._effort = _check_effort(value)
+        self._effort = check_effort(value)
 
     @property
     def permission_mode(self) -> str:
@@ -232,15 +232,19 @@ class Agent:
         self._record({"kind": "model_switch", "from": old, "to": r.spec, "role": r.role})
 
     # -- the loop -----------------------------------------------------------------------------
-    def run_turn(self, prompt_: str | list[Block]) -> AsyncIterator[AgentEvent]:
-        """One user turn. Iterate it to the end; cancel the iterating task to interrupt."""
+    def run_turn(self, prompt_: str | list[Block], typed: str = "") -> AsyncIterator[AgentEvent]:
+        """One user turn. Iterate it to the end; cancel the iterating task to interrupt.
+        ``typed``: what the user typed when it is not the prompt (``/review x``, expanded)."""
         prev = self._turn
-        gen = self._run_turn(prompt_, prev)
+        gen = self._run_turn(prompt_, prev, typed)
         self._turn = gen
         return gen
 
     async def _run_turn(
-        self, prompt_: str | list[Block], prev: AsyncGenerator[AgentEvent, None] | None
+        self,
+        prompt_: str | list[Block],
+        prev: AsyncGenerator[AgentEvent, None] | None,
+        as_typed: str,
     ) -> AsyncGenerator[AgentEvent, None]:
         if prev is not None and getattr(prev, "ag_running", False):
             raise RuntimeError("a turn is already running")
@@ -262,7 +266,7 @@ class Agent:
                     yield ev
                     if ev.type is E.ERROR:
                         return
-            self.checkpoints.begin_turn(typed)
+            self.checkpoints.begin_turn(typed, as_typed)
             if self._plan_mode:
                 blocks.append(Block.text_block(plan.NOTE))
             user = Message(role="user", blocks=blocks)
@@ -691,9 +695,3 @@ class Agent:
             sandbox.close_space(self._settings.policy.sandbox)
         self._log.close()
         return said
-
-
-def _check_effort(value: str) -> Effort:
-    if value not in EFFORTS:
-        raise ConfigError(f"unknown effort {value!r}: use low, medium, high or max")
-    return value  # type: ignore[return-value]

@@ -8,6 +8,7 @@ snapshots the project, and when the turn ends it snapshots it again and records 
 turn changed. The transcript holds it all, so a resumed (or forked) session can still undo::
 
     {"kind": "turn", "turn": 3, "at": "2026-12-01T10:00:00+00:00"}          before the prompt
+    (and "typed": "/review x" when a command expanded what was typed: lists show that)
     {"kind": "checkpoint", "id": "<tree>", "turn": 3, "rules": "<sha256>"}    before the 1st change
     {"kind": "checkpoint_done", "id": "<tree>", "turn": 3, "after": "<tree>", "files": [...]}
     {"kind": "undo", "turns": [3], "saved": "<tree>", "files": [...], "kept": [...]}
@@ -82,16 +83,16 @@ def turns_of(records: list[dict[str, Any]]) -> list[Turn]:
     """The user turns of a session, from its transcript records (a reader of records that are
     not this module's own, or are malformed, skips them)."""
     out: list[Turn] = []
-    at = ""
+    at = typed = ""
     for rec in records:
         kind = rec.get("kind")
         if kind == "turn":
-            at = _text(rec.get("at"))
+            at, typed = _text(rec.get("at")), _text(rec.get("typed"))
         elif kind == "message" and not rec.get("harness"):  # the edit workflow's: no prompt
             prompt = _prompt_text(rec.get("message"))
             if prompt is not None:
-                out.append(Turn(len(out) + 1, prompt, at))
-                at = ""
+                out.append(Turn(len(out) + 1, typed or prompt, at))
+                at = typed = ""
         elif kind in ("checkpoint", "checkpoint_done"):
             t = _nth(out, rec.get("turn"))
             cid = rec.get("id")
@@ -263,11 +264,13 @@ class Checkpointer:
         self.turns = turns_of(records)
 
     # -- the agent's hooks ------------------------------------------------------------------
-    def begin_turn(self, prompt: str) -> None:
-        turn = Turn(len(self.turns) + 1, prompt, _now())
+    def begin_turn(self, prompt: str, typed: str = "") -> None:
+        """``typed``: what the user typed, when a command expanded it into ``prompt``."""
+        turn = Turn(len(self.turns) + 1, typed or prompt, _now())
         self.turns.append(turn)
         self._current = turn
-        self._record({"kind": "turn", "turn": turn.n, "at": turn.at})
+        rec: dict[str, Any] = {"kind": "turn", "turn": turn.n, "at": turn.at}
+        self._record({**rec, "typed": typed} if typed else rec)
         if self.enabled and self._warm is None:
             self._warm = asyncio.get_running_loop().run_in_executor(None, self._warm_up)
 

@@ -122,6 +122,7 @@ def find_session(cwd: Path, session_id: str) -> Path:
 
 
 _MSG = b'{"kind":"message"'
+_TURN = b'{"kind": "turn"'
 _SWITCH = b'"model_switch"'
 
 
@@ -143,17 +144,20 @@ def _info(path: Path) -> SessionInfo | None:
     count, first = 0, ""
     model = header.get("model")
     model = model if isinstance(model, str) else ""
+    typed = ""
     for line in lines[1:]:
         if not line.startswith(_MSG):
             if _SWITCH in line[:40]:
                 model = _switched_to(line) or model
+            elif not first and not typed and line.startswith(_TURN) and b'"typed"' in line:
+                typed = _typed(line)  # a command's name and arguments, not its expansion
             continue
         count += 1
         if not first and b'"role":"user"' in line[:64]:
             try:
                 blocks = Message.model_validate(loads_strict(line)["message"]).blocks
                 # the prompt as typed: its first text block (attached files come after it)
-                first = next((b.text for b in blocks if b.type == "text"), "")
+                first = typed or next((b.text for b in blocks if b.type == "text"), "")
             except (ValueError, KeyError, TypeError):
                 continue
         elif not model and b'"role":"assistant"' in line[:64]:
@@ -167,6 +171,15 @@ def _info(path: Path) -> SessionInfo | None:
         updated=st.st_mtime,
         model=model,
     )
+
+
+def _typed(line: bytes) -> str:
+    try:
+        rec = loads_strict(line)
+    except ValueError:
+        return ""
+    typed = rec.get("typed") if isinstance(rec, dict) else None
+    return typed if isinstance(typed, str) else ""
 
 
 def _switched_to(line: bytes) -> str:

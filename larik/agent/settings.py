@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..llm.errors import ConfigError
+from ..llm.types import EFFORTS, Effort
 from .jobs import JobTable
 from .tools import ALL_TOOLS, ToolSource
 
@@ -73,3 +75,10 @@ class AgentSettings:
     the skill tool is offered only when there is one)."""
     hooks: Hooks | None = None
     """The configured hooks (None: none); subagents share them for their tool calls."""
+
+
+def check_effort(value: str) -> Effort:
+    """``value`` as an effort (``""``: the provider's default), or a one-line error."""
+    if value not in EFFORTS:
+        raise ConfigError(f"unknown effort {value!r}: use low, medium, high or max")
+    return value  # type: ignore[return-value]

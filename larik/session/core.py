@@ -357,10 +357,13 @@ class Session:
         return await hook(request)
 
     # -- turns --------------------------------------------------------------------------------
-    def send(self, prompt: Any) -> Turn:
-        """A turn on ``prompt`` (text, or a list of blocks: attachments, images)."""
+    def send(self, prompt: Any, typed: str = "") -> Turn:
+        """A turn on ``prompt`` (text, or a list of blocks: attachments, images); ``typed``:
+        what the user typed, when it is not the prompt (a command's name and arguments)."""
         agent = self._need_agent()
-        return Turn(self, lambda: agent.run_turn(prompt))
+        return Turn(
+            self, lambda: agent.run_turn(prompt, typed) if typed else agent.run_turn(prompt)
+        )
 
     def compact(self) -> Turn:
         """A turn that summarises the conversation to free context."""
@@ -393,7 +396,7 @@ class Session:
                 except (ValueError, McpCallError) as e:
                     raise LarikError(f"/{name}: {e}") from None
                 prompt = blocks if len(blocks) > 1 else blocks[0].text
-                turn = self.send(prompt)
+                turn = self.send(prompt, f"/{name} {args.strip()}".rstrip())
                 turn.shown = blocks[0].text
                 return turn
         cmd = self.commands.find(name) if self.commands is not None else None

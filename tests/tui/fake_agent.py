@@ -95,7 +95,9 @@ class FakeAgent:
         self.messages[:] = [Message.user("summary of the conversation")]
         yield AgentEvent(E.TURN_END, stop_reason=StopReason.END_TURN)
 
-    async def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[AgentEvent]:
+    async def run_turn(
+        self, prompt: str | list[Block], typed: str = ""
+    ) -> AsyncIterator[AgentEvent]:
         blocks = [Block.text_block(prompt)] if isinstance(prompt, str) else list(prompt)
         user = Message(role="user", blocks=blocks)
         self.messages.append(user)
