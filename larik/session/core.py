@@ -358,12 +358,9 @@ class Session:
 
     # -- turns --------------------------------------------------------------------------------
     def send(self, prompt: Any, typed: str = "") -> Turn:
-        """A turn on ``prompt`` (text, or a list of blocks: attachments, images); ``typed``:
-        what the user typed, when it is not the prompt (a command's name and arguments)."""
+        """A turn on ``prompt`` (text, or blocks: attachments); ``typed``: a command as typed."""
         agent = self._need_agent()
-        return Turn(
-            self, lambda: agent.run_turn(prompt, typed) if typed else agent.run_turn(prompt)
-        )
+        return Turn(self, lambda: agent.run_turn(prompt, typed))
 
     def compact(self) -> Turn:
         """A turn that summarises the conversation to free context."""
