@@ -118,8 +118,8 @@ def test_project_file_may_not_configure_providers(tmp_path):
 
 
 def test_unknown_top_level_tables_are_kept(tmp_path):
-    write_user('[tui]\ntheme = "dark"\n')
-    assert load_config(tmp_path).model_extra == {"tui": {"theme": "dark"}}
+    write_user('[someday]\ncolour = "dark"\n')
+    assert load_config(tmp_path).model_extra == {"someday": {"colour": "dark"}}
 
 
 def test_every_config_field_has_a_one_line_description():
@@ -297,6 +297,8 @@ def test_the_configuration_doc_names_every_key():
         ProviderConfig,
         SandboxConfig,
         StuckConfig,
+        TuiConfig,
+        TuiThemeConfig,
         WebFetchConfig,
     )
 
@@ -311,6 +313,8 @@ def test_the_configuration_doc_names_every_key():
         JobsConfig,
         WebFetchConfig,
         BudgetConfig,
+        TuiConfig,
+        TuiThemeConfig,
     ):
         for name in model.model_fields:
             documented = f"`{name}`" in text or f"`[{name}" in text  # a key or a [table]

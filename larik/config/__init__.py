@@ -54,6 +54,8 @@ from .schema import (
     RoutingSnapshot,
     SandboxConfig,
     StuckConfig,
+    TuiConfig,
+    TuiThemeConfig,
     WebFetchConfig,
     check_rule_text,
 )
@@ -73,6 +75,8 @@ __all__ = [
     "SandboxConfig",
     "WebFetchConfig",
     "StuckConfig",
+    "TuiConfig",
+    "TuiThemeConfig",
     "bench_dir",
     "bench_results_path",
     "check_rule_text",

@@ -26,7 +26,12 @@ from .schema import Config
 __all__ = ["load_config"]
 
 #: Keys only the user's own file may set.
-_USER_ONLY = ("providers", "trusted_projects")
+_USER_ONLY = ("providers", "trusted_projects", "tui")
+_WHY_USER_ONLY = {
+    "providers": "redirect API keys",
+    "trusted_projects": "trust itself",
+    "tui": "change how Larik looks (a theme could hide what a dialog asks) or what keys do",
+}
 
 
 def load_config(
@@ -66,8 +71,7 @@ def load_config(
                 if key in data:
                     raise ConfigError(
                         f"{project}: {key}: only allowed in the user config ({user}); a project "
-                        "file must not "
-                        + ("redirect API keys" if key == "providers" else "trust itself")
+                        "file must not " + _WHY_USER_ONLY[key]
                     )
             _validate(data, project)
             _check_project_models(data, project, mine)

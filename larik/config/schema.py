@@ -35,6 +35,8 @@ __all__ = [
     "JobsConfig",
     "WebFetchConfig",
     "StuckConfig",
+    "TuiConfig",
+    "TuiThemeConfig",
     "check_rule_text",
 ]
 
@@ -269,6 +271,86 @@ class LspConfig(_Strict):
     """Most diagnostic lines appended to one edit's result."""
 
 
+#: a colour as Textual's CSS takes it: ``#rgb``, ``#rrggbb`` (and with alpha), ``rgb(…)``,
+#: ``hsl(…)`` or a name (``red``, ``ansi_bright_blue``); parsed for good by the TUI
+_COLOUR = re.compile(
+    r"#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})|(?:rgb|hsl)a?\([^()]*\)|[a-z_]+"
+)
+
+
+class TuiThemeConfig(_Strict):
+    """``[tui.themes.NAME]``: a theme of your own, on top of ``base``; an unset colour is the
+    base theme's (docs/tui.md#themes)."""
+
+    base: str = "larik-dark"
+    """The theme it starts from: larik-dark, larik-light, one of Textual's, or another of yours."""
+    dark: bool | None = None
+    """Whether it is a dark theme (unset: the base's)."""
+    primary: str = ""
+    """Borders, the prompt's frame, highlights."""
+    secondary: str = ""
+    """Secondary highlights."""
+    accent: str = ""
+    """The focused prompt's frame, accents."""
+    foreground: str = ""
+    """Text."""
+    background: str = ""
+    """The screen's background."""
+    surface: str = ""
+    """Dialogs' and lists' background."""
+    panel: str = ""
+    """Panels' background."""
+    warning: str = ""
+    """Warnings."""
+    error: str = ""
+    """Errors."""
+    success: str = ""
+    """Success marks."""
+    user: str = ""
+    """The background of your prompts in the conversation."""
+    reply: str = ""
+    """The text of the model's replies."""
+    thinking: str = ""
+    """The text of thinking blocks."""
+    diff_added: str = ""
+    """Added lines in diffs."""
+    diff_removed: str = ""
+    """Removed lines in diffs."""
+    diff_hunk: str = ""
+    """Diff hunk headers (``@@ … @@``)."""
+    tool_border: str = ""
+    """A tool card's left border."""
+    tool_error: str = ""
+    """A failed tool card's border."""
+    tool_denied: str = ""
+    """A refused tool card's border."""
+    status_background: str = ""
+    """The status line's background."""
+    status_text: str = ""
+    """The status line's text."""
+    code: str = ""
+    """The Pygments style code blocks are highlighted with ("monokai", "friendly", …)."""
+
+    @field_validator("*")
+    @classmethod
+    def _check_colour(cls, value: Any, info: Any) -> Any:
+        if info.field_name in ("base", "dark", "code") or not value:
+            return value
+        if not _COLOUR.fullmatch(str(value).strip()):
+            raise ValueError(f"{value!r} is not a colour (#rrggbb, rgb(…), hsl(…) or a name)")
+        return value
+
+
+class TuiConfig(_Strict):
+    """``[tui]``: how the TUI looks and what its keys do (docs/tui.md). User config only."""
+
+    theme: str = "larik-dark"
+    """larik-dark, larik-light, auto (follows the terminal's background), one of Textual's
+    themes (nord, gruvbox, …) or one of ``[tui.themes]``."""
+    themes: dict[str, TuiThemeConfig] = Field(default_factory=dict)
+    """Themes of your own, by name."""
+
+
 def check_rule_text(text: str) -> tuple[str, str]:
     """``(tool, pattern)`` of a permission rule ``"TOOL: PATTERN"``, or ``ValueError`` naming
     what is wrong (one line, the rule cut to 60 characters): :func:`larik.tool_names.parse_rule`."""
@@ -330,6 +412,8 @@ class Config(BaseModel):
     """MCP tool servers ([mcp.servers.NAME]); a trusted project's .mcp.json adds its own."""
     hooks: HooksConfig = Field(default_factory=HooksConfig)
     """Commands run at events ([[hooks.PreToolUse]] …); a trusted project's run after yours."""
+    tui: TuiConfig = Field(default_factory=TuiConfig)
+    """The TUI's theme, keys and prompt editing (user config only)."""
 
     _sources: tuple[Path, ...] = PrivateAttr(default=())
     _trust: Any = PrivateAttr(default=None)

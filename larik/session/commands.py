@@ -54,6 +54,7 @@ BUILTINS: tuple[Builtin, ...] = (
         "/trust [ANSWER]",
         "this folder's trust: what it asks for and why; ANSWER: yes, no or forget",
     ),
+    Builtin("theme", "/theme [NAME]", "pick a theme (each shown as you move to it), or set NAME"),
     Builtin("help", "/help", "this list, and the keys", ("?",)),
     Builtin("exit", "/exit", "quit (prints how to resume)", ("quit", "q")),
 )

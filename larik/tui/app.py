@@ -30,12 +30,13 @@ from textual.worker import Worker
 
 from ..llm.errors import ConfigError
 from ..session import AgentFactory, SessionOptions
-from . import gcpolicy
+from . import gcpolicy, render, themes
 from .screens.chat import ChatScreen, Discover
 from .signals import QuitOnSignals
 
 if TYPE_CHECKING:  # no pydantic before the first frame
     from ..config import Config
+    from .prefs import Prefs
 
 __all__ = ["ConfigLoader", "LarikApp"]
 
@@ -66,6 +67,10 @@ class LarikApp(App[int]):
         options: SessionOptions | None = None,
     ) -> None:
         super().__init__()
+        for theme in themes.BUILTIN:  # larik-dark is the default: no CSS pass to switch to it
+            self.register_theme(theme)
+        self.set_reactive(App.theme, themes.DARK)
+        render.PALETTE[0] = render.Palette()  # larik-dark's (what Rich draws diffs and code in)
         self.config_loader = config_loader
         self.start_prompt = prompt  # ``larik "PROMPT"``: sent once the agent is there
         self.wide_root = wide_root  # why cwd is no project (larik.trust.wide_root_line) or ""
@@ -74,6 +79,7 @@ class LarikApp(App[int]):
         self.first_paint_done = False
         self._last_ctrl_c = 0.0
         self._leaving: Worker[None] | None = None
+        self._prefs: Prefs | None = None
         self.chat = ChatScreen(
             agent_factory,
             cwd=cwd,
@@ -103,7 +109,13 @@ class LarikApp(App[int]):
         self.quit_signals = QuitOnSignals().install(self)  # SIGTERM/SIGHUP: quit as /exit does
         self.call_after_refresh(self._after_first_frame)
 
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's variables of the theme, and Larik's ($larik-*) from its colours where it
+        does not set them (a Textual theme colours diffs, cards and the status line too)."""
+        return themes.with_defaults(super().get_css_variables(), self.current_theme.dark)
+
     def _after_first_frame(self) -> None:
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.first_paint_done = True
         gcpolicy.collect_idle()
         self.run_worker(self.start_up(), group="agent", exclusive=True)
@@ -191,6 +203,8 @@ class LarikApp(App[int]):
         ``startup_error`` (``run_tui`` prints it once the terminal is restored)."""
         loader, self.config_loader = self.config_loader, None
         if loader is None:
+            if self.config is not None:  # given (tests, a caller that loaded it)
+                self.use_tui(self.config)
             return True
         self._reload_config = loader
         try:
@@ -200,7 +214,34 @@ class LarikApp(App[int]):
             self.exit(2, return_code=2)
             return False
         self.chat.use_config(config, history)
+        self.use_tui(config)
         return True
+
+    @property
+    def prefs(self) -> Prefs:
+        """The theme, keys and vim mode the user changes while Larik runs (made on first use)."""
+        if self._prefs is None:
+            from .prefs import Prefs
+
+            self._prefs = Prefs(self)
+        return self._prefs
+
+    def use_tui(self, config: Config) -> None:
+        """``[tui]``: the theme. A default table costs nothing (the default theme is on)."""
+        tui = getattr(config, "tui", None)
+        if tui is not None and (tui.theme != themes.DARK or tui.themes):
+            from . import looks
+
+            problems = looks.register_custom(self, tui.themes)
+            if problem := self.prefs.set_theme(tui.theme):
+                problems.append(f"tui.theme: {problem}; using {self.theme}")
+            for problem in problems:
+                self.chat.say(f"config: {problem}", "warning")
+
+    def _theme_changed(self, theme: object) -> None:
+        from . import looks
+
+        looks.theme_changed(self, self.chat)
 
     # -- keys that hold on every screen -------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:

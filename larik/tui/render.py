@@ -13,18 +13,22 @@ from __future__ import annotations
 import functools
 import json
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.style import Style
 from rich.text import Text
 
 from ..terminal_text import TABLE
 
 if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderResult
     from rich.json import JSON
     from rich.markdown import Markdown
 
 __all__ = [
     "CODE_THEME",
+    "Palette",
     "args_beside_diff",
     "diff_text",
     "markdown",
@@ -33,6 +37,21 @@ __all__ = [
 ]
 
 CODE_THEME = "monokai"
+
+
+@dataclass(frozen=True, slots=True)
+class Palette:
+    """What Rich draws in the theme's colours: diff lines and the Pygments style of code. The
+    app sets :data:`PALETTE` when the theme changes (``larik/tui/looks.py``) and redraws;
+    renderables read it when they are rendered, not when they are made."""
+
+    added: Style = Style(color="#6BCB77")
+    removed: Style = Style(color="#E06C75")
+    hunk: Style = Style(color="#56B6C2")
+    code: str = CODE_THEME
+
+
+PALETTE = [Palette()]  # the one in use (a list: set in place, read at render time)
 
 
 def _keep_escapes_out() -> None:
@@ -64,6 +83,10 @@ def _markdown_class() -> type[Markdown]:
     class _Markdown(Markdown):
         elements: ClassVar[dict[str, Any]] = {**Markdown.elements, "heading_open": _Heading}
 
+        def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+            self.code_theme = PALETTE[0].code  # the theme's, when drawn (a theme change redraws)
+            yield from super().__rich_console__(console, options)
+
     return _Markdown
 
 
@@ -72,23 +95,38 @@ def markdown(text: str) -> Markdown:
     return _markdown_class()(text, code_theme=CODE_THEME, hyperlinks=True)
 
 
-def diff_text(diff: str) -> Text:
-    """A unified diff coloured line by line: additions green, removals red, hunks cyan."""
-    out = Text(no_wrap=False)
-    for line in diff.splitlines(keepends=True):
-        if line.startswith(("+++", "---")):
-            style = "bold"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
-        elif line.startswith("@@"):
-            style = "cyan"
-        else:
-            style = "dim"
-        out.append(line, style=style)
-    out.rstrip()
-    return out
+def diff_text(diff: str) -> Diff:
+    """A unified diff coloured line by line in the theme's colours (:data:`PALETTE`, read when
+    it is drawn): additions, removals, hunk headers; file headers bold, context dim."""
+    return Diff(diff)
+
+
+class Diff:
+    """A unified diff as a renderable whose colours are the theme's at the time it is drawn."""
+
+    def __init__(self, diff: str) -> None:
+        self.diff = diff
+
+    def text(self) -> Text:
+        p = PALETTE[0]
+        out = Text(no_wrap=False)
+        for line in self.diff.splitlines(keepends=True):
+            if line.startswith(("+++", "---")):
+                style: Style | str = "bold"
+            elif line.startswith("+"):
+                style = p.added
+            elif line.startswith("-"):
+                style = p.removed
+            elif line.startswith("@@"):
+                style = p.hunk
+            else:
+                style = "dim"
+            out.append(line, style=style)
+        out.rstrip()
+        return out
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.text()
 
 
 # What a file edit's diff already shows: the file (its header) and the old and new text.

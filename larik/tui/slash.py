@@ -280,6 +280,12 @@ async def _jobs(session: Session, ui: UI, arg: str) -> None:
     ui.push(JobsScreen(table))
 
 
+async def _theme(session: Session, ui: UI, arg: str) -> None:
+    from . import prefs  # the theme's code: not before the first frame
+
+    await prefs.theme(session, ui, arg)
+
+
 async def _exit(session: Session, ui: UI, arg: str) -> None:
     await ui.quit()
 
@@ -301,6 +307,7 @@ HANDLERS: dict[str, Handler] = {
     "mcp": _mcp,
     "hooks": _hooks,
     "trust": _trust,
+    "theme": _theme,
     "help": _help,
     "exit": _exit,
 }

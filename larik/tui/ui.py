@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from ..session import Turn
     from .model_choice import ModelChoice
+    from .prefs import Prefs
     from .screens.chat import ChatScreen
 
 __all__ = ["ChatUI", "UI"]
@@ -36,6 +37,9 @@ class UI(Protocol):
 
     @property
     def modes(self) -> tuple[str, ...]: ...  # what Shift+Tab goes through
+
+    @property
+    def prefs(self) -> Prefs: ...  # the theme, the keys, vim mode ([tui])
 
     @property
     def typed_ahead(self) -> bool: ...  # prompts are queued for after the turn
@@ -95,6 +99,10 @@ class ChatUI:
     @property
     def typed_ahead(self) -> bool:
         return bool(self._chat.queue.prompts)
+
+    @property
+    def prefs(self) -> Prefs:
+        return self._chat.app.prefs  # type: ignore[attr-defined,no-any-return]  # LarikApp's
 
     def say(self, text: str, level: str = "info", *, as_markdown: bool = False) -> None:
         self._chat.say(text, level, as_markdown=as_markdown)

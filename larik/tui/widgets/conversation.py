@@ -345,6 +345,12 @@ class ConversationView(VerticalScroll, can_focus=False):
         style = self._style("text", lambda: StreamingMarkdown(classes="assistant"))
         return StreamingMarkdown.archive_form(it.text, style)
 
+    def restyled(self) -> None:
+        """The theme changed: the archive's items of history take the new one's styles when
+        drawn again (a folded widget keeps the colours it was folded with; its diffs and code
+        follow the theme)."""
+        self._styles.clear()
+
     def _style(self, key: str, make: Callable[[], Widget]) -> Style:
         """The style a widget ``make()`` would have here (what its ``archived()`` takes from
         ``rich_style``), found once per kind without mounting one: the app's stylesheet is

@@ -118,6 +118,12 @@ class RenderedLines(Widget):
         self._tail_strips = None
         self._changed()
 
+    def restyle(self) -> None:
+        """Render everything again (the theme changed: what Rich drew holds the old colours),
+        as after a change of width; a lazy widget does it newest first, on idle."""
+        self._width = -1
+        self._changed()
+
     def _changed(self) -> None:
         if not self.is_mounted:
             return

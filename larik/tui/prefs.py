@@ -1,0 +1,90 @@
+"""``/theme``: the user's own settings of the TUI (``[tui]``).
+
+:class:`Prefs` is the app's side (``ui.prefs``): the theme, the key bindings, vim mode; the
+handlers below get the session and the :class:`~larik.tui.ui.UI`, as every handler does. A
+choice made here is saved in the user's config (``[tui]``), so the next start has it too.
+Imported when a handler first runs or the config asks for a non-default ``[tui]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import TYPE_CHECKING, Any
+
+from ..llm.errors import LarikError
+from . import looks, themes
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from ..session import Session
+    from .ui import UI
+
+__all__ = ["Prefs", "save", "theme"]
+
+
+class Prefs:
+    """The TUI's settings the user changes while it runs."""
+
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self.theme_name = themes.DARK  # as asked for: "auto" stays "auto"
+
+    # -- theme --------------------------------------------------------------------------------
+    def theme_names(self) -> list[str]:
+        return looks.theme_names(self.app)
+
+    def try_theme(self, name: str) -> str:
+        """Show ``name`` now (the picker's live preview); "" or the problem."""
+        return looks.apply_theme(self.app, name)
+
+    def set_theme(self, name: str) -> str:
+        problem = self.try_theme(name)
+        if not problem:
+            self.theme_name = name
+        return problem
+
+
+async def save(updates: dict[str, Any]) -> str:
+    """Save ``updates`` in the user's config; where, or why not (one line)."""
+    from ..config import save_user_config
+
+    try:
+        path = await asyncio.to_thread(save_user_config, updates)
+    except (LarikError, OSError) as e:
+        return f"not saved: {e}"
+    return f"saved in {path}"
+
+
+# -- the handlers -----------------------------------------------------------------------------
+async def theme(session: Session, ui: UI, arg: str) -> None:
+    """``/theme``: a picker that shows each theme as you move to it; ``/theme NAME`` at once."""
+    prefs = ui.prefs
+    if arg:
+        await _use_theme(ui, arg.strip())
+        return
+    from .screens.theme_picker import ThemeScreen
+
+    was = prefs.theme_name
+
+    def picked(name: str | None) -> None:
+        if name is None:
+            prefs.try_theme(was)  # Esc: back to what it was
+            ui.say(f"theme: {was} (unchanged)")
+        else:
+            ui.run(_use_theme(ui, name), "prefs")
+
+    ui.push(ThemeScreen(prefs, prefs.theme_names(), was), callback=picked)
+
+
+async def _use_theme(ui: UI, name: str) -> None:
+    prefs = ui.prefs
+    problem = prefs.set_theme(name)
+    if problem:
+        ui.say(f"/theme: {problem}; the themes: {', '.join(prefs.theme_names())}", "error")
+        return
+    shown = f"{name} ({prefs.app.theme})" if name != prefs.app.theme else name
+    where = await save({"tui": {"theme": name}})
+    note = " · NO_COLOR is set: shades of grey only" if "NO_COLOR" in os.environ else ""
+    ui.say(f"theme: {shown} ({where}){note}")
