@@ -349,6 +349,8 @@ class TuiConfig(_Strict):
     themes (nord, gruvbox, …) or one of ``[tui.themes]``."""
     themes: dict[str, TuiThemeConfig] = Field(default_factory=dict)
     """Themes of your own, by name."""
+    vim: bool = False
+    """Edit the prompt vim-style (normal and insert modes); ``/vim`` toggles it and saves it."""
 
 
 def check_rule_text(text: str) -> tuple[str, str]:

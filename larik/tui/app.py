@@ -33,6 +33,7 @@ from ..session import AgentFactory, SessionOptions
 from . import gcpolicy, render, themes
 from .screens.chat import ChatScreen, Discover
 from .signals import QuitOnSignals
+from .widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:  # no pydantic before the first frame
     from ..config import Config
@@ -227,8 +228,11 @@ class LarikApp(App[int]):
         return self._prefs
 
     def use_tui(self, config: Config) -> None:
-        """``[tui]``: the theme. A default table costs nothing (the default theme is on)."""
+        """``[tui]``: vim mode, the theme. A default table costs nothing (the default theme is
+        on, vim mode off)."""
         tui = getattr(config, "tui", None)
+        if tui is not None and tui.vim:
+            self.chat.prompt.set_vim(True)
         if tui is not None and (tui.theme != themes.DARK or tui.themes):
             from . import looks
 
@@ -237,6 +241,9 @@ class LarikApp(App[int]):
                 problems.append(f"tui.theme: {problem}; using {self.theme}")
             for problem in problems:
                 self.chat.say(f"config: {problem}", "warning")
+
+    def on_prompt_input_vim_mode(self, message: PromptInput.VimMode) -> None:
+        self.chat.status.set_vim(message.mode)
 
     def _theme_changed(self, theme: object) -> None:
         from . import looks

@@ -1,4 +1,4 @@
-"""``/theme``: the user's own settings of the TUI (``[tui]``).
+"""``/theme`` and ``/vim``: the user's own settings of the TUI (``[tui]``).
 
 :class:`Prefs` is the app's side (``ui.prefs``): the theme, the key bindings, vim mode; the
 handlers below get the session and the :class:`~larik.tui.ui.UI`, as every handler does. A
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..session import Session
     from .ui import UI
 
-__all__ = ["Prefs", "save", "theme"]
+__all__ = ["Prefs", "save", "theme", "vim"]
 
 
 class Prefs:
@@ -38,6 +38,12 @@ class Prefs:
     def try_theme(self, name: str) -> str:
         """Show ``name`` now (the picker's live preview); "" or the problem."""
         return looks.apply_theme(self.app, name)
+
+    def toggle_vim(self) -> bool:
+        """Vim mode on if it was off, else off; whether it is on now."""
+        prompt = self.app.chat.prompt  # type: ignore[attr-defined]  # LarikApp's
+        prompt.set_vim(prompt.vim is None)
+        return prompt.vim is not None
 
     def set_theme(self, name: str) -> str:
         problem = self.try_theme(name)
@@ -88,3 +94,16 @@ async def _use_theme(ui: UI, name: str) -> None:
     where = await save({"tui": {"theme": name}})
     note = " · NO_COLOR is set: shades of grey only" if "NO_COLOR" in os.environ else ""
     ui.say(f"theme: {shown} ({where}){note}")
+
+
+async def vim(session: Session, ui: UI, arg: str) -> None:
+    """``/vim``: vim-style editing of the prompt, on or off; saved as ``[tui] vim``."""
+    on = ui.prefs.toggle_vim()
+    where = await save({"tui": {"vim": on}})
+    if on:
+        ui.say(
+            "vim mode on: Esc for normal mode (h j k l w b e 0 $ x dd dw cw u; i a o A I to "
+            f"type again), Enter sends from either ({where})"
+        )
+    else:
+        ui.say(f"vim mode off ({where})")

@@ -286,6 +286,12 @@ async def _theme(session: Session, ui: UI, arg: str) -> None:
     await prefs.theme(session, ui, arg)
 
 
+async def _vim(session: Session, ui: UI, arg: str) -> None:
+    from . import prefs
+
+    await prefs.vim(session, ui, arg)
+
+
 async def _exit(session: Session, ui: UI, arg: str) -> None:
     await ui.quit()
 
@@ -308,6 +314,7 @@ HANDLERS: dict[str, Handler] = {
     "hooks": _hooks,
     "trust": _trust,
     "theme": _theme,
+    "vim": _vim,
     "help": _help,
     "exit": _exit,
 }

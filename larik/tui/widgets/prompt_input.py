@@ -24,6 +24,7 @@ from .completion_menu import Completion, CompletionMenu
 
 if TYPE_CHECKING:
     from ...session import Session
+    from ..vim import Vim
 
 __all__ = ["PASTE_LINES", "PromptInput"]
 
@@ -42,6 +43,13 @@ class PromptInput(TextArea):
         def __init__(self, text: str) -> None:
             super().__init__()
             self.text = text
+
+    class VimMode(Message):
+        """Vim mode's state changed: "normal", "insert", or "" (vim mode off)."""
+
+        def __init__(self, mode: str) -> None:
+            super().__init__()
+            self.mode = mode
 
     def __init__(
         self,
@@ -68,11 +76,37 @@ class PromptInput(TextArea):
         self._hist_pos: int | None = None
         self._listed_for: tuple[tuple[int, int], str] | None = None  # what the list was made for
         self._draft = ""
+        self.vim: Vim | None = None  # vim-style editing (larik/tui/vim.py), when on
+
+    def set_vim(self, on: bool) -> None:
+        """Vim mode on (starting in insert mode) or off; the status line shows its mode."""
+        if on and self.vim is None:
+            from ..vim import Vim
+
+            self.vim = Vim(self, self._tell_mode, self._walk)
+            self.vim.set_mode("insert")
+        elif not on and self.vim is not None:
+            self.vim = None
+            self._tell_mode("")
+
+    def _tell_mode(self, mode: str) -> None:
+        # made in this widget's own turn: a message made while its screen handles one (a slash
+        # command) would count the screen as its sender, and stop there instead of reaching the app
+        self.call_next(lambda: self.post_message(self.VimMode(mode)))
+
+    def _walk(self, delta: int) -> None:
+        if not self.menu.is_open:
+            self._history_step(delta)
 
     # -- keys ---------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         handled = True
+        vim_key = not (key == "escape" and self.menu.is_open)  # Esc closes the list first
+        if self.vim is not None and vim_key and self.vim.key(event):
+            event.stop()
+            event.prevent_default()
+            return
         if key in ("enter", "tab") and self.menu.is_open and self._listed_for != self._where():
             # keys typed in a burst arrive before the completion list has caught up with them
             # (it follows TextArea.Changed, a message): act on what was typed, not on that list
@@ -139,6 +173,8 @@ class PromptInput(TextArea):
         self._draft = ""
         self.clear()
         self.menu.close()
+        if self.vim is not None:
+            self.vim.set_mode("insert")  # the next prompt is typed
         self.post_message(self.Submitted(text))
 
     def _history_step(self, delta: int) -> None:

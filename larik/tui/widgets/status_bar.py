@@ -156,6 +156,11 @@ class StatusBar(Static):
         self._note = ""
         self._plan = ""
         self._priced: dict[tuple[str, str], bool] = {}
+        self.vim = ""  # the prompt's vim mode ("" when off), shown first
+
+    def set_vim(self, mode: str) -> None:
+        self.vim = mode
+        self.refresh()
 
     def show(self, agent: Any, *, busy: bool = False, note: str = "", plan: str = "") -> None:
         self._agent, self._busy, self._note, self._plan = agent, busy, note, plan
@@ -166,11 +171,16 @@ class StatusBar(Static):
         key = (getattr(agent, "provider_name", ""), getattr(agent, "model", ""))
         if agent is not None and key not in self._priced:
             self._priced[key] = model_priced(agent, self.config)
-        return status_text(
+        tag = f"{self.vim.upper()} " if self.vim else ""
+        line = status_text(
             agent,
             busy=self._busy,
             note=self._note,
-            width=self.size.width,
+            width=max(0, self.size.width - len(tag)) if self.size.width else 0,
             priced=self._priced.get(key, False),
             plan=self._plan,
         )
+        if not tag:
+            return line
+        style = "bold reverse" if self.vim == "normal" else "bold"
+        return Text.assemble((tag, style), line, no_wrap=True, overflow="ellipsis")
