@@ -39,7 +39,7 @@ async def test_a_200_line_write_shows_every_choice_and_the_focused_one(tmp_path,
         await pilot.pause()
         shown = screen_text(app)
         assert "+line 1" in shown and "+line 200" not in shown  # the diff scrolls inside
-        for choice in ("y", "a", "n"):
+        for choice in ("y", "2", "n"):
             assert f"({choice})" in shown, choice
         assert "allow always covers" in shown
         screen = app.screen
@@ -168,3 +168,45 @@ async def test_a_fetch_carrying_data_out_in_a_long_url_shows_every_character_of_
         assert url in shown
         await pilot.press("n")
         await turn_done(pilot)
+
+
+# ------------------------------------------------------------------ issue 25 item 11
+
+DIFF = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+EDIT_CALL = {"name": "edit_file", "input": {"path": "app.py", "diff": DIFF}, "id": "c1"}
+
+
+def _burst(app, text: str) -> None:
+    """Keys as a fast typist sends them: all queued before the dialog handles the first."""
+    from textual import events
+
+    names = {" ": "space", ",": "comma", "(": "left_parenthesis", ")": "right_parenthesis"}
+    names |= {":": "colon", "\n": "enter"}
+    for ch in text:
+        app.post_message(events.Key(names.get(ch, ch), None if ch == "\n" else ch))
+
+
+async def _denied_with(harness, typed: str) -> tuple[bool, str]:
+    app = harness.app([{"tool_calls": [EDIT_CALL]}, {"text": "ok"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "go")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.pause()
+        _burst(app, typed)
+        await turn_done(pilot)
+        result = harness.provider.requests[1].messages[-1].blocks[0]
+        return result.is_error, result.content
+
+
+async def test_a_reason_typed_fast_without_r_loses_no_key_and_leaks_into_no_choice(harness):
+    """The model got "wog:keepdefdd(,b):dchgeoltheetulie" for a reason typed quickly; a "y",
+    "a" or "n" inside it must not answer the dialog, nor a space press a button."""
+    reason = "wrong: keep def add(a, b): don't change the return value, you may rename it"
+    is_error, content = await _denied_with(harness, reason + "\n")
+    assert is_error and content.endswith(reason), content
+
+
+async def test_a_reason_starting_with_a_is_a_reason_not_allow_always(harness):
+    is_error, content = await _denied_with(harness, "always ask me first\n")
+    assert is_error and content.endswith("always ask me first"), content

@@ -1,10 +1,16 @@
 """The permission prompt: a tool call the agent wants to make, and the user's answer.
 
 Shows the tool, its arguments, and for an edit the diff with only the arguments the diff does
-not already show (``replace_all``, say); a command is shown once, as ``$ command``. ``y``
-allows once, ``a`` allows what the "allow always covers" line names for the rest of the
-session, ``n`` or Esc denies; ``r`` (or Tab) goes to the reason box, whose text is sent to the
-model with the denial (Enter there denies).
+not already show (``replace_all``, say); a command is shown once, as ``$ command``. ``y`` (or
+``1``) allows once, ``2`` allows what the "allow always covers" line names for the rest of the
+session, ``n`` (or ``3``, Esc) denies; ``r`` (or Tab) goes to the reason box, whose text is sent
+to the model with the denial (Enter there denies).
+
+Any other letter starts the reason (``a`` too: a reason starting with "always…" is a reason),
+and from the first key of a reason every key is the reason's, however fast they come: until the
+box has the focus, the dialog itself appends them to it (a space presses no button, a ``y`` or
+``n`` inside the reason answers nothing, Enter denies with it). Typing fast lost keys before:
+they went to the buttons while the focus moved.
 
 Whatever the size of the terminal, the title and the choices stay on screen: they are docked
 to the dialog's top and bottom, and the details (a long diff) scroll between them (PgUp/PgDn,
@@ -40,17 +46,21 @@ __all__ = ["CHOICES", "PermissionScreen", "ask"]
 # (button id, label, key): the choices, in the order they are shown
 CHOICES = (
     ("allow", "Allow once", "y"),
-    ("always", "Allow always this session", "a"),
+    ("always", "Allow always this session", "2"),
     ("deny", "Deny", "n"),
 )
+#: The keys that answer the dialog (with r, which goes to the reason box, and Esc): the
+#: labels' and 1 and 3 (Claude Code's numbers). No other letter is a choice: any other starts
+#: the reason.
+CHOICE_KEYS = frozenset({"1", "3", *(key for _, _, key in CHOICES)})
 MARK = "▸ "
 
 
 class PermissionScreen(ModalScreen[Approval]):
     BINDINGS = [
-        Binding("y", "allow", "allow once"),
-        Binding("a", "allow_always", "allow always"),
-        Binding("n", "deny", "deny"),
+        Binding("1,y", "allow", "allow once"),
+        Binding("2", "allow_always", "allow always"),
+        Binding("3,n", "deny", "deny"),
         Binding("r", "reason", "type a reason", show=False),
         Binding("escape", "deny", "deny", show=False),
         Binding("pageup", "scroll_details(-1)", show=False),
@@ -62,6 +72,7 @@ class PermissionScreen(ModalScreen[Approval]):
     def __init__(self, request: PermissionRequest) -> None:
         super().__init__(classes="modal")
         self.request = request
+        self._reason_started = False  # a reason begun; its box does not have the focus yet
 
     def compose(self) -> ComposeResult:
         r = self.request
@@ -120,6 +131,8 @@ class PermissionScreen(ModalScreen[Approval]):
             self.query_one("#allow", Button).focus()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if isinstance(self.focused, Input):
+            self._reason_started = False  # the box takes the keys itself from here
         self._show_focus()
 
     def _show_focus(self) -> None:
@@ -139,17 +152,37 @@ class PermissionScreen(ModalScreen[Approval]):
         self.query_one("#permission-hint", Static).update(f"{enter}{reason}{scroll}")
 
     def on_key(self, event: events.Key) -> None:
-        """A letter typed while a choice is focused starts the reason (y, a, n and r are the
-        choices' keys)."""
-        if isinstance(self.focused, Input) or not event.is_printable or not event.character:
+        """A letter typed while a choice is focused starts the reason (but for the choices'
+        keys and r); from then on every key is the reason's until its box has the focus."""
+        if isinstance(self.focused, Input):
             return
-        if event.character.lower() in {"y", "a", "n", "r"} or event.character.isspace():
+        if self._reason_started:
+            event.stop()
+            event.prevent_default()
+            if event.key == "enter":
+                self.action_deny()
+            elif event.key == "backspace":
+                self._type("", back=True)
+            elif event.is_printable and event.character:
+                self._type(event.character)
+            return
+        if not event.is_printable or not event.character:
+            return
+        if event.character in CHOICE_KEYS or event.character == "r" or event.character.isspace():
             return
         event.stop()
         event.prevent_default()
+        self._type(event.character)
+
+    def _type(self, text: str, *, back: bool = False) -> None:
+        """Add ``text`` to the end of the reason (``back``: take its last character away) and
+        send the focus there; keys that come before it arrives are added here too."""
         box = self.query_one("#reason", Input)
-        box.focus()
-        box.insert_text_at_cursor(event.character)
+        box.value = box.value[:-1] if back else box.value + text
+        box.cursor_position = len(box.value)
+        if not self._reason_started:
+            self._reason_started = True
+            box.focus()
 
     def on_resize(self, event: events.Resize) -> None:
         self.call_after_refresh(self._show_focus)
@@ -173,7 +206,7 @@ class PermissionScreen(ModalScreen[Approval]):
             details.scroll_page_down(animate=False)
 
     def action_reason(self) -> None:
-        self.query_one("#reason", Input).focus()
+        self._type("")  # what is typed right after r is the reason's
 
     def action_allow(self) -> None:
         self.dismiss(Approval(allow=True))
@@ -182,6 +215,7 @@ class PermissionScreen(ModalScreen[Approval]):
         self.dismiss(Approval(allow=True, always=True))
 
     def action_deny(self) -> None:
+        self._reason_started = False
         reason = self.query_one("#reason", Input).value.strip()
         self.dismiss(Approval(allow=False, reason=reason))
 
