@@ -11,6 +11,10 @@ The one discovery for the ``/model`` picker and the no-model screen, ``larik mod
   timeout): a server that answers at all is *up*; what it lists on a 200 is its models, each
   under a provider whose requests reach the server that lists it. ``discover`` (async) and
   ``reachable_local_providers`` are views of the same scan.
+* ``pulled(config)``: the models Larik runs itself (``larik local pull``), as ``local/NAME``;
+  the scan lists them with the servers' (nothing is started to list them), and the ``local``
+  provider is *up* while one is pulled — the picker and ``larik models`` treat them as they
+  treat Ollama's.
 
 Nothing here runs at import time, and the TUI calls it from a worker, never a widget.
 """
@@ -30,6 +34,7 @@ __all__ = [
     "LocalServer",
     "Scan",
     "discover",
+    "pulled",
     "reachable_local_providers",
     "scan",
     "servers",
@@ -37,6 +42,7 @@ __all__ = [
 
 TIMEOUT = 0.5
 _LABELS = {"ollama": "Ollama", "lmstudio": "LM Studio", "llamacpp": "llama.cpp", "vllm": "vLLM"}
+ENGINE_LABEL = "Larik's engine"
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +181,29 @@ async def _scan(targets: tuple[LocalServer, ...], timeout: float) -> Scan:
     return result
 
 
+def pulled(config: Any = None) -> list[LocalModel]:
+    """The models pulled for Larik's own engine (``local/NAME``), as local models."""
+    from ..config import Config
+    from ..llm.errors import LarikError
+    from ..llm.local.store import Store
+
+    cfg = config if config is not None else Config()
+    try:
+        entries = Store(cfg.local_dir).entries()
+    except LarikError:  # an unreadable index: nothing pulled, as far as a list goes
+        return []
+    return [LocalModel("local", e.name, ENGINE_LABEL) for e in entries]
+
+
+def _with_pulled(result: Scan, config: Any) -> Scan:
+    found = pulled(config)
+    if found:
+        result.up.add("local")
+        seen = {m.spec for m in result.models}
+        result.models.extend(m for m in found if m.spec not in seen)
+    return result
+
+
 async def discover(
     config: Any = None,
     *,
@@ -184,12 +213,13 @@ async def discover(
     """Models of every local server that answers within ``timeout`` seconds (loopback only):
     the servers of ``config`` (see ``servers``), or the ones in ``probe``."""
     targets = servers(config) if probe is None else probe
-    return (await _scan(targets, timeout)).models
+    result = await _scan(targets, timeout)
+    return (_with_pulled(result, config) if probe is None else result).models
 
 
 def scan(config: Any = None, *, timeout: float = TIMEOUT) -> Scan:
     """Which local providers are up and what they list (blocking: for the CLI and threads)."""
-    return asyncio.run(_scan(servers(config, one_per_address=False), timeout))
+    return _with_pulled(asyncio.run(_scan(servers(config, one_per_address=False), timeout)), config)
 
 
 def reachable_local_providers(config: Any = None, timeout: float = TIMEOUT) -> set[str]:

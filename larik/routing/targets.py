@@ -3,7 +3,8 @@
 ``target(spec, config)`` accepts, in this order:
 
 1. ``""`` -> the config's ``model`` -> else the first of Anthropic, OpenAI, Gemini with a key
-   (config ``api_key``/``api_key_env`` or the environment), with the catalog's default model;
+   (config ``api_key``/``api_key_env`` or the environment), with the catalog's default model
+   -> else the model pulled last for Larik's own engine (``local/NAME``: ``larik local pull``);
 2. ``head/rest`` where ``head`` is a configured or registered provider -> that provider, model
    ``rest`` (so ``openrouter/anthropic/claude-sonnet-4.5`` works, and ``scripted/PATH.json``
    plays a script); an unknown ``head`` is an error listing the known providers and the closest
@@ -149,11 +150,26 @@ def _main(config: Config, snap: RoutingSnapshot) -> Target:
     for name in KEY_ORDER:
         if has_key(name, config):
             return Target(name, catalog.default_model(name))
+    local = _pulled_default(config)
+    if local:
+        return Target("local", local)
     env: list[str] = []
     for name in KEY_ORDER:
         spec = registry.get(name)
         env.extend(spec.credential_env_names if spec else ())
     raise NoModelError(env)
+
+
+def _pulled_default(config: Config) -> str:
+    """The model pulled last for the embedded engine ("" when none is)."""
+    from ..llm.errors import LarikError
+    from ..llm.local.store import Store
+
+    try:
+        entry = Store(config.local_dir).default()
+    except LarikError:
+        return ""
+    return entry.name if entry is not None else ""
 
 
 def _unknown_model(spec: str, config: Config, roles: tuple[str, ...]) -> str:

@@ -125,7 +125,13 @@ async def test_snapshot_routing(harness):
         check(app, "routing")
 
 
-async def test_snapshot_no_model(harness):
+async def test_snapshot_no_model(harness, monkeypatch):
+    from larik.llm.local import catalog
+    from larik.tui.screens import no_model
+
+    offer = (catalog.row("qwen2.5-coder-1.5b"), "")  # the same on every machine
+    monkeypatch.setattr(no_model, "embedded_offer", lambda: offer)
+    monkeypatch.setattr(no_model, "_machine", lambda: ("24 GB", 2))
     harness.fail_with = MissingKeyError("anthropic", ["ANTHROPIC_API_KEY"])
     app = harness.app([])
     async with app.run_test(size=(100, 50)) as pilot:

@@ -21,13 +21,14 @@ import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..errors import LocalModelError
 from ..net import validate_base_url
 from . import catalog
 from .store import Entry, Store, name_for
 
-__all__ = ["DEFAULT_ENDPOINT", "hub_endpoint", "pull", "sha256_of"]
+__all__ = ["DEFAULT_ENDPOINT", "hub_endpoint", "pull", "reporting_bar", "sha256_of"]
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 Say = Callable[[str], None]
@@ -51,8 +52,10 @@ def pull(
     cache_dir: Path | None = None,
     say: Say = print,
     progress: bool = True,
+    tqdm_class: Any = None,
 ) -> Entry:
-    """Pull ``source`` (see the module docstring) and add it to ``store``'s index."""
+    """Pull ``source`` (see the module docstring) and add it to ``store``'s index;
+    ``tqdm_class``: the download's progress bar (:func:`reporting_bar` for a screen)."""
     source = source.strip()
     path = Path(source).expanduser()
     if source.endswith(".gguf") and (path.is_file() or not _looks_like_repo(source)):
@@ -60,12 +63,23 @@ def pull(
     row = catalog.row(source)
     if row is not None:
         return _from_hub(
-            store, row.repo, row.file, row.revision, row.sha256, row.name, cache_dir, say, progress
+            store,
+            row.repo,
+            row.file,
+            row.revision,
+            row.sha256,
+            row.name,
+            cache_dir,
+            say,
+            progress,
+            tqdm_class,
         )
     if _looks_like_repo(source) and source.endswith(".gguf"):
         owner, name, file = source.split("/", 2)
         repo = f"{owner}/{name}"
-        return _from_hub(store, repo, file, None, "", name_for(file), cache_dir, say, progress)
+        return _from_hub(
+            store, repo, file, None, "", name_for(file), cache_dir, say, progress, tqdm_class
+        )
     names = ", ".join(r.name for r in catalog.CATALOG)
     raise LocalModelError(
         f"{source!r} is not a model Larik knows: pull one of {names}, "
@@ -112,6 +126,7 @@ def _from_hub(
     cache_dir: Path | None,
     say: Say,
     progress: bool,
+    tqdm_class: Any = None,
 ) -> Entry:
     endpoint = hub_endpoint()
     try:
@@ -124,7 +139,7 @@ def _from_hub(
     row = catalog.row(name)
     size = f" ({row.size_text})" if row is not None else ""
     say(f"pulling {repo}/{file}{size} from {endpoint}")
-    (enable_progress_bars if progress else disable_progress_bars)()
+    (enable_progress_bars if progress or tqdm_class else disable_progress_bars)()
     try:
         local = Path(
             hf_hub_download(
@@ -133,6 +148,7 @@ def _from_hub(
                 revision=revision,
                 cache_dir=cache_dir,
                 endpoint=endpoint,
+                tqdm_class=tqdm_class,
             )
         )
     except Exception as e:  # every failure of the Hub client: one line
@@ -178,6 +194,27 @@ def _download_error(repo: str, file: str, endpoint: str, e: BaseException) -> st
         return f"the download of {what} from {endpoint} stalled: run it again"
     first = str(e).strip().splitlines()[0] if str(e).strip() else kind
     return f"the download of {what} from {endpoint} failed: {first[:200]} (run it again)"
+
+
+def reporting_bar(report: Callable[[int, int | None], None]) -> Any:
+    """A progress bar class for ``hf_hub_download`` that reports (bytes done, total) to
+    ``report`` instead of drawing (the TUI shows it on its own screen)."""
+    import io
+
+    from tqdm.auto import tqdm
+
+    class Reporting(tqdm):  # type: ignore[misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs["file"] = io.StringIO()
+            kwargs.pop("disable", None)
+            super().__init__(*args, **kwargs)
+
+        def update(self, n: float | None = 1) -> bool | None:
+            out = super().update(n)
+            report(int(self.n), int(self.total) if self.total else None)
+            return out
+
+    return Reporting
 
 
 def sha256_of(path: Path, chunk: int = 1 << 20) -> str:

@@ -1,12 +1,15 @@
 """Shown when there is no model to talk to: no key set and no local server answering.
 
-It says exactly how to add one: the environment variable of each provider, a config example,
-and which local servers Larik looked for. ``r`` looks again, ``q`` quits. Never a traceback.
+It says exactly how to add one: a model Larik runs itself (the catalog's pick for this machine,
+with its size: ``d`` downloads it — the one question asked, and nothing is downloaded without
+it), the environment variable of each provider, a config example, and which local servers
+Larik looked for. ``r`` looks again, ``q`` quits. Once the download is done the agent starts on
+it (``retry``: routing's default is now that model). Never a traceback.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -56,6 +59,13 @@ def _example_model() -> str:
         return "anthropic/claude-sonnet-4-5"
 
 
+def _offer() -> tuple[Any, str] | None:
+    try:
+        return embedded_offer()
+    except Exception:  # the offer is a hint: the screen shows without it
+        return None
+
+
 def _servers(config: object = None) -> tuple[LocalServer, ...]:
     try:
         return servers(config)
@@ -63,8 +73,52 @@ def _servers(config: object = None) -> tuple[LocalServer, ...]:
         return ()
 
 
-def no_model_text(reason: str = "", looked: tuple[LocalServer, ...] | None = None) -> str:
-    """``looked``: the local servers that were asked (by default, those of the default config)."""
+def embedded_offer() -> tuple[Any, str]:
+    """(the catalog row offered for this machine, why it cannot run here: "" when it can)."""
+    import importlib.util
+
+    from ...llm.local import catalog, cpu
+    from ...llm.local.engine import INSTALL
+
+    row = catalog.recommend()
+    problem = cpu.check()
+    if not problem and importlib.util.find_spec("xllamacpp") is None:
+        problem = f"the engine is not installed: {INSTALL}, then run larik again"
+    if not problem and importlib.util.find_spec("huggingface_hub") is None:
+        problem = f"downloads need huggingface_hub: {INSTALL}, then run larik again"
+    return row, problem
+
+
+def _embedded_text(offer: tuple[Any, str] | None) -> str:
+    if offer is None:
+        return ""
+    row, problem = offer
+    ram, cores = _machine()
+    what = f"**{row.name}** ({row.size_text} download, {row.params_b:g}B parameters)"
+    where = f"the pick for {ram} of RAM and {cores} cores" if ram else "the pick for this machine"
+    if problem:
+        return f"**0. Run a model on this machine**, offline and free: {what} — {problem}.\n\n"
+    return (
+        f"**0. Run a model on this machine**, offline and free (slower than a hosted one): "
+        f"press **d** to download {what}, {where}. Larik runs it itself "
+        f"(`larik local` has the others).\n\n"
+    )
+
+
+def _machine() -> tuple[str, int]:
+    from ...llm.local.catalog import machine
+
+    ram, cores = machine()
+    return (f"{ram:.0f} GB" if ram else "", cores)
+
+
+def no_model_text(
+    reason: str = "",
+    looked: tuple[LocalServer, ...] | None = None,
+    offer: tuple[Any, str] | None = None,
+) -> str:
+    """``looked``: the local servers that were asked (by default, those of the default config);
+    ``offer``: the embedded model offered (:func:`embedded_offer`; None: not offered)."""
     rows = [(f"export {env.split(' or ')[0]}=...", name) for name, env in key_rows()]
     width = max(len(cmd) for cmd, _ in rows)
     keys = "\n".join(f"    {cmd:<{width}}  # {name}" for cmd, name in rows)
@@ -75,9 +129,10 @@ def no_model_text(reason: str = "", looked: tuple[LocalServer, ...] | None = Non
     why = f"\n*{reason}*\n" if reason else ""
     return f"""# No model yet
 {why}
-Larik needs a key for a hosted model, or a model server running on this machine.
+Larik needs a model it runs itself, a key for a hosted model, or a model server running on
+this machine.
 
-**1. Set a key** in your shell, then run `larik` again:
+{_embedded_text(offer)}**1. Set a key** in your shell, then run `larik` again:
 
 {keys}
 
@@ -98,11 +153,12 @@ e.g. `ollama serve` and `ollama pull qwen3`, then press **r** here.
 """
 
 
-KEYS = "r: look again · q: quit · PgUp/PgDn: scroll"
+KEYS = "d: download · r: look again · q: quit · PgUp/PgDn: scroll"
 
 
 class NoModelScreen(Screen[str]):
     BINDINGS = [
+        Binding("d", "download", "download the model"),
         Binding("r", "retry", "look again"),
         Binding("q,escape", "quit_app", "quit"),
     ]
@@ -111,10 +167,13 @@ class NoModelScreen(Screen[str]):
         super().__init__()  # no id: "r" may put up another one before this one is gone
         self.reason = reason
         self.config = config
+        self.offer = _offer()
+        self.downloading = False
 
     def compose(self) -> ComposeResult:
-        text = no_model_text(self.reason, _servers(self.config))
+        text = no_model_text(self.reason, _servers(self.config), self.offer)
         yield Static(KEYS, id="no-model-keys")  # docked: on screen however small it is
+        yield Static("", id="no-model-pull")
         with VerticalScroll():
             yield Static(markdown(text), id="no-model-text")
 
@@ -122,7 +181,56 @@ class NoModelScreen(Screen[str]):
         self.query_one(VerticalScroll).focus()  # the page keys scroll it
 
     def action_retry(self) -> None:
-        self.dismiss("retry")
+        if not self.downloading:
+            self.dismiss("retry")
+
+    def action_download(self) -> None:
+        """The one question's answer: download the model offered (in a thread), then start."""
+        if self.offer is None or self.downloading:
+            return
+        row, problem = self.offer
+        if problem:
+            self._say(problem)
+            return
+        self.downloading = True
+        self._say(f"downloading {row.name} ({row.size_text}) …")
+        self.run_worker(lambda: self._pull(row.name), thread=True, exclusive=True)
+
+    def _pull(self, name: str) -> None:
+        from ...config import Config
+        from ...llm.errors import LocalModelError
+        from ...llm.local.pull import pull, reporting_bar
+        from ...llm.local.store import Store
+
+        config: Any = self.config if self.config is not None else Config()
+        say = lambda text: self.app.call_from_thread(self._say, text)  # noqa: E731
+        try:
+            pull(name, Store(config.local_dir), say=say, tqdm_class=reporting_bar(self._progress))
+        except LocalModelError as e:
+            self.app.call_from_thread(self._failed, str(e))
+            return
+        except Exception as e:  # never a traceback on screen
+            self.app.call_from_thread(self._failed, f"{type(e).__name__}: {e}")
+            return
+        self.app.call_from_thread(self.dismiss, "retry")
+
+    def _progress(self, done: int, total: int | None) -> None:
+        if total:
+            from ...llm.local.catalog import human_size
+
+            text = (
+                f"downloading: {human_size(done)} of {human_size(total)} ({done * 100 // total}%)"
+            )
+            self.app.call_from_thread(self._say, text)
+
+    def _failed(self, message: str) -> None:
+        self.downloading = False
+        self._say(f"{message} (d: try again)")
+
+    def _say(self, text: str) -> None:
+        line = self.query_one("#no-model-pull", Static)
+        line.update(text)
+        line.display = True
 
     def action_quit_app(self) -> None:
         self.dismiss("quit")
