@@ -28,6 +28,7 @@
     ├── McpCallError               (mcp.server) an MCP server did not answer a call
     ├── SessionBusy                (session) a turn asked for while another one runs
     ├── AmbiguousCommand           (session) a short /name that two custom commands share
+    ├── ExportError                (session.export) bad /export arguments, a file not written
     └── UsageError                 (printmode) bad command-line usage (exit code 2)
 
 Errors that are not Larik's to report derive from elsewhere, each for its reason (the list a

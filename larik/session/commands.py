@@ -42,6 +42,12 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("fork", "/fork", "go on in a copy of this session (this one is kept)"),
     Builtin("cost", "/cost", "tokens and cost so far, per model and per role"),
     Builtin(
+        "export",
+        "/export [FORMAT] [PATH]",
+        "write the conversation to a file (md, html or jsonl), tool calls and results too",
+    ),
+    Builtin("copy", "/copy", "copy the last reply to the clipboard"),
+    Builtin(
         "permissions",
         "/permissions [MODE]",
         "show or set the permission mode: ask, edits, yolo, plan",

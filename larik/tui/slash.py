@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..llm.errors import LarikError
 from ..session.commands import BUILTINS, MODES, builtin, builtin_names, parse
-from . import undo
+from . import export, undo
 from .plan import CYCLE
 
 if TYPE_CHECKING:  # annotations only: nothing of pydantic before the first frame
@@ -308,6 +308,8 @@ HANDLERS: dict[str, Handler] = {
     "rewind": undo.rewind,
     "fork": undo.fork,
     "cost": _cost,
+    "export": export.export,
+    "copy": export.copy,
     "permissions": _permissions,
     "jobs": _jobs,
     "mcp": _mcp,

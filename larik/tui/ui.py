@@ -64,6 +64,10 @@ class UI(Protocol):
 
     def set_prompt(self, text: str) -> None: ...
 
+    def copy(
+        self, text: str
+    ) -> bool: ...  # to the terminal's clipboard (OSC 52); False: it takes none
+
     def focus_prompt(self) -> None: ...
 
     # another conversation is the session's: redraw (``resumed``: say so; a fork says its own)
@@ -146,6 +150,14 @@ class ChatUI:
 
     def focus_prompt(self) -> None:
         self._chat.prompt.focus()
+
+    def copy(self, text: str) -> bool:
+        from .clipboard import osc52_supported
+
+        if not osc52_supported():
+            return False
+        self._chat.app.copy_to_clipboard(text)
+        return True
 
     async def reopened(self, *, resumed: bool = True) -> None:
         await self._chat.conv.clear()

@@ -295,3 +295,74 @@ def test_no_handler_module_reaches_the_screen_and_the_chat_screen_stays_a_view()
         ]
         assert not [m for m in imported if m.endswith("screens.chat")], name
     assert len((tui / "screens" / "chat.py").read_text().splitlines()) <= 350
+
+
+SECRET = "sk-live-0123456789abcdef"
+LOOK = {
+    "thinking": "I should look first.",
+    "text": "Looking.",
+    "tool_calls": [{"name": "glob", "input": {"pattern": "*.py"}}],
+}
+
+
+async def test_slash_export_html_and_jsonl_by_name_or_suffix_and_bad_arguments_are_one_line(
+    harness,
+):
+    import json
+
+    from larik.llm.types import Message
+
+    app = harness.app([{"text": "<script>alert(1)</script> hello"}])
+    async with app.run_test(size=(120, 35)) as pilot:
+        await ready(pilot)
+        await send(pilot, "hi")
+        await turn_done(pilot)
+        await send(pilot, "/export page.html")
+        await send(pilot, "/export jsonl")
+        await send(pilot, "/export md page.html")
+        (harness.cwd / "notes").mkdir()
+        await send(pilot, "/export notes")
+        await wait_for(pilot, lambda: any("is a folder" in n for n in notices(app)))
+        said = notices(app)
+    page = (harness.cwd / "page.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "<script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; hello" in page
+    [jsonl] = harness.cwd.glob("larik-*.jsonl")
+    lines = [Message.model_validate(json.loads(x)) for x in jsonl.read_text().splitlines()]
+    assert [m.role for m in lines] == ["user", "assistant"]
+    assert any("named like a html file" in n for n in said)
+    assert "Traceback" not in " ".join(said)
+
+
+async def test_slash_copy_puts_the_last_reply_on_the_terminals_clipboard(harness, monkeypatch):
+    from larik.llm.secrets import remember
+
+    monkeypatch.delenv("TERM_PROGRAM", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    remember(SECRET)
+    app = harness.app([{"text": "first"}, {"text": f"second, with {SECRET}"}])
+    async with app.run_test(size=(120, 35)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/copy")
+        await wait_for(pilot, lambda: any("no reply to copy yet" in n for n in notices(app)))
+        for prompt in ("one", "two"):
+            await send(pilot, prompt)
+            await turn_done(pilot)
+        await send(pilot, "/copy")
+        await wait_for(pilot, lambda: any("OSC 52" in n for n in notices(app)))
+        assert app.clipboard == "second, with ***"
+
+
+async def test_slash_copy_in_a_terminal_without_osc_52_says_how_else(harness, monkeypatch):
+    from larik.tui import clipboard
+
+    monkeypatch.setenv("TERM_PROGRAM", "Apple_Terminal")
+    monkeypatch.setattr(clipboard.shutil, "which", lambda name: None)
+    app = harness.app([{"text": "a reply"}])
+    async with app.run_test(size=(120, 35)) as pilot:
+        await ready(pilot)
+        await send(pilot, "hi")
+        await turn_done(pilot)
+        await send(pilot, "/copy")
+        await wait_for(pilot, lambda: any("does not take copies" in n for n in notices(app)))
+        assert app.clipboard == ""

@@ -348,3 +348,32 @@ async def test_a_budget_stop_is_a_notice_and_slash_cost_says_what_is_left(real):
         await send(pilot, "/cost")
         await wait_for(pilot, lambda: "$0.50 left" in screen_text(app))
         assert "session $1.50: $1.00 spent" in screen_text(app)
+
+
+SECRET = "sk-live-0123456789abcdef"
+LOOK = {
+    "thinking": "I should look first.",
+    "text": "Looking.",
+    "tool_calls": [{"name": "glob", "input": {"pattern": "*.py"}}],
+}
+
+
+async def test_slash_export_writes_the_conversation_with_calls_results_and_thinking_collapsed(
+    real,
+):
+    from larik.llm.secrets import remember
+
+    remember(SECRET)
+    app = real.app([LOOK, {"text": f"Done. The key was {SECRET}."}])
+    async with app.run_test(size=(120, 35)) as pilot:
+        await ready(pilot)
+        await send(pilot, "look around")
+        await turn_done(pilot)
+        await send(pilot, "/export md notes/out.md")
+        await wait_for(pilot, lambda: "exported the conversation" in screen_text(app))
+    text = (real.cwd / "notes" / "out.md").read_text()
+    assert "## You\n\nlook around" in text
+    assert "<details><summary>Thinking</summary>\n\nI should look first." in text
+    assert "**Tool call:** `glob`" in text and '"pattern": "*.py"' in text
+    assert "**Result of `glob`:**" in text
+    assert "The key was ***." in text and SECRET not in text
