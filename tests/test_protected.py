@@ -8,7 +8,7 @@ import pytest
 
 from larik import custom_commands, protected
 from larik.agent import prompt, skills
-from larik.config.paths import CLAUDE_SETTINGS
+from larik.locations import CLAUDE_SETTINGS
 from larik.mcp.config import MCP_JSON
 from larik.protected import PROTECTED, is_protected, protected_pattern
 

@@ -80,7 +80,8 @@ class LarikAgent:
         **kwargs: Any,
     ) -> InitializeResponse:
         self.caps = client_capabilities or ClientCapabilities()
-        return InitializeResponse.model_validate(handshake.initialize_result(protocol_version))
+        result = handshake.initialize_result(protocol_version, self.opts.model or "")
+        return InitializeResponse.model_validate(result)
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
         """Larik's configuration is the only method: it holds when a model can be reached."""

@@ -11,21 +11,34 @@ What Larik offers: ``session/load`` (a Larik session's history replayed as updat
 ``session/list``, ``session/resume`` and ``session/close``; prompts with images and embedded
 context (an image goes to a model that cannot take one as a line of text instead:
 larik/agent/images.py); MCP servers over stdio and streamable HTTP (not SSE). Authentication is
-Larik's own configuration: a key in the environment or in config.toml, or a local model server.
-With a provider's key in the environment no method is listed; otherwise the methods say which
-variables to set, and ``session/new`` answers "authentication required" only when no model can
-be reached (a key in config.toml or a local server is found there, not here: this answer
-reads no config).
+Larik's own configuration: a model asked for (``larik acp -m``), a ``model`` in the user's
+config.toml (a local server's, ``ollama/qwen3``, as any other), or a key — in the environment or
+in config.toml — for a provider a session starts on unasked (``registry.KEY_ORDER``). When one
+of those holds, :func:`model_within_reach` says so and no method is listed: ``session/new``
+finds the model by the same rule (routing.targets; a test holds the two together). Otherwise
+the methods say which variables to set, and ``session/new`` answers "authentication
+required". The config is read as plain TOML (no pydantic: this answer comes before it is
+imported); a config that cannot be read lists the methods, and ``session/new`` says what is
+wrong with it.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .. import __version__
 
-__all__ = ["AUTH_METHOD", "PROTOCOL_VERSION", "initialize_result", "negotiate"]
+__all__ = [
+    "AUTH_METHOD",
+    "PROTOCOL_VERSION",
+    "initialize_result",
+    "model_within_reach",
+    "negotiate",
+]
+MAX_CONFIG = 1 << 20  # bytes of config.toml read here (as larik.config's MAX_CONFIG_BYTES)
 
 #: The ACP version Larik speaks (the SDK's ``acp.PROTOCOL_VERSION``; a test holds them equal).
 PROTOCOL_VERSION = 1
@@ -49,12 +62,92 @@ def key_variables() -> list[str]:
     return names
 
 
-def initialize_result(protocol_version: int) -> dict[str, Any]:
+@dataclass
+class _Provider:
+    """A ``[providers.NAME]`` table as plain TOML, read as llm/settings.py's ProviderSettings."""
+
+    type: str | None = None
+    base_url: str = ""
+    api_key: str = ""
+    api_key_env: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class _Settings:
+    """The user's config.toml as llm/settings.py's LlmSettings (what the endpoint rules read)."""
+
+    providers: Mapping[str, _Provider]
+    models: Mapping[str, Any] = field(default_factory=dict)
+    accounts_dir: Path = Path()
+    local_dir: Path = Path()
+
+
+def _user_config() -> dict[str, Any] | None:
+    """The user's config.toml as TOML (an empty table when there is none); None when it cannot
+    be read or parsed."""
+    import tomllib
+
+    from ..locations import user_config_path
+
+    path = user_config_path()
+    try:
+        if not path.exists():
+            return {}
+        if path.stat().st_size > MAX_CONFIG:
+            return None
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
+def _settings(raw: dict[str, Any]) -> _Settings:
+    tables = raw.get("providers")
+    providers: dict[str, _Provider] = {}
+    for name, t in tables.items() if isinstance(tables, dict) else ():
+        if isinstance(t, dict):
+            providers[name] = _Provider(
+                type=t["type"] if isinstance(t.get("type"), str) else None,
+                base_url=str(t.get("base_url") or ""),
+                api_key=str(t.get("api_key") or ""),
+                api_key_env=str(t.get("api_key_env") or ""),
+            )
+    return _Settings(providers)
+
+
+def model_within_reach(model: str = "") -> bool:
+    """Whether ``session/new`` finds a model without being told more: ``model`` (``larik acp
+    -m``), a ``model`` in the user's config.toml, or a key for one of ``KEY_ORDER``'s providers
+    — from the config (``api_key``, ``api_key_env``) or the environment, by the endpoint rules
+    (``larik.llm.endpoint``) themselves."""
+    if model.strip():
+        return True
+    raw = _user_config()
+    if raw is None:
+        return False
+    if isinstance(raw.get("model"), str) and raw["model"].strip():
+        return True
+    from ..llm.endpoint import resolve_endpoint
+    from ..llm.errors import LarikError
+    from ..llm.registry import KEY_ORDER
+
+    settings = _settings(raw)
+    for name in KEY_ORDER:
+        try:
+            if resolve_endpoint(name, settings).api_key:
+                return True
+        except LarikError:  # a bad base URL: session/new says so
+            continue
+    return False
+
+
+def initialize_result(protocol_version: int, model: str = "") -> dict[str, Any]:
     """The ``initialize`` result, as the protocol's JSON (camelCase keys, no nulls). No auth
-    method when a provider's key is in the environment: there is nothing to set."""
+    method when a model is within reach (``model``: the one ``larik acp -m`` asked for): there
+    is nothing to set."""
     variables = key_variables()
     shown = ", ".join(variables[:4]) + (", …" if len(variables) > 4 else "")
-    keyed = any(os.environ.get(v) for v in variables)
+    keyed = model_within_reach(model)
     return {
         "protocolVersion": negotiate(protocol_version),
         "agentCapabilities": {

@@ -115,7 +115,8 @@ async def run(frames: Frames, opts: Any, warm: threading.Thread | None = None) -
         first = await frames.parse(line)
         early: dict[str, Any] | None = None
         if first is not None and _is_initialize(first):
-            result = handshake.initialize_result(first["params"]["protocolVersion"])
+            version = first["params"]["protocolVersion"]
+            result = handshake.initialize_result(version, getattr(opts, "model", "") or "")
             await frames.send({"jsonrpc": "2.0", "id": first["id"], "result": result})
             early = first["params"]
         elif first is not None:

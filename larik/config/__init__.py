@@ -29,9 +29,7 @@ from __future__ import annotations
 
 from ..llm.errors import ConfigError
 from ..llm.net import is_loopback_host, validate_base_url
-from .files import MAX_CONFIG_BYTES, save_user_config
-from .load import load_config
-from .paths import (
+from ..locations import (
     bench_dir,
     bench_results_path,
     claude_home,
@@ -42,6 +40,8 @@ from .paths import (
     state_dir,
     user_config_path,
 )
+from .files import MAX_CONFIG_BYTES, save_user_config
+from .load import load_config
 from .schema import (
     BUILTIN_ROLES,
     CLAUDE_ROLES,

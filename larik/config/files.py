@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..llm.errors import ConfigError
-from .paths import user_config_path
+from ..locations import user_config_path
 from .schema import Config
 
 __all__ = ["MAX_CONFIG_BYTES", "save_user_config"]

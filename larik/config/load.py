@@ -11,9 +11,7 @@ from pydantic import ValidationError
 
 from ..hooks.config import HooksConfig
 from ..llm.errors import ConfigError
-from ..mcp.config import McpConfig
-from .files import _deep_merge, _read_toml, _table, _validate, first_error
-from .paths import (
+from ..locations import (
     project_claude_settings_paths,
     project_config_path,
     project_folder,
@@ -21,6 +19,8 @@ from .paths import (
     state_dir,
     user_config_path,
 )
+from ..mcp.config import McpConfig
+from .files import _deep_merge, _read_toml, _table, _validate, first_error
 from .schema import Config
 
 __all__ = ["load_config"]

@@ -435,7 +435,7 @@ class Config(BaseModel):
     @property
     def accounts_dir(self) -> Path:
         """Where signed-in accounts are kept (``larik login``): ``<state>/accounts``."""
-        from .paths import state_dir
+        from ..locations import state_dir
 
         return state_dir() / "accounts"
 
@@ -443,7 +443,7 @@ class Config(BaseModel):
     def local_dir(self) -> Path:
         """Where the local engine keeps its models' index, logs and run files
         (``larik local``): ``<state>/local``."""
-        from .paths import state_dir
+        from ..locations import state_dir
 
         return state_dir() / "local"
 

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from .providers.scripted import ScriptedProvider
 
 __all__ = [
+    "KEY_ORDER",
     "Kind",
     "ProviderSpec",
     "RegistryError",
@@ -65,6 +66,10 @@ __all__ = [
     "unregister",
     "unregister_kind",
 ]
+
+#: The providers a session starts on when no model is asked for or configured: the first of
+#: these with a key (``larik.routing.targets``; ``larik acp``'s ``initialize`` asks the same).
+KEY_ORDER = ("anthropic", "openai", "gemini")
 
 Factory = Callable[..., "Provider"]
 

@@ -29,6 +29,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
+from ..locations import MCP_JSON
+
 __all__ = [
     "MCP_JSON",
     "McpConfig",
@@ -40,7 +42,6 @@ __all__ = [
     "valid_server_name",
 ]
 
-MCP_JSON = ".mcp.json"
 #: Server names become part of tool names (``mcp__NAME__TOOL``): letters, digits, ``-`` and
 #: single ``_`` only (``__`` separates the parts).
 _NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*")

@@ -41,7 +41,7 @@ __all__ = [
 
 ROLES = BUILTIN_ROLES
 #: Providers tried, in order, when no model is configured.
-KEY_ORDER = ("anthropic", "openai", "gemini")
+KEY_ORDER = registry.KEY_ORDER
 _CONVENTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^claude-"), "anthropic"),
     (re.compile(r"^gemini-"), "gemini"),

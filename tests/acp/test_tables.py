@@ -82,8 +82,8 @@ def test_no_auth_method_is_listed_when_a_providers_key_is_in_the_environment(mon
         v["name"] for m in handshake.initialize_result(1)["authMethods"] for v in m.get("vars", [])
     ]
     assert "ANTHROPIC_API_KEY" in names  # the hermetic environment has none
-    monkeypatch.setenv("GROQ_API_KEY", "gsk-test")
-    assert handshake.initialize_result(1)["authMethods"] == []
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # a provider a session starts on
+    assert handshake.initialize_result(1)["authMethods"] == []  # (tests/acp/test_auth.py: all)
 
 
 def test_every_stop_reason_larik_maps_is_one_the_schema_has():

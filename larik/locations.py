@@ -1,6 +1,8 @@
 """Where Larik's files live: the user and project config files, the state folder (sessions,
 bench results, checkpoints), project folders searched up to the git root, Claude Code's home.
-Nothing here creates a folder or reads a file."""
+Nothing here creates a folder or reads a file. A leaf (``larik.config`` re-exports it): what
+reads a path before pydantic is imported — ``larik acp``'s answer to ``initialize`` — imports
+this and nothing heavy."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import os
 from pathlib import Path
 
 __all__ = [
+    "MCP_JSON",
     "bench_dir",
     "bench_results_path",
     "claude_home",
@@ -19,6 +22,9 @@ __all__ = [
     "state_dir",
     "user_config_path",
 ]
+
+
+MCP_JSON = ".mcp.json"  # a project's MCP servers (larik.mcp.config reads it)
 
 
 def user_config_path() -> Path:
@@ -64,8 +70,6 @@ def project_config_path(cwd: Path | None = None) -> Path | None:
 def project_mcp_json_path(cwd: Path | None = None) -> Path | None:
     """The nearest ``.mcp.json`` (MCP servers, the format other agents share), searched like
     :func:`project_config_path`."""
-    from ..mcp.config import MCP_JSON
-
     return _project_file(cwd, MCP_JSON)
 
 
