@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from ..terminal_text import safe
 from .runner import RunResult
@@ -101,17 +101,47 @@ def shown(value: object) -> Any:
     return Text(safe(str(value)))
 
 
-# the figures' widths, so the model's name keeps the rest of a narrow terminal (the headers wrap)
+# A terminal too narrow for the whole table: each figure between its narrowest (its longest
+# unbreakable piece: "$0.0320", "2026-12-01", a header's word; "well-formed" breaks at the
+# hyphen) and its widest, so the model's name keeps the rest; the table has no outer edge.
 NARROW = {
-    "1st try": 8,
-    "pass rate, 95% CI": 10,
-    "$ / pass": 8,
-    "plan / pass": 18,
-    "total $": 8,
-    "median wall": 11,
-    "tool errors": 6,
-    "well-formed": 6,
+    "1st try": (5, 8),
+    "pass rate, 95% CI": (6, 10),
+    "$ / pass": (7, 8),
+    "plan / pass": (6, 18),
+    "total $": (7, 8),
+    "median wall": (6, 6),
+    "tool errors": (6, 6),
+    "well-formed": (6, 6),
+    "last run": (10, 10),
 }
+
+
+def _column(table: Any, col: str, narrow: bool, justify: str = "right") -> None:
+    if not narrow:
+        table.add_column(col, justify=justify)
+        return
+    least, most = NARROW[col]
+    table.add_column(col.replace("-", "-\n"), justify=justify, min_width=least, max_width=most)
+
+
+class _Fitted:
+    """A table built whole when the terminal has room for it (it was cut even at 140
+    columns), else with its figures at their ``NARROW`` widths."""
+
+    def __init__(self, build: Any) -> None:
+        self.build = build  # (narrow: bool) -> Table
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.measure import Measurement
+
+        table = self.build(False)
+        if (
+            Measurement.get(console, options.update_width(10_000), table).maximum
+            > options.max_width
+        ):
+            table = self.build(True)
+        yield table
 
 
 def _money(v: float | None) -> str:
@@ -139,34 +169,8 @@ def render_summary(summaries: list[ModelSummary]) -> Any:
     from rich.console import Group
     from rich.table import Table
 
-    table = Table(title="larik bench", title_justify="left")
-    table.add_column("model", overflow="fold")
-    tries = any(s.two_tries for s in summaries)
-    cols = ["pass rate, 95% CI", "$ / pass", "total $", "median wall", "tool errors"]
-    if tries:  # a suite: Aider's leaderboard figures too, the total $ making room (--format)
-        cols[0:3] = ["1st try", "pass rate, 95% CI", "$ / pass"]
-        cols.append("well-formed")
-    plans = any(s.plan_spent for s in summaries)  # a signed-in plan: its windows, by the $
-    if plans:
-        cols.insert(cols.index("$ / pass") + 1, "plan / pass")
-    for col in cols:
-        table.add_column(col, justify="right", max_width=NARROW.get(col))  # the model keeps room
-    order = ranked(summaries)
-    for s in order:
-        first = [f"{s.pass_rate_1:.0%} ({s.first_passes}/{s.runs})"] if tries else []
-        table.add_row(
-            shown(s.model),
-            *first,
-            _rate(s),
-            _money(s.cost_per_pass),
-            *([plan_text(s.plan_per_pass) or "—"] if plans else []),
-            *([] if tries else [_money(s.total_cost)]),
-            f"{s.median_wall:.1f}s",
-            _errors(s),
-            *([f"{s.well_formed:.0%}"] if tries else []),
-        )
-    parts: list[Any] = [table]
-    fails = [f for s in order for f in s.failures]
+    parts: list[Any] = [_Fitted(lambda narrow: _summary_table(summaries, narrow))]
+    fails = [f for s in ranked(summaries) for f in s.failures]
     if fails:
         ft = Table(title="failures", title_justify="left")
         ft.add_column("model", overflow="fold")
@@ -180,20 +184,54 @@ def render_summary(summaries: list[ModelSummary]) -> Any:
     return Group(*parts)
 
 
-def render_report(summaries: list[ModelSummary]) -> Any:
-    """Past runs side by side: every model ever benched, with its latest figures."""
+def _summary_table(summaries: list[ModelSummary], narrow: bool) -> Any:
     from rich.table import Table
 
-    table = Table(title="larik bench --report", title_justify="left")
+    table = Table(title="larik bench", title_justify="left", show_edge=not narrow)
+    table.add_column("model", overflow="fold")
+    tries = any(s.two_tries for s in summaries)
+    cols = ["pass rate, 95% CI", "$ / pass", "total $", "median wall", "tool errors"]
+    if tries:  # a suite: Aider's leaderboard figures too, the total $ making room (--format)
+        cols[0:3] = ["1st try", "pass rate, 95% CI", "$ / pass"]
+        cols.append("well-formed")
+    plans = any(s.plan_spent for s in summaries)  # a signed-in plan: its windows, by the $
+    if plans:
+        cols.insert(cols.index("$ / pass") + 1, "plan / pass")
+    for col in cols:
+        _column(table, col, narrow)
+    for s in ranked(summaries):
+        first = [f"{s.pass_rate_1:.0%} ({s.first_passes}/{s.runs})"] if tries else []
+        table.add_row(
+            shown(s.model),
+            *first,
+            _rate(s),
+            _money(s.cost_per_pass),
+            *([plan_text(s.plan_per_pass) or "—"] if plans else []),
+            *([] if tries else [_money(s.total_cost)]),
+            f"{s.median_wall:.1f}s",
+            _errors(s),
+            *([f"{s.well_formed:.0%}"] if tries else []),
+        )
+    return table
+
+
+def render_report(summaries: list[ModelSummary]) -> Any:
+    """Past runs side by side: every model ever benched, with its latest figures."""
+    return _Fitted(lambda narrow: _report_table(summaries, narrow))
+
+
+def _report_table(summaries: list[ModelSummary], narrow: bool) -> Any:
+    from rich.table import Table
+
+    table = Table(title="larik bench --report", title_justify="left", show_edge=not narrow)
     table.add_column("model", overflow="fold")
     tries = any(s.two_tries for s in summaries)
     cols = ["pass rate, 95% CI", "$ / pass", "median wall", "tool errors", "last run"]
     if tries:
         cols[0:1] = ["1st try", "pass rate, 95% CI"]
         cols[-1:-1] = ["well-formed"]
-    for col in cols:  # these wrap, so the model keeps room
-        justify: Literal["left", "right"] = "left" if col == "last run" else "right"
-        table.add_column(col, justify=justify, max_width=NARROW.get(col))
+    for col in cols:
+        _column(table, col, narrow, "left" if col == "last run" else "right")
     for s in ranked(summaries):
         first = [f"{s.pass_rate_1:.0%}"] if tries else []
         table.add_row(

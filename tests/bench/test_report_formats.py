@@ -257,3 +257,32 @@ def test_the_markdown_report_counts_runs_and_models_in_words():
     """It said "1 runs of 1 model(s)"."""
     assert "\n1 run of 1 model. " in report_md(summarize([_run("a")]), "r.svg")
     assert "\n16 runs of 2 models. " in report_md(summarize(_suite_runs()), "r.svg")
+
+
+@pytest.mark.parametrize("columns", [140, 80])
+def test_the_report_table_cuts_no_header_and_fits_the_terminal(columns):
+    """issue 25 item 23: at 140 columns "well-formed" was "well-…" and every figure wrapped
+    (the narrow widths applied at any width); now the whole table when it fits, else the
+    narrow widths, and a header breaks only at its spaces."""
+    import os
+    import subprocess
+    import sys
+
+    from larik.bench.report import append_results
+    from larik.config import bench_results_path
+
+    append_results(bench_results_path(), _suite_runs())
+    env = {**os.environ, "COLUMNS": str(columns), "LINES": "50"}
+    out = subprocess.run(
+        [sys.executable, "-m", "larik._entry", "bench", "--report"],
+        capture_output=True, text=True, env=env, timeout=120,
+    ).stdout  # fmt: skip
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= columns, out
+    assert "…" not in out, out
+    words = " ".join(out.split())
+    for word in ("well-", "formed", "1st", "errors", "wall", "last run", "2026-12-01", "31–86%"):
+        assert word in words, (word, out)
+    if columns == 140:  # room for all of it: each header and each row on one line
+        assert any("pass rate, 95% CI" in line and "well-formed" in line for line in lines), out
+        assert any("good/m" in line and "31–86%" in line for line in lines), out
