@@ -110,7 +110,7 @@ NARROW = {
     "$ / pass": (7, 8),
     "plan / pass": (6, 18),
     "total $": (7, 8),
-    "median wall": (6, 6),
+    "median wall": (6, 11),
     "tool errors": (6, 6),
     "well-formed": (6, 6),
     "last run": (10, 10),
