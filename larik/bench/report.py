@@ -107,14 +107,16 @@ def shown(value: object) -> Any:
 NARROW = {
     "1st try": (5, 8),
     "pass rate, 95% CI": (6, 10),
-    "$ / pass": (7, 8),
+    "$ / pass": (8, 8),
     "plan / pass": (6, 18),
-    "total $": (7, 8),
+    "total $": (8, 8),
     "median wall": (6, 11),
     "tool errors": (6, 6),
     "well-formed": (6, 6),
     "last run": (10, 10),
 }
+
+WHOLE = ("$ / pass", "total $", "last run")  # one piece each ("$0.0320", the day): not narrowed
 
 
 def _column(table: Any, col: str, narrow: bool, justify: str = "right") -> None:
@@ -122,7 +124,9 @@ def _column(table: Any, col: str, narrow: bool, justify: str = "right") -> None:
         table.add_column(col, justify=justify)
         return
     least, most = NARROW[col]
-    table.add_column(col.replace("-", "-\n"), justify=justify, min_width=least, max_width=most)
+    whole = col in WHOLE
+    head = col.replace("-", "-\n")
+    table.add_column(head, justify=justify, min_width=least, max_width=most, no_wrap=whole)
 
 
 class _Fitted:
