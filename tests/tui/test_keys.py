@@ -63,3 +63,41 @@ async def test_tab_goes_to_the_newest_item_and_typing_there_goes_to_the_prompt(h
         await pilot.press("tab")
         await pilot.press(*"hello")
         assert app.focused is app.chat.prompt and app.chat.prompt.text == "hello"
+
+
+def _burst(app, keys: list[tuple[str, str | None]]) -> None:
+    """Keys as a fast typist sends them: all queued before the first is handled."""
+    from textual import events
+
+    for key, character in keys:
+        app.post_message(events.Key(key, character))
+
+
+@pytest.mark.parametrize("leave", ["typed", "down"])
+async def test_a_fast_enter_right_after_leaving_a_tool_card_is_not_lost(harness, leave):
+    """Issue 25 item 27: the Enter reached the card (it toggled it) before the focus was back
+    on the prompt, and the prompt was never sent."""
+    app = harness.app([{"tool_calls": CALLS}, {"text": "done"}, {"text": "second answer"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "look")
+        for _ in CALLS:
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+            await pilot.press("y")
+        await turn_done(pilot)
+        card = list(app.query(ToolCard))[-1]
+        expanded = card.expanded if hasattr(card, "expanded") else None
+        await pilot.press("tab")
+        assert app.focused is card
+        if leave == "down":  # Down past the newest item, then the prompt typed at once
+            keys = [("down", None), ("h", "h"), ("space", " "), ("i", "i"), ("enter", None)]
+        else:  # a letter typed on the card goes to the prompt, and so does all that follows
+            keys = [("h", "h"), ("space", " "), ("i", "i"), ("enter", None)]
+        _burst(app, keys)
+        await wait_for(pilot, lambda: len(harness.provider.requests) == 3)
+        await turn_done(pilot)
+        sent = harness.provider.requests[2].messages[-1]
+        assert [b.text for b in sent.blocks if b.type == "text"] == ["h i"]
+        assert app.chat.prompt.text == ""
+        if expanded is not None:
+            assert card.expanded == expanded  # the Enter did not toggle the card

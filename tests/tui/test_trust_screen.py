@@ -31,6 +31,11 @@ class Host(App[None]):
         self.request = request
         self.answers: list[bool | None] = []
 
+    def get_css_variables(self) -> dict[str, str]:  # app.tcss uses Larik's $larik-* too
+        from larik.tui import themes
+
+        return themes.with_defaults(super().get_css_variables(), self.current_theme.dark)
+
     def on_mount(self) -> None:
         self.push_screen(TrustScreen(self.request), self.answers.append)
 

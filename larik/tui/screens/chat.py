@@ -296,6 +296,8 @@ class ChatScreen(Screen[None]):
         self.prompt.focus()
         if message.text:
             self.prompt.insert(message.text)
+        if message.enter:
+            self.prompt.enter()
 
     def action_cycle_mode(self) -> None:
         tui_plan.cycle_mode(self.session, self.ui)  # Shift+Tab

@@ -68,6 +68,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         self._streamed_text = False
         self._streamed_thinking = False
         self._retry: Notice | None = None  # the last line a retry wrote
+        self._leaving = False  # the focus is on its way from an item back to the prompt
 
     def compose(self) -> ComposeResult:
         yield self.archive
@@ -77,11 +78,13 @@ class ConversationView(VerticalScroll, can_focus=False):
 
     # -- keys on its items --------------------------------------------------------------------
     class ToPrompt(TextualMessage):
-        """A key for the prompt, pressed on an item: back to the prompt, ``text`` typed there."""
+        """A key for the prompt, pressed on an item: back to the prompt, ``text`` typed there
+        (``enter``: then Enter pressed there)."""
 
-        def __init__(self, text: str = "") -> None:
+        def __init__(self, text: str = "", enter: bool = False) -> None:
             super().__init__()
             self.text = text
+            self.enter = enter
 
     def scroll_to_end_or(self, where: str) -> None:
         """The scroll keys: ``page_up``, ``page_down``, ``home``; else back to the end, and
@@ -102,21 +105,36 @@ class ConversationView(VerticalScroll, can_focus=False):
             items[-1].focus()
             items[-1].scroll_visible(animate=False)
 
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self._leaving = False  # an item has the focus (again): its keys are its own
+
     def on_key(self, event: events.Key) -> None:
         """With an item focused: Up/Down move between items (Down past the newest goes back to
-        the prompt), and a typed character goes to the prompt, not lost."""
+        the prompt), and a typed character goes to the prompt, not lost. Once the focus is on
+        its way back to the prompt, every key that still reaches the item is the prompt's —
+        Enter and space included, which would toggle the card: typed fast, they came before
+        the focus (issue 25 item 27)."""
         focused = self.screen.focused
         if focused is None or focused.parent is not self:
             return
         items = [w for w in self.items if w.focusable]
-        if event.key in ("up", "down") and focused in items:
+        if self._leaving:
+            if event.key == "enter":
+                self.post_message(self.ToPrompt(enter=True))
+            elif event.is_printable and event.character:
+                self.post_message(self.ToPrompt(event.character))
+            else:
+                return
+        elif event.key in ("up", "down") and focused in items:
             i = items.index(focused) + (1 if event.key == "down" else -1)
             if 0 <= i < len(items):
                 items[i].focus()
                 items[i].scroll_visible(animate=False)
             elif i > 0:
+                self._leaving = True
                 self.post_message(self.ToPrompt())
         elif event.is_printable and event.character and not event.character.isspace():
+            self._leaving = True
             self.post_message(self.ToPrompt(event.character))
         else:
             return

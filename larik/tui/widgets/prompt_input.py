@@ -99,6 +99,14 @@ class PromptInput(TextArea):
             self._history_step(delta)
 
     # -- keys ---------------------------------------------------------------------------------
+    def enter(self) -> None:
+        """What Enter does: take the completion offered, else send (also for an Enter that
+        reached a tool card on its way here: ConversationView.ToPrompt)."""
+        if self.menu.is_open and self._listed_for != self._where():
+            self.update_completions()
+        if not self._accept_completion(submit_command=True):
+            self._submit()
+
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         handled = True
@@ -116,8 +124,7 @@ class PromptInput(TextArea):
         elif key == "ctrl+u":  # everything before the cursor, on every line
             self.delete((0, 0), self.cursor_location)
         elif key == "enter":
-            if not self._accept_completion(submit_command=True):
-                self._submit()
+            self.enter()
         elif key == "tab" and self.menu.is_open:
             self._accept_completion(submit_command=False)
         elif key == "tab":
