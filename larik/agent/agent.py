@@ -69,6 +69,7 @@ if TYPE_CHECKING:
 __all__ = ["Agent", "AgentSettings"]
 
 E = AgentEventType
+Events = AsyncIterator[AgentEvent]
 
 # how long a local server may take at create to say what it loaded (a slower one: asked again)
 CREATE_PROBE_TIMEOUT = 2.0
@@ -382,14 +383,13 @@ class Agent:
         source = self._settings.tool_source
         return [*self._specs, *source.specs(self.context_window)] if source else self._specs
 
-    async def _call_model(self, reply: Reply) -> AsyncIterator[AgentEvent]:
-        """Stream one reply into ``reply``. A runaway reply (:mod:`.runaway`) is cancelled as
-        it streams and discarded; the first of a turn is asked again, cooler, after a nudge
-        saying what it repeated; the second ends the turn ``stuck``."""
-        cool = False
+    async def _call_model(self, reply: Reply, temp: float | None = None) -> Events:
+        """Stream one reply into ``reply`` (``temp``: this request's temperature). A runaway
+        reply (:mod:`.runaway`) is cancelled as it streams and discarded; the first of a turn is
+        asked again, cooler, after a nudge saying what it repeated; the second ends it ``stuck``."""
         while True:
             try:
-                async for ev in self._call_fitted(reply, cool):
+                async for ev in self._call_fitted(reply, temp):
                     yield ev
                 return
             except RunawayReply as stop:
@@ -399,13 +399,13 @@ class Agent:
                 if again:
                     raise TurnOver(StopReason.STUCK, "", stop.runaway.data) from None
                 self._append(Message.user(stop.runaway.nudge(bool(self._profile.tools))))
-                cool = True
+                temp = cooler(self._profile.sampling.temperature)
 
-    async def _call_fitted(self, reply: Reply, cool: bool = False) -> AsyncIterator[AgentEvent]:
-        """Stream one reply; on ContextOverflow compact and retry once. ``cool``: at a lower
-        temperature (the retry after a runaway)."""
+    async def _call_fitted(self, reply: Reply, temp: float | None = None) -> Events:
+        """Stream one reply; on ContextOverflow compact and retry once. ``temp``: this request's
+        temperature (the cooler retry after a runaway, the edit workflow's hotter one)."""
         try:
-            async for ev in self._stream(reply, cool):
+            async for ev in self._stream(reply, temp):
                 yield ev
             return
         except ContextOverflow:
@@ -417,7 +417,7 @@ class Agent:
         if not compacted:
             raise ContextOverflow(f"the conversation does not fit {self.model}'s context window")
         try:
-            async for ev in self._stream(reply, cool):
+            async for ev in self._stream(reply, temp):
                 yield ev
         except ContextOverflow:
             raise ContextOverflow(
@@ -431,11 +431,10 @@ class Agent:
         if why is not None:
             raise TurnOver(StopReason.BUDGET, "", {"budget": why})
 
-    async def _stream(self, reply: Reply, cool: bool = False) -> AsyncIterator[AgentEvent]:
+    async def _stream(self, reply: Reply, temp: float | None = None) -> Events:
         self._mind_budget(request := self._request(), self._resolved)
-        if cool:
-            temperature = cooler(self._profile.sampling.temperature)
-            request = request.model_copy(update={"temperature": temperature})
+        if temp is not None:
+            request = request.model_copy(update={"temperature": temp})
         self._partial = partial = Partial(self.model)
         done = None
         watch = RunawayWatch() if self._profile.cancel_runaway else None

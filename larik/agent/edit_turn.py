@@ -20,7 +20,11 @@ finding and the running, and the model does the one thing it is good at — writ
    ends, a whole file with an elision, a search that does not match, or a Python file that
    would no longer parse — each is said to the model instead;
 5. **the test command runs** (``bash``, sandboxed, the same rules); passing ends the turn, a
-   failure goes back to the model for at most ``rounds`` replies in all.
+   failure goes back to the model for at most ``rounds`` replies in all. A reply that gives
+   the file back as it is (a 1.5B model, asked to fix ``//`` for ``/``, copied the file: a
+   round spent, and at a low temperature the next reply is the same copy) is told so with the
+   failure again, and the next reply is asked for hotter (:data:`HOTTER`), not begun for it,
+   and to say first which line is wrong.
 
 A reply with no edit in it is the answer (a question, say) and ends the turn. The messages the
 harness writes are marked in the transcript (``"harness": true``): they are not the user's
@@ -57,6 +61,7 @@ TEST_OUTPUT = 3_000  # characters of a test run's output the model is given (the
 CHARS_PER_TOKEN = 3  # code is dense: fewer characters per token than prose
 DEFAULT_WINDOW = 8_192
 MAX_BUDGET = 200_000  # characters of files in the first message, whatever the window
+HOTTER = 0.7  # the least temperature of the reply after one that gave the file back unchanged
 
 SYSTEM = """You are Larik, a coding assistant working on the user's project. The user's \
 message holds the project's files and the request. You change files by writing edits in the \
@@ -65,6 +70,7 @@ When the request is a question, answer it in plain text."""
 
 _ids = itertools.count(1)
 UNCHANGED = "the edit changes nothing"
+GIVEN_BACK = "given back unchanged: nothing changed"
 #: a request that asks for a change (not a question): the reply may be begun as a file
 CHANGE = re.compile(
     r"\b(fix|implement|add|rename|change|make|update|refactor|remove|write|extend|handle|"
@@ -83,7 +89,7 @@ class EditHost:
     rounds: int
     denies_read: Callable[[Path], bool]
     mark_read: Callable[[Path], None]  # the file counts as read (it is in the message)
-    call_model: Callable[[Reply], AsyncIterator[AgentEvent]]
+    call_model: Callable[[Reply, float | None], AsyncIterator[AgentEvent]]  # (reply, temp)
     messages: Callable[[], list[Message]]  # the conversation as it is sent
     append: Callable[[Message, bool], None]  # (message, written by the harness)
     run_calls: Callable[[list[Block], dict[str, AgentEvent]], AsyncIterator[AgentEvent]]
@@ -131,6 +137,14 @@ class _Applied:
     problems: list[Problem] = field(default_factory=list)
     refused: dict[str, str] = field(default_factory=dict)  # path -> the current text, to resend
     kept: list[str] = field(default_factory=list)  # definitions a whole file left out, kept
+    same: list[str] = field(default_factory=list)  # files given back exactly as they are
+
+    @property
+    def unchanged(self) -> bool:
+        """Only files given back as they are: nothing written, nothing else wrong."""
+        return (
+            bool(self.same) and not self.written and all(p.why == GIVEN_BACK for p in self.problems)
+        )
 
 
 async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEvent]:
@@ -152,10 +166,12 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
     host.append(first, True)
     yield AgentEvent(E.MESSAGE, message=first)
     text = ""
+    failing = before if before is not None and before.exit_code else None  # the last failure
+    again = False  # the last reply gave the file back as it is
     for round_ in range(1, host.rounds + 1):
         reply = Reply()
-        start = _start(host, found, fmt, request)
-        async for ev in _ask(host, reply, start):
+        start = "" if again else _start(host, found, fmt, request)
+        async for ev in _ask(host, reply, start, _hotter(host.profile) if again else None):
             yield ev
         msg = reply.message
         if msg.blocks:
@@ -182,6 +198,8 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
             if tests is not None:
                 async for ev in _run_tests(host, tests):
                     yield ev
+                if tests.exit_code:
+                    failing = tests
             done = not applied.problems and (tests is None or tests.passed)
             if done or (tests is not None and tests.passed and last):
                 raise TurnOver(StopReason.END_TURN, _summary(text, applied, tests))
@@ -191,7 +209,8 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
                     _summary(text, applied, tests, f"stopped after {host.rounds} replies"),
                     {"edit_rounds": host.rounds},
                 )
-            feedback = _feedback(applied, tests, fmt, command)
+            again = applied.unchanged
+            feedback = _feedback(applied, tests, fmt, command, failing if again else None)
         back = Message.user(feedback)
         host.append(back, True)
         yield AgentEvent(E.MESSAGE, message=back)
@@ -210,17 +229,25 @@ def _start(host: EditHost, found: Found, fmt: Format, request: str) -> str:
     return f"{focus}\n```{'python' if focus.endswith('.py') else ''}\n"
 
 
-async def _ask(host: EditHost, reply: Reply, start: str) -> AsyncIterator[AgentEvent]:
-    """One model call; with ``start``, the reply is begun for the model (an assistant
-    message it continues), and ``reply`` holds the whole of it, ``start`` included."""
+def _hotter(profile: Profile) -> float:
+    """The temperature after a reply that changed nothing: at least :data:`HOTTER`."""
+    return max(profile.sampling.temperature or 0.0, HOTTER)
+
+
+async def _ask(
+    host: EditHost, reply: Reply, start: str, temp: float | None = None
+) -> AsyncIterator[AgentEvent]:
+    """One model call (``temp``: its temperature, None for the profile's); with ``start``,
+    the reply is begun for the model (an assistant message it continues), and ``reply``
+    holds the whole of it, ``start`` included."""
     if not start:
-        async for ev in host.call_model(reply):
+        async for ev in host.call_model(reply, temp):
             yield ev
         return
     seed = Message(role="assistant", blocks=[Block.text_block(start)])
     host.messages().append(seed)
     try:
-        async for ev in host.call_model(reply):
+        async for ev in host.call_model(reply, temp):
             yield ev
     finally:
         said = host.messages()
@@ -313,7 +340,8 @@ async def _apply(
         )
     if not calls:
         if same and not out.problems:
-            out.problems.append(Problem(", ".join(same), "given back unchanged: nothing changed"))
+            out.problems.append(Problem(", ".join(same), GIVEN_BACK))
+        out.same += same
         return
     if not host.can_run("write_file"):
         for c in calls:
@@ -452,7 +480,27 @@ def _cut_off(limit: int) -> str:
     )
 
 
-def _feedback(applied: _Applied, tests: _Tests | None, fmt: Format, command: str) -> str:
+def _feedback(
+    applied: _Applied,
+    tests: _Tests | None,
+    fmt: Format,
+    command: str,
+    failing: _Tests | None = None,
+) -> str:
+    """What the model is told after a reply. ``failing``: the reply only gave files back as
+    they are while these tests fail — said plainly, with the failure again."""
+    if applied.unchanged:
+        files = ", ".join(applied.same)
+        said = [f"Your reply gave {files} back exactly as it is: nothing changed."]
+        if failing is not None:
+            said.append(
+                f"The tests still fail (`{failing.command}`, exit code {failing.exit_code}):\n"
+                f"```\n{_tail(failing.output)}\n```"
+            )
+        how = "the whole corrected file" if fmt == "whole" else "search/replace blocks"
+        what = "which line is wrong and why" if failing is not None else "what must change"
+        said.append(f"First say in one sentence {what}, then write {how} with the change.")
+        return "\n\n".join(said)
     parts: list[str] = []
     if applied.written:
         parts.append("Applied: " + ", ".join(applied.written) + ".")

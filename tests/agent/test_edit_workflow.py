@@ -354,3 +354,47 @@ async def test_a_small_model_s_reply_is_begun_for_it(make_agent, project):
     assert agent.messages[-1].text().startswith("calc.py\n```python\ndef add")  # whole reply kept
     assert all(m.text() != "calc.py\n```python\n" for m in agent.messages)  # the seed is gone
     assert of(events, E.TURN_END)[0].stop_reason is StopReason.END_TURN
+
+
+async def test_a_file_given_back_as_it_is_is_asked_again_hotter_with_the_failure(
+    make_agent, tested
+):
+    """Measured (qwen2.5-coder-1.5b, fix-failing-test): begun with the file's path and fence,
+    the model copied stats.py as it was (``//`` left in), and at temperature 0.2 the next
+    reply was the same copy. The round after a copy is told so with the failure again, is not
+    begun for the model (it says which line is wrong first) and goes hotter."""
+    from larik.agent.edit_turn import HOTTER
+    from larik.agent.profile import SMALL_SAMPLING
+
+    from .conftest import resolved
+
+    copy = "calc.py\n```python\n" + (tested / "calc.py").read_text() + "```\n"
+    p = script({"text": copy}, {"text": FIXED})
+    agent = await make_agent(p, resolver=lambda s: resolved(p, model="qwen2.5-coder-1.5b"))
+    events = await run(agent, "The test fails. Fix calc.py.")
+    first, second = p.requests
+    assert first.messages[-1].role == "assistant"  # begun for the model
+    assert first.temperature == SMALL_SAMPLING.temperature
+    back = second.messages[-1]
+    assert back.role == "user"  # not begun this time: the sentence comes first
+    said = back.text()
+    assert "gave calc.py back exactly as it is" in said and "assert -1 == 5" in said
+    assert "which line is wrong" in said
+    assert second.temperature == HOTTER > (SMALL_SAMPLING.temperature or 0)
+    assert (tested / "calc.py").read_text().endswith("a + b\n")
+    assert of(events, E.TURN_END)[0].data["verify"]["passed"] is True
+
+
+async def test_a_copy_after_a_failed_edit_repeats_that_failure(make_agent, tested):
+    """The failure given back is the latest one (the tests after the last written edit), and
+    a round after a real edit goes at the profile's temperature again."""
+    from larik.agent.edit_turn import HOTTER
+
+    wrong = "calc.py\n```python\ndef add(a, b):\n    return a * b\n```\n"
+    p = script({"text": wrong}, {"text": wrong}, {"text": FIXED})
+    agent = await make_agent(p, config=edit_config())
+    await run(agent, "The test fails. Fix calc.py.")
+    assert len(p.requests) == 3
+    said = p.requests[2].messages[-1].text()
+    assert "assert 6 == 5" in said and "assert -1 == 5" not in said
+    assert p.requests[1].temperature != HOTTER and p.requests[2].temperature == HOTTER
