@@ -620,3 +620,17 @@ def test_the_routing_package_keeps_every_public_name_and_its_light_parts_stay_li
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_a_compact_pick_without_a_large_window_says_so():
+    """issue 25 item 25: "cheapest with a large window" was said of an 8k model."""
+    from larik.config import Config, ModelOverride
+    from larik.routing import suggest_routing
+
+    specs = ["ollama/qwen2.5-coder:1.5b", "ollama/qwen2.5-coder:7b"]
+    config = Config(models={s: ModelOverride(context_window=8192) for s in specs})
+    got = suggest_routing(specs, config=config, evidence={})
+    assert got.roles["compact"] == "ollama/qwen2.5-coder:7b"
+    assert got.reasons["compact"].startswith("cheapest (none has a 128k window)")
+    assert got.roles["smart"] == "ollama/qwen2.5-coder:7b"  # of equal prices, the larger
+    assert got.reasons["smart"].startswith("largest model (a guess at the strongest")

@@ -38,7 +38,7 @@ __all__ = [
 INPUT_WEIGHT = 0.75
 #: A model passes the bench when its measured pass rate reaches this.
 PASS_BAR = 0.8
-#: Without evidence, ``smart`` is the dearest candidate at or under this weighted price
+#: Without evidence, ``smart`` is the most expensive candidate at or under this weighted price
 #: (so a "pro" tier at many times the price is not suggested by default).
 SMART_PRICE_CAP = 20.0
 _CHEAP = re.compile(r"mini|nano|flash|lite|haiku|small|tiny|instant|fast|\b[1-9](\.\d)?b\b")
@@ -117,8 +117,8 @@ class RolePolicy:
 
     role: str
     strongest: bool = False
-    """Pick the strongest candidate (best bench result; else the main model; else the dearest
-    under SMART_PRICE_CAP) rather than the cheapest that passes."""
+    """Pick the strongest candidate (best bench result; else the main model; else the most
+    expensive under SMART_PRICE_CAP, the largest among equals) rather than the cheapest."""
     min_window: int = 0
     """Only models with at least this context window."""
     min_local_params_b: float = 0.0
@@ -143,7 +143,10 @@ ROLE_POLICIES = (
     RolePolicy("explore"),
     RolePolicy("smart", strongest=True),
     RolePolicy(
-        "compact", min_window=128_000, any_if_none=True, reason="cheapest with a large window"
+        "compact",
+        min_window=128_000,
+        any_if_none=True,
+        reason="cheapest with at least a 128k window",
     ),
 )
 
@@ -163,7 +166,7 @@ def suggest_routing(
     towards input (unpriced models placed by a guess from their name). Tool-less models are
     skipped. Measured bench evidence outranks price: a cheapest-pick role gets the cheapest
     model that passes, ``smart`` the best-measured one. Without evidence ``smart`` is the main
-    model when it is a candidate, else the dearest candidate under SMART_PRICE_CAP. Each role
+    model when it is a candidate, else the most expensive under SMART_PRICE_CAP. Each role
     also gets one fallback: the next candidate from a different provider.
     """
     config = config if config is not None else load_config()
@@ -196,8 +199,10 @@ def suggest_routing(
             pick, why = _cheapest_passing(ranked, measured, policy.accepts, pass_bar)
         else:
             pool = [r for r in ranked if policy.accepts(r)]
-            pool = pool or (ranked if policy.any_if_none else [])
-            pick, why = (pool[0], policy.reason) if pool else (None, "")
+            why = policy.reason
+            if not pool and policy.any_if_none:  # it said "a large window" of an 8k model
+                pool, why = ranked, f"cheapest (none has a {policy.min_window // 1000}k window)"
+            pick = pool[0] if pool else None
         if pick is not None:
             roles[policy.role], reasons[policy.role] = pick, why
     policies = {p.role: p for p in ROLE_POLICIES}
@@ -245,8 +250,11 @@ def _strongest(
     main = {r.spec: r for r in ranked}.get(_main_spec(config))
     if main is not None:
         return main, "the main model"
-    capped = [r for r in ranked if r.price <= SMART_PRICE_CAP]
-    return (capped or ranked)[-1], "dearest candidate (price as a proxy for strength)"
+    capped = [r for r in ranked if r.price <= SMART_PRICE_CAP] or ranked
+    # the priciest; among equal prices (local models: all free) the largest
+    pick = max(capped, key=lambda r: (r.tier, r.price, r.info.params_b or 0))
+    guess = "a guess at the strongest: larik bench measures it"
+    return pick, f"{'largest' if pick.price == 0 else 'most expensive'} model ({guess})"
 
 
 def _rank(spec: str, info: ModelInfo, ev: Evidence | None) -> Ranked:

@@ -119,3 +119,34 @@ async def test_slash_routing_suggests_a_signed_in_plan_and_shows_a_role_preferri
         await pilot.pause()
         assert config.fallbacks["worker"] == [worker_fallback]
         assert f"{worker_fallback} (plan)" in screen.row("worker").plain
+
+
+async def test_a_preset_of_small_local_models_says_what_it_did_in_plain_words(harness):
+    """issue 25 item 25: it said "dearest candidate" (of free models: the smallest one); the
+    8k window's wording: tests/test_routing.py."""
+    from larik.config import ModelOverride
+
+    small = {"context_window": 8192}
+    config = Config(
+        models={
+            "ollama/qwen2.5-coder:1.5b": ModelOverride(**small),
+            "ollama/qwen2.5-coder:7b": ModelOverride(**small),
+        }
+    )
+    harness.local = [
+        LocalModel("ollama", "qwen2.5-coder:1.5b", "Ollama", 8192),
+        LocalModel("ollama", "qwen2.5-coder:7b", "Ollama", 8192),
+    ]
+    app = harness.app([], config=config)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/routing")
+        await wait_for(pilot, lambda: isinstance(app.screen, RoutingScreen))
+        screen = app.screen
+        await pilot.press("p")
+        await wait_for(pilot, lambda: screen.suggestion is not None, timeout=20)
+        await wait_for(pilot, lambda: "Suggested preset" in screen_text(app))
+        shown = screen_text(app)
+        assert "dearest" not in shown and "large window" not in shown, shown
+        assert screen.suggestion.roles["smart"] == "ollama/qwen2.5-coder:7b"
+        assert "largest model (a guess" in screen.suggestion.reasons["smart"]
