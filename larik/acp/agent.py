@@ -28,6 +28,7 @@ from acp.schema import (
     AuthenticateResponse,
     ClientCapabilities,
     CloseSessionResponse,
+    ForkSessionResponse,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
@@ -127,6 +128,31 @@ class LarikAgent:
             config_options=conv.config_options(),
         )
 
+    async def fork_session(
+        self, session_id: str, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> ForkSessionResponse:
+        """A new session going on from a copy of ``session_id``'s conversation (unstable in
+        ACP; Larik's ``/fork``): the original is kept as it was, and stays open when it is.
+        Not while the original runs a turn (its last call may not have its result yet)."""
+        from ..agent.rewind import fork_session
+
+        root = _directory(cwd)
+        source = self._transcript(root, session_id)
+        old = self.conversations.get(session_id)
+        if old is not None and old.session.busy:
+            raise RequestError.invalid_request(
+                {"sessionId": session_id, "details": "a turn is running: fork when it ends"}
+            )
+        new_id = await asyncio.to_thread(fork_session, root, source)
+        conv = await self._open(cwd, mcp_servers or [], new_id)
+        if old is not None:  # the copy goes on as the original was set
+            conv.session.set_mode(old.session.permission_mode)
+        return ForkSessionResponse(
+            session_id=conv.id,
+            modes=options.modes(conv.session.permission_mode),
+            config_options=conv.config_options(),
+        )
+
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
@@ -157,19 +183,27 @@ class LarikAgent:
         await conv.close("other")
         return CloseSessionResponse()
 
-    async def _reopen(self, cwd: str, session_id: str, servers: list[Any]) -> Conversation:
+    @staticmethod
+    def _transcript(root: Path, session_id: str) -> Path:
+        """Session ``session_id``'s transcript in project ``root``; the JSON-RPC error the
+        spec names when the id is malformed (invalid params) or no such session is saved
+        (resource not found)."""
         from ..agent.sessions import check_session_id, project_dir
         from ..agent.transcript import TranscriptError
 
-        root = _directory(cwd)
         try:
             check_session_id(session_id)
         except TranscriptError as e:
             raise RequestError.invalid_params(
                 {"sessionId": session_id, "details": str(e)}
             ) from None
-        if not (project_dir(root) / f"{session_id}.jsonl").is_file():
+        path = project_dir(root) / f"{session_id}.jsonl"
+        if not path.is_file():
             raise RequestError.resource_not_found(session_id)
+        return path
+
+    async def _reopen(self, cwd: str, session_id: str, servers: list[Any]) -> Conversation:
+        self._transcript(_directory(cwd), session_id)
         old = self.conversations.pop(session_id, None)
         if old is not None:  # the client opens it again: this process lets go of it first
             await old.close("resume")

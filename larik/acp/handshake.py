@@ -8,9 +8,9 @@ editor waits for this answer before it shows the agent; :mod:`larik.acp.server`)
 SDK's schema stays the judge of the shape.
 
 What Larik offers: ``session/load`` (a Larik session's history replayed as updates),
-``session/list``, ``session/resume`` and ``session/close``; prompts with images and embedded
-context (an image goes to a model that cannot take one as a line of text instead:
-larik/agent/images.py); MCP servers over stdio and streamable HTTP (not SSE). Authentication is
+``session/list``, ``session/resume``, ``session/close`` and (unstable in ACP)
+``session/fork``; prompts with images and embedded context (an image goes to a model that
+cannot take one as a line of text instead: larik/agent/images.py); MCP servers over stdio and streamable HTTP (not SSE). Authentication is
 Larik's own configuration: a model asked for (``larik acp -m``), a ``model`` in the user's
 config.toml (a local server's, ``ollama/qwen3``, as any other), or a key — in the environment or
 in config.toml — for a provider a session starts on unasked (``registry.KEY_ORDER``). When one
@@ -154,7 +154,7 @@ def initialize_result(protocol_version: int, model: str = "") -> dict[str, Any]:
             "loadSession": True,
             "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
             "mcpCapabilities": {"http": True, "sse": False},
-            "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
+            "sessionCapabilities": {"list": {}, "resume": {}, "close": {}, "fork": {}},
         },
         "authMethods": []
         if keyed

@@ -3,6 +3,7 @@ list and resume, prompts with images and files, the slash commands offered."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from acp.schema import EmbeddedResourceContentBlock, TextResourceContents
 from larik.agent.sessions import find_session
 from larik.agent.transcript import load_transcript
 
-from .client import Recorder, env, larik_acp, script
+from .client import WAIT, Recorder, env, larik_acp, script, until
 
 ECHO = {"tool_calls": [{"name": "bash", "input": {"command": "echo hello from the tool"}}]}
 PNG = base64.b64encode(
@@ -219,3 +220,47 @@ async def test_the_trust_question_goes_to_the_client_at_the_first_prompt(project
         assert titles == ["Trust this folder?", "bash: echo hello from the tool"]
         assert result.status == "failed"
     assert [m.role for m in _messages(project, sid)][:2] == ["user", "assistant"]
+
+
+async def test_fork_goes_on_in_a_copy_and_the_original_stays_open(project, tmp_path):
+    model = script(tmp_path / "m.json", {"text": "one"}, {"text": "two"}, {"text": "three"})
+    rec = Recorder()
+    async with larik_acp(project, rec, "-m", model) as (conn, _):
+        await conn.initialize(protocol_version=1, client_capabilities=rec.capabilities())
+        hello = await conn.initialize(protocol_version=1)
+        assert hello.agent_capabilities.session_capabilities.fork is not None
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.set_session_mode(session_id=new.session_id, mode_id="edits")
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("first")])
+        forked = await conn.fork_session(session_id=new.session_id, cwd=str(project))
+        assert forked.session_id != new.session_id
+        assert forked.modes.current_mode_id == "edits"  # as the original was set
+        await conn.prompt(session_id=forked.session_id, prompt=[acp.text_block("second")])
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("again")])
+        with pytest.raises(acp.RequestError) as unknown:
+            await conn.fork_session(session_id="20260101-000000-abcdef", cwd=str(project))
+        with pytest.raises(acp.RequestError) as malformed:
+            await conn.fork_session(session_id="../../etc/passwd", cwd=str(project))
+    assert [m.text() for m in _messages(project, forked.session_id)] == [
+        "first", "one", "second", "two"
+    ]  # fmt: skip
+    assert [m.text() for m in _messages(project, new.session_id)] == [
+        "first", "one", "again", "three"
+    ]  # fmt: skip
+    assert unknown.value.code == -32002 and malformed.value.code == -32602
+
+
+async def test_a_session_is_not_forked_while_its_turn_runs(project, tmp_path):
+    model = script(tmp_path / "m.json", {"text": "a long reply " * 40, "delay": 0.05})
+    rec = Recorder()
+    async with larik_acp(project, rec, "-m", model) as (conn, _):
+        new = await _open(conn, rec, project)
+        turn = asyncio.ensure_future(
+            conn.prompt(session_id=new.session_id, prompt=[acp.text_block("talk")])
+        )
+        await until(lambda: rec.of("agent_message_chunk"), "the reply to stream")
+        with pytest.raises(acp.RequestError) as busy:
+            await conn.fork_session(session_id=new.session_id, cwd=str(project))
+        await conn.cancel(session_id=new.session_id)
+        assert (await asyncio.wait_for(turn, WAIT)).stop_reason == "cancelled"
+    assert busy.value.code == -32600 and "turn is running" in str(busy.value.data)

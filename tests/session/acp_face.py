@@ -26,7 +26,6 @@ _TOOLS = {head: tool for tool, head in TITLES.items()}
 
 class AcpFace(Face):
     name = "acp"
-    cannot = {"fork": "no session/fork yet"}
 
     def __init__(self, project: Path) -> None:
         super().__init__(project)
@@ -113,6 +112,12 @@ class AcpFace(Face):
     async def resume(self, session_id: str) -> None:
         await self.conn.resume_session(cwd=str(self.project), session_id=session_id, mcp_servers=[])
         self.session_id = session_id
+
+    async def fork(self) -> None:
+        forked = await self.conn.fork_session(
+            session_id=self.session_id, cwd=str(self.project), mcp_servers=[]
+        )
+        self.session_id = forked.session_id
 
     async def undo(self) -> str:
         out = await self.prompt("/undo")
