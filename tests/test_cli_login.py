@@ -26,6 +26,8 @@ def test_login_status_and_logout_never_print_a_token(fake):
     assert "Signed in to ChatGPT as ada@example.com (plus plan)" in out and "ABCD-1234" in err
     code, out, err = larik("login", "copilot", "--no-browser")
     assert code == 0 and "Signed in to GitHub Copilot as octo" in out and "WXYZ-9876" in err
+    assert "Copilot serves 2 models here" in out  # its listing, kept beside the login
+    assert ("GET", "/models") in [(m, p) for m, p, _ in fake.requests]
     code, status, _ = larik("login", "--status")
     assert code == 0 and "chatgpt: ada@example.com, plus plan: signed in" in status
     assert "copilot: octo" in status

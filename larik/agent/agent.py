@@ -291,8 +291,7 @@ class Agent:
                 for ev in self.checkpoints.end_turn():
                     yield ev
                 self._record(error_record(str(e)))  # shown again on resume
-                # a sign-in to redo (larik login NAME): print mode exits 2 as for a missing key
-                again = {"sign_in": e.command} if isinstance(e, LoginExpired) else {}
+                again = {"sign_in": e.command} if isinstance(e, LoginExpired) else {}  # exit 2
                 yield AgentEvent(E.ERROR, text=str(e), data=again)
         except BaseException:
             self._settle()
@@ -376,6 +375,7 @@ class Agent:
             messages=merge_adjacent(self.messages),  # the adapter filters what it may replay
             tools=self._tool_specs() if self._caps.tools and not edits else [],
             effort=self.effort,
+            initiator="agent" if self._settings.role_label else "",  # a subagent's call
             **self._profile.request_options(),
         )
 

@@ -121,7 +121,9 @@ def summary_request(model: str, messages: list[Message], window: int) -> Request
     budget = max(int(window * 0.6) * CHARS_PER_TOKEN, 2_000)
     body = render(messages, budget)
     prompt = f"{INSTRUCTIONS}\n\n<conversation>\n{body}\n</conversation>"
-    return Request(model=model, system=[COMPACT_SYSTEM], messages=[Message.user(prompt)])
+    return Request(
+        model=model, system=[COMPACT_SYSTEM], messages=[Message.user(prompt)], initiator="agent"
+    )
 
 
 def done_text(replaced: int, before: int, after: int) -> str:

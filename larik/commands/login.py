@@ -55,11 +55,33 @@ def login(
         _fail(str(e), 1)
     except KeyboardInterrupt:
         _fail("sign-in cancelled", 130)
-    path = _store().save(account)
+    store = _store()
+    path = store.save(account)
+    if name == "copilot":
+        _list_models(store, account)
     who = f" as {account.label}" if account.label else ""
     plan = f" ({account.plan} plan)" if account.plan else ""
     print(f"Signed in to {SIGNINS[name].title}{who}{plan}. Login kept in {path} (mode 0600).")
     print(f"Use its models as {name}/MODEL; `larik logout {name}` forgets it.")
+
+
+def _list_models(store: Any, account: Any) -> None:
+    """The seat's model listing, kept beside the login (which wire shape each model speaks);
+    a failure is one line, and the models are then shaped by their names."""
+    from ..llm.errors import LarikError
+    from ..llm.signin import copilot_models
+
+    try:
+        listing = copilot_models.fetch(
+            account, account.extra.get("base_url", ""), _auth_url("copilot")
+        )
+    except LarikError as e:
+        print(
+            f"larik: {e} (models are shaped by their names until it can be read)", file=sys.stderr
+        )
+        return
+    copilot_models.save(store, account, listing)
+    print(f"Copilot serves {len(listing.models)} models here (larik models --provider copilot).")
 
 
 def _store() -> Any:

@@ -82,6 +82,28 @@ def _rows(only_provider: str, only_available: bool) -> tuple[list[dict[str, Any]
                 "note": info.note,
             }
         )
+    for name, model, window, output, tools, vision in _seat_models(config, rows):
+        if (only_provider and name != only_provider) or not access.get(name, (False,))[0]:
+            continue
+        rows.append(
+            {
+                "spec": f"{name}/{model}",
+                "provider": name,
+                "model": model,
+                "available": True,
+                "access": access[name][1],
+                "local": False,
+                "context_window": window,
+                "max_output": output,
+                "input_price": 0.0,
+                "output_price": 0.0,
+                "cache_read_price": None,
+                "cache_write_price": None,
+                "tools": tools,
+                "vision": vision,
+                "note": "listed by your Copilot seat; not in the catalog",
+            }
+        )
     listed = {r["provider"] for r in rows}
     served = [(m.provider, m.model) for m in found.models if m.provider not in listed]
     for name, model in served:
@@ -108,6 +130,27 @@ def _rows(only_provider: str, only_available: bool) -> tuple[list[dict[str, Any]
             }
         )
     return rows, catalog.prices_as_of()
+
+
+def _seat_models(config: Any, rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """A signed-in Copilot seat's own listing (kept at ``larik login copilot``): the models the
+    catalog lacks, as (provider, model, window, output, tools, vision)."""
+    from ..llm.endpoint import resolve_endpoint
+    from ..llm.errors import ConfigError
+    from ..llm.signin import copilot_models
+    from ..llm.signin.store import AccountStore
+
+    try:
+        account = resolve_endpoint("copilot", config).account
+    except ConfigError:
+        return []
+    listing = copilot_models.load(AccountStore(config.accounts_dir), account) if account else None
+    known = {r["model"] for r in rows if r["provider"] == "copilot"}
+    return [
+        ("copilot", m.id, m.context_window, m.max_output, m.tools, m.vision)
+        for m in (listing.models if listing is not None else ())
+        if m.id not in known
+    ]
 
 
 def _provider_names() -> list[str]:

@@ -365,7 +365,7 @@ BUILTIN_KINDS = (
     Kind(
         name="copilot",
         adapter="larik.llm.providers.copilot:CopilotProvider",
-        warm_modules=(*HTTP_STACK, "openai", "jiter"),
+        warm_modules=(*HTTP_STACK, "openai", "jiter", "anthropic"),
         base_url="https://api.githubcopilot.com",
         base_url_env="LARIK_COPILOT_BASE_URL",
         signin="copilot",

@@ -173,6 +173,10 @@ class Request(_Model):
     constrain_tools: bool | None = None
     """Ask a server that can for grammar-constrained tool calls (providers/constrained.py);
     None: the provider's own default."""
+    initiator: Literal["", "user", "agent"] = ""
+    """Who asked for this call: "agent" for a subagent's or a compaction's, "" to tell from
+    the messages (the user's own prompt last: "user"). A plan that bills by it (Copilot's
+    ``X-Initiator``) reads it."""
 
     @field_validator("system", mode="before")
     @classmethod

@@ -72,6 +72,12 @@ class AnthropicProvider:
             self.name, "timeout", options.get("timeout", READ_TIMEOUT)
         )
         self._sdk: AsyncAnthropic | None = None
+        self.replay_name = self.name  # whose thinking is replayed (a composed kind: per account)
+
+    def _http_client(self) -> Any:
+        """The HTTP client the SDK is given (None: its own). A composed kind (``copilot``)
+        returns one whose request hook adds per-request headers."""
+        return None
 
     def _client(self) -> AsyncAnthropic:
         if self._sdk is not None:
@@ -89,6 +95,7 @@ class AnthropicProvider:
             default_headers=dict(ep.headers) or None,
             max_retries=0,
             timeout=httpx2.Timeout(read, connect=CONNECT_TIMEOUT),
+            http_client=self._http_client(),
         )
         return self._sdk
 
@@ -98,7 +105,7 @@ class AnthropicProvider:
         import httpx2
 
         params, plan = build_params(
-            request, self.name, thinking=self.thinking, prompt_cache=self.prompt_cache
+            request, self.replay_name, thinking=self.thinking, prompt_cache=self.prompt_cache
         )
         tool_args: dict[int, list[str]] = {}
         final = None
@@ -138,7 +145,7 @@ class AnthropicProvider:
                 retryable=True,
                 provider=self.name,
             )
-        message = to_message(final, request.model, self.name, tool_args)
+        message = to_message(final, request.model, self.replay_name, tool_args)
         yield StreamEvent.done(message, to_usage(final.usage), to_stop_reason(final.stop_reason))
 
 

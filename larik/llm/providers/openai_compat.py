@@ -112,6 +112,11 @@ class OpenAICompatProvider:
         self._constraint_refused = False
 
     # -- client ---------------------------------------------------------------------------------
+    def _http_client(self) -> Any:
+        """The HTTP client the SDK is given (None: its own). A composed kind (``copilot``)
+        returns one whose request hook adds per-request headers."""
+        return None
+
     def _get_client(self) -> Any:
         if self._client is None:
             import httpx2
@@ -129,6 +134,7 @@ class OpenAICompatProvider:
                 max_retries=0,
                 timeout=httpx2.Timeout(read, connect=CONNECT_TIMEOUT),
                 default_headers=headers,
+                http_client=self._http_client(),
             )
             # OpenAI's own account headers must not go to other vendors
             client.organization = None

@@ -78,6 +78,11 @@ class OpenAIResponsesProvider:
         self._effort_cap: dict[str, str] = {}
 
     # -- client -----------------------------------------------------------------------------
+    def _http_client(self) -> Any:
+        """The HTTP client the SDK is given (None: its own). A composed kind (``copilot``)
+        returns one whose request hook adds per-request headers."""
+        return None
+
     def _sdk_client(self) -> Any:
         if self._client is None:
             ep = self.endpoint
@@ -92,6 +97,7 @@ class OpenAIResponsesProvider:
                 default_headers=dict(ep.headers) or None,
                 max_retries=0,
                 timeout=httpx2.Timeout(self._timeout, connect=CONNECT_TIMEOUT),
+                http_client=self._http_client(),
             )
         return self._client
 

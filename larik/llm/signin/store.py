@@ -150,6 +150,7 @@ class AccountStore:
             path.unlink(missing_ok=True)
             path.with_name(path.name + ".lock").unlink(missing_ok=True)
             self.quota_path(account).unlink(missing_ok=True)
+            path.with_suffix(".models").unlink(missing_ok=True)  # a Copilot seat's listing
         return gone
 
     def quota_path(self, account: Account) -> Path:

@@ -78,9 +78,11 @@ def request(
     form: dict[str, str] | None = None,
     body: dict[str, Any] | None = None,
     headers: dict[str, str] | None = None,
+    limit: int = MAX_ANSWER,
 ) -> Answer:
     """One request of a sign-in; ``what`` names it in errors ("the token request"),
-    ``server`` is the sign-in server's URL (whose loopback-ness decides the http rule)."""
+    ``server`` is the sign-in server's URL (whose loopback-ness decides the http rule);
+    ``limit``: the answer's size cap (a model listing is larger than a token answer)."""
     import httpx2
 
     why = url_problem(url, on_loopback(server))
@@ -95,9 +97,9 @@ def request(
             raw = bytearray()
             for chunk in response.iter_bytes():
                 raw.extend(chunk)
-                if len(raw) > MAX_ANSWER:
+                if len(raw) > limit:
                     raise SignInError(
-                        f"{what}: the answer is larger than {MAX_ANSWER // 1024} KiB; not read"
+                        f"{what}: the answer is larger than {limit // 1024} KiB; not read"
                     )
             status, answer_headers = response.status_code, dict(response.headers)
     except httpx2.HTTPError as e:

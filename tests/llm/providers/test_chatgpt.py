@@ -226,7 +226,7 @@ async def test_copilot_sends_the_editor_headers_and_its_token(loopback):
     loopback.add(
         COMPAT.text_reply(["ok"], __import__("larik.llm.types", fromlist=["Usage"]).Usage())
     )
-    await drain(CopilotProvider(endpoint), req().model_copy(update={"model": "gpt-5.5"}))
+    await drain(CopilotProvider(endpoint), req().model_copy(update={"model": "gpt-4.1"}))
     h = loopback.requests[0].headers
     assert h["authorization"] == "Bearer tid=copilot-token-123"
     assert (

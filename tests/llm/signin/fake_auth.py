@@ -123,6 +123,7 @@ class FakeAuth:
             ("POST", "/login/oauth/access_token"): self._gh_token,
             ("GET", "/user"): self._gh_user,
             ("GET", "/copilot_internal/v2/token"): self._copilot_token,
+            ("GET", "/models"): self._copilot_models,
         }.get((method, parts.path))
         if route is None:
             return self._send(h, 404, {"error": "not_found"})
@@ -267,6 +268,15 @@ class FakeAuth:
         if f["h:authorization"] != f"token {self.gh_token}":
             return self._send(h, 401, {"message": "Bad credentials"})
         self._send(h, 200, {"login": "octo", "id": 42})
+
+    def _copilot_models(self, h: BaseHTTPRequestHandler, f: dict[str, str]) -> None:
+        if not f["h:authorization"].startswith("Bearer tid="):
+            return self._send(h, 401, {"message": "Bad credentials"})
+        listing = [
+            {"id": "claude-sonnet-4.5", "supported_endpoints": ["/v1/messages"]},
+            {"id": "gpt-5.5", "supported_endpoints": ["/responses"]},
+        ]
+        self._send(h, 200, {"data": listing})
 
     def _copilot_token(self, h: BaseHTTPRequestHandler, f: dict[str, str]) -> None:
         if f["h:authorization"] != f"token {self.gh_token}":
