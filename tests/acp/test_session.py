@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 from pathlib import Path
 
 import acp
@@ -13,6 +14,7 @@ from acp.schema import EmbeddedResourceContentBlock, TextResourceContents
 
 from larik.agent.sessions import find_session
 from larik.agent.transcript import load_transcript
+from larik.llm.types import Request
 
 from .client import WAIT, Recorder, env, larik_acp, script, until
 
@@ -55,9 +57,29 @@ async def test_modes_are_larik_permission_modes_and_yolo_asks_nothing(project, t
     assert "hello from the tool" in done[-1].content[0].content.text
 
 
+def _recording(path: Path, *turns: dict) -> tuple[str, Path]:
+    """A scripted model that records each request it gets (docs/scripted.md): its spec, and
+    the file its requests go to."""
+    record = path.with_suffix(".requests.jsonl")
+    path.write_text(json.dumps({"turns": list(turns), "record": record.name}))
+    return f"scripted/{path}", record
+
+
+def _sent(record: Path) -> list[Request]:
+    return [Request.model_validate_json(line) for line in record.read_text().splitlines()]
+
+
+def _thinking(request: Request) -> list[str]:
+    return [b.text for m in request.messages for b in m.blocks if b.type == "thinking"]
+
+
 async def test_the_model_selector_switches_the_next_request_mid_session(project, tmp_path):
-    a = script(tmp_path / "a.json", {"thinking": "A's reasoning", "text": "from A"})
-    b = script(tmp_path / "b.json", {"text": "from B"})
+    a, to_a = _recording(
+        tmp_path / "a.json",
+        {"thinking": "A's reasoning", "text": "from A"},
+        {"text": "A again"},
+    )
+    b, to_b = _recording(tmp_path / "b.json", {"text": "from B"})
     rec = Recorder()
     async with larik_acp(project, rec, "-m", a) as (conn, _):
         new = await _open(conn, rec, project)
@@ -71,10 +93,16 @@ async def test_the_model_selector_switches_the_next_request_mid_session(project,
         await conn.prompt(session_id=sid, prompt=[acp.text_block("second")])
         with pytest.raises(acp.RequestError):
             await conn.set_config_option(session_id=sid, config_id="model", value="nope/x")
+        await conn.set_config_option(session_id=sid, config_id="model", value=a)
+        await conn.prompt(session_id=sid, prompt=[acp.text_block("third")])
     replies = [m for m in _messages(project, sid) if m.role == "assistant"]
-    assert [m.text() for m in replies] == ["from A", "from B"]
+    assert [m.text() for m in replies] == ["from A", "from B", "A again"]
     assert replies[1].model == b.partition("/")[2]  # B answered the request after the switch
-    assert rec.text().endswith("from B")
+    assert rec.text().endswith("A again")
+    [to_b_first] = _sent(to_b)  # what the larik acp process sent B: A's text, not its thinking
+    assert _thinking(to_b_first) == []
+    assert "from A" in [x.text for m in to_b_first.messages for x in m.blocks if x.type == "text"]
+    assert _thinking(_sent(to_a)[-1]) == ["A's reasoning"]  # A gets its own back
 
 
 async def test_load_replays_the_history_and_the_conversation_goes_on(project, tmp_path):

@@ -76,3 +76,14 @@ def test_loads_a_script_file_and_reports_bad_ones(tmp_path):
     wrong.write_text('{"turns": [{"txet": "typo"}]}')
     with pytest.raises(ConfigError, match="turns.0.txet"):
         ScriptedProvider.from_file(wrong)
+
+
+async def test_a_scripts_record_file_gets_each_request_as_one_json_line(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"turns": [{"text": "one"}, {"text": "two"}], "record": "r.jsonl"}))
+    p = ScriptedProvider.from_file(path)
+    for prompt in ("first", "second"):
+        await collect(p, Request(model="m", messages=[Message.user(prompt)]))
+    lines = (tmp_path / "r.jsonl").read_text().splitlines()
+    sent = [Request.model_validate_json(line) for line in lines]
+    assert [r.messages[-1].text() for r in sent] == ["first", "second"]

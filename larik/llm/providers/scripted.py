@@ -17,7 +17,8 @@ or an error turn ``{"error": {"status": 429, "message": "...", "retry_after": 1}
 (``"status": "overflow"`` raises ContextOverflow). Deltas stream in small pieces; ``delay`` is
 the pause between pieces. Running past the last turn is an error that says so. Every request
 received is recorded in ``requests``, with the blocks it may replay (``replay.messages_for``),
-as a real adapter would send it.
+as a real adapter would send it — and, when the script's ``"record"`` names a file (beside the
+script), appended to it as one JSON line, so a test can read what a Larik process sent.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from ..errors import APIError, ConfigError, ContextOverflow
 from ..replay import messages_for
 from ..types import Block, Message, Request, StopReason, StreamEvent, Usage
 
-__all__ = ["ScriptedProvider", "ScriptTurn", "load_script"]
+__all__ = ["Script", "ScriptedProvider", "ScriptTurn", "load_script", "read_script"]
 
 PIECE = 8  # characters per streamed delta
 
@@ -68,13 +69,18 @@ class ScriptTurn(BaseModel):
 class Script(BaseModel):
     model_config = ConfigDict(extra="forbid")
     turns: list[ScriptTurn]
+    record: str = ""  # a file (beside the script) each request is appended to, one JSON line
 
 
 def load_script(path: str | Path) -> list[ScriptTurn]:
+    return read_script(path).turns
+
+
+def read_script(path: str | Path) -> Script:
     p = Path(path)
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
-        return Script.model_validate(data).turns
+        return Script.model_validate(data)
     except FileNotFoundError:
         raise ConfigError(f"{p}: scripted model file not found") from None
     except IsADirectoryError:
@@ -97,9 +103,14 @@ class ScriptedProvider:
     """Plays ``turns`` in order, one per ``stream`` call, across every model it is asked for."""
 
     def __init__(
-        self, turns: list[ScriptTurn] | list[dict[str, Any]], name: str = "scripted"
+        self,
+        turns: list[ScriptTurn] | list[dict[str, Any]],
+        name: str = "scripted",
+        *,
+        record: Path | None = None,
     ) -> None:
         self.name = name
+        self.record = record  # where each request is appended as a JSON line (None: nowhere)
         self.turns = [
             t if isinstance(t, ScriptTurn) else ScriptTurn.model_validate(t) for t in turns
         ]
@@ -109,7 +120,9 @@ class ScriptedProvider:
 
     @classmethod
     def from_file(cls, path: str | Path) -> ScriptedProvider:
-        return cls(load_script(path))
+        script = read_script(path)
+        record = Path(path).parent / script.record if script.record else None
+        return cls(script.turns, record=record)
 
     @property
     def remaining(self) -> int:
@@ -123,6 +136,9 @@ class ScriptedProvider:
         # recorded as an adapter would send it: only what this provider may replay
         seen = request.model_copy(update={"messages": messages_for(request, self.name)})
         self.requests.append(seen.model_copy(deep=True))
+        if self.record is not None:  # another process's requests, for a test to read
+            with open(self.record, "a", encoding="utf-8") as fh:
+                fh.write(seen.model_dump_json() + "\n")
         if self._next >= len(self.turns):
             raise APIError(
                 0,
