@@ -38,11 +38,12 @@ if TYPE_CHECKING:
 __all__ = ["ConversationView"]
 
 E = AgentEventType
-_STOP_NOTES = {  # by StopReason's values (a StrEnum: its members look these up)
+# by StopReason's values (a StrEnum: its members look these up); "stuck" has none: the agent's
+# own notice says what the model repeated, and a second line said it again
+_STOP_NOTES = {
     "max_tokens": ("the reply hit the output token limit", "warning"),
     "refusal": ("the model refused", "warning"),
     "error": ("the turn ended with an error", "error"),
-    "stuck": ("the model was going round in circles: the turn was stopped", "warning"),
     "budget": ("the spending budget stopped the turn: /cost shows what is left", "warning"),
 }
 
