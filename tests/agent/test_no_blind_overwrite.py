@@ -133,9 +133,9 @@ async def test_a_write_that_guts_a_file_says_so(make_agent, project):
         call("write_file", path="notes.txt", content="one note\n"),
     )
     assert ends[1].is_error and "remove 20 of the 20 top-level definitions" in ends[1].text
-    assert "warning: big.py went from 40 to 1 non-blank lines" in ends[2].text
+    assert "warning: big.py went from 40 to 1 non-blank line" in ends[2].text
     assert "edit_file" in ends[2].text
-    assert "warning: notes.txt went from 40 to 1 non-blank lines" in ends[7].text
+    assert "warning: notes.txt went from 40 to 1 non-blank line" in ends[7].text
     assert "warning" not in ends[3].text and "warning" not in ends[5].text
 
 

@@ -231,7 +231,7 @@ async def test_a_task_card_lists_its_subagents_calls_live_and_after_a_resume(rea
         await turn_done(pilot)
         [card] = [c for c in app.query(ToolCard) if c.tool_name == "task"]
         assert [s[:2] for s in card.steps.values()] == [["glob", "*.py"]]
-        assert "1 subagent call(s)" in screen_text(app)
+        assert "1 subagent call" in screen_text(app)
         assert len(app.query(ToolCard)) == 1  # the subagent's call is inside, not beside it
         card.action_toggle()
         await pilot.pause()

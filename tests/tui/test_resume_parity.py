@@ -100,7 +100,7 @@ async def test_a_long_command_output_shows_its_tail_then_all_of_it_and_stays_in_
         assert conv.scroll_y == conv.max_scroll_y  # the card is in view
         assert "3000" in screen_text(app).split()  # its end is on screen
         card = list(app.query(ToolCard))[-1]
-        hint = "… 2801 earlier lines (Enter shows them all)"
+        hint = "… 2,801 earlier lines (Enter shows them all)"
         assert any(line.strip() == hint for line in card.plain_lines())
         card.focus()
         await pilot.press("enter")
