@@ -29,6 +29,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -164,6 +165,11 @@ class JobTable:
         self.jobs: dict[int, Job] = {}
         self.closed = False
         self._next = 1
+        self.on_change: Callable[[], None] | None = None  # a job started or ended (a face's)
+
+    def changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
 
     def running(self) -> list[Job]:
         return [j for j in self.jobs.values() if j.state == "running"]
@@ -200,8 +206,9 @@ class JobTable:
         assert proc.stdout is not None
         job.tasks = [
             asyncio.create_task(read_pipe(proc.stdout, job.out.add)),
-            asyncio.create_task(_watch(job)),
+            asyncio.create_task(_watch(job, self.changed)),
         ]
+        self.changed()
         return job
 
     async def run(self, command: str, root: Path, sandbox: Any = None) -> ToolResult:
@@ -315,13 +322,14 @@ async def _end(jobs: list[Job], grace: float) -> None:
                 task.cancel()
 
 
-async def _watch(job: Job) -> None:
+async def _watch(job: Job, changed: Callable[[], None]) -> None:
     delay = 0.01
     while job.proc.poll() is None:
         await asyncio.sleep(delay)
         delay = min(delay * 2, 0.25)
     job.ended = time.monotonic()
     _settle(job)
+    changed()
 
 
 def _settle(job: Job) -> None:

@@ -187,3 +187,33 @@ async def test_slash_jobs_shows_a_progress_bar_as_its_last_state_not_every_step(
         text = screen_text(app)
         assert "fetch 100%" in text and "fetch 10%" not in text and "fetch 50%" not in text
         await pilot.press("k", "escape")
+
+
+async def test_jobs_offers_k_only_for_a_running_job_and_the_status_line_counts_them(real):
+    """issue 25 item 30: "k stop the job" was offered for a stopped job, and the status line
+    did not say a job was running."""
+    turns = [{"tool_calls": [bg("sleep 300"), bg("sleep 301")]}, {"text": "started"}]
+    app = real.app(turns)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "start them")
+        await turn_done(pilot)
+        table = real.agents[-1].jobs
+        status = app.chat.status
+        await wait_for(pilot, lambda: "2 jobs" in str(status.render()))
+        await send(pilot, "/jobs")
+        await wait_for(pilot, lambda: isinstance(app.screen, JobsScreen))
+        await wait_for(pilot, lambda: "k stop the job" in screen_text(app))
+        await pilot.press("k")
+        await wait_for(pilot, lambda: table.get(1).state == "stopped")
+        await wait_for(pilot, lambda: "  1  stopped" in screen_text(app))
+        await wait_for(pilot, lambda: "k stop" not in screen_text(app))  # the stopped one
+        assert "Esc close" in screen_text(app)
+        await pilot.press("down")
+        await wait_for(pilot, lambda: "k stop the job" in screen_text(app))  # the running one
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, JobsScreen))
+        await wait_for(pilot, lambda: " 1 job " in str(status.render()))  # without a turn
+        await table.stop(2)
+        await wait_for(pilot, lambda: " job" not in str(status.render()))
+        assert await _gone_all(table)

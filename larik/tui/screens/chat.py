@@ -169,6 +169,9 @@ class ChatScreen(Screen[None]):
         """Draw the session's agent: its earlier conversation when resumed, else a welcome."""
         if not replaced:  # Shift+Tab's modes: yolo only in a session that started in it
             self.modes = tui_plan.modes_for(agent.permission_mode)
+        jobs = getattr(agent, "jobs", None)
+        if jobs is not None:  # the status line counts the running ones
+            jobs.on_change = lambda: self.refresh_status() if self.is_attached else None
         self.warm_up_sdk()
         starting.draw_agent(self.session, self.conv, self.cwd, replaced=replaced, resumed=resumed)
         self.refresh_status()

@@ -3,7 +3,8 @@
 The list shows each job's id, state (``running``, ``exited`` with its code, ``stopped``), how
 long it has run and its command; the panel below, the highlighted job's last lines (escape
 sequences and control bytes made safe). Redrawn every second while open. Keys: ``k`` or
-Delete stops the highlighted job (its whole process group: SIGTERM, then SIGKILL), Esc closes.
+Delete stops the highlighted job (its whole process group: SIGTERM, then SIGKILL; offered only
+while it runs), Esc closes.
 The job table is :class:`larik.agent.jobs.JobTable`; the screen only reads it and calls its
 ``stop``.
 """
@@ -57,7 +58,7 @@ class JobsScreen(ModalScreen[None]):
             yield OptionList(id="jobs-list")
             with VerticalScroll(id="jobs-detail"):
                 yield Static("", id="jobs-detail-text")
-            yield Static(Text("k stop the job · Esc close", style="dim"), id="jobs-keys")
+            yield Static(Text("Esc close", style="dim"), id="jobs-keys")
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._refresh)  # again once the list has its width
@@ -105,6 +106,9 @@ class JobsScreen(ModalScreen[None]):
 
     def _show_detail(self) -> None:
         job = self._current()
+        running = job is not None and job.state == "running"  # "k stop" only for one that runs
+        keys = "k stop the job · Esc close" if running else "Esc close"
+        self.query_one("#jobs-keys", Static).update(Text(keys, style="dim"))
         box = self.query_one("#jobs-detail-text", Static)
         if job is None:
             box.update("")

@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...session.core import spec_of as agent_spec  # "provider/model" of an agent
+from ...words import count
 
 __all__ = [
     "StatusBar",
@@ -87,9 +88,10 @@ TERSEST = 3
 
 
 def _tail(agent: Any, priced: bool = False, terse: int = 0, plan: str = "") -> Text:
-    """Everything after the model: role, effort, context, tokens, cost, permission mode. When
-    the line is narrow (``terse``): 1 leaves out the effort when it is the default, 2 also the
-    tokens, 3 also the role and any effort. Context, cost and permission mode always stay."""
+    """Everything after the model: role, effort, context, tokens, cost, running background
+    jobs, permission mode. When the line is narrow (``terse``): 1 leaves out the effort when it
+    is the default, 2 also the tokens, 3 also the role, any effort and the jobs. Context, cost
+    and permission mode always stay."""
     t = Text()
     role = getattr(agent, "role", None)
     if role and role != "main" and terse < 3:
@@ -111,6 +113,10 @@ def _tail(agent: Any, priced: bool = False, terse: int = 0, plan: str = "") -> T
     t.append(f" · {cost_text(getattr(usage, 'total_cost', None), total, priced)}")
     if plan and terse < 2:
         t.append(f" · {plan}")
+    jobs = getattr(agent, "jobs", None)
+    running = len(jobs.running()) if jobs is not None and terse < 3 else 0
+    if running:  # background jobs still running: /jobs lists them
+        t.append(f" · {count(running, 'job')}", style="green")
     mode = getattr(agent, "permission_mode", "") or "ask"
     t.append(" · ")
     t.append(mode, style=MODE_STYLES.get(mode, ""))
