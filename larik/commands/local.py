@@ -156,6 +156,7 @@ def serve_cmd(
         _fail(str(e))
     path = write_run_file(store, entry, engine)
     print(f"{entry.spec} on {engine.base_url}/v1 (log: {engine.settings.log}); Ctrl+C stops it")
+    print(f"API key (Authorization: Bearer …): {engine.api_key}")
     sys.stdout.flush()
     try:
         import threading

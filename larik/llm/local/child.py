@@ -2,7 +2,8 @@
 
 It checks the CPU before it loads the wheel (:mod:`.cpu`), starts llama.cpp's HTTP server
 in-process (``xllamacpp.Server``: the model is loaded when it returns), prints one line on
-stdout — ``listening URL``, or ``error: WHAT`` — and then serves until its stdin closes: Larik
+stdout — ``listening URL``, or ``error: WHAT`` — and then serves (every endpoint but
+``/health`` behind the API key Larik made for it, handed over in the environment) until its stdin closes: Larik
 holds the other end of that pipe, so the engine ends with Larik however Larik ends (even
 SIGKILL). Larik also stops it by its process group (it runs in a session of its own). Its
 stderr is the engine's log file. Nothing runs when this module is only imported.
@@ -14,7 +15,10 @@ import argparse
 import os
 import sys
 
-__all__ = ["main"]
+__all__ = ["KEY_VARIABLE", "main"]
+
+#: the engine's API key, from Larik (an environment variable: never on the command line)
+KEY_VARIABLE = "LARIK_ENGINE_KEY"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -41,6 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as e:
         print(f"error: missing: {e}", flush=True)
         return 4
+    if not _port_free(a.port):  # said here: llama.cpp's own word goes to a log written later
+        print(f"error: port: 127.0.0.1:{a.port} is taken", flush=True)
+        return 6
     p = xllamacpp.CommonParams()
     p.model.path = a.model
     p.model_alias = {a.alias}
@@ -53,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
     p.use_jinja = True  # what tool calling needs
     p.ui = False
     p.endpoint_props = True  # Larik's prober reads the loaded window there
+    p.endpoint_slots = False  # the slots list shows what is being worked on
+    key = os.environ.pop(KEY_VARIABLE, "")
+    if key:  # every endpoint but /health wants it: no other program or web page uses the model
+        p.api_keys = [key]
     if a.template:
         with open(a.template, encoding="utf-8") as f:
             p.chat_template = f.read()
@@ -69,6 +80,17 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, KeyboardInterrupt):
         pass
     os._exit(0)  # the server's threads need no goodbye
+
+
+def _port_free(port: int) -> bool:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ import contextlib
 import importlib.util
 import json
 import os
+import secrets
 import select
 import signal
 import socket
@@ -47,6 +48,7 @@ from typing import Any
 
 from ..errors import LocalModelError
 from . import catalog, cpu
+from .child import KEY_VARIABLE
 from .gguf import kv_bytes_per_token, read_meta
 from .store import Entry, Store
 
@@ -136,6 +138,7 @@ class Engine:
         self.proc: subprocess.Popen[bytes] | None = None
         self.base_url = ""  # http://127.0.0.1:PORT (the OpenAI API is under /v1)
         self.port = 0
+        self.api_key = secrets.token_urlsafe(24)  # this engine's own: only Larik may use it
 
     @property
     def pid(self) -> int | None:
@@ -180,16 +183,17 @@ class Engine:
                 stdout=subprocess.PIPE,
                 stderr=log,
                 start_new_session=True,  # its own process group: stopped with its group
-                env=_child_env(),
+                env={**_child_env(), KEY_VARIABLE: self.api_key},
             )
         line = self._status_line(deadline)
         if line.startswith("listening "):
             self.base_url = line.split(" ", 1)[1].strip().rstrip("/")
             self.port = int(self.base_url.rsplit(":", 1)[1])
             return "up"
+        _ended(self.proc, STOP_TIMEOUT)  # its log is written by a thread: let it finish
         self.stop()
         tail = _tail(s.log)
-        if "couldn't bind" in tail:
+        if line.startswith("error: port: ") or "couldn't bind" in tail:
             return "port"
         if line.startswith("error: cpu: "):
             return line.removeprefix("error: cpu: ")
@@ -367,25 +371,30 @@ def run_file(store: Store, name: str) -> Path:
     return store.run_dir / f"{name}.json"
 
 
-def running(store: Store, entry: Entry) -> str:
-    """The base URL of a live ``larik local serve`` of ``entry`` ("" when there is none)."""
+def running(store: Store, entry: Entry) -> tuple[str, str]:
+    """(base URL, API key) of a live ``larik local serve`` of ``entry`` (("", "") when there is
+    none)."""
     try:
         data = json.loads(run_file(store, entry.name).read_text())
         url, pid, model = str(data["url"]), int(data["pid"]), str(data["model"])
+        key = str(data.get("key", ""))
     except (OSError, ValueError, KeyError, TypeError):
-        return ""
+        return "", ""
     if model != entry.path or not url.startswith("http://127.0.0.1:"):
-        return ""
+        return "", ""
     try:
         os.kill(pid, 0)
     except OSError:
-        return ""
-    return url if health(f"{url}/health") else ""
+        return "", ""
+    return (url, key) if health(f"{url}/health") else ("", "")
 
 
 def write_run_file(store: Store, entry: Entry, engine: Engine) -> Path:
+    """Where a ``larik local serve`` is, with its key: a 0600 file in the state folder."""
     path = run_file(store, entry.name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = {"url": engine.base_url, "pid": engine.pid, "model": entry.path}
-    path.write_text(json.dumps(data) + "\n")
+    data = {"url": engine.base_url, "pid": engine.pid, "model": entry.path, "key": engine.api_key}
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(json.dumps(data) + "\n")
     return path

@@ -57,28 +57,36 @@ class LocalProvider:
         async with self._lock:
             if self._inner is None:
                 url = self.endpoint.base_url  # the API root of a server the user runs
+                endpoint = self.endpoint
                 if not url:
-                    url = (await asyncio.to_thread(self._start)).rstrip("/") + "/v1"
+                    root, key = await asyncio.to_thread(self._start)
+                    from ..secrets import remember
+
+                    remember(key)  # masked by value wherever text leaves Larik
+                    endpoint = replace(endpoint, api_key=key)
+                    url = root.rstrip("/") + "/v1"
                 from .openai_compat import OpenAICompatProvider
 
-                endpoint = replace(self.endpoint, base_url=url)
+                endpoint = replace(endpoint, base_url=url)
                 self._inner = OpenAICompatProvider(
                     endpoint, preset=PRESETS["llamacpp"], **self._options
                 )
             return self._inner
 
-    def _start(self) -> str:
-        """The engine's base URL: one already serving the model, else a new one (blocking)."""
+    def _start(self) -> tuple[str, str]:
+        """The engine's base URL and key: one already serving the model, else a new one
+        (blocking)."""
         from ..local.engine import ensure, running
         from ..local.store import Store
 
         assert self.endpoint.local_dir is not None
         store = Store(Path(self.endpoint.local_dir))
         entry = store.find(self.model)
-        url = running(store, entry)
+        url, key = running(store, entry)
         if url:
-            return url
-        return ensure(self._fit(store, entry)).base_url
+            return url, key
+        engine = ensure(self._fit(store, entry))
+        return engine.base_url, engine.api_key
 
     def _fit(self, store: Any, entry: Any) -> Settings:
         from ..local.engine import fit

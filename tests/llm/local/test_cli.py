@@ -90,12 +90,19 @@ def test_serve_runs_in_the_foreground_and_larik_uses_it_instead_of_starting_one(
         line = proc.stdout.readline()
         assert line.startswith(f"{entry.spec} on http://127.0.0.1:"), proc.stderr.read()
         url = line.split(" on ", 1)[1].split("/v1", 1)[0]
-        assert engine.running(store, entry) == url  # larik's local/NAME goes there
+        key = proc.stdout.readline().rsplit(" ", 1)[1].strip()
+        assert engine.running(store, entry) == (url, key)  # larik's local/NAME goes there
+        assert oct(engine.run_file(store, entry.name).stat().st_mode & 0o777) == "0o600"
+        import httpx2
+
+        assert httpx2.get(f"{url}/v1/models", timeout=5).status_code == 401  # no key: no model
+        ok = httpx2.get(f"{url}/v1/models", headers={"Authorization": f"Bearer {key}"}, timeout=5)
+        assert ok.status_code == 200
         run = json.loads(engine.run_file(store, entry.name).read_text())
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
         assert not engine.run_file(store, entry.name).exists()
-        assert engine.running(store, entry) == ""
+        assert engine.running(store, entry) == ("", "")
         with pytest.raises(ProcessLookupError):
             os.kill(run["pid"], 0)
     finally:
