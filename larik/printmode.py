@@ -398,13 +398,18 @@ def _say_tries(made: list[Any], of: int, err: IO[str]) -> None:
 
 async def _turn(session: Session, prompt: str, err: IO[str]) -> Turn:
     """The run's turn: a custom command's (or an MCP server prompt's) when the prompt is
-    ``/name args`` and ``name`` is one (docs/commands.md), else the prompt as written."""
+    ``/name args`` and ``name`` is one (docs/commands.md), else the prompt with the files its
+    ``@path``s name attached, as the TUI attaches them (what is not: a warning each)."""
     from .session import AmbiguousCommand
+    from .session.attachments import attach
     from .session.commands import parse
 
     parsed = parse(prompt)
     if parsed is None:
-        return session.send(prompt)
+        attached = await attach(session, prompt, session.cwd)
+        for problem in attached.problems:
+            print(f"larik: warning: {problem}", file=err)
+        return session.send(attached.prompt())
     said = session.events()
     try:
         turn = await session.run_command(*parsed)

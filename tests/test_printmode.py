@@ -560,3 +560,19 @@ def test_the_tui_gets_max_budget_usd_and_refuses_a_bad_one(project, monkeypatch)
     from larik.interactive import run_interactive
 
     assert run_interactive(project, max_budget_usd=0.0) == 2
+
+
+def test_the_files_a_prompt_names_are_attached_and_the_rest_said_on_stderr(project, tmp_path):
+    model = write_script(tmp_path / "m.json", {"text": "seen"})
+    (tmp_path / "outside.txt").write_text("not the project's\n")
+    prompt = "look at @calc.py and @missing.py and @../outside.txt"
+    code, out, err = larik("-p", prompt, "--model", model, "--output-format", "json")
+    assert code == 0, err
+    from larik.agent.sessions import find_session
+
+    [user, _] = load_transcript(find_session(project, json.loads(out)["session_id"])).messages
+    texts = [b.text for b in user.blocks if b.type == "text"]
+    assert texts[0] == prompt and '<file path="calc.py">\ndef add(a, b):' in texts[1]
+    assert len(texts) == 2 and "not the project's" not in "".join(texts)
+    assert "larik: warning: @missing.py: no such file" in err
+    assert "larik: warning: @../outside.txt: outside the project, not attached" in err

@@ -1,10 +1,12 @@
 """A file attached to a prompt (``@path``), as every face attaches it.
 
-The TUI attaches the ``@path`` a user types (``larik/tui/attachments.py``), an editor the files
-it mentions or embeds (``larik/acp/content.py``); both hand the model the same blocks, made
-here: a text file as one ``<file path="NAME">`` text block, an image (PNG, JPEG, GIF, WebP) as
-an ``Image NAME:`` line and the image. What is too big, binary, not a regular file or (for a
-model that takes none) an image is not attached, and :func:`read_file` says why, in one line.
+A prompt typed in the TUI or given to print mode attaches each ``@path`` it names
+(:func:`attach`: the files under the project, then the ``@server:URI`` MCP resources); an
+editor attaches the files it mentions or embeds (``larik/acp/content.py``). All of them hand
+the model the same blocks, made here: a text file as one ``<file path="NAME">`` text block, an
+image (PNG, JPEG, GIF, WebP) as an ``Image NAME:`` line and the image. What is missing, outside
+the project, too big, binary, not a regular file or (for a model that takes none) an image is
+not attached, and the reason comes back in ``problems``, one line each, for the face to say.
 
 Importing this module imports no pydantic (the TUI's first frame comes before it): the blocks'
 type is imported when a file is read.
@@ -14,16 +16,23 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import stat
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..llm.types import Block
+    from .core import Session
 
 __all__ = [
     "IMAGE_TYPES",
+    "Attached",
+    "attach",
+    "build_prompt",
+    "mentions",
     "MAX_IMAGE",
     "MAX_TEXT",
     "Read",
@@ -99,3 +108,84 @@ def read_file(path: Path, name: str, *, no_images: str = "") -> Read:
     if b"\0" in raw[:_BINARY_PROBE]:
         return Read(problem=f"@{name}: a binary file, not attached")
     return Read([file_block(name, raw[:MAX_TEXT].decode("utf-8", errors="replace"))])
+
+
+_MENTION = re.compile(r"(?:(?<=\s)|^)@((?:\\ |[^\s])+)")
+
+
+@dataclass
+class Attached:
+    blocks: list[Block] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def prompt(self) -> str | list[Block]:
+        """A plain string when nothing was attached, else the blocks."""
+        if not self.files:
+            return self.blocks[0].text if self.blocks else ""
+        return self.blocks
+
+
+def mentions(text: str) -> list[str]:
+    """The ``@path`` tokens of a prompt, in order, without the ``@`` (``\\ `` is a space)."""
+    return [m.group(1).replace("\\ ", " ").rstrip(".,;:!?)") for m in _MENTION.finditer(text)]
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+def build_prompt(
+    text: str, cwd: Path, skip: Collection[str] = (), *, no_images: str = ""
+) -> Attached:
+    """``skip``: names of MCP servers; ``@NAME:…`` is their resource, not a path.
+    ``no_images``: the model in use, when it does not take images (they are then not attached)."""
+    from ..llm.types import Block
+
+    out = Attached(blocks=[Block.text_block(text)])
+    root = cwd.resolve()
+    for name in dict.fromkeys(mentions(text)):
+        if name.partition(":")[0] in skip and ":" in name:
+            continue
+        try:
+            _attach(out, name, root, no_images)
+        except (OSError, RuntimeError, ValueError) as e:  # unreadable, a symlink loop, …
+            why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            out.problems.append(f"@{name}: cannot read it ({why}), not attached")
+    return out
+
+
+def _attach(out: Attached, name: str, root: Path, no_images: str = "") -> None:
+    """Attach file ``name`` (under ``root``) to ``out``, or add the reason it is not."""
+    path = (root / os.path.expanduser(name)).resolve()
+    if not path.is_file():
+        if (root / name).exists() or "/" in name or "." in name:
+            out.problems.append(f"@{name}: no such file")
+        return
+    if not _inside(path, root):
+        out.problems.append(f"@{name}: outside the project, not attached")
+        return
+    read = read_file(path, name, no_images=no_images)
+    if read.problem:
+        out.problems.append(read.problem)
+        return
+    out.blocks += read.blocks
+    out.files.append(name)
+
+
+async def attach(session: Session, text: str, cwd: Path) -> Attached:
+    """``text`` as the session's next prompt: its ``@path`` files attached (not images when
+    the model does not take them), then its ``@server:URI`` MCP resources read."""
+    no_images = session.spec if getattr(session.agent, "accepts_images", None) is False else ""
+    out = build_prompt(text, cwd, skip=session.resource_names(), no_images=no_images)
+    if session.mentions_resources(text):
+        got = await session.attach_resources(text)
+        out.problems += got.problems
+        if got.blocks:
+            out.blocks += got.blocks
+            out.files += got.names
+    return out

@@ -82,11 +82,21 @@ class AcpFace(Face):
         if approve is None:  # a plan is not carried out unasked: "keep planning"
             self.rec.answers = ["reject_once"]
         out = await asyncio.wait_for(
-            self.conn.prompt(session_id=self.session_id, prompt=[acp.text_block(text)]), WAIT
+            self.conn.prompt(session_id=self.session_id, prompt=self._blocks(text)), WAIT
         )
         if approve is None:
             assert self._calls() == [], f"nobody expected a question: {self.rec.asked}"
         return self._outcome(out.stop_reason)
+
+    def _blocks(self, text: str) -> list[Any]:
+        """The prompt as an editor sends it: the text, and each ``@file`` it mentions as a
+        resource link (Zed's ``@``-mention)."""
+        from larik.session.attachments import mentions
+
+        links = [
+            acp.resource_link_block(name, (self.project / name).as_uri()) for name in mentions(text)
+        ]
+        return [acp.text_block(text), *links]
 
     async def cancel_mid_stream(self, text: str) -> Outcome:
         self._answer(None)

@@ -129,9 +129,12 @@ class SessionFace(Face):
         return self.session
 
     async def prompt(self, text: str, *, approve: bool | None = None) -> Outcome:
+        from larik.session.attachments import attach
+
         self.answer, self.asked = approve, []
         events: list[Any] = []
-        turn = self.s.send(text)
+        attached = await attach(self.s, text, self.project)  # a face attaches what @ names
+        turn = self.s.send(attached.prompt())
         result = await turn.run(events.append)
         return Outcome(result.stop, result.text, _results(events), list(self.asked))
 

@@ -11,8 +11,7 @@ import acp
 import pytest
 
 from larik.acp.content import convert
-from larik.session.attachments import MAX_TEXT
-from larik.tui.attachments import build_prompt
+from larik.session.attachments import MAX_TEXT, build_prompt
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAcCBlCwAAAABJRU5ErkJggg=="

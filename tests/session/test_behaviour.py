@@ -5,6 +5,7 @@ checkpoints (git). A face that cannot take a step skips the scenario, saying why
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,9 @@ from larik.llm import registry
 
 from .faces import Face, script
 
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAcCBlCwAAAABJRU5ErkJggg=="
+)
 ECHO = {"tool_calls": [{"name": "bash", "input": {"command": "echo hello from the tool"}}]}
 
 
@@ -177,3 +181,17 @@ async def test_close_saves_the_session_and_lets_it_go(face, project, tmp_path):
     transcript, loaded = Transcript.reopen(path)  # not locked by the closed session any more
     transcript.close()
     assert [m.role for m in loaded.messages] == ["user", "assistant"]
+
+
+async def test_an_image_the_prompt_names_reaches_the_model_as_an_image(face, project, tmp_path):
+    (project / "shot.png").write_bytes(PNG)
+    model = script(tmp_path / "m.json", {"text": "a dot"})
+    await face.start(model)
+    out = await face.prompt("what is in @shot.png")
+    assert out.text == "a dot"
+    [sent] = registry.scripted_provider(model.partition("/")[2]).requests
+    images = [b for m in sent.messages for b in m.blocks if b.type == "image"]
+    assert len(images) == 1 and base64.b64decode(images[0].data) == PNG
+    assert images[0].media_type == "image/png"
+    user = _transcript(project, face.session_id)[0]
+    assert [b.type for b in user.blocks].count("image") == 1  # kept, as sent

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from larik.config import Config
+from larik.session.attachments import build_prompt, mentions
 from larik.tui import resume_hint, slash
-from larik.tui.attachments import build_prompt, complete_path, mentions
+from larik.tui.attachments import complete_path
 from larik.tui.local_servers import LocalModel
 from larik.tui.mdsplit import finished_prefix
 from larik.tui.models import (

@@ -27,9 +27,9 @@ from textual.worker import Worker, WorkerState
 
 from ...agent.events import AgentEventType, Approval, PermissionRequest
 from ...session import Session, SessionEvent, SessionEventType, SessionOptions, Turn
+from ...session.attachments import attach
 from .. import gcpolicy, history, slash, starting, warmup
 from .. import plan as tui_plan
-from ..attachments import attach
 from ..local_servers import discover
 from ..model_choice import Discover, ModelChoice
 from ..ui import ChatUI
