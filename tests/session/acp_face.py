@@ -41,11 +41,12 @@ class AcpFace(Face):
             run(Frames(reader, writer), AcpOptions(model=model, permission_mode=mode))
         )
         c_reader, self._client_writer = await asyncio.open_connection(sock=ours)
-        self.rec = Recorder()
+        files = {str(self.project / k): v for k, v in self.buffers.items()}
+        self.rec = Recorder(files=files or None)
         self.conn = acp.connect_to_agent(
             self.rec, self._client_writer, c_reader, use_unstable_protocol=True
         )
-        await self.conn.initialize(protocol_version=1)
+        await self.conn.initialize(protocol_version=1, client_capabilities=self.rec.capabilities())
         cwd = str(self.project)
         if resume is None:
             self.session_id = (await self.conn.new_session(cwd=cwd, mcp_servers=[])).session_id
@@ -118,6 +119,14 @@ class AcpFace(Face):
 
     async def set_mode(self, mode: str) -> None:
         await self.conn.set_session_mode(session_id=self.session_id, mode_id=mode)
+
+    async def bad_mode(self, mode: str) -> str:
+        try:
+            await self.conn.set_session_mode(session_id=self.session_id, mode_id=mode)
+        except acp.RequestError as e:
+            assert e.code == -32602, e.code  # invalid params
+            return f"{e}: {e.data}"
+        raise AssertionError(f"mode {mode!r} was taken")
 
     async def resume(self, session_id: str) -> None:
         await self.conn.resume_session(cwd=str(self.project), session_id=session_id, mcp_servers=[])

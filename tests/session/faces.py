@@ -58,6 +58,7 @@ def script(path: Path, *turns: dict[str, Any]) -> str:
 class Face:
     name = ""
     cannot: dict[str, str] = {}  # a step this face has no way to take (fork, undo, cancel): why
+    buffers: dict[str, str] = {}  # the editor's unsaved files by project path, for start()
 
     def __init__(self, project: Path) -> None:
         self.project = project
@@ -91,6 +92,10 @@ class Face:
     async def undo(self) -> str:
         raise NotImplementedError
 
+    async def bad_mode(self, mode: str) -> str:
+        """Ask for permission mode ``mode`` (not one of Larik's): what the face answers."""
+        raise NotImplementedError
+
     async def close(self) -> None:
         raise NotImplementedError
 
@@ -103,6 +108,7 @@ class SessionFace(Face):
     """The Session API itself, as the TUI and ACP drive it."""
 
     name = "session"
+    cannot = {"editor": "an editor is ACP's client (SessionOptions.editor): none here"}
 
     def __init__(self, project: Path) -> None:
         super().__init__(project)
@@ -156,6 +162,15 @@ class SessionFace(Face):
     async def set_mode(self, mode: str) -> None:
         self.s.set_mode(mode)
 
+    async def bad_mode(self, mode: str) -> str:
+        from larik.llm.errors import LarikError
+
+        try:
+            self.s.set_mode(mode)
+        except LarikError as e:
+            return str(e)
+        raise AssertionError(f"mode {mode!r} was taken")
+
     async def resume(self, session_id: str) -> None:
         await self.s.resume(session_id)
         self.session_id = self.s.session_id
@@ -177,6 +192,7 @@ class PrintFace(Face):
     approval is the allow rule print mode applies (there is nobody to ask)."""
 
     name = "print"
+    cannot = {"editor": "print mode runs in no editor: its file tools are Larik's own"}
 
     def __init__(self, project: Path) -> None:
         super().__init__(project)
@@ -250,6 +266,12 @@ class PrintFace(Face):
 
     async def set_mode(self, mode: str) -> None:
         self.mode = mode
+
+    async def bad_mode(self, mode: str) -> str:
+        argv = ["-p", "hi", "-m", self.model, "--permission-mode", mode]
+        code, out, err = await asyncio.to_thread(_larik, self.project, *argv)
+        assert code == 2 and out == "", (code, out)
+        return err.strip()
 
     async def resume(self, session_id: str) -> None:
         self.resuming = self.session_id = session_id

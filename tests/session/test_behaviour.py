@@ -195,3 +195,34 @@ async def test_an_image_the_prompt_names_reaches_the_model_as_an_image(face, pro
     assert images[0].media_type == "image/png"
     user = _transcript(project, face.session_id)[0]
     assert [b.type for b in user.blocks].count("image") == 1  # kept, as sent
+
+
+async def test_a_mode_larik_does_not_have_is_refused_in_one_line_and_nothing_changes(
+    face, tmp_path
+):
+    model = script(tmp_path / "m.json", ECHO, {"text": "done"})
+    await face.start(model, mode="ask")
+    said = await face.bad_mode("godmode")
+    assert "godmode" in said and "\n" not in said and "Traceback" not in said
+    out = await face.prompt("greet", approve=True)  # still ask: the call is asked about
+    assert out.stop == "end_turn" and not out.results[0].is_error
+    if face.name != "print":
+        assert out.asked == ["bash"]
+
+
+async def test_with_an_editor_the_file_tools_read_its_unsaved_buffer(face, project, tmp_path):
+    _need(face, "editor")
+    (project / "app.py").write_text("x = 1\n")
+    face.buffers = {"app.py": "x = 1  # unsaved in the editor\n"}
+    read = {"tool_calls": [{"name": "read_file", "input": {"path": "app.py"}}]}
+    await face.start(script(tmp_path / "m.json", read, {"text": "read it"}))
+    out = await face.prompt("read app.py")
+    assert out.stop == "end_turn"
+    [result] = [
+        b
+        for m in _transcript(project, face.session_id)
+        for b in m.blocks
+        if b.type == "tool_result"
+    ]  # what the model was told
+    assert "unsaved in the editor" in str(result.content) and not result.is_error
+    assert (project / "app.py").read_text() == "x = 1\n"

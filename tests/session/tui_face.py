@@ -36,6 +36,7 @@ _NOTED_STOPS = {
 
 class TuiFace(Face):
     name = "tui"
+    cannot = {"editor": "the TUI runs in no editor: its file tools are Larik's own"}
 
     def __init__(self, project: Path) -> None:
         super().__init__(project)
@@ -210,6 +211,9 @@ class TuiFace(Face):
         await self._command(
             f"/permissions {mode}", lambda: self.chat.session.permission_mode == mode
         )
+
+    async def bad_mode(self, mode: str) -> str:
+        return await self._command(f"/permissions {mode}", self._said_something())
 
     async def resume(self, session_id: str) -> None:
         await self._command(f"/resume {session_id}", lambda: self.chat.session_id == session_id)
