@@ -166,6 +166,7 @@ class JobTable:
         self.closed = False
         self._next = 1
         self.on_change: Callable[[], None] | None = None  # a job started or ended (a face's)
+        self.listeners: list[Callable[[Job], None]] = []  # told when a job ends by itself
 
     def changed(self) -> None:
         if self.on_change is not None:
@@ -206,7 +207,7 @@ class JobTable:
         assert proc.stdout is not None
         job.tasks = [
             asyncio.create_task(read_pipe(proc.stdout, job.out.add)),
-            asyncio.create_task(_watch(job, self.changed)),
+            asyncio.create_task(_watch(job, self)),
         ]
         self.changed()
         return job
@@ -322,14 +323,17 @@ async def _end(jobs: list[Job], grace: float) -> None:
                 task.cancel()
 
 
-async def _watch(job: Job, changed: Callable[[], None]) -> None:
+async def _watch(job: Job, table: JobTable) -> None:
     delay = 0.01
     while job.proc.poll() is None:
         await asyncio.sleep(delay)
         delay = min(delay * 2, 0.25)
     job.ended = time.monotonic()
     _settle(job)
-    changed()
+    table.changed()
+    if job.state == "exited" and not table.closed:  # not stopped, not the session ending
+        for listener in list(table.listeners):
+            listener(job)
 
 
 def _settle(job: Job) -> None:

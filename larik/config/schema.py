@@ -351,6 +351,12 @@ class TuiConfig(_Strict):
     """Themes of your own, by name."""
     vim: bool = False
     """Edit the prompt vim-style (normal and insert modes); ``/vim`` toggles it and saves it."""
+    notify: Literal["auto", "off", "bell", "osc"] = "auto"
+    """How a turn's end, a permission question or a finished job reaches you when you are not
+    looking: auto (OSC 9 / OSC 777 where the terminal shows them, else the bell), osc, bell, off."""
+    notify_after: float = Field(default=30.0, ge=0, le=3600)
+    """Seconds after which it notifies you even though the terminal has focus and you have not
+    touched a key (0: only when the terminal is not focused)."""
 
 
 def check_rule_text(text: str) -> tuple[str, str]:

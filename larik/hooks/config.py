@@ -13,7 +13,8 @@ command = "…", timeout = 30}]``, so a ``.claude/settings.json`` block translat
 
 **Matchers** (PreToolUse, PostToolUse: the tool; SubagentStop: the subagent's role;
 PreCompact: ``manual`` / ``auto``; SessionStart: the source, ``startup`` / ``resume`` /
-``compact``; SessionEnd: the reason; UserPromptSubmit and Stop have none) follow Claude Code: empty or ``*``
+``compact``; SessionEnd: the reason; Notification: its ``notification_type``;
+UserPromptSubmit and Stop have none) follow Claude Code: empty or ``*``
 matches everything; a matcher of only letters, digits, ``_`` and ``|`` is a list of exact
 names; anything else is a regular expression searched in the name (``re.search``, case
 sensitive). A tool is matched under its Larik name and its Claude Code names
@@ -53,12 +54,12 @@ EVENTS = (
     "PreCompact",
     "SessionStart",
     "SessionEnd",
+    "Notification",
 )
 #: Claude Code's events Larik does not fire: named in the error, so a port says what is missing.
 UNSUPPORTED = (
     "PostToolUseFailure",
     "PermissionRequest",
-    "Notification",
     "SubagentStart",
     "PostCompact",
 )
@@ -193,6 +194,8 @@ class HooksConfig(_Strict):
     """When a session starts, resumes or is compacted: may add context."""
     SessionEnd: list[HookEntry] = Field(default_factory=list)
     """When a session ends (matcher: the reason): for clean-up, cannot stop it."""
+    Notification: list[HookEntry] = Field(default_factory=list)
+    """When the TUI notifies you (matcher: permission_prompt, idle_prompt, job_finished)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -239,7 +242,7 @@ def claude_settings_hooks(path: Path) -> dict[str, list[dict[str, Any]]]:
     with a one-line reason when the file cannot be read as JSON).
 
     Only what Larik runs is kept, so a file written for Claude Code works unchanged: the events
-    of :data:`EVENTS` (others — ``Notification``, ``PermissionRequest``… — are left out), and
+    of :data:`EVENTS` (others — ``PermissionRequest``… — are left out), and
     ``type = "command"`` hooks (``prompt`` and ``agent`` hooks ask a model: left out). The rest of
     the file (permissions, env, model…) is Claude Code's business and is not read."""
     import json

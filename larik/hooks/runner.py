@@ -194,6 +194,14 @@ class Hooks:
     async def session_start(self, source: str, model: str) -> Outcome:
         return await self._simple("SessionStart", {"source": source, "model": model}, (source,))
 
+    async def notification(self, message: str, title: str, kind: str) -> Outcome:
+        """Notification (the TUI's): ``kind`` is Claude Code's ``notification_type``
+        (``permission_prompt``, ``idle_prompt``) or Larik's ``job_finished``; cannot block."""
+        fields = {"message": message, "title": title, "notification_type": kind}
+        out = await self._simple("Notification", fields, (kind,))
+        out.block, out.stop = "", None  # nothing to stop: a notification is only news
+        return out
+
     async def session_end(self, reason: str) -> Outcome:
         """SessionEnd's hooks, within :data:`SESSION_END_BUDGET` all together."""
         out = Outcome()

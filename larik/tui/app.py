@@ -128,7 +128,9 @@ class LarikApp(App[int]):
         if not await self.confirm_wide_root() or not await self.load_config():
             return
         await self.ask_trust()
-        await self.chat.start()
+        chat = self.chat  # its session's turns' ends and jobs notify you (notify.py)
+        chat.notifier.follow(chat.session, f"Larik · {chat.cwd.name}")
+        await chat.start()
         self.send_start_prompt()
 
     def send_start_prompt(self) -> None:
@@ -254,6 +256,9 @@ class LarikApp(App[int]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
             self.chat.gc.key()  # typing puts off the idle collection
+            self.chat.notifier.activity()  # you are here: nothing waits to tell you
+        elif isinstance(event, events.AppBlur):
+            self.chat.notifier.blurred()  # you left: what waited to tell you goes now
         await super().on_event(event)
 
     async def action_ctrl_c(self) -> None:

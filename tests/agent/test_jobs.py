@@ -251,3 +251,20 @@ def test_a_table_never_closed_still_leaves_no_job_when_python_exits(project):
     assert len(pids) == 4, done.stdout
     left = [pid for pid in pids if not asyncio.run(gone(pid, 15.0))]
     assert not left, f"a job outlived Python: {left} of {done.stdout!r}"
+
+
+async def test_a_job_that_ends_by_itself_tells_the_listeners_and_a_stopped_one_does_not(tmp_path):
+    table = JobTable()
+    ended: list = []
+    table.listeners.append(ended.append)
+    done = table.start(f"{PY} -c \"print('built')\"", tmp_path)
+    for _ in range(500):  # the watcher polls the process; wait on the condition, bounded
+        if ended:
+            break
+        await asyncio.sleep(0.01)
+    assert [j.id for j in ended] == [done.id] and ended[0].exit_code == 0
+    long = table.start(f'{PY} -c "import time; time.sleep(30)"', tmp_path)
+    await table.stop(long.id)
+    await asyncio.gather(*long.tasks, return_exceptions=True)
+    assert [j.id for j in ended] == [done.id]  # stopped by the user: not news
+    await table.close()

@@ -68,6 +68,7 @@ def test_an_untrusted_project_names_the_hooks_it_would_run_and_runs_none(tmp_pat
     assert trust is not None and not trust.trusted and CLAUDE_HOOKS in trust.gated
     assert trust.asks == (  # one line a hook, with its matcher
         ".claude/settings.json runs a hook: PreToolUse Bash: guard.sh",
+        ".claude/settings.json runs a hook: Notification: notify-send hi",
         ".claude/settings.json runs a hook: Stop: stop.sh",
     )
     # a changed hook is a different set of settings: a remembered "trust" does not cover it

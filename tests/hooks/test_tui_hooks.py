@@ -57,3 +57,52 @@ async def test_ctrl_c_twice_while_session_end_hooks_run_leaves_at_once(real, mar
     assert time.monotonic() - asked < 15  # not the hook's 30 s
     assert len(pid_file.read_text().split()) == 1  # SessionEnd ran once
     assert await all_gone(mark)  # killed (found by mark: its pid is its sandbox's)
+
+
+async def test_a_notification_runs_the_notification_hooks_with_claude_codes_fields(
+    real,  # noqa: F811
+    monkeypatch,
+):
+    from textual import events
+
+    from larik.config import Config
+
+    folder = real.cwd / ".hooks"
+    folder.mkdir()
+    monkeypatch.setenv("TERM_PROGRAM", "iTerm.app")
+    real.config = Config.model_validate({"tui": {"notify": "off"}})
+    real.config.hooks = HooksConfig.model_validate(
+        {
+            "Notification": [
+                {"matcher": "idle_prompt", "command": py_hook(folder, "idle", "log()\n")},
+                {"matcher": "permission_prompt", "command": py_hook(folder, "ask", "log()\n")},
+            ]
+        }
+    )
+    app = real.app([{"text": "All done.\nmore"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        written: list[str] = []
+        app.chat.notifier.write = written.append
+        await send(pilot, "hi")
+        app.post_message(events.AppBlur())  # the terminal lost focus (after the keys)
+        await turn_done(pilot)
+        await wait_for(pilot, lambda: len(logged(folder, "idle")) == 1)
+    [event] = logged(folder, "idle")
+    assert event["hook_event_name"] == "Notification"
+    assert event["notification_type"] == "idle_prompt"
+    assert event["message"] == "finished: All done." and event["title"].startswith("Larik")
+    assert event["session_id"] == real.agents[0].session_id and event["transcript_path"]
+    assert logged(folder, "ask") == []  # its matcher names another kind
+    assert written == []  # notify = "off": nothing to the terminal, the hooks still run
+
+
+def test_a_notification_hook_cannot_block_and_a_project_one_needs_trust(tmp_path):
+    from larik.config import load_config
+
+    from .test_claude_settings import CLAUDE, claude
+
+    claude(tmp_path, CLAUDE)  # its Notification hook: notify-send
+    assert load_config(tmp_path).hooks.Notification == []  # untrusted: none of its hooks
+    trusted = load_config(tmp_path, trust_project=True).hooks.Notification
+    assert [e.commands()[0].command for e in trusted] == ["notify-send hi"]

@@ -28,7 +28,7 @@ from textual.worker import Worker, WorkerState
 from ...agent.events import AgentEventType, Approval, PermissionRequest
 from ...session import Session, SessionEvent, SessionEventType, SessionOptions, Turn
 from ...session.attachments import attach
-from .. import gcpolicy, history, slash, starting, warmup
+from .. import gcpolicy, history, notify, slash, starting, warmup
 from .. import plan as tui_plan
 from ..local_servers import discover
 from ..model_choice import Discover, ModelChoice
@@ -89,9 +89,9 @@ class ChatScreen(Screen[None]):
         self.discover_local: Discover = discover_local or discover
         opts = options or SessionOptions()
         opts.model, opts.resume = model or opts.model, resume or opts.resume
-        self.session = Session(
-            self.cwd, config, opts, approver=self.approve, agent_factory=agent_factory
-        )
+        self.notifier = notify.Notifier(lambda: self.app, self.say, lambda: self.queue.prompts)
+        ask = self.notifier.asking(self.approve)  # a question notifies you, when you are away
+        self.session = Session(self.cwd, config, opts, approver=ask, agent_factory=agent_factory)
         self.models = ModelChoice(self.discover_local, lambda: self.history_path)
         self.ui = ChatUI(self)  # what slash commands may touch
         self.busy = False
