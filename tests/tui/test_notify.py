@@ -86,6 +86,7 @@ async def test_focused_it_notifies_after_notify_after_seconds_unless_a_key_is_pr
         await turn_done(pilot)
         await wait_for(pilot, lambda: bool(written))
         assert written == ["\x1b]777;notify;Larik · project;finished: one\x1b\\"]
+        config.tui.notify_after = 60.0  # long enough that the key below surely comes first
         await send(pilot, "second")
         await turn_done(pilot)
         await pilot.press("x")  # you are here: the notification waiting is dropped
