@@ -68,6 +68,7 @@ class LspSession:
         self.starts: Counter[str] = Counter()
         self.notices: list[str] = []  # said once each; the caller shows them
         self._said: set[str] = set()
+        self._broken_said: set[str] = set()  # languages whose server's stop was said
         self._started: list[Any] = []  # every server started, the broken ones too: all closed
         self._lock = asyncio.Lock()
         self.count = 0  # diagnostics reported this session (the status line's count)
@@ -134,10 +135,17 @@ class LspSession:
             )
             server.kill()
         if server.broken:
-            return None, self._broken(found.spec.name, server.broken)
+            return None, self._broken(language, server.broken)
         return server, ""
 
-    def _broken(self, name: str, why: str) -> str:
+    def _broken(self, language: str, why: str) -> str:
+        """The one notice a language's server gets in a session: a restart that fails too (a
+        crash, then a slow start on a loaded machine) says nothing more."""
+        if language in self._broken_said:
+            return ""
+        self._broken_said.add(language)
+        found = self.found.get(language)
+        name = found.spec.name if found is not None else language
         return self._notice(f"lsp: {name} stopped: {why}; edits go on without its diagnostics")
 
     async def after_write(self, path: Path, old: str, new: str, shown: str) -> str:

@@ -3,6 +3,8 @@
 hang: never answers initialize. garbage: answers with frames that are not JSON-RPC. huge:
 announces a 2 GB message. flood: answers, then publishes 20 000 diagnostics per change, over
 and over. crash: exits at the first change. write: writes PWNED in its working folder.
+crash-then-hang MARKER: crashes as crash does the first time (making MARKER), and is started
+again only to hang on initialize (a restart that is slow on a loaded machine).
 """
 
 import json
@@ -10,6 +12,11 @@ import sys
 import time
 
 MODE = sys.argv[1]
+if MODE == "crash-then-hang":
+    import os
+
+    MODE = "hang" if os.path.exists(sys.argv[2]) else "crash"
+    open(sys.argv[2], "a").close()
 out = sys.stdout.buffer
 inp = sys.stdin.buffer
 

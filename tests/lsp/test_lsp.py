@@ -169,6 +169,35 @@ def test_a_lying_server_costs_one_notice_and_at_most_one_restart(tmp_path, mode)
     assert sum(1 for o in outs if o) == 1
 
 
+def test_a_restart_that_fails_too_says_nothing_more(tmp_path):
+    """A crash, then a restart that never starts (seen on a loaded machine: the restart's slow
+    start was a second notice): one notice for the server in the session, no third start."""
+    marker = tmp_path / "started-once"
+    fake = LspServerConfig(
+        command=[sys.executable, str(HOSTILE), "crash-then-hang", str(marker)],
+        languages=["python"],
+    )
+
+    async def go():
+        s = _session(tmp_path, servers={"fake": fake}, wait_ms=1000, start_ms=1500)
+        p = tmp_path / "a.py"
+        outs = []
+        try:
+            old = ""
+            for i in range(3):
+                new = f"x = {i}\n"
+                outs.append(await s.after_write(p, old, new, "a.py"))
+                old = new
+        finally:
+            await s.close()
+        return s, outs
+
+    s, outs = _run(go())
+    assert marker.exists() and s.starts["python"] == 2
+    assert len(s.notices) == 1 and s.notices[0].startswith("lsp: fake stopped:"), s.notices
+    assert [o for o in outs if o] == s.notices
+
+
 def test_a_flooding_server_is_cut_to_max_lines(tmp_path):
     fake = LspServerConfig(command=[sys.executable, str(HOSTILE), "flood"], languages=["python"])
 
