@@ -11,7 +11,18 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-__all__ = ["LOOPBACK_HOSTS", "is_loopback_host", "is_loopback_url", "validate_base_url"]
+__all__ = [
+    "LOOPBACK_HOSTS",
+    "MAX_LOGIN_URL",
+    "bare_url",
+    "is_loopback_host",
+    "is_loopback_url",
+    "login_url_problem",
+    "validate_base_url",
+]
+
+#: The longest URL a login requests or shows (a server supplies them: a megabyte is refused).
+MAX_LOGIN_URL = 8192
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 
@@ -53,3 +64,33 @@ def validate_base_url(url: str) -> str:
             "localhost; use https"
         )
     return url
+
+
+def bare_url(url: str) -> str:
+    """``url`` to show in a message: no query, fragment or user name; at most 200 characters."""
+    parts = urlsplit(url)
+    port = f":{parts.port}" if parts.port else ""
+    bare = f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
+    return bare if len(bare) <= 200 else bare[:199] + "…"
+
+
+def login_url_problem(url: str, server_on_loopback: bool) -> str:
+    """Why a login (a sign-in, an MCP server's OAuth) may not send a code, a token or the user
+    to ``url`` ("" when it may): https, or plain http to a loopback host when the server itself
+    is on loopback (a remote server cannot send a login to a port on this machine); no user
+    name; at most :data:`MAX_LOGIN_URL` characters."""
+    if len(url) > MAX_LOGIN_URL:
+        return f"a URL of {len(url):,} characters (more than {MAX_LOGIN_URL:,}): {url[:80]!r}…"
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        _ = parts.port
+    except ValueError:
+        return f"{url[:80]!r} is not a valid URL"
+    if parts.username is not None or "@" in parts.netloc:
+        return f"{bare_url(url)} carries a user name"
+    if parts.scheme == "https" and host:
+        return ""
+    if parts.scheme == "http" and is_loopback_host(host) and server_on_loopback:
+        return ""
+    return f"{bare_url(url)} is not https (plain http only on this machine, for a server on it)"

@@ -31,7 +31,7 @@ import os
 import time
 from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
@@ -46,7 +46,12 @@ from mcp.shared.auth import (
 from pydantic import BaseModel, ValidationError
 
 from ..llm import secrets
-from ..llm.net import is_loopback_host
+from ..llm.errors import SignInError
+from ..llm.net import bare_url as _bare
+from ..llm.net import is_loopback_host, login_url_problem
+
+if TYPE_CHECKING:
+    from ..llm.callback import Listener
 
 __all__ = [
     "LOGIN_TIMEOUT",
@@ -59,8 +64,6 @@ __all__ = [
 
 LOGIN_TIMEOUT = 300.0  # seconds a login may wait for the browser
 CALLBACK_PATH = "/callback"
-MAX_REQUEST = 8192  # bytes of the browser's request to the callback listener
-MAX_URL = 8192  # characters of a URL the flow requests or shows (the server supplies them)
 
 Show = Callable[[str], None]
 _M = TypeVar("_M", bound=BaseModel)
@@ -75,13 +78,6 @@ def token_path(state: Path, name: str, url: str) -> Path:
     return state / "mcp-oauth" / f"{name}-{digest}.json"
 
 
-def _bare(url: str) -> str:
-    """``url`` to show in a message: no query, fragment or user name; at most 200 characters."""
-    parts = urlsplit(url)
-    bare = f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
-    return bare if len(bare) <= 200 else bare[:199] + "…"
-
-
 def _origin(url: str) -> tuple[str, str, int | None]:
     parts = urlsplit(url)
     default = {"https": 443, "http": 80}.get(parts.scheme)
@@ -89,25 +85,10 @@ def _origin(url: str) -> tuple[str, str, int | None]:
 
 
 def endpoint_problem(url: str, server_on_loopback: bool) -> str:
-    """Why the OAuth flow may not use ``url`` ("" when it may): https, or plain http to a
-    loopback host for a server that is itself on loopback (a remote server cannot send a login
-    to a port on this machine), of at most :data:`MAX_URL` characters (the server supplies its
-    endpoints: a megabyte of URL is not shown nor requested)."""
-    if len(url) > MAX_URL:
-        return f"a URL of {len(url):,} characters (more than {MAX_URL:,}): {url[:80]!r}…"
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        _ = parts.port
-    except ValueError:
-        return f"{url[:80]!r} is not a valid URL"
-    if parts.username is not None or "@" in parts.netloc:
-        return f"{_bare(url)} carries a user name"
-    if parts.scheme == "https" and host:
-        return ""
-    if parts.scheme == "http" and is_loopback_host(host) and server_on_loopback:
-        return ""
-    return f"{_bare(url)} is not https (plain http only on this machine, for a server on it)"
+    """Why the OAuth flow may not use ``url`` ("" when it may): the rule of every login
+    (:func:`larik.llm.net.login_url_problem`: https, or plain http to a loopback host for a
+    server that is itself on loopback; a URL of at most 8,192 characters)."""
+    return login_url_problem(url, server_on_loopback)
 
 
 class TokenFile:
@@ -238,9 +219,7 @@ class SafeOAuth(OAuthClientProvider):
         self._loopback = is_loopback_host(urlsplit(server_url).hostname or "")
         self._show_url, self._waiting, self._no_login = show, waiting, no_login
         self._client_id, self._redirect, self._timeout = client_id, redirect, timeout
-        self._listener: asyncio.Server | None = None
-        self._answer: asyncio.Future[AuthorizationCodeResult] | None = None
-        self._state = ""
+        self._listener: Listener | None = None
 
     # -- the SDK's flow, checked -----------------------------------------------------------------
     async def _initialize(self) -> None:
@@ -292,76 +271,38 @@ class SafeOAuth(OAuthClientProvider):
         if why:
             raise self._stop(f"OAuth login stopped: {why}")
 
-    # -- the browser's half ----------------------------------------------------------------------
+    # -- the browser's half: larik.llm.callback's listener, waited on from a thread ----------
     async def _show(self, url: str) -> None:
+        from ..llm.callback import Listener
+
         why = endpoint_problem(url, self._loopback)
         if why:
             raise self._stop(f"OAuth login stopped: the authorization URL {why}")
         if self._show_url is None:
             raise self._stop(self._no_login)
-        self._state = (parse_qs(urlsplit(url).query).get("state") or [""])[0]
-        self._answer = asyncio.get_running_loop().create_future()
+        state = (parse_qs(urlsplit(url).query).get("state") or [""])[0]
         try:
-            self._listener = await asyncio.start_server(self._callback, "127.0.0.1", self.port)
-        except OSError as e:
-            raise self._stop(
-                f"OAuth login: cannot listen on 127.0.0.1:{self.port} for the browser's "
-                f"redirect ({e.strerror or e})"
-            ) from None
+            self._listener = Listener(self.port, CALLBACK_PATH, state)
+        except SignInError as e:
+            raise self._stop(f"OAuth login: {e}") from None
         self._waiting(url)
         self._show_url(url)
 
     async def _wait(self) -> AuthorizationCodeResult:
-        assert self._answer is not None  # _show made it
-        try:
-            return await asyncio.wait_for(asyncio.shield(self._answer), self._timeout)
-        except TimeoutError:
-            raise self._stop(
-                f"OAuth login: no answer from the browser within {self._timeout:g} s"
-            ) from None
-        finally:
-            if self._listener is not None:
-                self._listener.close()
-                self._listener = None
-            self._waiting("")
+        from ..llm.callback import refused
 
-    async def _callback(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        """One request of the browser to 127.0.0.1: the redirect with ``code`` and ``state``
-        (or ``error``). A request with another state (another program guessing) is refused."""
-        status, text = 400, "Not a login redirect."
+        listener = self._listener
+        assert listener is not None  # _show made it
         try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
-            method, _, rest = head[:MAX_REQUEST].decode("latin-1").partition(" ")
-            target = urlsplit(rest.split(" ", 1)[0])
-            query = {k: v[0] for k, v in parse_qs(target.query).items()}
-            answer = self._answer
-            if method != "GET" or target.path != CALLBACK_PATH:
-                status, text = 404, "Not found."
-            elif answer is None or answer.done() or query.get("state") != self._state:
-                status, text = 400, "This is not the login Larik is waiting for."
-            elif "error" in query:
-                why = " ".join(query["error"].split())[:100]
-                answer.set_exception(self._stop(f"OAuth login refused by the server: {why}"))
-                status, text = 200, "The login was refused. You can close this tab."
-            elif query.get("code"):
-                answer.set_result(
-                    AuthorizationCodeResult(
-                        code=query["code"], state=query.get("state"), iss=query.get("iss")
-                    )
-                )
-                status, text = 200, "Logged in: Larik has the answer. You can close this tab."
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, OSError):
-            pass
-        body = f"<!doctype html><title>Larik</title><p>{text}</p>".encode()
-        reason = {200: "OK", 400: "Bad Request", 404: "Not Found"}[status]
-        try:
-            writer.write(
-                f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/html; charset=utf-8\r\n"
-                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
-                + body
-            )
-            await writer.drain()
-        except OSError:
-            pass
+            query = await asyncio.to_thread(listener.wait, self._timeout)
+        except SignInError as e:
+            raise self._stop(f"OAuth login: {e}") from None
         finally:
-            writer.close()
+            listener.close()  # also ends the thread's wait when this task is cancelled
+            self._listener = None
+            self._waiting("")
+        if refused(query):
+            raise self._stop(f"OAuth login refused by the server: {refused(query)}")
+        return AuthorizationCodeResult(
+            code=query["code"], state=query.get("state"), iss=query.get("iss")
+        )

@@ -151,6 +151,36 @@ class Browser:
         async with httpx2.AsyncClient() as client:
             back = (await client.get(url)).headers["location"]
             assert back.startswith("http://127.0.0.1:")
+            self.answers.append(await _from_elsewhere(back))  # another loopback address
             forged = back.split("?")[0] + "?code=stolen&state=guess"
             self.answers.append((await client.get(forged)).status_code)
             self.answers.append((await client.get(back)).status_code)
+            self.answers.append(await _closed(back))  # the listener served its one login
+
+
+async def _from_elsewhere(url: str) -> int:
+    """The status a GET of ``url`` gets when it comes from 127.0.0.2."""
+    port = int(url.split(":")[2].split("/")[0])
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.0.2", 0))
+    path = "/" + url.split("/", 3)[3]
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    await writer.drain()
+    status = int((await reader.readline()).split()[1])
+    writer.close()
+    return status
+
+
+async def _closed(url: str, within: float = 10.0) -> str:
+    """ "closed" once nothing listens at ``url``'s port any more (it closes right after the
+    answer it took; looked at until ``within`` seconds have passed)."""
+    port = int(url.split(":")[2].split("/")[0])
+    loop = asyncio.get_running_loop()
+    end = loop.time() + within
+    while loop.time() < end:
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            return "closed"
+        writer.close()
+        await asyncio.sleep(0.02)
+    return "still listening"

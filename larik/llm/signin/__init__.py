@@ -11,7 +11,8 @@ server's address (:attr:`SignIn.auth_url`, moved only by the user's environment 
   refresh token; every token read or written is registered with :mod:`larik.llm.secrets`.
 * :mod:`.web`: the HTTP rules of every sign-in request (no redirects followed, https or a
   loopback server, a size cap on answers, one-line errors that carry no token).
-* :mod:`.callback`: the one-shot loopback listener the browser is sent back to.
+* :mod:`larik.llm.callback`: the one-shot loopback listener the browser is sent back to (an
+  MCP server's OAuth login uses it too).
 * :mod:`.chatgpt`: OpenAI's authorization-code flow with PKCE (and its device-code flow), as
   Codex signs in; :mod:`.copilot`: GitHub's device flow and the Copilot token exchange.
 * :mod:`.quota`: the plan's usage windows, as the backend reports them.

@@ -4,7 +4,7 @@
 ``<auth>/oauth/authorize`` with Codex's public client id, its scopes and its extra parameters
 (``id_token_add_organizations``, ``codex_cli_simplified_flow``, ``originator``); the browser
 comes back to ``http://localhost:1455/auth/callback`` — the redirect OpenAI registered for
-that client — where a :class:`~.callback.Listener` on 127.0.0.1 waits, checks ``state`` and
+that client — where a :class:`~larik.llm.callback.Listener` on 127.0.0.1 waits, checks ``state`` and
 closes after one use. When the browser cannot reach this machine (SSH), the URL it ends on can
 be pasted instead (its ``state`` is checked the same way). The code is exchanged at
 ``<auth>/oauth/token``.
@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from ..callback import Listener, refused
 from ..errors import APIError, LoginExpired, SignInError
 from . import SIGNINS
-from .callback import Listener
 from .store import Account
 from .web import Answer, request, url_problem
 
@@ -226,7 +226,10 @@ def login_browser(
         raise SignInError(f"ChatGPT sign-in: the sign-in server {why}")
     verifier, challenge = pkce()
     state = random.token_urlsafe(24)
-    listener = Listener(port, CALLBACK_PATH, state)
+    try:
+        listener = Listener(port, CALLBACK_PATH, state)
+    except SignInError as e:
+        raise SignInError(f"{e}; use --device") from None
     redirect = redirect_uri(listener.port)
     pasted: list[str] = []
     if paste is not None:
@@ -243,11 +246,15 @@ def login_browser(
         threading.Thread(target=read_paste, daemon=True).start()
     show(authorize_url(auth_url, redirect, challenge, state))
     try:
-        code = listener.wait(timeout)["code"]
+        query = listener.wait(timeout)
     except SignInError:
         if not pasted:
             raise
         code = parse_pasted(pasted[0], state)
+    else:
+        if refused(query):
+            raise SignInError(f"the sign-in was refused: {refused(query)}")
+        code = query["code"]
     return exchange(auth_url, code, verifier, redirect)
 
 

@@ -18,13 +18,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import SignInError, redact
-from ..net import is_loopback_host
+from ..net import is_loopback_host, login_url_problem
 
 __all__ = ["MAX_ANSWER", "TIMEOUT", "Answer", "request", "url_problem"]
 
 MAX_ANSWER = 256 * 1024
 TIMEOUT = 30.0
-MAX_URL = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,22 +43,9 @@ class Answer:
 
 
 def url_problem(url: str, server_on_loopback: bool) -> str:
-    """Why a sign-in may not use ``url`` ("" when it may)."""
-    if len(url) > MAX_URL:
-        return f"a URL of {len(url):,} characters"
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        _ = parts.port
-    except ValueError:
-        return f"{url[:80]!r} is not a valid URL"
-    if parts.username is not None or "@" in parts.netloc:
-        return f"{parts.scheme}://{host} carries a user name"
-    if parts.scheme == "https" and host:
-        return ""
-    if parts.scheme == "http" and is_loopback_host(host) and server_on_loopback:
-        return ""
-    return f"{parts.scheme}://{host}{parts.path} is not https"
+    """Why a sign-in may not use ``url`` ("" when it may): :func:`larik.llm.net.
+    login_url_problem`, the rule an MCP server's OAuth login follows too."""
+    return login_url_problem(url, server_on_loopback)
 
 
 def on_loopback(url: str) -> bool:

@@ -13,7 +13,7 @@ import pytest
 from larik.llm import secrets
 from larik.llm.errors import LoginExpired, SignInError
 from larik.llm.signin import chatgpt
-from larik.llm.signin.callback import Listener
+from larik.llm.callback import Listener
 from tests.llm.signin.fake_auth import ACCOUNT, FakeAuth
 
 

@@ -1,13 +1,18 @@
-"""The loopback listener a browser is sent back to after a sign-in: one use, 127.0.0.1 only.
+"""The loopback listener a browser is sent back to after a login: one use, 127.0.0.1 only.
 
-``Listener(port, path, state)`` binds ``127.0.0.1:port`` (never another address) and
-:meth:`Listener.wait` answers requests until one is the awaited redirect — a ``GET`` of
-``path`` whose ``state`` matches — then closes: a second visitor finds no one listening.
-Requests from any other address than 127.0.0.1 (another address of the loopback range, a
-proxy), to another path, or with another ``state`` (a page or program guessing) are refused
-and the listener goes on waiting; so are requests whose head is larger than
-:data:`MAX_REQUEST` or slower than :data:`READ_TIMEOUT`. A redirect carrying ``error`` ends the
-wait with that error. The wait has a deadline.
+The one listener of every browser login Larik makes: ``larik login chatgpt``
+(:mod:`larik.llm.signin.chatgpt`) and an MCP server's OAuth (:mod:`larik.mcp.oauth`, which
+waits on it from a thread).
+
+``Listener(port, path, state)`` binds ``127.0.0.1:port`` (never another address; port 0: a
+free one, then :attr:`Listener.port`) and :meth:`Listener.wait` answers requests until one is
+the awaited redirect — a ``GET`` of ``path`` whose ``state`` matches, with a ``code`` or an
+``error`` — then closes: a second visitor finds no one listening. Requests from any other
+address than 127.0.0.1 (another address of the loopback range, a proxy), to another path, or
+with another ``state`` (a page or program guessing) are refused and the listener goes on
+waiting; so are requests whose head is larger than :data:`MAX_REQUEST` or slower than
+:data:`READ_TIMEOUT`. The wait has a deadline; :meth:`Listener.close` from another thread ends
+it (a pasted answer, a cancelled login). The caller words an ``error`` redirect.
 """
 
 from __future__ import annotations
@@ -16,9 +21,9 @@ import socket
 import time
 from urllib.parse import parse_qs, urlsplit
 
-from ..errors import SignInError
+from .errors import SignInError
 
-__all__ = ["MAX_REQUEST", "Listener"]
+__all__ = ["MAX_REQUEST", "Listener", "refused"]
 
 MAX_REQUEST = 8192
 READ_TIMEOUT = 10.0
@@ -36,8 +41,7 @@ class Listener:
             self._sock.close()
             self._sock = None
             raise SignInError(
-                f"cannot listen on 127.0.0.1:{port} for the browser's redirect "
-                f"({e.strerror or e}); use --device"
+                f"cannot listen on 127.0.0.1:{port} for the browser's redirect ({e.strerror or e})"
             ) from None
         self.port = int(self._sock.getsockname()[1])
 
@@ -47,8 +51,8 @@ class Listener:
             self._sock = None
 
     def wait(self, timeout: float) -> dict[str, str]:
-        """The query of the awaited redirect (``code``, ``state`` …); SignInError on an
-        ``error`` redirect or when ``timeout`` seconds pass first."""
+        """The query of the awaited redirect (``code`` or ``error``, ``state`` …); SignInError
+        when ``timeout`` seconds pass first or the listener was closed."""
         deadline = time.monotonic() + timeout
         try:
             while True:
@@ -67,9 +71,6 @@ class Listener:
                 with conn:
                     query = self._answer(conn, peer)
                 if query is not None:
-                    if "error" in query:
-                        why = " ".join(query["error"].split())[:100]
-                        raise SignInError(f"the sign-in was refused: {why}")
                     return query
         finally:
             self.close()
@@ -92,9 +93,9 @@ class Listener:
                     query = got
                     status = 200
                     text = (
-                        "The sign-in was refused. You can close this tab."
+                        "The login was refused. You can close this tab."
                         if "error" in got
-                        else "Signed in: Larik has the answer. You can close this tab."
+                        else "Logged in: Larik has the answer. You can close this tab."
                     )
         except (OSError, ValueError):
             status, text = 400, "Bad request."
@@ -122,3 +123,8 @@ def _read_head(conn: socket.socket) -> bytes:
         if len(head) > MAX_REQUEST:
             raise ValueError("request head too large")
     return head.split(b"\r\n", 1)[0]
+
+
+def refused(query: dict[str, str]) -> str:
+    """An ``error`` redirect's reason, short and on one line ("" when it is not one)."""
+    return " ".join(query["error"].split())[:100] if "error" in query else ""
