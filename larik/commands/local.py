@@ -73,10 +73,14 @@ def list_cmd(
     """The catalog and the models pulled, with the one recommended for this machine."""
     import json
 
+    from ..llm.errors import LocalModelError
     from ..llm.local import catalog
 
     store = _store()
-    pulled = {e.name: e for e in store.entries()}
+    try:
+        pulled = {e.name: e for e in store.entries()}
+    except LocalModelError as e:
+        _fail(str(e))
     best = catalog.recommend()
     rows: list[dict[str, Any]] = [
         {

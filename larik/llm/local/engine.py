@@ -323,8 +323,12 @@ def ensure(settings: Settings, port: int = 0) -> Engine:
         if engine is not None and engine.alive():
             return engine
         engine = Engine(settings)
-        engine.start(port)
-        _engines[settings.model] = engine
+        _engines[settings.model] = engine  # stopped on the way out even while it loads
+        try:
+            engine.start(port)
+        except BaseException:
+            _engines.pop(settings.model, None)
+            raise
         return engine
 
 

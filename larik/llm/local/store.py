@@ -109,11 +109,16 @@ class Store:
         fields = set(Entry.__dataclass_fields__)
         out = []
         for item in data.get("models", []) if isinstance(data, dict) else []:
-            if isinstance(item, dict) and {"name", "path"} <= set(item):
-                try:
-                    out.append(Entry(**{k: v for k, v in item.items() if k in fields}))
-                except TypeError:
-                    continue
+            if not isinstance(item, dict) or not {"name", "path"} <= set(item):
+                continue
+            kept = {k: v for k, v in item.items() if k in fields}
+            if all(isinstance(kept.get(k, ""), str) for k in fields - {"size"}) and isinstance(
+                kept.get("size", 0), int
+            ):
+                kept.setdefault("size", 0)
+                kept.setdefault("sha256", "")
+                kept.setdefault("source", "file")
+                out.append(Entry(**kept))
         return out
 
     def _write(self, entries: list[Entry]) -> None:

@@ -109,3 +109,22 @@ def test_serve_runs_in_the_foreground_and_larik_uses_it_instead_of_starting_one(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_broken_index_is_one_line_naming_it():
+    index = Config().local_dir / "models.json"
+    index.parent.mkdir(parents=True, exist_ok=True)
+    index.write_text("{not json")
+    out = larik("list")
+    assert out.returncode == 1 and str(index) in out.stderr and out.stderr.count("\n") == 1
+    assert "Traceback" not in out.stderr
+
+
+def test_entries_of_the_wrong_shape_in_the_index_are_left_out(tmp_path: Path):
+    index = Config().local_dir / "models.json"
+    index.parent.mkdir(parents=True, exist_ok=True)
+    real = tmp_path / "ok.gguf"
+    real.write_bytes(b"GGUF")
+    rows = [{"name": 3, "path": []}, {"name": "x"}, {"name": "ok", "path": str(real)}, "junk"]
+    index.write_text(json.dumps({"models": rows}))
+    assert [e.name for e in Store(Config().local_dir).entries()] == ["ok"]
