@@ -61,6 +61,7 @@ BUILTINS: tuple[Builtin, ...] = (
         "this folder's trust: what it asks for and why; ANSWER: yes, no or forget",
     ),
     Builtin("theme", "/theme [NAME]", "pick a theme (each shown as you move to it), or set NAME"),
+    Builtin("keys", "/keys", "what each key does, and the file that changes them"),
     Builtin("vim", "/vim", "vim-style editing of the prompt: on or off (saved)"),
     Builtin("help", "/help", "this list, and the keys", ("?",)),
     Builtin("exit", "/exit", "quit (prints how to resume)", ("quit", "q")),

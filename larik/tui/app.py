@@ -24,13 +24,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import events, work
+from textual.actions import SkipAction
 from textual.app import App
-from textual.binding import Binding
 from textual.worker import Worker
 
 from ..llm.errors import ConfigError
 from ..session import AgentFactory, SessionOptions
 from . import gcpolicy, render, themes
+from .bindings import KEYS_FILE, for_scope
 from .screens.chat import ChatScreen, Discover
 from .signals import QuitOnSignals
 from .widgets.prompt_input import PromptInput
@@ -50,7 +51,7 @@ class LarikApp(App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses (tests) find it
     TITLE = "larik"
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS = [Binding("ctrl+c", "ctrl_c", "quit", show=False, priority=True)]
+    BINDINGS = for_scope("app")  # Ctrl+C (larik/tui/bindings.py)
 
     def __init__(
         self,
@@ -208,6 +209,7 @@ class LarikApp(App[int]):
         if loader is None:
             if self.config is not None:  # given (tests, a caller that loaded it)
                 self.use_tui(self.config)
+                await self.load_keys()
             return True
         self._reload_config = loader
         try:
@@ -218,7 +220,32 @@ class LarikApp(App[int]):
             return False
         self.chat.use_config(config, history)
         self.use_tui(config)
+        await self.load_keys()
         return True
+
+    async def load_keys(self) -> None:
+        """Your ``keybindings.toml`` (beside your config), when there is one: its keys applied,
+        what could not be, one line each (``larik/tui/keys.py``)."""
+        from ..config import user_config_path
+
+        path = user_config_path().with_name(KEYS_FILE)
+        if not await asyncio.to_thread(path.is_file):
+            return
+        from . import keys
+
+        keymap = await asyncio.to_thread(keys.load, path)
+        for problem in self.prefs.use_keys(keymap):
+            self.chat.say(problem, "warning")
+
+    async def action_slash_command(self, text: str) -> None:
+        """A key of ``keybindings.toml``'s ``[commands]``: the command, as if typed (on the
+        chat screen only: over a dialog the key does nothing)."""
+        from . import slash
+
+        parsed = slash.parse(text)
+        if self.screen is not self.chat or parsed is None:
+            raise SkipAction
+        await slash.run(self.chat.session, self.chat.ui, *parsed)
 
     @property
     def prefs(self) -> Prefs:

@@ -1,4 +1,5 @@
-"""``/theme`` and ``/vim``: the user's own settings of the TUI (``[tui]``).
+"""``/theme``, ``/keys`` and ``/vim``: the user's own settings of the TUI (``[tui]``, and
+``keybindings.toml`` beside it).
 
 :class:`Prefs` is the app's side (``ui.prefs``): the theme, the key bindings, vim mode; the
 handlers below get the session and the :class:`~larik.tui.ui.UI`, as every handler does. A
@@ -19,9 +20,10 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from ..session import Session
+    from .keys import KeyMap
     from .ui import UI
 
-__all__ = ["Prefs", "save", "theme", "vim"]
+__all__ = ["Prefs", "keys", "save", "theme", "vim"]
 
 
 class Prefs:
@@ -30,6 +32,19 @@ class Prefs:
     def __init__(self, app: App[Any]) -> None:
         self.app = app
         self.theme_name = themes.DARK  # as asked for: "auto" stays "auto"
+        self.keymap: KeyMap | None = None  # keybindings.toml's, once read (None: the defaults)
+
+    # -- keys ---------------------------------------------------------------------------------
+    def use_keys(self, keymap: KeyMap) -> list[str]:
+        """Apply ``keymap``: its actions through Textual's keymap, its commands as bindings of
+        the app (before any widget sees the key). Returns what could not be applied."""
+        self.keymap = keymap
+        self.app.set_keymap(keymap.keymap())
+        for key, command in keymap.commands.items():
+            # App.bind takes no priority: the app's own map does (a BindingsMap's public bind)
+            self.app._bindings.bind(key, f"slash_command({command!r})", show=False, priority=True)
+        self.app.refresh_bindings()
+        return keymap.problems
 
     # -- theme --------------------------------------------------------------------------------
     def theme_names(self) -> list[str]:
@@ -107,3 +122,13 @@ async def vim(session: Session, ui: UI, arg: str) -> None:
         )
     else:
         ui.say(f"vim mode off ({where})")
+
+
+async def keys(session: Session, ui: UI, arg: str) -> None:
+    """``/keys``: each action's keys (yours marked), the command keys, the file to change."""
+    from ..config import user_config_path
+    from . import keys as keyfile
+    from .bindings import KEYS_FILE
+
+    keymap = ui.prefs.keymap or keyfile.defaults()
+    ui.say(keyfile.markdown(keymap, user_config_path().with_name(KEYS_FILE)), as_markdown=True)

@@ -286,6 +286,12 @@ async def _theme(session: Session, ui: UI, arg: str) -> None:
     await prefs.theme(session, ui, arg)
 
 
+async def _keys(session: Session, ui: UI, arg: str) -> None:
+    from . import prefs
+
+    await prefs.keys(session, ui, arg)
+
+
 async def _vim(session: Session, ui: UI, arg: str) -> None:
     from . import prefs
 
@@ -316,6 +322,7 @@ HANDLERS: dict[str, Handler] = {
     "hooks": _hooks,
     "trust": _trust,
     "theme": _theme,
+    "keys": _keys,
     "vim": _vim,
     "help": _help,
     "exit": _exit,
@@ -416,6 +423,7 @@ KEYS = (
     ),
     ("Esc", "interrupt the running turn"),
     ("Ctrl+C twice", "quit"),
+    ("/keys", "what each key is bound to; keybindings.toml changes them"),
 )
 
 

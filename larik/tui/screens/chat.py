@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
@@ -30,6 +29,7 @@ from ...session import Session, SessionEvent, SessionEventType, SessionOptions, 
 from ...session.attachments import attach
 from .. import gcpolicy, history, notify, slash, starting, warmup
 from .. import plan as tui_plan
+from ..bindings import for_scope
 from ..local_servers import discover
 from ..model_choice import Discover, ModelChoice
 from ..ui import ChatUI
@@ -51,24 +51,9 @@ __all__ = ["ChatScreen", "Discover"]
 E, S = AgentEventType, SessionEventType
 _STATUS_EVENTS = frozenset({E.USAGE, E.MESSAGE, E.TURN_END, E.NOTICE, E.ERROR})
 
-# keys that scroll the conversation whatever has focus (the prompt included): (keys, where)
-SCROLL_KEYS = (
-    ("pageup,shift+pageup,ctrl+pageup", "page_up"),
-    ("pagedown,shift+pagedown,ctrl+pagedown", "page_down"),
-    ("ctrl+home", "home"),
-    ("ctrl+end", "end"),
-)
-
 
 class ChatScreen(Screen[None]):
-    BINDINGS = [
-        Binding("escape", "interrupt", "interrupt", show=False),
-        Binding("shift+tab", "cycle_mode", "permission mode", show=False, priority=True),
-        *(
-            Binding(keys, f"scroll_conversation('{where}')", show=False, priority=True)
-            for keys, where in SCROLL_KEYS
-        ),
-    ]
+    BINDINGS = for_scope("screen")  # Esc, Shift+Tab, the scroll keys (larik/tui/bindings.py)
 
     def __init__(
         self,

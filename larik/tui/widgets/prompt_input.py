@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import events
+from textual.actions import SkipAction
 from textual.message import Message
 from textual.widgets import TextArea
 
 from ...words import count
 from .. import slash
 from ..attachments import complete_path
+from ..bindings import for_scope
 from .completion_menu import Completion, CompletionMenu
 
 if TYPE_CHECKING:
@@ -35,6 +37,7 @@ class PromptInput(TextArea):
     DEFAULT_CSS = """
     PromptInput { height: auto; min-height: 3; max-height: 12; }
     """
+    BINDINGS = for_scope("prompt")  # send, new line, history, … (larik/tui/bindings.py)
 
     class TabOut(Message):
         """Tab with no completion open: the screen moves focus to the conversation."""
@@ -99,13 +102,41 @@ class PromptInput(TextArea):
             self._history_step(delta)
 
     # -- keys ---------------------------------------------------------------------------------
+    # The prompt's own actions are bindings (larik/tui/bindings.py, rebound by keybindings.toml),
+    # checked before the TextArea sees the key; one that does not apply now raises SkipAction,
+    # and the key goes on to the completion list or the TextArea.
+    def action_send(self) -> None:
+        self.enter()
+
     def enter(self) -> None:
         """What Enter does: take the completion offered, else send (also for an Enter that
         reached a tool card on its way here: ConversationView.ToPrompt)."""
-        if self.menu.is_open and self._listed_for != self._where():
-            self.update_completions()
+        self._catch_up()
         if not self._accept_completion(submit_command=True):
             self._submit()
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def action_clear_before(self) -> None:  # everything before the cursor, on every line
+        self.delete((0, 0), self.cursor_location)
+
+    def action_history(self, delta: int) -> None:
+        row, last = self.cursor_location[0], self.document.line_count - 1
+        if self.menu.is_open or row != (0 if delta < 0 else last):
+            raise SkipAction  # the list or the cursor moves
+        self._history_step(delta)
+
+    def action_to_cards(self) -> None:
+        if self.menu.is_open:
+            raise SkipAction  # Tab takes the completion
+        self.post_message(self.TabOut())
+
+    def _catch_up(self) -> None:
+        if self.menu.is_open and self._listed_for != self._where():
+            # keys typed in a burst arrive before the completion list has caught up with them
+            # (it follows TextArea.Changed, a message): act on what was typed, not on that list
+            self.update_completions()
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
@@ -115,30 +146,16 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             return
-        if key in ("enter", "tab") and self.menu.is_open and self._listed_for != self._where():
-            # keys typed in a burst arrive before the completion list has caught up with them
-            # (it follows TextArea.Changed, a message): act on what was typed, not on that list
-            self.update_completions()
-        if key in ("shift+enter", "ctrl+j"):
-            self.insert("\n")
-        elif key == "ctrl+u":  # everything before the cursor, on every line
-            self.delete((0, 0), self.cursor_location)
-        elif key == "enter":
-            self.enter()
-        elif key == "tab" and self.menu.is_open:
+        if key == "tab":
+            self._catch_up()
+        if key == "tab" and self.menu.is_open:
             self._accept_completion(submit_command=False)
-        elif key == "tab":
-            self.post_message(self.TabOut())
         elif key == "escape" and self.menu.is_open:
             self.menu.close()
         elif key == "up" and self.menu.is_open:
             self.menu.move(-1)
         elif key == "down" and self.menu.is_open:
             self.menu.move(1)
-        elif key == "up" and self.cursor_location[0] == 0:
-            self._history_step(-1)
-        elif key == "down" and self.cursor_location[0] == self.document.line_count - 1:
-            self._history_step(1)
         else:
             handled = False
         if handled:

@@ -11,17 +11,17 @@ from rich.console import RenderableType
 from rich.padding import Padding
 from rich.style import Style
 from rich.text import Text
-from textual.binding import Binding
 from textual.events import Click
 
 from ...words import count
+from ..bindings import for_scope
 from .streaming_markdown import StreamingMarkdown
 
 __all__ = ["ThinkingBlock"]
 
 
 class ThinkingBlock(StreamingMarkdown, can_focus=True):
-    BINDINGS = [Binding("enter,space", "toggle", "open/fold", show=False)]
+    BINDINGS = for_scope("card")  # Enter, Space: open or fold (larik/tui/bindings.py)
 
     def __init__(self, text: str = "", *, done: bool = False) -> None:
         self.title = "Thinking…"

@@ -25,10 +25,10 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.style import Style
 from rich.text import Text
-from textual.binding import Binding
 from textual.events import Click
 
 from ...words import count
+from ..bindings import for_scope
 from ..render import args_beside_diff, diff_text, pretty_args, terminal_safe
 from .rendered_lines import RenderedLines
 
@@ -102,7 +102,7 @@ def key_argument(tool_input: dict[str, Any], limit: int = 70) -> str:
 
 
 class ToolCard(RenderedLines, can_focus=True):
-    BINDINGS = [Binding("enter,space", "toggle", "expand", show=False)]
+    BINDINGS = for_scope("card")  # Enter, Space: open or fold (larik/tui/bindings.py)
 
     def __init__(
         self,

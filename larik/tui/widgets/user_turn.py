@@ -11,11 +11,11 @@ from rich.console import RenderableType
 from rich.padding import Padding
 from rich.style import Style
 from rich.text import Text
-from textual.binding import Binding
 from textual.events import Click
 from textual.widgets import Static
 
 from ...words import count
+from ..bindings import for_scope
 
 __all__ = ["UserTurn"]
 
@@ -25,7 +25,7 @@ SHOWN = 4
 
 class UserTurn(Static):
     DEFAULT_CSS = "UserTurn { height: auto; } UserTurn:focus { text-style: none; }"
-    BINDINGS = [Binding("enter,space", "toggle", "show all", show=False)]
+    BINDINGS = for_scope("card")  # Enter, Space: open or fold (larik/tui/bindings.py)
 
     def __init__(self, text: str, files: list[str] | None = None) -> None:
         self.prompt = text
