@@ -48,3 +48,53 @@ def test_an_unknown_sign_in_and_a_refused_one_are_one_line(fake):
         "larik: ChatGPT sign-in: the token request"
     )
     assert "Traceback" not in err
+
+
+USAGE = {
+    "plan_type": "plus",
+    "rate_limit": {
+        "allowed": True,
+        "limit_reached": False,
+        "primary_window": {
+            "used_percent": 37,
+            "limit_window_seconds": 18000,
+            "reset_after_seconds": 3600,
+            "reset_at": 0,
+        },
+        "secondary_window": {
+            "used_percent": 12,
+            "limit_window_seconds": 604800,
+            "reset_after_seconds": 86400,
+            "reset_at": 0,
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("body", "shown"),
+    [
+        (USAGE, "plus 5h 37% · wk 12%"),  # the usage endpoint's figures, now
+        ({"rate_limit": {"primary_window": {"used_percent": "lots"}}}, "signed in"),
+        ("<html>" + "x" * 300_000, "signed in"),  # huge and not JSON: the status goes on
+    ],
+)
+def test_login_status_reads_the_chatgpt_usage_endpoint(fake, loopback, monkeypatch, body, shown):
+    import json
+
+    from tests.loopback import Reply
+
+    monkeypatch.setenv("LARIK_CHATGPT_BASE_URL", f"{loopback.url}/backend-api/codex")
+    code, _, err = larik("login", "chatgpt", "--device", "--no-browser")
+    assert code == 0, err
+    text = body if isinstance(body, str) else json.dumps(body)
+    loopback.route("/backend-api/wham/usage", Reply(body=text, content_type="application/json"))
+    code, status, err = larik("login", "--status")
+    line = next(x for x in status.splitlines() if x.startswith("chatgpt:"))
+    assert code == 0 and shown in line and "Traceback" not in err
+    sent = loopback.requests[-1]
+    assert sent.path == "/backend-api/wham/usage"
+    assert (
+        sent.headers["authorization"].startswith("Bearer ") and sent.headers["chatgpt-account-id"]
+    )
+    assert "eyJ" not in status + err

@@ -202,10 +202,32 @@ def _status() -> int:
             plan = f", {a.plan} plan" if a.plan else ""
             state = "token refreshes when used" if a.expired(now=now) else "signed in"
             used = " (in use)" if i == 0 and len(accounts) > 1 else ""
-            quota = load(store, a)
+            quota = (_usage_now(store, a) if i == 0 and not a.expired(now=now) else None) or load(
+                store, a
+            )
             shown = f"; {describe(quota)}" if quota is not None else ""
             print(f"{name}: {who}{plan}: {state}{used}{shown}")
     return 0 if any_account else 1
+
+
+def _usage_now(store: Any, account: Any) -> Any:
+    """A ChatGPT plan's windows as its usage endpoint says now (kept beside the account);
+    None for another sign-in, or when it cannot be read (the last figures seen are shown)."""
+    if account.signin != "chatgpt":
+        return None
+    from ..config import load_config
+    from ..llm.endpoint import resolve_endpoint
+    from ..llm.errors import LarikError
+    from ..llm.signin import chatgpt
+    from ..llm.signin.quota import save
+
+    try:
+        found = chatgpt.usage(account, resolve_endpoint("chatgpt", load_config()).base_url)
+    except LarikError:
+        return None
+    if found is not None:
+        save(store, account, found)
+    return found
 
 
 def logout(

@@ -42,6 +42,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from ..callback import Listener, refused
 from ..errors import APIError, LoginExpired, SignInError
 from . import SIGNINS
+from . import quota as quotas
 from .store import Account
 from .web import Answer, request, url_problem
 
@@ -64,6 +65,7 @@ REFRESH_SCOPE = "openid profile email"
 ORIGINATOR = "codex_cli_rs"
 CALLBACK_PORT = 1455
 CALLBACK_PATH = "/auth/callback"
+MAX_PASTE = 8192  # characters of a pasted redirect URL that are read
 AUTH_CLAIM = "https://api.openai.com/auth"
 LOGIN_TIMEOUT = 300.0
 DEVICE_TIMEOUT = 15 * 60.0
@@ -199,8 +201,21 @@ def exchange(auth_url: str, code: str, verifier: str, redirect: str) -> Account:
 
 
 def parse_pasted(text: str, state: str) -> str:
-    """The code in a pasted redirect URL whose ``state`` is ours; SignInError otherwise."""
-    query = {k: v[0] for k, v in parse_qs(urlsplit(text.strip()).query).items()}
+    """The code in a pasted redirect URL whose ``state`` is ours, back to this machine's
+    callback (a page that sent the browser elsewhere is not the answer); SignInError
+    otherwise."""
+    try:
+        parts = urlsplit(text.strip()[:MAX_PASTE])
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        raise SignInError("the pasted text is not a URL") from None
+    if host not in ("localhost", "127.0.0.1") or parts.path != CALLBACK_PATH:
+        where = f"{host or '?'}{parts.path}"[:80]
+        raise SignInError(
+            f"the pasted URL goes to {where}, not to this machine's {CALLBACK_PATH}; "
+            "it is not the answer to this sign-in"
+        )
+    query = {k: v[0] for k, v in parse_qs(parts.query).items()}
     if query.get("state") != state:
         raise SignInError("the pasted URL is not the answer to this sign-in (its state differs)")
     if "error" in query:
@@ -388,3 +403,24 @@ def read_codex_file(path: Path) -> Account:
         what,
         now=None,
     )
+
+
+def usage(account: Account, base_url: str) -> quotas.Quota | None:
+    """The plan's usage windows now, from the endpoint Codex's ``/status`` reads
+    (``GET <backend>/wham/usage``, beside ``<backend>/codex``; :func:`~.quota.from_usage`),
+    with the account's token and id; a one-line SignInError when it cannot be read."""
+    backend = base_url.rstrip("/").removesuffix("/codex")
+    answer = request(
+        "GET",
+        f"{backend}/wham/usage",
+        what="the ChatGPT usage figures",
+        server=base_url,
+        headers={
+            "Authorization": f"Bearer {account.access_token}",
+            "chatgpt-account-id": account.account_id,
+            "originator": ORIGINATOR,
+        },
+    )
+    if answer.status != 200:
+        raise SignInError(f"the ChatGPT usage figures: {answer.reason()}")
+    return quotas.from_usage(answer.data)

@@ -30,6 +30,7 @@ __all__ = [
     "Window",
     "describe",
     "from_headers",
+    "from_usage",
     "latest",
     "load",
     "record",
@@ -109,6 +110,45 @@ def from_headers(headers: Mapping[str, str], now: float | None = None) -> Quota 
         return None
     plan = str(low.get("x-codex-plan-type") or "")[:40]
     return Quota(tuple(windows), plan=plan, seen_at=now)
+
+
+def from_usage(data: Any, now: float | None = None) -> Quota | None:
+    """The windows in an answer of the ChatGPT usage endpoint (``GET …/backend-api/wham/usage``,
+    what Codex's ``/status`` reads): ``{"plan_type", "rate_limit": {"primary_window",
+    "secondary_window"}}``, each window ``{"used_percent", "limit_window_seconds",
+    "reset_after_seconds", "reset_at"}``. None when it reports none (or is not that shape)."""
+    if not isinstance(data, dict) or not isinstance(data.get("rate_limit"), dict):
+        return None
+    now = time.time() if now is None else now
+    windows: list[Window] = []
+    for slot in ("primary", "secondary"):
+        w = data["rate_limit"].get(f"{slot}_window")
+        if not isinstance(w, dict):
+            continue
+        used = _finite(w.get("used_percent"))
+        if used is None:
+            continue
+        seconds = _finite(w.get("limit_window_seconds"))
+        at, after = _finite(w.get("reset_at")), _finite(w.get("reset_after_seconds"))
+        resets = at if at is not None and at > 0 else (now + after if after is not None else None)
+        windows.append(
+            Window(
+                slot=slot,
+                used_percent=max(0.0, min(used, 100.0)),
+                minutes=int(seconds // 60) if seconds is not None and seconds >= 60 else None,
+                resets_at=resets,
+            )
+        )
+    if not windows:
+        return None
+    plan = data.get("plan_type")
+    return Quota(tuple(windows), plan=plan[:40] if isinstance(plan, str) else "", seen_at=now)
+
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
 
 
 def reset_time(quota: Quota | None) -> float | None:

@@ -217,4 +217,3 @@ def test_larik_models_lists_the_seats_own_models_the_catalog_lacks(loopback, cap
     assert seat["available"] and seat["access"].startswith("signed in")
     assert "Copilot seat" in seat["note"] and "../../etc/passwd" not in rows
     assert rows["claude-sonnet-4.5"]["note"] != seat["note"]  # the catalog's row stays
-

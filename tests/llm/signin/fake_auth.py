@@ -166,6 +166,8 @@ class FakeAuth:
             return self._send(h, 200, b"<html>not json " + tokens["access_token"].encode())
         if self.lie == "redirect":
             return self._send(h, 307, {}, {"Location": "http://127.0.0.1:9/steal"})
+        if self.lie == "redirect-away":  # to a host that is not this machine
+            return self._send(h, 307, {}, {"Location": "https://evil.example/steal"})
         if self.lie == "other-account":
             tokens = {**tokens, "access_token": chatgpt_tokens(0, OTHER)["access_token"]}
         with self._lock:

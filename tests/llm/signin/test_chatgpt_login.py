@@ -11,9 +11,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from larik.llm import secrets
+from larik.llm.callback import Listener
 from larik.llm.errors import LoginExpired, SignInError
 from larik.llm.signin import chatgpt
-from larik.llm.callback import Listener
 from tests.llm.signin.fake_auth import ACCOUNT, FakeAuth
 
 
@@ -124,12 +124,28 @@ def test_a_pasted_redirect_url_signs_in_and_its_state_is_checked(fake):
 
 
 @pytest.mark.parametrize(
+    "pasted",
+    [
+        "https://evil.example/auth/callback?code=x&state=right",  # a lying server's redirect
+        "http://localhost.evil.example:1455/auth/callback?code=x&state=right",
+        "http://127.0.0.1:1455/steal?code=x&state=right",
+        "http://[::1",
+    ],
+)
+def test_a_pasted_redirect_to_another_host_or_path_is_not_the_answer(pasted):
+    with pytest.raises(SignInError) as ei:
+        chatgpt.parse_pasted(pasted, "right")
+    assert "\n" not in str(ei.value) and "code=x" not in str(ei.value)
+
+
+@pytest.mark.parametrize(
     "lie,said",
     [
         ("other-account", "two different accounts"),
         ("huge", "larger than 256 KiB"),
         ("malformed", "is not JSON"),
         ("redirect", r"redirect \(HTTP 307\); not followed"),
+        ("redirect-away", r"redirect \(HTTP 307\); not followed"),
     ],
 )
 def test_a_lying_token_answer_is_a_one_line_error_that_quotes_no_token(fake, lie, said):
