@@ -354,6 +354,11 @@ class TuiConfig(_Strict):
     notify: Literal["auto", "off", "bell", "osc"] = "auto"
     """How a turn's end, a permission question or a finished job reaches you when you are not
     looking: auto (OSC 9 / OSC 777 where the terminal shows them, else the bell), osc, bell, off."""
+    status_line: str = ""
+    """A command whose first line of output (the session's state as JSON on its stdin, as
+    Claude Code gives it) is shown in the status line; run on a change, at most once a second."""
+    status_line_mode: Literal["append", "replace"] = "append"
+    """Where that line goes: after Larik's own status line, or in its place."""
     notify_after: float = Field(default=30.0, ge=0, le=3600)
     """Seconds after which it notifies you even though the terminal has focus and you have not
     touched a key (0: only when the terminal is not focused)."""

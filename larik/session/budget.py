@@ -20,18 +20,21 @@ the moment they are made; ``/clear``, ``/resume`` and a fork carry the spending 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["Budget", "BudgetLimits", "limits_of"]
 
 
-@dataclass(frozen=True, slots=True)
 class BudgetLimits:
-    session_usd: float | None = None  # None: no limit
-    turn_usd: float | None = None
+    """The limits in USD (None: no limit). A plain class: the session is built before the
+    TUI's first frame, and a dataclass costs more to define than this whole module."""
+
+    __slots__ = ("session_usd", "turn_usd")
+
+    def __init__(self, session_usd: float | None = None, turn_usd: float | None = None) -> None:
+        self.session_usd = session_usd
+        self.turn_usd = turn_usd
 
     @property
     def any(self) -> bool:
@@ -102,6 +105,8 @@ class Budget:
     # -- before each request ------------------------------------------------------------------
     def estimate(self, request: Any, resolved: Any) -> float | None:
         """USD the request (and an average reply) would cost; None: no price known."""
+        import json
+
         from ..agent.compaction import CHARS_PER_TOKEN, estimate_tokens
         from ..llm.catalog import lookup
 

@@ -270,6 +270,15 @@ class LarikApp(App[int]):
                 problems.append(f"tui.theme: {problem}; using {self.theme}")
             for problem in problems:
                 self.chat.say(f"config: {problem}", "warning")
+        if tui is not None and tui.status_line.strip():  # yours only: a project's [tui] is refused
+            from .status_line import StatusCommand
+
+            status = self.chat.status
+            status.command = StatusCommand(
+                tui.status_line, self.chat.cwd, status.set_custom, self.chat.say, self.set_timer,
+                lambda work: self.run_worker(work, group="status-line", exit_on_error=False),
+            )  # fmt: skip
+            status.custom_mode = tui.status_line_mode
 
     def on_prompt_input_vim_mode(self, message: PromptInput.VimMode) -> None:
         self.chat.status.set_vim(message.mode)

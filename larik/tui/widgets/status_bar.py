@@ -163,6 +163,13 @@ class StatusBar(Static):
         self._plan = ""
         self._priced: dict[tuple[str, str], bool] = {}
         self.vim = ""  # the prompt's vim mode ("" when off), shown first
+        self.command: Any = None  # [tui] status_line's StatusCommand (tui/status_line.py)
+        self.custom: Text | None = None  # its last line
+        self.custom_mode = "append"  # or "replace": Larik's own line
+
+    def set_custom(self, text: Text | None) -> None:
+        self.custom = text
+        self.refresh()
 
     def set_vim(self, mode: str) -> None:
         self.vim = mode
@@ -170,6 +177,8 @@ class StatusBar(Static):
 
     def show(self, agent: Any, *, busy: bool = False, note: str = "", plan: str = "") -> None:
         self._agent, self._busy, self._note, self._plan = agent, busy, note, plan
+        if self.command is not None and agent is not None:
+            self.command.changed(agent, busy)  # runs it only when what it is told changed
         self.refresh()
 
     def render(self) -> Text:
@@ -178,14 +187,20 @@ class StatusBar(Static):
         if agent is not None and key not in self._priced:
             self._priced[key] = model_priced(agent, self.config)
         tag = f"{self.vim.upper()} " if self.vim else ""
+        custom = self.custom if agent is not None else None
+        if custom is not None and self.custom_mode == "replace":
+            return Text.assemble(tag, custom, no_wrap=True, overflow="ellipsis")
+        extra = custom.cell_len + 3 if custom is not None else 0  # the model name gives way
         line = status_text(
             agent,
             busy=self._busy,
             note=self._note,
-            width=max(0, self.size.width - len(tag)) if self.size.width else 0,
+            width=max(0, self.size.width - len(tag) - extra) if self.size.width else 0,
             priced=self._priced.get(key, False),
             plan=self._plan,
         )
+        if custom is not None:
+            line = Text.assemble(line, (" · ", "dim"), custom, no_wrap=True, overflow="ellipsis")
         if not tag:
             return line
         style = "bold reverse" if self.vim == "normal" else "bold"
