@@ -11,6 +11,7 @@ prompt; the text it stands for is what is sent (and kept in the history).
 from __future__ import annotations
 
 from pathlib import Path
+from time import monotonic
 from typing import TYPE_CHECKING
 
 from textual import events
@@ -25,12 +26,17 @@ from ..bindings import for_scope
 from .completion_menu import Completion, CompletionMenu
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from ...session import Session
     from ..vim import Vim
 
 __all__ = ["PASTE_LINES", "PromptInput"]
 
 PASTE_LINES = 10  # a longer paste is shown as one placeholder in the prompt
+# the cursor blinks while the user types and for this long after, then stays on: a blink is a
+# frame twice a second (0.2 s of CPU per 30 s on an idle screen; docs/performance.md)
+BLINK_FOR = 10.0
 
 
 class PromptInput(TextArea):
@@ -80,6 +86,34 @@ class PromptInput(TextArea):
         self._listed_for: tuple[tuple[int, int], str] | None = None  # what the list was made for
         self._draft = ""
         self.vim: Vim | None = None  # vim-style editing (larik/tui/vim.py), when on
+        self._typed_at = 0.0
+        self._still_timer: Timer | None = None
+
+    # -- the cursor blinks only while the user is at it (BLINK_FOR) ------------------------
+    def on_mount(self) -> None:
+        self.awake()
+
+    def on_focus(self) -> None:
+        self.awake()
+
+    def on_click(self) -> None:
+        self.awake()
+
+    def awake(self) -> None:
+        """The user is here: blink the cursor, until BLINK_FOR seconds without a key."""
+        self._typed_at = monotonic()
+        if not self.cursor_blink:
+            self.cursor_blink = True
+        if self._still_timer is None:
+            self._still_timer = self.set_timer(BLINK_FOR, self._still, name="prompt-still")
+
+    def _still(self) -> None:
+        self._still_timer = None
+        idle = monotonic() - self._typed_at
+        if idle >= BLINK_FOR:
+            self.cursor_blink = False  # the cursor stays on, and nothing is drawn
+        else:
+            self._still_timer = self.set_timer(BLINK_FOR - idle, self._still, name="prompt-still")
 
     def set_vim(self, on: bool) -> None:
         """Vim mode on (starting in insert mode) or off; the status line shows its mode."""
@@ -139,6 +173,7 @@ class PromptInput(TextArea):
             self.update_completions()
 
     async def _on_key(self, event: events.Key) -> None:
+        self.awake()
         key = event.key
         handled = True
         vim_key = not (key == "escape" and self.menu.is_open)  # Esc closes the list first
@@ -165,6 +200,7 @@ class PromptInput(TextArea):
         await super()._on_key(event)
 
     async def _on_paste(self, event: events.Paste) -> None:
+        self.awake()
         lines = event.text.count("\n") + 1
         if lines <= PASTE_LINES:
             await super()._on_paste(event)
