@@ -31,7 +31,11 @@ class Builtin:
 
 
 BUILTINS: tuple[Builtin, ...] = (
-    Builtin("model", "/model [SPEC]", "pick a model, or switch to SPEC (provider/model)"),
+    Builtin(
+        "model",
+        "/model [SPEC|default]",
+        "pick a model for this session, or switch to SPEC; default: start on it next time",
+    ),
     Builtin("routing", "/routing", "role -> model -> fallbacks: change, apply a preset, save"),
     Builtin("effort", "/effort [LEVEL]", "reasoning effort: low, medium, high, max or default"),
     Builtin("compact", "/compact", "summarise the conversation to free context"),

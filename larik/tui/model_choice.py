@@ -1,6 +1,7 @@
 """Choosing the model in the TUI: the picker (``/model``, the no-model screen, ``/routing``'s
-list), the local servers' models found behind it, switching, and the model remembered for the
-next start (beside the prompt history).
+list), the local servers' models found behind it, switching (for this session), and the model
+remembered for the next start (beside the prompt history): the first one picked when there was
+none, or the session's after ``/model default``.
 
 :class:`ModelChoice` holds what was found (``local``); its methods take the session and the
 :class:`~larik.tui.ui.UI`, never the screen. Switching goes on with the same conversation
@@ -95,8 +96,20 @@ class ModelChoice:
         except Exception as e:  # one line, never a traceback
             ui.say(f"cannot switch to {spec}: {type(e).__name__}: {e}", "error")
             return
-        history.remember_model(self.model_file, shown)
-        ui.say(f"model: {shown} (the conversation goes on)")
+        ui.say(
+            f"model: {shown} (the conversation goes on; for this session only: "
+            "/model default makes it the one larik starts on)"
+        )
+
+    def make_default(self, session: Session, ui: UI) -> None:
+        """``/model default``: the session's model is where the next ``larik`` starts."""
+        if not ui.need_agent():
+            return
+        history.remember_model(self.model_file, session.spec)
+        where = f", remembered in {self.model_file}" if self.model_file else ""
+        ui.say(
+            f"model: {session.spec} is where the next larik starts (a config's model or -m wins{where})"
+        )
 
     def remembered(self, session: Session, asked: str, resume: str | None, config: Any) -> str:
         """The model picked last time, for a new session with none asked for (no ``--model``,

@@ -54,7 +54,9 @@ class SlashCommand:
 
 # -- the handlers -----------------------------------------------------------------------------
 async def _model(session: Session, ui: UI, arg: str) -> None:
-    if arg:
+    if arg.strip() == "default":
+        ui.models.make_default(session, ui)
+    elif arg:
         await ui.models.switch(session, ui, arg)
     else:
         ui.models.open_picker(session, ui)

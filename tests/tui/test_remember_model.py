@@ -1,4 +1,5 @@
-"""The model picked last is remembered for the next start; /routing agrees with /model and
+"""/model switches for the session; /model default (or the first pick, when there was no model)
+is remembered for the next start; /routing agrees with /model and
 its preset considers the local models /model lists (issue 19 item 9)."""
 
 from __future__ import annotations
@@ -13,15 +14,27 @@ from larik.tui.widgets.notice import Notice
 from .conftest import ready, screen_text, send, wait_for
 
 
-async def test_the_model_picked_last_is_where_the_next_start_begins(harness, tmp_path):
+async def test_a_switch_is_for_the_session_and_model_default_makes_it_the_next_start(
+    harness, tmp_path
+):
+    """issue 25 item 32: a /model switch for a quick test became the next start's model."""
     history = tmp_path / "state" / "prompt-history.jsonl"
+    saved = history.with_name("tui-model.json")
     app = harness.app([], history_path=history)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(100, 24)) as pilot:
         await ready(pilot)
         await send(pilot, "/model scripted/model-b")
-        await wait_for(pilot, lambda: "model-b" in screen_text(app))
+        await wait_for(pilot, lambda: any("model-b" in n.text for n in app.query(Notice)))
+        said = "\n".join(n.text for n in app.query(Notice))
+        assert "for this session only: /model default makes it the one larik starts on" in said
+        assert not saved.exists()  # a switch is not remembered
+        await send(pilot, "/model default")
+        await wait_for(pilot, lambda: saved.exists())
+        await wait_for(
+            pilot,
+            lambda: any("is where the next larik starts" in n.text for n in app.query(Notice)),
+        )
         await send(pilot, "/exit")
-    saved = history.with_name("tui-model.json")
     assert json.loads(saved.read_text()) == {"model": "scripted/model-b"}
     assert saved.stat().st_mode & 0o777 == 0o600
 
