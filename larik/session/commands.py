@@ -34,7 +34,7 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin(
         "model",
         "/model [SPEC|default]",
-        "pick a model for this session, or switch to SPEC; default: start on it next time",
+        "pick a model for this session; default: start on it next time",
     ),
     Builtin("routing", "/routing", "role -> model -> fallbacks: change, apply a preset, save"),
     Builtin("effort", "/effort [LEVEL]", "reasoning effort: low, medium, high, max or default"),
