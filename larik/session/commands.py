@@ -32,9 +32,7 @@ class Builtin:
 
 BUILTINS: tuple[Builtin, ...] = (
     Builtin(
-        "model",
-        "/model [SPEC|default]",
-        "pick a model for this session; default: start on it next time",
+        "model", "/model [SPEC]", "a model for this session (/model default: next start's too)"
     ),
     Builtin("routing", "/routing", "role -> model -> fallbacks: change, apply a preset, save"),
     Builtin("effort", "/effort [LEVEL]", "reasoning effort: low, medium, high, max or default"),
