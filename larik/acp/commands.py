@@ -64,6 +64,11 @@ async def _cost(conv: Conversation, args: str) -> str:
         lines.append(f"- `{model}`: {u.input:,} in, {u.output:,} out, {price}")
     total = usage.total_cost
     lines.append(f"Total: ${total:.4f}" if total is not None else "Total: price unknown")
+    plans = conv.session.plan_usage  # a signed-in plan's windows: what it cost the plan
+    if plans:
+        from ..llm.signin.quota import windows_table
+
+        lines.append("\n" + windows_table(plans))
     return "\n".join(lines)
 
 

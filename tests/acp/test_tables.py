@@ -93,3 +93,25 @@ def test_every_stop_reason_larik_maps_is_one_the_schema_has():
 
     assert set(STOP_REASONS.values()) <= set(typing.get_args(StopReason))
     assert STOP_REASONS["budget"] == "max_turn_requests"  # the closest: a limit on requests
+
+
+async def test_slash_cost_over_acp_shows_a_signed_in_plans_windows():
+    """The session's plan figures reach the editor too (issue 27: every face)."""
+    from types import SimpleNamespace
+
+    from larik.acp.commands import HANDLERS
+    from larik.agent.usage import Accounting
+    from larik.llm.signin import quota as quotas
+    from larik.llm.types import Usage
+
+    usage = Accounting()
+    usage.add("gpt-5.5", "main", Usage(input=10, output=2), 0.0, "chatgpt")
+    found = quotas.from_headers(
+        {"x-codex-primary-used-percent": "37", "x-codex-primary-window-minutes": "300"}
+    )
+    assert found is not None
+    session = SimpleNamespace(agent=SimpleNamespace(usage=usage), plan_usage={"chatgpt": found})
+    text = await HANDLERS["cost"](SimpleNamespace(session=session), "")
+    assert "| chatgpt | 5h | 37% |" in text
+    session.plan_usage = {}
+    assert "| plan |" not in await HANDLERS["cost"](SimpleNamespace(session=session), "")
