@@ -354,6 +354,8 @@ class TuiConfig(_Strict):
     notify: Literal["auto", "off", "bell", "osc"] = "auto"
     """How a turn's end, a permission question or a finished job reaches you when you are not
     looking: auto (OSC 9 / OSC 777 where the terminal shows them, else the bell), osc, bell, off."""
+    print_on_exit: bool = False
+    """On leaving, write the conversation as plain text to the terminal, into its scrollback."""
     status_line: str = ""
     """A command whose first line of output (the session's state as JSON on its stdin, as
     Claude Code gives it) is shown in the status line; run on a change, at most once a second."""

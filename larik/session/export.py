@@ -113,6 +113,8 @@ def render(messages: list[Any], fmt: str, *, title: str = "", model: str = "") -
 
     if fmt == "jsonl":
         return "".join(mask(m.model_dump_json()) + "\n" for m in messages)
+    if fmt == "text":
+        return mask(plain_text(messages))
     if fmt == "html":
         return mask(_html(messages, title, model))
     return mask(_markdown(messages, title, model))
@@ -177,6 +179,39 @@ def _markdown(messages: list[Any], title: str, model: str) -> str:
         else:
             out += [f"## {who}", "", "\n\n".join(parts), ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+RESULT_LINES = 20  # lines of a tool's result the plain text keeps (the rest: counted)
+
+
+def plain_text(messages: list[Any]) -> str:
+    """The conversation as a terminal's scrollback keeps it (``[tui] print_on_exit``): your
+    prompts after ``›``, the replies, each tool call on one line and the first
+    :data:`RESULT_LINES` lines of its result; thinking left out."""
+    from ..llm.secrets import mask
+
+    names = _calls(messages)
+    out: list[str] = []
+    for m in messages:
+        for b in m.blocks:
+            if b.type == "text" and b.text.strip():
+                text = mask(b.text.strip())
+                out.append(f"› {text}" if m.role == "user" else text)
+            elif b.type == "tool_use":
+                args = " ".join(_arguments(b).split())
+                out.append(f"▌ {b.name} {args[:200]}{'…' if len(args) > 200 else ''}")
+            elif b.type == "tool_result":
+                lines = _result(b).splitlines()
+                state = " (error)" if b.is_error else ""
+                shown = [f"  {line}" for line in lines[:RESULT_LINES]]
+                more = len(lines) - RESULT_LINES
+                tail = [f"  … {more} more line{'s' if more > 1 else ''}"] if more > 0 else []
+                out += [f"  ↳ {names.get(b.id, 'tool')}{state}:", *shown, *tail]
+            elif b.type == "image":
+                out.append(f"[image: {b.media_type or 'image'}]")
+        if not (m.role == "assistant" and m.tool_uses()):  # a call's result follows it
+            out.append("")
+    return "\n".join(out).rstrip() + "\n" if out else ""
 
 
 _CSS = """body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;

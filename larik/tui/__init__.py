@@ -66,11 +66,23 @@ def run_tui(
     try:
         if app.startup_error:  # may name a project's file or value: shown as it is
             print(app.startup_error, file=terminal(sys.stderr))
+        if _print_on_exit(app):  # [tui] print_on_exit: the conversation, into the scrollback
+            from ..session.export import conversation, render
+
+            out = terminal(sys.stdout)
+            out.write(render(conversation(app.chat.session), "text"))
+            out.flush()
         if app.session_id:
             print(resume_hint(app.session_id))
     except OSError:  # the terminal hung up (SIGHUP): the session is saved all the same
         pass
     return signals.exit_code if signals and signals.exit_code else int(code or 0)
+
+
+def _print_on_exit(app: Any) -> bool:
+    chat: Any = getattr(app, "chat", None)
+    tui = getattr(getattr(chat, "config", None), "tui", None)
+    return bool(getattr(tui, "print_on_exit", False)) and chat.session.agent is not None
 
 
 def _load_settings(cwd: Path, trust_project: bool = False) -> tuple[Any, Path | None]:

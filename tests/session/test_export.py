@@ -92,3 +92,20 @@ async def test_the_export_is_the_whole_transcript_and_jsonl_loads_back(project, 
     with pytest.raises(ExportError, match="is a folder"):
         await export(session, "md", str(tmp_path))
     await session.close()
+
+
+def test_the_plain_text_for_the_scrollback_cuts_long_results_and_masks():
+    secret = "xoxb-0123456789-abcdef"
+    remember(secret)
+    call = Block.tool_use("t1", "bash", {"command": "seq 100"})
+    out = "\n".join(str(i) for i in range(1, 101)) + f"\n{secret}"
+    messages = [
+        Message.user("count"),
+        Message(role="assistant", blocks=[Block.thinking_block("private"), call]),
+        Message(role="user", blocks=[Block.tool_result("t1", out)]),
+        Message(role="assistant", blocks=[Block.text_block("Counted.")]),
+    ]
+    text = render(messages, "text")
+    assert text.startswith("› count\n\n▌ bash")
+    assert "  ↳ bash:\n  1\n" in text and "  … 81 more lines" in text
+    assert "private" not in text and secret not in text and text.endswith("Counted.\n")

@@ -182,3 +182,45 @@ async def test_a_shutdown_stuck_after_the_session_closed_still_ends_the_process(
     quitter.disarm()  # the run ended in time: nothing is forced
     await asyncio.sleep(6 * signals.EXIT_GRACE)  # a negative: its grace, six times over
     assert exits == []
+
+
+def test_print_on_exit_leaves_the_conversation_in_the_terminals_scrollback(tmp_path):
+    from larik.config import user_config_path
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    script = tmp_path / "s.json"
+    call = {"name": "glob", "input": {"pattern": "*.txt"}}
+    turns = [{"tool_calls": [call]}, {"text": "There is one text file, notes.txt."}]
+    script.write_text(json.dumps({"turns": turns}))
+    (project / "notes.txt").write_text("x\n")
+    config = user_config_path()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[tui]\nprint_on_exit = true\n")
+    tui = Tui(["-m", f"scripted/{script}", "which text files are there"], project)
+    try:
+
+        def replied() -> bool:
+            session = latest_session(project)
+            messages = load_transcript(session.path).messages if session else []
+            return any("one text file" in m.text() for m in messages)
+
+        wait_for(replied, "the reply")
+        tui.proc.send_signal(signal.SIGTERM)  # quits as /exit does (tested above)
+        assert tui.proc.wait(timeout=WAIT) == 128 + signal.SIGTERM
+        tui.reader.join(timeout=WAIT)
+        after = bytes(tui.out).rsplit(b"\x1b[?1049l", 1)[1].decode()  # after the full screen
+    finally:
+        tui.close()
+    import re
+
+    after = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", after)  # the terminal's mode resets
+    lines = after.replace("\r\n", "\n").splitlines()
+    assert "› which text files are there" in lines
+    call = next(i for i, line in enumerate(lines) if line.startswith("▌ glob"))
+    assert (
+        '"*.txt"' in lines[call]
+        and lines[call + 1 : call + 3] == ["  ↳ glob:", "  notes.txt"]
+        and "There is one text file, notes.txt." in lines
+    )
+    assert after.index("There is one text file") < after.index("saved. Resume it with")
