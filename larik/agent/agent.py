@@ -168,6 +168,10 @@ class Agent:
         return self._resolved.spec
 
     @property
+    def lsp(self) -> Any:  # the session's language servers (larik.lsp.session), or None
+        return self._ctx.lsp
+
+    @property
     def effort(self) -> Effort:
         return self._effort
 

@@ -89,9 +89,10 @@ TERSEST = 3
 
 def _tail(agent: Any, priced: bool = False, terse: int = 0, plan: str = "") -> Text:
     """Everything after the model: role, effort, context, tokens, cost, running background
-    jobs, permission mode. When the line is narrow (``terse``): 1 leaves out the effort when it
-    is the default, 2 also the tokens, 3 also the role, any effort and the jobs. Context, cost
-    and permission mode always stay."""
+    jobs, the language servers' diagnostics of this session's edits, permission mode. When the
+    line is narrow (``terse``): 1 leaves out the effort when it is the default, 2 also the
+    tokens, 3 also the role, any effort, the jobs and the diagnostics. Context, cost and
+    permission mode always stay."""
     t = Text()
     role = getattr(agent, "role", None)
     if role and role != "main" and terse < 3:
@@ -117,6 +118,10 @@ def _tail(agent: Any, priced: bool = False, terse: int = 0, plan: str = "") -> T
     running = len(jobs.running()) if jobs is not None and terse < 3 else 0
     if running:  # background jobs still running: /jobs lists them
         t.append(f" · {count(running, 'job')}", style="green")
+    lsp = getattr(agent, "lsp", None)
+    found = getattr(lsp, "count", 0) if terse < 3 else 0
+    if isinstance(found, int) and found:  # what the language servers said of this session's edits
+        t.append(f" · {count(found, 'diagnostic')}", style="yellow")
     mode = getattr(agent, "permission_mode", "") or "ask"
     t.append(" · ")
     t.append(mode, style=MODE_STYLES.get(mode, ""))

@@ -189,6 +189,9 @@ class ToolCard(RenderedLines, can_focus=True):
             extra.append("timed out")  # its exit code is the kill's (-9): not the command's
         elif exit_code is not None:
             extra.append(f"exit {exit_code}")
+        found = (data or {}).get("diagnostics")  # what a language server said of an edit
+        if isinstance(found, list) and found:
+            extra.append(count(len(found), "diagnostic"))
         if duration is not None and status not in ("denied", "running"):
             extra.append(f"{duration:.1f}s")  # a refused call took no time: none is shown
         if extra:
@@ -255,11 +258,27 @@ class ToolCard(RenderedLines, can_focus=True):
             parts.append(self._steps_text())
         if has_diff:
             parts.append(diff_text(str(diff)))
+            if found := self._diagnostics_text():
+                parts.append(found)
         elif self.result:
             parts.append(self._result_text())
         elif self.status == "running":
             parts.append(Text("running…", style="dim"))
         return Group(*parts)
+
+    def _diagnostics_text(self) -> Text | None:
+        """What a language server said the edit introduced (``data["diagnostics"]``: lines
+        ``file:line:col severity code message``, from larik.lsp), below the diff."""
+        found = self.data.get("diagnostics")
+        if not isinstance(found, list) or not found:
+            return None
+        text = Text("language server:\n", style="dim")
+        for line in found:
+            shown = terminal_safe(str(line), MAX_LINE_CHARS)
+            style = "yellow" if " warning " in shown else "red"
+            text.append(shown + "\n", style=style)
+        text.rstrip()
+        return text
 
     def _result_text(self) -> Text:
         """The result, cut to ``MAX_RESULT_LINES``: a command's last lines (that is where its

@@ -1,0 +1,105 @@
+"""What the user sees of the diagnostics (issue 28): print mode's JSON as a real process with
+the real ``ruff server``, the TUI's tool card and status line, ``/lsp``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ..test_printmode import write_script
+from .test_lsp import RUFF
+
+WAIT = 120.0  # a loaded machine: ruff's start and a print-mode run
+
+
+def _user_config(home: Path) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        "[lsp]\nenabled = true\nwait_ms = 20000\nstart_ms = 60000\n"
+        f'[lsp.servers.ruff]\ncommand = ["{RUFF}", "server"]\nlanguages = ["python"]\n'
+    )
+
+
+def test_print_modes_json_carries_the_diagnostics_an_edit_introduced_and_none_once_fixed(
+    tmp_path,
+):
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "app.py").write_text("import sys\n\nprint(sys.argv)\n")
+    _user_config(Path(os.environ["LARIK_HOME"]))
+    edit = lambda old, new: {  # noqa: E731
+        "tool_calls": [
+            {"name": "edit_file", "input": {"path": "app.py", "old_string": old, "new_string": new}}
+        ]
+    }
+    model = write_script(
+        tmp_path / "s.json",
+        {"tool_calls": [{"name": "read_file", "input": {"path": "app.py"}}]},
+        edit("sys.argv", "sys.argv, argz"),
+        edit(", argz", ""),
+        {"text": "Done."},
+    )
+    argv = ["-p", "edit", "-m", model, "--permission-mode", "edits", "--output-format"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "larik.cli", *argv, "stream-json"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        timeout=WAIT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    ends = [e for e in events if e["type"] == "tool_end" and e["tool_name"] == "edit_file"]
+    assert len(ends) == 2
+    broke, fixed = ends
+    assert broke["data"]["diagnostics"] == ["app.py:3:17 error F821 Undefined name `argz`"]
+    assert broke["text"].endswith("app.py:3:17 error F821 Undefined name `argz`")
+    assert "diagnostics" not in fixed["data"] and "language server" not in fixed["text"]
+    assert (root / "app.py").read_text() == "import sys\n\nprint(sys.argv)\n"
+
+
+async def test_the_tui_card_shows_the_diagnostics_and_the_status_line_counts_them(tmp_path):
+    from larik.config.schema import LspConfig, LspServerConfig, PermissionsConfig
+    from larik.tui.widgets.tool_card import ToolCard
+
+    from ..tui.conftest import ready, screen_text, send, turn_done, wait_for
+    from ..tui.test_real_agent import Real
+
+    real = Real(tmp_path)
+    (real.cwd / "app.py").write_text("import sys\n\nprint(sys.argv)\n")
+    real.config.permissions = PermissionsConfig(mode="edits")
+    real.config.lsp = LspConfig(
+        enabled=True,
+        wait_ms=20_000,
+        start_ms=60_000,
+        servers={"ruff": LspServerConfig(command=[RUFF, "server"], languages=["python"])},
+    )
+    edit = {"path": "app.py", "old_string": "sys.argv", "new_string": "sys.argv, argz"}
+    app = real.app(
+        [
+            {"tool_calls": [{"name": "read_file", "input": {"path": "app.py"}, "id": "r"}]},
+            {"tool_calls": [{"name": "edit_file", "input": edit, "id": "e"}]},
+            {"text": "Edited."},
+        ]
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "edit app.py")
+        await wait_for(pilot, lambda: "Edited." in screen_text(app), timeout=WAIT)
+        await turn_done(pilot)
+        card = [c for c in app.query(ToolCard) if c.tool_name == "edit_file"][0]
+        assert "edit_file  app.py" in screen_text(app)
+        assert (
+            "· 1 diagnostic"
+            in card.header_of(card.tool_name, card.summary, card.status, card.data).plain
+        )
+        card.focus()
+        await pilot.press("enter")  # opened: the diff, then what the server said
+        await wait_for(pilot, lambda: "F821 Undefined name `argz`" in screen_text(app))
+        assert "app.py:3:17 error F821 Undefined name `argz`" in screen_text(app)
+        status = screen_text(app).rstrip().splitlines()[-1]
+        assert "· 1 diagnostic ·" in status, status
