@@ -50,10 +50,11 @@ class Accounting:
         rec = {"kind": "usage", "model": model, "provider": provider, "role": role}
         return cost, {**rec, "usage": usage.model_dump(), "cost": cost}
 
-    def spec(self, model: str) -> str:
-        """``provider/model`` for a model that answered (the model alone when its provider is
-        not known): how ``model``, ``/cost`` and print mode's JSON name it."""
-        provider = self.providers.get(model, "")
+    def spec(self, model: str, provider: str = "") -> str:
+        """``provider/model`` for a model that answered (``provider``: the one to name when
+        none was recorded, e.g. an older transcript's; the model alone when none is known): how
+        ``model``, ``/cost`` and print mode's JSON name it — the one place."""
+        provider = self.providers.get(model, "") or provider
         return f"{provider}/{model}" if provider and not model.startswith(f"{provider}/") else model
 
     @property

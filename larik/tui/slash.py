@@ -467,14 +467,12 @@ def cost_markdown(
     from .widgets.status_bar import cost_text, model_priced  # Textual: not for print mode
 
     usage = agent.usage
-    providers = getattr(usage, "providers", {})
     rows = [
         "| model | input | output | cache read | cache write | cost |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for model, u in usage.by_model.items():
-        provider = providers.get(model) or (agent.provider_name if model == agent.model else "")
-        name = f"{provider}/{model}" if provider and not model.startswith(f"{provider}/") else model
+        name = usage.spec(model, agent.provider_name if model == agent.model else "")
         cost = cost_text(usage.cost_by_model.get(model), u.total)
         rows.append(
             f"| {name} | {u.input} | {u.output} | {u.cache_read} | {u.cache_write} | {cost} |"

@@ -179,7 +179,9 @@ async def test_slash_help_lists_every_command_and_the_keys(harness):
         await send(pilot, "/help")
         await wait_for(pilot, lambda: "Ctrl+C twice" in screen_text(app))
         shown = screen_text(app)
-        missing = [c.usage for c in slash.COMMANDS if c.usage not in shown or c.summary not in shown]
+        missing = [
+            c.usage for c in slash.COMMANDS if c.usage not in shown or c.summary not in shown
+        ]
         assert missing == [], missing
         # issue 25 item 13: the mode key, and plan mode, are findable from /help
         assert "Shift+Tab" in shown and "ask → edits → plan" in shown
@@ -367,3 +369,22 @@ async def test_slash_copy_in_a_terminal_without_osc_52_says_how_else(harness, mo
         await send(pilot, "/copy")
         await wait_for(pilot, lambda: any("does not take copies" in n for n in notices(app)))
         assert app.clipboard == ""
+
+
+def test_slash_cost_names_models_as_the_usage_module_does(monkeypatch):
+    """One fact, one place: /cost names each model with ``Accounting.spec`` (print mode's JSON
+    keys do too), not a copy of its rule."""
+    from types import SimpleNamespace
+
+    from larik.agent.usage import Accounting
+    from larik.llm.types import Usage
+
+    usage = Accounting()
+    usage.add("model-x", "main", Usage(input=5, output=2), None, "acme")
+    usage.add("model-y", "main", Usage(input=1, output=1), None)  # no provider recorded
+    agent = SimpleNamespace(usage=usage, model="model-y", provider_name="other")
+    table = slash.cost_markdown(agent)
+    assert "| acme/model-x | 5 | 2 |" in table and "| other/model-y | 1 | 1 |" in table
+    monkeypatch.setattr(Accounting, "spec", lambda self, model, provider="": f"<{model}>")
+    table = slash.cost_markdown(agent)
+    assert "| <model-x> |" in table and "| <model-y> |" in table
