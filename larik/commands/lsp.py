@@ -25,40 +25,22 @@ def lsp_cmd(
     from ..llm.errors import ConfigError
 
     try:
-        rows, why = _rows(Path.cwd())
+        status = _status(Path.cwd())
     except ConfigError as e:
         print(f"larik: {e}", file=sys.stderr)
         raise typer.Exit(2) from None
     if json_out:
-        print(json.dumps({"servers": rows, "off": why}, indent=2))
+        print(json.dumps(status, indent=2))
         return
-    if why:
-        print(why)
-    for r in rows:
-        where = r["path"] or "not found"
-        if r["in_project"]:
-            where += " (the project's own)"
-        print(f"{r['name']:<28} {','.join(r['languages']):<12} {where}")
+    from ..lsp.session import status_text
+
+    print(status_text(status))
 
 
-def _rows(cwd: Path) -> tuple[list[dict[str, Any]], str]:
+def _status(cwd: Path) -> dict[str, Any]:
+    """What ``larik lsp`` shows: the same :meth:`LspSession.status` as ``/lsp``, for a session
+    that has started nothing."""
     from ..config import load_config
-    from ..lsp.servers import find, specs
     from ..lsp.session import LspSession
 
-    config = load_config(cwd)
-    session = LspSession(config, cwd)
-    rows, why = [], ""
-    for spec in specs(config):
-        found = find(spec, session.root)
-        if found is not None and not why:
-            why = session.allowed(found)
-        rows.append(
-            {
-                "name": spec.name,
-                "languages": list(spec.languages),
-                "path": found.argv[0] if found else None,
-                "in_project": bool(found and found.in_project),
-            }
-        )
-    return rows, "lsp: off ([lsp] enabled = false)" if why == "off" else why
+    return LspSession(load_config(cwd), cwd).status()

@@ -19,7 +19,7 @@ from typing import Any
 
 from .servers import Found, find, language_of, specs
 
-__all__ = ["LspSession", "for_session", "format_line"]
+__all__ = ["LspSession", "for_session", "format_line", "status_text"]
 
 _SEVERITY = {1: "error", 2: "warning", 3: "info", 4: "hint"}
 _REPORTED = (1, 2)  # errors and warnings; info and hints are noise after an edit
@@ -72,6 +72,7 @@ class LspSession:
         self._started: list[Any] = []  # every server started, the broken ones too: all closed
         self._lock = asyncio.Lock()
         self.count = 0  # diagnostics reported this session (the status line's count)
+        self.last: dict[str, list[str]] = {}  # server name -> its last report's lines (/lsp)
 
     def _notice(self, text: str) -> str:
         if text in self._said:
@@ -193,10 +194,58 @@ class LspSession:
             return ""
         self.count += len(added)
         lines = [format_line(shown, d) for d in added[: self.max_lines]]
+        found = self.found.get(language)
+        if found is not None:
+            self.last[found.spec.name] = lines
         if len(added) > self.max_lines:
             lines.append(f"… and {len(added) - self.max_lines} more")
         return self.HEADING + "\n" + "\n".join(lines)
 
+    def status(self) -> dict[str, Any]:
+        """What ``larik lsp`` and ``/lsp`` show: each server Larik would use (found where, the
+        project's own or not), which runs, why one stopped, its last report's lines, and why
+        none would run here ("" when they may). Starts nothing."""
+        rows, why = [], ""
+        running = {
+            self.found[lang].spec.name: server  # type: ignore[union-attr]
+            for lang, server in self.servers.items()
+            if self.found.get(lang) is not None
+        }
+        for spec in specs(self.config):
+            found = find(spec, self.root)
+            if found is not None and not why:
+                why = self.allowed(found)
+            server = running.get(spec.name)
+            rows.append(
+                {
+                    "name": spec.name,
+                    "languages": list(spec.languages),
+                    "path": found.argv[0] if found else None,
+                    "in_project": bool(found and found.in_project),
+                    "running": server is not None and not server.broken,
+                    "stopped": server.broken if server is not None else "",
+                    "last": list(self.last.get(spec.name, [])),
+                }
+            )
+        off = "lsp: off ([lsp] enabled = false)" if why == "off" else why
+        return {"servers": rows, "off": off, "count": self.count}
+
     async def close(self) -> None:
         servers, self._started, self.servers = self._started, [], {}
         await asyncio.gather(*(s.close() for s in servers), return_exceptions=True)
+
+
+def status_text(status: dict[str, Any]) -> str:
+    """:meth:`LspSession.status` as lines of text (one a server, its last report under it)."""
+    lines = [status["off"]] if status["off"] else []
+    for r in status["servers"]:
+        where = r["path"] or "not found"
+        if r["in_project"]:
+            where += " (the project's own)"
+        if r["running"]:
+            where += " — running"
+        elif r["stopped"]:
+            where += f" — stopped: {r['stopped']}"
+        lines.append(f"{r['name']:<28} {','.join(r['languages']):<12} {where}")
+        lines.extend(f"    {line}" for line in r["last"])
+    return "\n".join(lines)

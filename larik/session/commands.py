@@ -56,6 +56,7 @@ BUILTINS: tuple[Builtin, ...] = (
     ),
     Builtin("jobs", "/jobs", "background jobs: command, runtime, state, last lines; stop one"),
     Builtin("mcp", "/mcp", "MCP servers: state, tools; turn one on or off, reconnect"),
+    Builtin("lsp", "/lsp", "language servers: found where, which run, their last diagnostics"),
     Builtin("hooks", "/hooks", "the hooks in effect: event, matcher, command, file"),
     Builtin(
         "trust",

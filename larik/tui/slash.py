@@ -273,6 +273,14 @@ async def _mcp(session: Session, ui: UI, arg: str) -> None:
     mcp.open_screen(session, ui)
 
 
+async def _lsp(session: Session, ui: UI, arg: str) -> None:
+    from ..lsp.session import LspSession, status_text
+
+    lsp = getattr(session.agent, "lsp", None)  # before a model: what would run, none started
+    lsp = lsp if lsp is not None else LspSession(ui.config, session.cwd)
+    ui.say("language servers (docs/lsp.md)\n" + status_text(lsp.status()))
+
+
 async def _jobs(session: Session, ui: UI, arg: str) -> None:
     table = getattr(session.agent, "jobs", None)
     if not ui.need_agent() or table is None:
@@ -321,6 +329,7 @@ HANDLERS: dict[str, Handler] = {
     "permissions": _permissions,
     "jobs": _jobs,
     "mcp": _mcp,
+    "lsp": _lsp,
     "hooks": _hooks,
     "trust": _trust,
     "theme": _theme,

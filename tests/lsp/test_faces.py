@@ -103,3 +103,26 @@ async def test_the_tui_card_shows_the_diagnostics_and_the_status_line_counts_the
         assert "app.py:3:17 error F821 Undefined name `argz`" in screen_text(app)
         status = screen_text(app).rstrip().splitlines()[-1]
         assert "· 1 diagnostic ·" in status, status
+        await send(pilot, "/lsp")  # what runs, and what it said last (larik lsp's own lines)
+        await wait_for(pilot, lambda: "language servers (docs/lsp.md)" in screen_text(app))
+        text = screen_text(app)
+        ruff_line = next(x for x in text.splitlines() if x.strip().startswith("ruff "))
+        assert f"{RUFF} — running" in ruff_line
+        assert "    app.py:3:17 error F821 Undefined name `argz`" in text
+        assert real.agents[0].lsp.status()["count"] == 1
+
+
+def test_larik_lsp_and_slash_lsp_print_the_same_lines(tmp_path, monkeypatch):
+    import contextlib
+    import io
+
+    from larik.commands.lsp import lsp_cmd
+    from larik.config import load_config
+    from larik.lsp.session import LspSession, status_text
+
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        lsp_cmd(json_out=False)
+    expected = status_text(LspSession(load_config(tmp_path), tmp_path).status())
+    assert out.getvalue() == expected + "\n" and "pylsp" in expected

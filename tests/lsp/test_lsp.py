@@ -243,13 +243,14 @@ def test_a_server_runs_in_the_sandbox_with_the_project_read_only(tmp_path):
 
 
 def test_larik_lsp_lists_the_servers_found_and_why_they_would_not_run(tmp_path):
-    from larik.commands.lsp import _rows
+    from larik.commands.lsp import _status
 
     bin_ = tmp_path / ".venv" / "bin"
     bin_.mkdir(parents=True)
     (bin_ / "pylsp").write_text("#!/bin/sh\n")
     (bin_ / "pylsp").chmod(0o755)
-    rows, why = _rows(tmp_path)
+    status = _status(tmp_path)
+    rows, why = status["servers"], status["off"]
     assert [r["name"] for r in rows] == [s.name for s in servers.KNOWN]
     pylsp = next(r for r in rows if r["name"] == "pylsp")
     assert pylsp["in_project"] and pylsp["path"] == str(bin_ / "pylsp")
