@@ -53,6 +53,12 @@ async def _compact(conv: Conversation, args: str) -> Turn:
     return conv.session.compact()
 
 
+async def _init(conv: Conversation, args: str) -> Turn:
+    from ..session.init import init_turn
+
+    return init_turn(conv.session)
+
+
 async def _cost(conv: Conversation, args: str) -> str:
     usage = getattr(conv.session.agent, "usage", None)
     if usage is None or not usage.by_model:
@@ -61,7 +67,7 @@ async def _cost(conv: Conversation, args: str) -> str:
     for model, u in usage.by_model.items():
         cost = usage.cost_by_model.get(model)
         price = f"${cost:.4f}" if cost is not None else "price unknown"
-        lines.append(f"- `{model}`: {u.input:,} in, {u.output:,} out, {price}")
+        lines.append(f"- `{usage.spec(model)}`: {u.input:,} in, {u.output:,} out, {price}")
     total = usage.total_cost
     lines.append(f"Total: ${total:.4f}" if total is not None else "Total: price unknown")
     plans = conv.session.plan_usage  # a signed-in plan's windows: what it cost the plan
@@ -88,6 +94,7 @@ HANDLERS: dict[str, Handler] = {
     "effort": _effort,
     "permissions": _permissions,
     "compact": _compact,
+    "init": _init,
     "cost": _cost,
     "undo": _undo,
     "help": _help,

@@ -36,6 +36,7 @@ BUILTINS: tuple[Builtin, ...] = (
     ),
     Builtin("routing", "/routing", "role -> model -> fallbacks: change, apply a preset, save"),
     Builtin("effort", "/effort [LEVEL]", "reasoning effort: low, medium, high, max or default"),
+    Builtin("init", "/init", "the model writes AGENTS.md for this project (or improves it)"),
     Builtin("compact", "/compact", "summarise the conversation to free context"),
     Builtin("clear", "/clear", "start a new session (the old one stays saved)", ("new",)),
     Builtin("resume", "/resume [ID]", "open an earlier session of this project"),

@@ -62,6 +62,13 @@ async def _model(session: Session, ui: UI, arg: str) -> None:
         ui.models.open_picker(session, ui)
 
 
+async def _init(session: Session, ui: UI, arg: str) -> None:
+    if ui.need_agent() and ui.idle("/init"):
+        from ..session.init import init_turn
+
+        ui.start_turn(init_turn(session))
+
+
 async def _routing(session: Session, ui: UI, arg: str) -> None:
     if ui.config is None:
         ui.say("routing needs a config", "error")
@@ -317,6 +324,7 @@ HANDLERS: dict[str, Handler] = {
     "model": _model,
     "routing": _routing,
     "effort": _effort,
+    "init": _init,
     "compact": _compact,
     "clear": _clear,
     "resume": _resume,

@@ -388,3 +388,34 @@ def test_slash_cost_names_models_as_the_usage_module_does(monkeypatch):
     monkeypatch.setattr(Accounting, "spec", lambda self, model, provider="": f"<{model}>")
     table = slash.cost_markdown(agent)
     assert "| <model-x> |" in table and "| <model-y> |" in table
+
+
+async def test_slash_init_has_the_model_write_agents_md_through_the_normal_tools(tmp_path):
+    """issue 25 item 31: /init, as peers have it — a turn whose prompt asks for AGENTS.md from
+    the project; the model writes it with write_file, asked in ask mode like any write."""
+    from larik.tui.screens.permission import PermissionScreen
+
+    from .test_real_agent import Real
+
+    real = Real(tmp_path)
+    (real.cwd / "pyproject.toml").write_text('[project]\nname = "calc"\n')
+    body = "# AGENTS.md\n\nRun the tests with `pytest -q`; one test: `pytest -q -k NAME`.\n"
+    write = {"name": "write_file", "input": {"path": "AGENTS.md", "content": body}, "id": "w1"}
+    app = real.app(
+        [{"tool_calls": [write]}, {"text": "AGENTS.md covers the tests."}, {"text": "ok"}]
+    )
+    async with app.run_test(size=(120, 35)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/init")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press("y")
+        await turn_done(pilot)
+        asked = real.provider.requests[0].messages[-1].text()
+        assert "AGENTS.md" in asked and "run a single test" in asked
+        assert "improve it" not in asked  # there was none
+        assert (real.cwd / "AGENTS.md").read_text() == body
+        assert [t.prompt for t in app.chat.agent.checkpoints.turns] == ["/init"]  # as typed
+        await send(pilot, "/init")  # again: now there is one, to improve
+        await turn_done(pilot)
+        again = real.provider.requests[2].messages[-1].text()
+        assert "has an AGENTS.md already: read it first and improve it" in again
