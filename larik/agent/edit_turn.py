@@ -24,7 +24,10 @@ finding and the running, and the model does the one thing it is good at — writ
    the file back as it is (a 1.5B model, asked to fix ``//`` for ``/``, copied the file: a
    round spent, and at a low temperature the next reply is the same copy) is told so with the
    failure again, and the next reply is asked for hotter (:data:`HOTTER`), not begun for it,
-   and to say first which line is wrong.
+   and to say first which line is wrong. A failure whose traceback ends in another source
+   file than the one written (a rename: ``report.py:3: from billing import calc_total``) names
+   that file, and the next reply is begun with it (:func:`blamed`): the 1.5B model, begun with
+   ``billing.py`` every time, never wrote the caller.
 
 A reply with no edit in it is the answer (a question, say) and ends the turn. The messages the
 harness writes are marked in the transcript (``"harness": true``): they are not the user's
@@ -43,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..llm.types import Block, Message, StopReason
 from ..paths import resolve_path
-from .edit_context import Found, check_command, gather
+from .edit_context import Found, check_command, gather, is_test_file
 from .edit_reply import FileEdit, Format, Parsed, Problem, format_rules, parse_reply
 from .events import AgentEvent, AgentEventType
 from .profile import Profile
@@ -170,7 +173,8 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
     again = False  # the last reply gave the file back as it is
     for round_ in range(1, host.rounds + 1):
         reply = Reply()
-        start = "" if again else _start(host, found, fmt, request)
+        at = blamed(failing.output, host.root, found) if failing is not None else None
+        start = "" if again else _start(host, found, fmt, request, at[0] if at else "")
         async for ev in _ask(host, reply, start, _hotter(host.profile) if again else None):
             yield ev
         msg = reply.message
@@ -200,6 +204,8 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
                     yield ev
                 if tests.exit_code:
                     failing = tests
+                elif tests.passed:
+                    failing = None
             done = not applied.problems and (tests is None or tests.passed)
             if done or (tests is not None and tests.passed and last):
                 raise TurnOver(StopReason.END_TURN, _summary(text, applied, tests))
@@ -210,19 +216,21 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
                     {"edit_rounds": host.rounds},
                 )
             again = applied.unchanged
-            feedback = _feedback(applied, tests, fmt, command, failing if again else None)
+            where = blamed(failing.output, host.root, found) if failing is not None else None
+            feedback = _feedback(applied, tests, fmt, command, failing if again else None, where)
         back = Message.user(feedback)
         host.append(back, True)
         yield AgentEvent(E.MESSAGE, message=back)
     raise TurnOver(StopReason.END_TURN, text)  # rounds < 1
 
 
-def _start(host: EditHost, found: Found, fmt: Format, request: str) -> str:
+def _start(host: EditHost, found: Found, fmt: Format, request: str, blame: str = "") -> str:
     """How the reply starts, written for the model: the one Python file's path and the opening
     fence (a small model's profile, whole files, a request for a change to a file it is
     about: never for a question); "" for none. Python only: a reply that is not code then does
-    not parse, and is not written."""
-    focus = found.focus()
+    not parse, and is not written. ``blame``: the file the last failure points at, if any (it
+    comes before the request's own file)."""
+    focus = blame or found.focus()
     wanted = host.profile.prefill and fmt == "whole" and focus.endswith(".py")
     if not wanted or not CHANGE.search(request):
         return ""
@@ -260,6 +268,30 @@ async def _ask(
         rest = [b for b in reply.message.blocks if b.type != "text"]
         blocks = [Block.text_block(start + text), *rest]
         reply.message = reply.message.model_copy(update={"blocks": blocks})
+
+
+_FRAME = re.compile(r'^\s*([\w./\\-]+\.py):(\d+):|File "([^"\n]+\.py)", line (\d+)', re.M)
+
+
+def blamed(output: str, root: Path, found: Found) -> tuple[str, int] | None:
+    """The source file (not a test) of the project that a test run's traceback ends in, and
+    the line: the innermost frame pytest or Python shows in a file the model was shown."""
+    shown = {p for p in found.paths if not is_test_file(p)}
+    base = root.resolve()
+    last: tuple[str, int] | None = None
+    for m in _FRAME.finditer(output):
+        raw, line = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        path = Path(raw)
+        if path.is_absolute():
+            try:
+                rel = path.resolve().relative_to(base).as_posix()
+            except (ValueError, OSError):
+                continue
+        else:
+            rel = path.as_posix()
+        if rel in shown:
+            last = (rel, int(line))
+    return last
 
 
 def _budget(host: EditHost) -> int:
@@ -486,9 +518,12 @@ def _feedback(
     fmt: Format,
     command: str,
     failing: _Tests | None = None,
+    where: tuple[str, int] | None = None,
 ) -> str:
     """What the model is told after a reply. ``failing``: the reply only gave files back as
-    they are while these tests fail — said plainly, with the failure again."""
+    they are while these tests fail — said plainly, with the failure again. ``where``: the
+    source file and line the failure's traceback ends in."""
+    blame = f"The error is in {where[0]}, line {where[1]}: change {where[0]}." if where else ""
     if applied.unchanged:
         files = ", ".join(applied.same)
         said = [f"Your reply gave {files} back exactly as it is: nothing changed."]
@@ -497,6 +532,8 @@ def _feedback(
                 f"The tests still fail (`{failing.command}`, exit code {failing.exit_code}):\n"
                 f"```\n{_tail(failing.output)}\n```"
             )
+        if blame:
+            said.append(blame)
         how = "the whole corrected file" if fmt == "whole" else "search/replace blocks"
         what = "which line is wrong and why" if failing is not None else "what must change"
         said.append(f"First say in one sentence {what}, then write {how} with the change.")
@@ -516,6 +553,8 @@ def _feedback(
             f"The tests fail (`{tests.command}`, exit code {tests.exit_code}):\n"
             f"```\n{_tail(tests.output)}\n```"
         )
+        if blame:
+            parts.append(blame)
     elif tests is None and command and not applied.written:
         parts.append("Nothing was changed, so the tests were not run again.")
     how = "the whole file" if fmt == "whole" else "search/replace blocks"

@@ -398,3 +398,53 @@ async def test_a_copy_after_a_failed_edit_repeats_that_failure(make_agent, teste
     said = p.requests[2].messages[-1].text()
     assert "assert 6 == 5" in said and "assert -1 == 5" not in said
     assert p.requests[1].temperature != HOTTER and p.requests[2].temperature == HOTTER
+
+
+async def test_a_failure_in_another_file_names_it_and_begins_the_next_reply_with_it(
+    make_agent, project
+):
+    """Measured (qwen2.5-coder-1.5b, rename-across-files): begun with billing.py every round,
+    the model renamed the function there three times and never wrote the caller the ImportError
+    pointed at. The traceback's last source file is named, and the next reply begins with it."""
+    from .conftest import resolved
+
+    (project / "shop.py").write_text(
+        "from calc import add\n\n\ndef total(a, b):\n    return add(a, b)\n"
+    )
+    (project / "tests").mkdir()
+    (project / "tests" / "test_shop.py").write_text(
+        "from shop import total\n\n\ndef test_total():\n    assert total(2, 3) == -1\n"
+    )
+    renamed = "def plus(a, b):\n    return a - b\n```\n"
+    caller = "from calc import plus\n\n\ndef total(a, b):\n    return plus(a, b)\n```\n"
+    p = script({"text": renamed}, {"text": caller})
+    agent = await make_agent(p, resolver=lambda s: resolved(p, model="qwen2.5-coder-1.5b"))
+    events = await run(agent, "Rename `add` in calc.py to `plus`, and update every caller.")
+    first, second = p.requests
+    assert first.messages[-1].text() == "calc.py\n```python\n"
+    back = second.messages[-2].text()
+    assert "cannot import name 'add'" in back
+    assert "The error is in shop.py, line 1: change shop.py." in back
+    assert second.messages[-1].text() == "shop.py\n```python\n"  # begun with the blamed file
+    assert "plus(a, b)" in (project / "shop.py").read_text()
+    assert of(events, E.TURN_END)[0].data["verify"]["passed"] is True
+
+
+def test_the_blamed_file_is_the_innermost_project_source_frame(tmp_path: Path):
+    """pytest's short frames and Python's own; a test file, a file outside the project or one
+    the model was not shown is never blamed."""
+    from larik.agent.edit_context import Found
+    from larik.agent.edit_turn import blamed
+
+    found = Found(files=[("app/core.py", ""), ("util.py", ""), ("tests/test_x.py", "")])
+    out = (
+        "tests/test_x.py:4: in test_it\n  run()\n"
+        "util.py:9: in run\n  core()\n"
+        "app/core.py:12: in core\n  1 / 0\nE  ZeroDivisionError\n"
+        f'  File "{tmp_path}/util.py", line 3, in <module>\n'
+        '  File "/usr/lib/python3.11/json/decoder.py", line 5, in decode\n'
+        "tests/test_x.py:8: AssertionError\nsecret.py:1: in x\n"
+    )
+    assert blamed(out, tmp_path, found) == ("util.py", 3)
+    assert blamed("tests/test_x.py:8: AssertionError\n", tmp_path, found) is None
+    assert blamed(out.split("  File")[0], tmp_path, found) == ("app/core.py", 12)
