@@ -128,6 +128,8 @@ class ToolRunner:
         """``refuse``: run none of the calls; each gets this error (a reply cut off at the
         output limit, :func:`cut_off_result`)."""
         prepared = [self.prepare(c) for c in calls]
+        if self.ctx.lsp is not None:  # a step: its diagnostics are said once per file
+            self.ctx.lsp.new_step()
         if refuse:
             for p in prepared:
                 p.refused = refuse

@@ -72,6 +72,7 @@ class LspSession:
         self._started: list[Any] = []  # every server started, the broken ones too: all closed
         self._lock = asyncio.Lock()
         self.count = 0  # diagnostics reported this session (the status line's count)
+        self._step: dict[str, set[tuple[int, str, str]]] = {}  # file -> said this step
         self.last: dict[str, list[str]] = {}  # server name -> its last report's lines (/lsp)
 
     def _notice(self, text: str) -> str:
@@ -149,6 +150,12 @@ class LspSession:
         name = found.spec.name if found is not None else language
         return self._notice(f"lsp: {name} stopped: {why}; edits go on without its diagnostics")
 
+    def new_step(self) -> None:
+        """The model's next step (one reply's tool calls): what a step said of a file is not
+        said again in it — a second edit of the file that leaves (or brings back) the same
+        error says nothing more."""
+        self._step.clear()
+
     async def after_write(self, path: Path, old: str, new: str, shown: str) -> str:
         """Lines for the result of a write of ``path`` from ``old`` to ``new``: the errors and
         warnings it introduced, at most ``max_lines``, or a one-line notice, or ""."""
@@ -181,6 +188,7 @@ class LspSession:
         if after is None:
             return self._broken(language, server.broken) if server.broken else ""
         seen = Counter(_key(d) for d in baseline if d.severity in _REPORTED or not d.severity)
+        said = self._step.setdefault(str(path.resolve()), set())
         added = []
         for d in after:
             if d.severity not in _REPORTED and d.severity:
@@ -189,7 +197,9 @@ class LspSession:
             if seen[k]:
                 seen[k] -= 1
                 continue
-            added.append(d)
+            if k not in said:
+                added.append(d)
+        said.update(_key(d) for d in added)
         if not added:
             return ""
         self.count += len(added)

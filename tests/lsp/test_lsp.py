@@ -300,3 +300,25 @@ def test_two_writes_at_once_start_one_server(tmp_path):
     s, outs, started = _run(go())
     assert s.starts["python"] == 1 and started == 1
     assert "nope_a" in outs[0] and "nope_b" in outs[1]
+
+
+def test_a_step_says_a_files_error_once_however_often_it_edits_it(tmp_path):
+    async def go():
+        s = _session(tmp_path, wait_ms=10_000, start_ms=20_000)
+        p = tmp_path / "e.py"
+        try:
+            s.new_step()
+            assert await s.after_write(p, "", "x = 1\n", "e.py") == ""
+            broke = await s.after_write(p, "x = 1\n", "x = nope\n", "e.py")
+            assert broke.splitlines()[1:] == ["e.py:1:5 error F821 Undefined name `nope`"]
+            assert await s.after_write(p, "x = nope\n", "x = 1\n", "e.py") == ""
+            # the same step brings it back elsewhere: said already
+            assert await s.after_write(p, "x = 1\n", "x = 1\ny = nope\n", "e.py") == ""
+            s.new_step()  # the next step: a new one is said again
+            again = await s.after_write(p, "x = 1\ny = nope\n", "x = nope\ny = nope\n", "e.py")
+            (line,) = again.splitlines()[1:]  # one of the two (matched by message, not line)
+            assert line.endswith("error F821 Undefined name `nope`")
+        finally:
+            await s.close()
+
+    _run(go())
