@@ -108,6 +108,8 @@ class LocalProvider:
             raise APIError(0, str(e), retryable=False, provider=self.name) from None
 
     async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
+        if self._inner is None and not self.endpoint.base_url:  # the wait is said, not silent
+            yield StreamEvent.notice(f"starting the local engine for {self.model} (loading it)")
         inner = await self._inner_or_error()
         async for event in inner.stream(request):
             yield event

@@ -74,6 +74,7 @@ async def test_starts_on_loopback_streams_and_returns_a_real_tool_call(smol: Ent
         )
         events = [ev async for ev in provider.stream(request)]
         text = "".join(e.text for e in events if e.type is EventType.TEXT_DELTA)
+        assert events[0].type is EventType.NOTICE and "starting the local engine" in events[0].text
         assert text.strip() and events[-1].type is EventType.DONE
         assert events[-1].message.text() == text and events[-1].usage.output > 0
 
