@@ -140,6 +140,7 @@ def _through_typer(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict:
         session=None,
         trust_project=False,
         prompt="",
+        max_budget_usd=None,
     ):
         seen.update(model=model, effort=effort, permission_mode=permission_mode, session=session)
         return 0
@@ -161,6 +162,7 @@ def _fast(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict:
         session=None,
         trust_project=False,
         prompt="",
+        max_budget_usd=None,
     ):
         seen.update(model=model, effort=effort, permission_mode=permission_mode, session=session)
         return 0
