@@ -12,6 +12,9 @@ from typing import Any
 import typer
 
 from ..terminal_text import safe_output
+from ..words import count
+
+SCAN_PORTS = "1024-65535"  # what --scan asks by default: every port but the privileged ones
 
 
 def register(app: typer.Typer) -> None:
@@ -26,9 +29,18 @@ def models(
     available: bool = typer.Option(
         False, "--available", help="Only models with a key or a running local server."
     ),
+    scan: bool = typer.Option(
+        False, "--scan", help="Look for model servers on other ports of 127.0.0.1 (once)."
+    ),
+    ports: str = typer.Option(
+        SCAN_PORTS, "--ports", metavar="RANGES", help="The ports --scan asks, e.g. 8000-8100,11434."
+    ),
 ) -> None:
     """List known models: access (key / sign-in / local server), window, prices per 1M tokens."""
     from ..llm.errors import ConfigError
+
+    if scan:
+        raise typer.Exit(_scan(ports))
 
     try:
         rows, as_of = _rows(provider, available)
@@ -43,6 +55,29 @@ def models(
         print(json.dumps({"prices_as_of": as_of, "models": rows}, indent=2))
         return
     _print_table(rows, as_of)
+
+
+def _scan(ports: str) -> int:
+    """``larik models --scan``: model servers on 127.0.0.1 that no provider names yet, and the
+    config lines that would (the known addresses are found without a scan)."""
+    from ..routing.local import parse_ports, scan_ports
+
+    try:
+        wanted = parse_ports(ports)
+    except ValueError as e:
+        print(f"larik: {e}", file=sys.stderr)
+        return 2
+    print(f"looking for model servers on 127.0.0.1, {len(wanted):,} ports ({ports}) …")
+    found = scan_ports(wanted)
+    if not found:
+        print("none answered as Ollama (/api/tags) or an OpenAI-compatible server (/v1/models)")
+        return 0
+    for f in found:
+        listed = ", ".join(f.models[:5]) + (" …" if len(f.models) > 5 else "")
+        print(f"127.0.0.1:{f.port}  {f.kind}  {count(len(f.models), 'model')}: {listed or '-'}")
+    print("\nTo use one, add it to your config (larik models then lists its models):\n")
+    print("\n\n".join(f.config_lines(f"local{f.port}") for f in found))
+    return 0
 
 
 def _rows(only_provider: str, only_available: bool) -> tuple[list[dict[str, Any]], str]:

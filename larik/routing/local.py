@@ -11,6 +11,10 @@ The one discovery for the ``/model`` picker and the no-model screen, ``larik mod
   timeout): a server that answers at all is *up*; what it lists on a 200 is its models, each
   under a provider whose requests reach the server that lists it. ``discover`` (async) and
   ``reachable_local_providers`` are views of the same scan.
+* ``scan_ports(ports)``: on request only (``larik models --scan``), every port of a range on
+  127.0.0.1 asked once — a TCP connect first, then, where something listens, the model lists
+  of Ollama (``/api/tags``) and of an OpenAI-compatible server (``/v1/models``): a server on a
+  port no provider names, and the config lines that would name it.
 * ``pulled(config)``: the models Larik runs itself (``larik local pull``), as ``local/NAME``;
   the scan lists them with the servers' (nothing is started to list them), and the ``local``
   provider is *up* while one is pulled — the picker and ``larik models`` treat them as they
@@ -30,13 +34,16 @@ from urllib.parse import urlsplit
 from ..llm.net import is_loopback_url
 
 __all__ = [
+    "FoundServer",
     "LocalModel",
     "LocalServer",
     "Scan",
     "discover",
+    "parse_ports",
     "pulled",
     "reachable_local_providers",
     "scan",
+    "scan_ports",
     "servers",
 ]
 
@@ -215,6 +222,82 @@ async def discover(
     targets = servers(config) if probe is None else probe
     result = await _scan(targets, timeout)
     return (_with_pulled(result, config) if probe is None else result).models
+
+
+@dataclass(frozen=True, slots=True)
+class FoundServer:
+    """A model server ``scan_ports`` found: its kind and base URL as a config would name them."""
+
+    port: int
+    kind: str  # "ollama" or "openai-compatible"
+    base_url: str
+    models: tuple[str, ...]
+
+    def config_lines(self, name: str) -> str:
+        return f'[providers.{name}]\ntype = "{self.kind}"\nbase_url = "{self.base_url}"'
+
+
+def parse_ports(text: str) -> list[int]:
+    """``"8000-8100,11434"`` → the ports (1–65535); ValueError naming what is wrong."""
+    out: list[int] = []
+    for part in text.replace(" ", "").split(","):
+        lo, _, hi = part.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            raise ValueError(f"--ports {text!r}: expected ports and ranges, e.g. 8000-8100,11434")
+        a, b = int(lo), int(hi or lo)
+        if not 1 <= a <= b <= 65535:
+            raise ValueError(f"--ports {text!r}: {part} is not a range of ports 1–65535")
+        out.extend(range(a, b + 1))
+    return list(dict.fromkeys(out))
+
+
+async def _listening(port: int, timeout: float, gate: asyncio.Semaphore) -> bool:
+    async with gate:
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), timeout)
+        except (TimeoutError, OSError):
+            return False
+        writer.close()
+        return True
+
+
+async def _what_serves(client: Any, port: int) -> FoundServer | None:
+    base = f"http://127.0.0.1:{port}"
+    for kind, url, path in (
+        ("ollama", base, "/api/tags"),
+        ("openai-compatible", f"{base}/v1", "/models"),
+    ):
+        server = LocalServer(f"port{port}", kind, url, path)
+        try:
+            resp = await client.get(server.url)
+        except Exception:  # not HTTP, or it hung up: not a model server
+            return None
+        if resp.status_code == 200:
+            models = _parse(server, resp.content)
+            if models or b'"models"' in resp.content[:200] or b'"data"' in resp.content[:200]:
+                return FoundServer(port, kind, url, tuple(m.model for m in models))
+    return None
+
+
+async def _scan_ports(ports: list[int], timeout: float) -> list[FoundServer]:
+    import httpx2
+
+    gate = asyncio.Semaphore(256)
+    open_ = [
+        p
+        for p, up in zip(
+            ports, await asyncio.gather(*(_listening(p, timeout, gate) for p in ports)), strict=True
+        )
+        if up
+    ]
+    async with httpx2.AsyncClient(timeout=timeout * 4, trust_env=False) as client:
+        found = await asyncio.gather(*(_what_serves(client, p) for p in open_))
+    return [f for f in found if f is not None]
+
+
+def scan_ports(ports: list[int], *, timeout: float = TIMEOUT) -> list[FoundServer]:
+    """Model servers listening on 127.0.0.1 at any of ``ports`` (each asked once)."""
+    return asyncio.run(_scan_ports(ports, timeout))
 
 
 def scan(config: Any = None, *, timeout: float = TIMEOUT) -> Scan:
