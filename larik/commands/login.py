@@ -14,6 +14,7 @@ from typing import Any
 import typer
 
 from ..terminal_text import safe_output
+from ..words import count
 
 
 def register(app: typer.Typer) -> None:
@@ -81,7 +82,8 @@ def _list_models(store: Any, account: Any) -> None:
         )
         return
     copilot_models.save(store, account, listing)
-    print(f"Copilot serves {len(listing.models)} models here (larik models --provider copilot).")
+    served = count(len(listing.models), "model")
+    print(f"Copilot serves {served} here (larik models --provider copilot).")
 
 
 def _store() -> Any:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..llm.errors import LarikError
+from ..words import count
 
 __all__ = ["FORMATS", "ExportError", "export", "last_reply", "parse_args", "render"]
 
@@ -137,7 +138,7 @@ def _arguments(block: Any) -> str:
 def _result(block: Any) -> str:
     from ..llm.secrets import mask
 
-    images = f"\n[{len(block.images)} image(s)]" if block.images else ""
+    images = f"\n[{count(len(block.images), 'image')}]" if block.images else ""
     return mask(block.content) + images
 
 
