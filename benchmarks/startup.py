@@ -78,9 +78,7 @@ _ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 def run_once(argv: list[str]) -> float:
     t0 = time.perf_counter()
-    subprocess.run(
-        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=_ENV
-    )
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=_ENV)
     return time.perf_counter() - t0
 
 

@@ -46,8 +46,10 @@ KNOWN: tuple[ServerSpec, ...] = (
     ServerSpec("basedpyright", ("basedpyright-langserver", "--stdio"), ("python",)),
     ServerSpec("pyright", ("pyright-langserver", "--stdio"), ("python",)),
     ServerSpec("ty", ("ty", "server"), ("python",)),
-    ServerSpec("pylsp", ("pylsp",), ("python",)),
+    # ruff before pylsp: both find pyflakes' errors, ruff's in ~2 ms, pylsp's after its fixed
+    # 0.5 s lint debounce (docs/performance.md, benchmarks/lsp.py)
     ServerSpec("ruff", ("ruff", "server"), ("python",)),
+    ServerSpec("pylsp", ("pylsp",), ("python",)),
     ServerSpec(
         "typescript-language-server", ("typescript-language-server", "--stdio"), ("typescript",)
     ),

@@ -19,6 +19,7 @@ from larik.lsp.session import LspSession
 
 HOSTILE = Path(__file__).with_name("hostile_server.py")
 RUFF = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+PYLSP = shutil.which("pylsp") or str(Path(sys.executable).with_name("pylsp"))
 DOCS = Path(__file__).parents[2] / "docs" / "lsp.md"
 
 
@@ -322,3 +323,26 @@ def test_a_step_says_a_files_error_once_however_often_it_edits_it(tmp_path):
             await s.close()
 
     _run(go())
+
+
+def test_pylsp_reports_exactly_the_undefined_name_an_edit_introduces(tmp_path):
+    pytest.importorskip("pyflakes")  # the test extra: python-lsp-server[pyflakes]
+    pylsp = {"pylsp": LspServerConfig(command=[PYLSP], languages=["python"])}
+
+    async def go():
+        s = _session(tmp_path, wait_ms=10_000, start_ms=30_000, servers=pylsp)
+        p = tmp_path / "f.py"
+        old = "import os\n\nprint(missing)\n"  # two errors before the edit: not repeated
+        try:
+            s.new_step()
+            broke = await s.after_write(p, old, old + "x = reponse\n", "f.py")
+            s.new_step()
+            fixed = await s.after_write(p, old + "x = reponse\n", old + "x = 1\n", "f.py")
+            return broke, fixed, s.notices, s.found["python"].spec.name
+        finally:
+            await s.close()
+
+    broke, fixed, notices, name = _run(go())
+    assert name == "pylsp" and notices == []
+    assert broke.splitlines()[1:] == ["f.py:4:5 error undefined name 'reponse'"]
+    assert fixed == ""
