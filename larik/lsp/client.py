@@ -49,6 +49,7 @@ class Server:
         self._proc: asyncio.subprocess.Process | None = None
         self._token = ""
         self._reader: asyncio.Task[None] | None = None
+        self.pull = False  # the server answers textDocument/diagnostic (its capabilities say)
 
         @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def _publish(_ls: object, params: lsp.PublishDiagnosticsParams) -> None:
@@ -73,7 +74,7 @@ class Server:
         self.client.protocol.set_writer(proc.stdin)  # type: ignore[arg-type]
         self._reader = asyncio.create_task(self._read(proc.stdout))
         uri = self.root.as_uri()
-        await self.client.initialize_async(
+        result = await self.client.initialize_async(
             lsp.InitializeParams(
                 process_id=None,
                 root_uri=uri,
@@ -91,6 +92,15 @@ class Server:
             )
         )
         self.client.initialized(lsp.InitializedParams())
+        caps = (
+            result.get("capabilities") if isinstance(result, dict) else result.capabilities
+        )  # typed, or the raw dict of a result lsprotocol could not type (_untyped)
+        provider = (
+            caps.get("diagnosticProvider")
+            if isinstance(caps, dict)
+            else getattr(caps, "diagnostic_provider", None)
+        )
+        self.pull = bool(provider)
 
     async def _read(self, reader: asyncio.StreamReader) -> None:
         why = "it closed its output"
@@ -182,6 +192,8 @@ class Server:
         """The diagnostics published for ``path`` after ``before`` publishes, within
         ``seconds``; None: none came in time (or the server broke)."""
         uri = self.uri(path)
+        if self.pull:
+            return await self._pull(uri, seconds)
         loop = asyncio.get_running_loop()
         end = loop.time() + seconds
         while self._published.get(uri, 0) <= before and not self.broken:
@@ -194,6 +206,39 @@ class Server:
             except TimeoutError:
                 return None
         return None if self.broken else self.diagnostics.get(uri, [])
+
+    async def _pull(self, uri: str, seconds: float) -> list[lsp.Diagnostic] | None:
+        """``textDocument/diagnostic`` for ``uri``, within ``seconds``: the full report's items
+        (cut at :data:`MAX_DIAGNOSTICS`), the last ones for "unchanged"; None: no answer in
+        time, an error answer, or the server broke."""
+        params = lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
+        try:
+            report: Any = await asyncio.wait_for(
+                self.client.text_document_diagnostic_async(params), seconds
+            )
+        except (TimeoutError, Exception):
+            return None
+        if self.broken:
+            return None
+        if isinstance(report, dict):  # untyped (_untyped): typed here, or skipped
+            if report.get("kind") == "unchanged":
+                return self.diagnostics.get(uri, [])
+            items = report.get("items")
+            if not isinstance(items, list):
+                return None
+            try:
+                typed = self.client.protocol._converter.structure(
+                    items[:MAX_DIAGNOSTICS], list[lsp.Diagnostic]
+                )
+            except Exception:
+                self.skipped += 1
+                return None
+        elif isinstance(report, lsp.UnchangedDocumentDiagnosticReport):
+            return self.diagnostics.get(uri, [])
+        else:
+            typed = list(getattr(report, "items", None) or [])[:MAX_DIAGNOSTICS]
+        self.diagnostics[uri] = typed
+        return typed
 
     async def close(self, grace: float = 1.0) -> None:
         """``shutdown``/``exit``, then the group killed if it is still there after ``grace``."""

@@ -5,6 +5,8 @@ announces a 2 GB message. flood: answers, then publishes 20 000 diagnostics per 
 and over. crash: exits at the first change. write: writes PWNED in its working folder.
 crash-then-hang MARKER: crashes as crash does the first time (making MARKER), and is started
 again only to hang on initialize (a restart that is slow on a loaded machine).
+pull: an honest server that answers textDocument/diagnostic only (pull diagnostics), never
+publishing: an error on each line that says "undefined".
 """
 
 import json
@@ -40,6 +42,7 @@ def read():
     return json.loads(inp.read(length))
 
 
+TEXTS = {}
 while True:
     msg = read()
     method = msg.get("method")
@@ -60,10 +63,32 @@ while True:
                     fh.write("x")
             except OSError:
                 pass
-        send(
-            {"jsonrpc": "2.0", "id": msg["id"], "result": {"capabilities": {"textDocumentSync": 1}}}
-        )
+        caps = {"textDocumentSync": 1}
+        if MODE == "pull":
+            caps["diagnosticProvider"] = {
+                "interFileDependencies": False,
+                "workspaceDiagnostics": False,
+            }
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": {"capabilities": caps}})
+    elif method == "textDocument/diagnostic":
+        text = TEXTS.get(msg["params"]["textDocument"]["uri"], "")
+        items = [
+            {
+                "range": {"start": {"line": n, "character": 0}, "end": {"line": n, "character": 1}},
+                "severity": 1,
+                "code": "U1",
+                "message": "undefined here",
+            }
+            for n, line in enumerate(text.splitlines())
+            if "undefined" in line
+        ]
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": {"kind": "full", "items": items}})
     elif method in ("textDocument/didOpen", "textDocument/didChange"):
+        params = msg["params"]
+        if method == "textDocument/didOpen":
+            TEXTS[params["textDocument"]["uri"]] = params["textDocument"]["text"]
+        else:
+            TEXTS[params["textDocument"]["uri"]] = params["contentChanges"][-1]["text"]
         if MODE == "crash":
             sys.exit(3)
         if MODE == "flood":

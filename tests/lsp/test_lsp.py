@@ -346,3 +346,24 @@ def test_pylsp_reports_exactly_the_undefined_name_an_edit_introduces(tmp_path):
     assert name == "pylsp" and notices == []
     assert broke.splitlines()[1:] == ["f.py:4:5 error undefined name 'reponse'"]
     assert fixed == ""
+
+
+def test_a_server_that_only_answers_pulls_gets_its_diagnostics_pulled(tmp_path):
+    fake = LspServerConfig(command=[sys.executable, str(HOSTILE), "pull"], languages=["python"])
+
+    async def go():
+        s = _session(tmp_path, servers={"fake": fake}, wait_ms=10_000, start_ms=20_000)
+        p = tmp_path / "g.py"
+        try:
+            s.new_step()
+            broke = await s.after_write(p, "x = 1\n", "x = 1\ny = undefined\n", "g.py")
+            s.new_step()
+            fixed = await s.after_write(p, "x = 1\ny = undefined\n", "x = 1\n", "g.py")
+            return broke, fixed, s.servers["python"].pull, s.notices
+        finally:
+            await s.close()
+
+    broke, fixed, pull, notices = _run(go())
+    assert pull and notices == []
+    assert broke.splitlines()[1:] == ["g.py:2:1 error U1 undefined here"]
+    assert fixed == ""
