@@ -27,6 +27,7 @@ from ..session.attachments import (
     IMAGE_TYPES,
     MAX_IMAGE,
     MAX_TEXT,
+    denied_line,
     file_block,
     read_file,
     too_big_text,
@@ -110,7 +111,7 @@ def _link(out: Converted, b: Any, root: Path, denied: Callable[[str, Path], bool
     if not rp.inside:
         out.problems.append(f"@{name}: outside the project, not attached")
     elif denied is not None and denied("read_file", rp.path):
-        out.problems.append(f"@{name}: a permissions.deny rule covers it, not attached")
+        out.problems.append(denied_line(name))
     else:
         try:
             _read(out, rp.path, name)

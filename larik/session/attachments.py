@@ -2,11 +2,13 @@
 
 A prompt typed in the TUI or given to print mode attaches each ``@path`` it names
 (:func:`attach`: the files under the project, then the ``@server:URI`` MCP resources); an
-editor attaches the files it mentions or embeds (``larik/acp/content.py``). All of them hand
-the model the same blocks, made here: a text file as one ``<file path="NAME">`` text block, an
-image (PNG, JPEG, GIF, WebP) as an ``Image NAME:`` line and the image. What is missing, outside
-the project, too big, binary, not a regular file or (for a model that takes none) an image is
-not attached, and the reason comes back in ``problems``, one line each, for the face to say.
+editor attaches the files it mentions or embeds (``larik/acp/content.py``); the TUI's pasted
+images and image paths (``larik/tui/images.py``) are checked and read here too. All of them
+hand the model the same blocks, made here: a text file as one ``<file path="NAME">`` text
+block, an image (PNG, JPEG, GIF, WebP) as an ``Image NAME:`` line and the image. What is
+missing, outside the project, under a ``read_file`` deny rule, too big, binary, not a regular
+file or (for a model that takes none) an image is not attached, and the reason comes back in
+``problems``, one line each, for the face to say.
 
 Importing this module imports no pydantic (the TUI's first frame comes before it): the blocks'
 type is imported when a file is read.
@@ -18,7 +20,7 @@ import base64
 import os
 import re
 import stat
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,16 +33,23 @@ __all__ = [
     "IMAGE_TYPES",
     "Attached",
     "attach",
+    "attachable",
     "build_prompt",
+    "denied_line",
     "mentions",
     "MAX_IMAGE",
     "MAX_TEXT",
+    "no_images_for",
     "Read",
     "file_block",
     "image_blocks",
+    "image_type",
     "read_file",
+    "read_image",
     "too_big_text",
 ]
+
+PathDenied = Callable[[str, Path], bool]  # the session's deny rules: (tool, path) -> covered
 
 IMAGE_TYPES = {  # by suffix: the images a prompt may carry
     ".png": "image/png",
@@ -80,6 +89,48 @@ def too_big_text(name: str) -> str:
     return f"@{name}: larger than {MAX_TEXT // 1024} KB, not attached"
 
 
+def denied_line(name: str) -> str:
+    return f"@{name}: a permissions.deny rule covers it, not attached"
+
+
+_MAGIC = (  # the first bytes of each image type, for an image that has no file name
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+
+
+def image_type(raw: bytes) -> str:
+    """The media type of image bytes (a clipboard's) by their first bytes, or ""."""
+    for magic, media in _MAGIC:
+        if raw.startswith(magic):
+            return media
+    if raw[:4] == b"RIFF" and raw[8:12] == b"WEBP":
+        return "image/webp"
+    return ""
+
+
+def read_image(name: str, media: str, raw: bytes, *, no_images: str = "") -> Read:
+    """An image's bytes attached to a prompt as ``name`` (a file's, or a pasted image's), or
+    why not: the model takes no images (``no_images``: the model), or it is too big."""
+    problem = _image_refused(name, len(raw), no_images)
+    if problem:
+        return Read(problem=problem)
+    return Read(image_blocks(name, media, base64.b64encode(raw).decode("ascii")))
+
+
+def _image_refused(name: str, size: int, no_images: str) -> str:
+    if no_images:
+        return (
+            f"@{name}: {no_images} does not take images, not attached "
+            "(/model to pick one that does)"
+        )
+    if size > MAX_IMAGE:
+        return f"@{name}: image larger than {MAX_IMAGE >> 20} MB, not attached"
+    return ""
+
+
 def read_file(path: Path, name: str, *, no_images: str = "") -> Read:
     """Attach the file at ``path``, shown to the model as ``name`` (the caller has checked it
     is one the prompt may attach: inside the project, no deny rule). ``no_images``: the
@@ -89,18 +140,12 @@ def read_file(path: Path, name: str, *, no_images: str = "") -> Read:
         return Read(problem=f"@{name}: not a regular file, not attached")
     media = IMAGE_TYPES.get(path.suffix.lower())
     if media:
-        if no_images:
-            return Read(
-                problem=f"@{name}: {no_images} does not take images, not attached "
-                "(/model to pick one that does)"
-            )
-        if st.st_size > MAX_IMAGE:
-            return Read(problem=f"@{name}: image larger than {MAX_IMAGE >> 20} MB, not attached")
+        problem = _image_refused(name, st.st_size, no_images)  # refused before it is read
+        if problem:
+            return Read(problem=problem)
         with open(path, "rb") as fh:
-            raw = fh.read(MAX_IMAGE + 1)
-        if len(raw) > MAX_IMAGE:  # it grew since
-            return Read(problem=f"@{name}: image larger than {MAX_IMAGE >> 20} MB, not attached")
-        return Read(image_blocks(name, media, base64.b64encode(raw).decode("ascii")))
+            raw = fh.read(MAX_IMAGE + 1)  # more than the limit when it grew since
+        return read_image(name, media, raw)
     if st.st_size > MAX_TEXT:
         return Read(problem=too_big_text(name))
     with open(path, "rb") as fh:
@@ -118,6 +163,14 @@ class Attached:
     blocks: list[Block] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+
+    def add(self, name: str, read: Read) -> None:
+        """One file (or pasted image) ``name``: its blocks, or the reason it is not attached."""
+        if read.problem:
+            self.problems.append(read.problem)
+            return
+        self.blocks += read.blocks
+        self.files.append(name)
 
     def prompt(self) -> str | list[Block]:
         """A plain string when nothing was attached, else the blocks."""
@@ -140,10 +193,16 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def build_prompt(
-    text: str, cwd: Path, skip: Collection[str] = (), *, no_images: str = ""
+    text: str,
+    cwd: Path,
+    skip: Collection[str] = (),
+    *,
+    no_images: str = "",
+    denied: PathDenied | None = None,
 ) -> Attached:
     """``skip``: names of MCP servers; ``@NAME:…`` is their resource, not a path.
-    ``no_images``: the model in use, when it does not take images (they are then not attached)."""
+    ``no_images``: the model in use, when it does not take images (they are then not attached).
+    ``denied``: the session's deny rules (a file a ``read_file`` deny rule covers is not read)."""
     from ..llm.types import Block
 
     out = Attached(blocks=[Block.text_block(text)])
@@ -152,36 +211,55 @@ def build_prompt(
         if name.partition(":")[0] in skip and ":" in name:
             continue
         try:
-            _attach(out, name, root, no_images)
+            _attach(out, name, root, no_images, denied)
         except (OSError, RuntimeError, ValueError) as e:  # unreadable, a symlink loop, …
             why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             out.problems.append(f"@{name}: cannot read it ({why}), not attached")
     return out
 
 
-def _attach(out: Attached, name: str, root: Path, no_images: str = "") -> None:
+def attachable(name: str, path: Path, root: Path, denied: PathDenied | None = None) -> str:
+    """Why the file at ``path`` (resolved), named ``name``, may not be attached to a prompt
+    ("" when it may): outside the project ``root`` (resolved), or under a deny rule."""
+    if not _inside(path, root):
+        return f"@{name}: outside the project, not attached"
+    if denied is not None and denied("read_file", path):
+        return denied_line(name)
+    return ""
+
+
+def _attach(
+    out: Attached, name: str, root: Path, no_images: str = "", denied: PathDenied | None = None
+) -> None:
     """Attach file ``name`` (under ``root``) to ``out``, or add the reason it is not."""
     path = (root / os.path.expanduser(name)).resolve()
     if not path.is_file():
         if (root / name).exists() or "/" in name or "." in name:
             out.problems.append(f"@{name}: no such file")
         return
-    if not _inside(path, root):
-        out.problems.append(f"@{name}: outside the project, not attached")
+    problem = attachable(name, path, root, denied)
+    if problem:
+        out.problems.append(problem)
         return
-    read = read_file(path, name, no_images=no_images)
-    if read.problem:
-        out.problems.append(read.problem)
-        return
-    out.blocks += read.blocks
-    out.files.append(name)
+    out.add(name, read_file(path, name, no_images=no_images))
+
+
+def no_images_for(session: Session) -> str:
+    """The session's model when it is known not to take images, else ""."""
+    return session.spec if getattr(session.agent, "accepts_images", None) is False else ""
 
 
 async def attach(session: Session, text: str, cwd: Path) -> Attached:
     """``text`` as the session's next prompt: its ``@path`` files attached (not images when
-    the model does not take them), then its ``@server:URI`` MCP resources read."""
-    no_images = session.spec if getattr(session.agent, "accepts_images", None) is False else ""
-    out = build_prompt(text, cwd, skip=session.resource_names(), no_images=no_images)
+    the model does not take them, nor a file a deny rule covers), then its ``@server:URI`` MCP
+    resources read."""
+    out = build_prompt(
+        text,
+        cwd,
+        skip=session.resource_names(),
+        no_images=no_images_for(session),
+        denied=getattr(session.agent, "path_denied", None),
+    )
     if session.mentions_resources(text):
         got = await session.attach_resources(text)
         out.problems += got.problems
