@@ -40,6 +40,7 @@ __all__ = [
     "MAX_IMAGE",
     "MAX_TEXT",
     "no_images_for",
+    "PathDenied",
     "Read",
     "file_block",
     "image_blocks",

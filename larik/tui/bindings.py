@@ -44,6 +44,9 @@ ACTIONS: dict[str, Action] = {
         "up", "prompt", "history(-1)", "an earlier prompt (on the first line)"
     ),
     "history_next": Action("down", "prompt", "history(1)", "a later prompt (on the last line)"),
+    "paste_image": Action(
+        "ctrl+v", "prompt", "paste_image", "attach the clipboard's image (else paste)"
+    ),
     "to_cards": Action("tab", "prompt", "to_cards", "go to the newest tool card or thinking"),
     "open_card": Action(
         "enter,space", "card", "toggle", "open or fold the tool card, thinking or prompt", False

@@ -43,3 +43,17 @@ def test_the_tui_and_an_editor_attach_a_file_the_same_way(tmp_path: Path, name, 
         assert mentioned.blocks[1].text == '<file path="notes.py">\nx = 1\n\n</file>'
     if name in ("blob.bin", "big.txt"):
         assert len(mentioned.blocks) == 1 and len(mentioned.problems) == 1
+
+
+def test_a_typed_path_under_a_deny_rule_is_not_attached(tmp_path: Path):
+    """As an editor's mention: a ``read_file`` deny rule keeps the file from the model."""
+    (tmp_path / ".env").write_text("KEY=secret\n")
+    (tmp_path / "ok.txt").write_text("fine\n")
+
+    def denied(tool: str, path: Path) -> bool:
+        return tool == "read_file" and path.name == ".env"
+
+    got = build_prompt("look at @.env and @ok.txt", tmp_path, denied=denied)
+    assert got.files == ["ok.txt"]
+    assert got.problems == ["@.env: a permissions.deny rule covers it, not attached"]
+    assert "secret" not in " ".join(b.text for b in got.blocks)

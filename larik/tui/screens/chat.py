@@ -26,7 +26,7 @@ from textual.worker import Worker, WorkerState
 
 from ...agent.events import AgentEventType, Approval, PermissionRequest
 from ...session import Session, SessionEvent, SessionEventType, SessionOptions, Turn
-from ...session.attachments import attach
+from ...session.attachments import attach, no_images_for
 from .. import gcpolicy, history, notify, slash, starting, warmup
 from .. import plan as tui_plan
 from ..bindings import for_scope
@@ -201,6 +201,8 @@ class ChatScreen(Screen[None]):
     async def _run_turn(self, turn: Turn | str) -> None:
         if isinstance(turn, str):
             attached = await attach(self.session, turn, self.cwd)
+            if self.prompt.images is not None:  # its image chips (larik/tui/images.py)
+                self.prompt.images.attach(turn, attached, no_images_for(self.session))
             for problem in attached.problems:
                 self.conv.add_notice(problem, "warning")
             self.conv.add_user(turn, attached.files)
@@ -276,6 +278,9 @@ class ChatScreen(Screen[None]):
     # -- keys ---------------------------------------------------------------------------------
     def action_scroll_conversation(self, where: str) -> None:
         self.conv.scroll_to_end_or(where)
+
+    def on_prompt_input_said(self, message: PromptInput.Said) -> None:
+        self.say(message.text, message.level)
 
     def on_prompt_input_tab_out(self, message: PromptInput.TabOut) -> None:
         self.conv.focus_newest()  # Tab in the prompt (no completion open)

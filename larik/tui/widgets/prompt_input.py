@@ -5,7 +5,9 @@ walk the history. Typing ``/`` at the start lists the slash commands; ``@`` list
 Enter takes the highlighted completion, Esc closes the list.
 
 A paste of more than ``PASTE_LINES`` lines shows as ``[Pasted text #1 +300 lines]`` in the
-prompt; the text it stands for is what is sent (and kept in the history).
+prompt; the text it stands for is what is sent (and kept in the history). Ctrl+V with an image
+on the clipboard, or a paste of image files' paths (a file dropped on the terminal), puts an
+image chip in the prompt (``larik/tui/images.py``); Backspace just after a chip removes it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from ...session import Session
+    from ..images import Images
     from ..vim import Vim
 
 __all__ = ["PASTE_LINES", "PromptInput"]
@@ -52,6 +55,14 @@ class PromptInput(TextArea):
         def __init__(self, text: str) -> None:
             super().__init__()
             self.text = text
+
+    class Said(Message):
+        """A line for the conversation (an image not attached, no clipboard program)."""
+
+        def __init__(self, text: str, level: str = "warning") -> None:
+            super().__init__()
+            self.text = text
+            self.level = level
 
     class VimMode(Message):
         """Vim mode's state changed: "normal", "insert", or "" (vim mode off)."""
@@ -82,6 +93,7 @@ class PromptInput(TextArea):
         self.session = session  # its commands complete too (custom ones, MCP prompts)
         self.prompt_history: list[str] = list(history or [])
         self._pastes: dict[str, str] = {}  # placeholder -> the pasted text
+        self.images: Images | None = None  # the pasted images, by chip (made at the first)
         self._hist_pos: int | None = None
         self._listed_for: tuple[tuple[int, int], str] | None = None  # what the list was made for
         self._draft = ""
@@ -183,7 +195,9 @@ class PromptInput(TextArea):
             return
         if key == "tab":
             self._catch_up()
-        if key == "tab" and self.menu.is_open:
+        if key == "backspace" and self._delete_chip():
+            pass
+        elif key == "tab" and self.menu.is_open:
             self._accept_completion(submit_command=False)
         elif key == "escape" and self.menu.is_open:
             self.menu.close()
@@ -201,15 +215,81 @@ class PromptInput(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         self.awake()
+        event.stop()
+        event.prevent_default()  # TextArea's own handler is not called after this one
+        if self._paste_image_paths(event.text):
+            return
         lines = event.text.count("\n") + 1
         if lines <= PASTE_LINES:
             await super()._on_paste(event)
             return
-        event.stop()
-        event.prevent_default()
         label = f"[Pasted text #{len(self._pastes) + 1} +{count(lines, 'line')}]"
         self._pastes[label] = event.text
         self.insert(label)
+
+    # -- images -------------------------------------------------------------------------------
+    def _image_chips(self) -> Images:
+        if self.images is None:
+            from ..images import Images
+
+            self.images = Images()
+        return self.images
+
+    def _no_images(self) -> str:
+        from ...session.attachments import no_images_for
+
+        return no_images_for(self.session) if self.session is not None else ""
+
+    def _paste_image_paths(self, text: str) -> bool:
+        """A paste of image paths as chips (True), or refused, one line each."""
+        if "." not in text:  # no file name with a suffix: text (and no import)
+            return False
+        denied = getattr(getattr(self.session, "agent", None), "path_denied", None)
+        got = self._image_chips().add_paths(text, self.cwd, denied, self._no_images())
+        if got is None:
+            return False
+        for chip in got:
+            self._put_chip(chip)
+        return True
+
+    def _put_chip(self, chip: object) -> None:
+        label = getattr(chip, "label", None)
+        if label is None:
+            self.post_message(self.Said(str(chip)))
+            return
+        before = self.document.get_line(self.cursor_location[0])[: self.cursor_location[1]]
+        self.insert(("" if not before or before.endswith(" ") else " ") + label + " ")
+
+    def action_paste_image(self) -> None:
+        """Ctrl+V: the clipboard's image as a chip (the clipboard program runs in a thread)."""
+        self.run_worker(self._paste_clipboard(), group="clipboard", exclusive=True)
+
+    async def _paste_clipboard(self) -> None:
+        import asyncio
+
+        from ..images import read_clipboard
+
+        got = await asyncio.to_thread(read_clipboard)
+        if got.problem:
+            if self.app.clipboard:  # no image: Textual's own Ctrl+V (text copied in Larik)
+                self.action_paste()
+            else:
+                self.post_message(self.Said(got.problem))
+            return
+        self._put_chip(self._image_chips().add_bytes(got.raw, got.media, self._no_images()))
+
+    def _delete_chip(self) -> bool:
+        """Backspace just after an image chip (or the space after it): all of it goes."""
+        if self.images is None or not self.selection.is_empty:
+            return False
+        row, col = self.cursor_location
+        before = self.document.get_line(row)[:col]
+        label = self.images.chip_before(before) or self.images.chip_before(before[:-1])
+        if not label:
+            return False
+        end = col if before.endswith(label) else col - 1
+        self.delete((row, end - len(label)), (row, col))
+        return True
 
     def expanded(self, text: str) -> str:
         """``text`` with each paste placeholder replaced by what was pasted."""
