@@ -49,6 +49,7 @@ class Server:
         self._proc: asyncio.subprocess.Process | None = None
         self._token = ""
         self._reader: asyncio.Task[None] | None = None
+        self._paths: dict[str, Path] = {}  # uri -> the path it was opened as
         self.pull = False  # the server answers textDocument/diagnostic (its capabilities say)
 
         @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
@@ -161,6 +162,10 @@ class Server:
         got = self._texts.get(self.uri(path))
         return None if got is None else got[1]
 
+    def open_files(self) -> list[tuple[Path, str]]:
+        """Each file the server has open, with the text it was last sent."""
+        return [(self._paths[uri], text) for uri, (_, text) in self._texts.items()]
+
     def send(self, path: Path, text: str, language: str, save: bool = False) -> int:
         """didOpen or didChange ``path`` to ``text`` (and didSave); the publish count before."""
         uri = self.uri(path)
@@ -168,6 +173,7 @@ class Server:
         self._changed.clear()
         if uri not in self._texts:
             self._texts[uri] = (1, text)
+            self._paths[uri] = path
             self.client.text_document_did_open(
                 lsp.DidOpenTextDocumentParams(
                     lsp.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)

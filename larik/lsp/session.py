@@ -22,6 +22,7 @@ from .servers import Found, find, language_of, specs
 __all__ = ["LspSession", "for_session", "format_line", "status_text"]
 
 _SEVERITY = {1: "error", 2: "warning", 3: "info", 4: "hint"}
+MAX_COMMAND_FILES = 50  # open files a shell command's changes are looked for in
 _REPORTED = (1, 2)  # errors and warnings; info and hints are noise after an edit
 
 
@@ -155,6 +156,39 @@ class LspSession:
         said again in it — a second edit of the file that leaves (or brings back) the same
         error says nothing more."""
         self._step.clear()
+
+    async def after_command(self) -> str:
+        """After a shell command: the files the servers have open that it changed on disk,
+        each told to its server as a write (what :meth:`after_write` reports). Cheap: only
+        open files (at most ``MAX_COMMAND_FILES``, none over 2 MiB) are read, nothing is
+        scanned, and no file is started after ``wait_ms`` has passed."""
+        changed = []
+        for server in list(self.servers.values()):
+            if server.broken:
+                continue
+            for path, text in server.open_files()[:MAX_COMMAND_FILES]:
+                try:
+                    if path.stat().st_size > 2 * 1024 * 1024:
+                        continue
+                    now = path.read_text(encoding="utf-8", errors="replace")
+                except OSError:  # gone, or unreadable: nothing to say of it here
+                    continue
+                if now != text:
+                    changed.append((path, text, now))
+        if not changed:
+            return ""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + self.wait
+        out = []
+        for path, text, now in changed:
+            if loop.time() > end:
+                break
+            shown = (
+                str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)
+            )
+            if said := await self.after_write(path, text, now, shown):
+                out.append(said)
+        return "\n".join(out)
 
     async def after_write(self, path: Path, old: str, new: str, shown: str) -> str:
         """Lines for the result of a write of ``path`` from ``old`` to ``new``: the errors and

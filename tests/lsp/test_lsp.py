@@ -367,3 +367,30 @@ def test_a_server_that_only_answers_pulls_gets_its_diagnostics_pulled(tmp_path):
     assert pull and notices == []
     assert broke.splitlines()[1:] == ["g.py:2:1 error U1 undefined here"]
     assert fixed == ""
+
+
+def test_a_command_that_breaks_an_open_file_gets_its_diagnostics(tmp_path):
+    from larik.agent.tools import bash
+
+    async def go():
+        s = _session(tmp_path, wait_ms=10_000, start_ms=20_000)
+        ctx = ToolContext(root=tmp_path, seen=SeenFiles(), lsp=s)
+        try:
+            (tmp_path / "h.py").write_text("x = 1\n")
+            assert await s.after_write(tmp_path / "h.py", "", "x = 1\n", "h.py") == ""
+            s.new_step()
+            broke = await bash.run(bash.Args(command="printf 'x = nope\\n' > h.py"), ctx)
+            s.new_step()
+            quiet = await bash.run(bash.Args(command="echo hi > other.py"), ctx)  # not open
+            fixed = await bash.run(bash.Args(command="printf 'x = 1\\n' > h.py"), ctx)
+        finally:
+            await s.close()
+        return broke, quiet, fixed
+
+    broke, quiet, fixed = _run(go())
+    assert broke.data["diagnostics"] == ["h.py:1:5 error F821 Undefined name `nope`"]
+    assert broke.content.endswith(
+        "[exit code 0]\n" + LspSession.HEADING + "\n" + "h.py:1:5 error F821 Undefined name `nope`"
+    )
+    assert "diagnostics" not in quiet.data and "language server" not in quiet.content
+    assert "diagnostics" not in fixed.data and "language server" not in fixed.content

@@ -145,7 +145,21 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
             reader.cancel()
         ctx.processes.pop(pgid, None)
         undone = guard.settle() if guard is not None else []
-    return _result(args, proc.returncode, tail, timed_out, stray, box, undone)
+    return await _told(ctx, _result(args, proc.returncode, tail, timed_out, stray, box, undone))
+
+
+async def _told(ctx: ToolContext, result: ToolResult) -> ToolResult:
+    """The result, with what the language servers say of the files the command changed
+    (those they have open: ``LspSession.after_command``)."""
+    if ctx.lsp is None:
+        return result
+    said: str = await ctx.lsp.after_command()
+    if said:
+        result.content += "\n" + said
+        lines = [x for x in said.splitlines() if x != ctx.lsp.HEADING and not x.startswith("lsp:")]
+        if lines:
+            result.data["diagnostics"] = lines
+    return result
 
 
 def editor_argv(
@@ -181,7 +195,7 @@ async def _in_editor(
     if done.truncated:
         result.content = "[… the editor kept only the end of the output …]\n" + result.content
     result.data["terminal"] = True
-    return result
+    return await _told(ctx, result)
 
 
 def spawn_shell(
