@@ -82,6 +82,10 @@ async def test_a_file_uri_of_an_image_is_a_chip_and_a_text_path_stays_text(harne
         await pilot.pause()
         assert prompt.text == (harness.cwd / "notes.txt").as_uri()  # not an image: text
         prompt.clear()
+        paste(app, "see a.png")  # words and a path: text
+        await pilot.pause()
+        assert prompt.text == "see a.png"
+        prompt.clear()
         paste(app, (harness.cwd / "a.png").as_uri() + "\n")
         await wait_for(pilot, lambda: "[Image #1: a.png]" in prompt.text)
 
