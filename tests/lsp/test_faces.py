@@ -126,3 +126,49 @@ def test_larik_lsp_and_slash_lsp_print_the_same_lines(tmp_path, monkeypatch):
         lsp_cmd(json_out=False)
     expected = status_text(LspSession(load_config(tmp_path), tmp_path).status())
     assert out.getvalue() == expected + "\n" and "pylsp" in expected
+
+
+def test_the_agent_says_an_error_once_in_a_step_that_edits_the_file_twice(tmp_path):
+    import asyncio
+
+    from larik.agent import Agent
+    from larik.config import Config
+    from larik.config.schema import LspConfig, LspServerConfig, PermissionsConfig
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "s.py").write_text("a = 1\nb = 2\n")
+
+    def edit(old, new, id_):
+        call = {"path": "s.py", "old_string": old, "new_string": new}
+        return {"name": "edit_file", "input": call, "id": id_}
+
+    model = write_script(
+        tmp_path / "s.json",
+        {"tool_calls": [{"name": "read_file", "input": {"path": "s.py"}, "id": "r"}]},
+        {"tool_calls": [edit("a = 1", "a = nope", "e1"), edit("b = 2", "b = nope", "e2")]},
+        {"tool_calls": [edit("b = nope", "b = nope\nc = nope", "e3")]},
+        {"text": "Done."},
+    )
+    config = Config(
+        permissions=PermissionsConfig(mode="yolo"),
+        lsp=LspConfig(
+            enabled=True,
+            wait_ms=20_000,
+            start_ms=60_000,
+            servers={"ruff": LspServerConfig(command=[RUFF, "server"], languages=["python"])},
+        ),
+    )
+
+    async def go():
+        agent = await Agent.create(cwd=root, config=config, model=model)
+        try:
+            return [ev async for ev in agent.run_turn("edit")]
+        finally:
+            await agent.close()
+
+    ends = {ev.tool_id: ev for ev in asyncio.run(go()) if ev.type.value == "tool_end"}
+    assert ends["e1"].data["diagnostics"] == ["s.py:1:5 error F821 Undefined name `nope`"]
+    assert "diagnostics" not in ends["e2"].data  # the same step, the same error: said once
+    (line,) = ends["e3"].data["diagnostics"]  # the next step says it again
+    assert line.endswith("error F821 Undefined name `nope`")
