@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from textual.binding import Binding, BindingType
 
-__all__ = ["ACTIONS", "KEYS_FILE", "PREFIX", "Action", "for_scope"]
+__all__ = ["ACTIONS", "KEYS_FILE", "PREFIX", "Action", "bound_keys", "for_scope"]
 
 PREFIX = "larik."
 KEYS_FILE = "keybindings.toml"  # beside the user's config.toml
@@ -29,7 +29,9 @@ class Action:
     scope: str  # app | screen | prompt | card
     action: str  # the Textual action the binding runs
     what: str  # the one line /keys shows
-    priority: bool = True  # before the focused widget sees the key (the prompt's typing)
+    # checked before the focused widget sees the key; never the prompt's: a binding checked
+    # before the key reaches the prompt would run ahead of the keys typed just before it
+    priority: bool = True
 
 
 ACTIONS: dict[str, Action] = {
@@ -78,7 +80,25 @@ ACTIONS: dict[str, Action] = {
 def for_scope(scope: str) -> list[BindingType]:
     """The bindings of ``scope``'s widget, each with its id (what a keymap rebinds)."""
     return [
-        Binding(a.keys, a.action, name, show=False, priority=a.priority, id=PREFIX + name)
+        Binding(
+            a.keys,
+            a.action,
+            name,
+            show=False,
+            priority=a.priority and a.scope != "prompt",
+            id=PREFIX + name,
+        )
         for name, a in ACTIONS.items()
         if a.scope == scope
     ]
+
+
+def bound_keys(scope: str, keys: dict[str, tuple[str, ...]] | None = None) -> dict[str, str]:
+    """Key -> the action it runs, for ``scope``'s bindings: the defaults, or ``keys`` (action
+    -> its keys, as keybindings.toml leaves them)."""
+    return {
+        k.strip(): a.action
+        for name, a in ACTIONS.items()
+        if a.scope == scope
+        for k in (keys[name] if keys and name in keys else a.keys.split(","))
+    }

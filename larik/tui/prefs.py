@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..llm.errors import LarikError
 from . import looks, themes
+from .bindings import bound_keys
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -40,6 +41,8 @@ class Prefs:
         the app (before any widget sees the key). Returns what could not be applied."""
         self.keymap = keymap
         self.app.set_keymap(keymap.keymap())
+        prompt = self.app.chat.prompt  # type: ignore[attr-defined]  # LarikApp's
+        prompt.bound_keys = bound_keys("prompt", keymap.keys)
         for key, command in keymap.commands.items():
             # App.bind takes no priority: the app's own map does (a BindingsMap's public bind)
             self.app._bindings.bind(key, f"slash_command({command!r})", show=False, priority=True)

@@ -150,3 +150,37 @@ async def test_a_project_cannot_set_keys(harness):
         await turn_done(pilot)
         assert harness.provider.requests[-1].messages[-1].text() == "enter sends"
         assert app.prefs.keymap is None  # nothing read
+
+
+async def test_enter_right_after_typing_sends_what_was_typed_before_it(harness):
+    """A terminal's burst ("hi⏎" in one read): Enter's binding runs after the keys before it
+    reached the prompt (a priority binding ran first and sent an empty prompt)."""
+    from textual import events
+
+    app = harness.app([{"text": "ok"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.chat.prompt.focus()
+        await pilot.pause()
+        for key, ch in (("h", "h"), ("i", "i"), ("enter", "\r")):
+            app.post_message(events.Key(key, ch))
+        await turn_done(pilot)
+        await wait_for(pilot, lambda: harness.provider.requests)
+        assert harness.provider.requests[-1].messages[-1].text() == "hi"
+
+
+async def test_up_and_down_move_in_a_multi_line_prompt_and_walk_the_history_at_its_ends(harness):
+    app = harness.app([{"text": "ok"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "earlier")
+        await turn_done(pilot)
+        prompt = app.chat.prompt
+        prompt.load_text("one\ntwo\nthree")
+        prompt.move_cursor((2, 1))
+        await pilot.press("up")
+        assert prompt.cursor_location == (1, 1) and prompt.text == "one\ntwo\nthree"
+        await pilot.press("down")
+        assert prompt.cursor_location == (2, 1)
+        await pilot.press("up", "up", "up")  # the first line: the history
+        assert prompt.text == "earlier"

@@ -17,14 +17,13 @@ from time import monotonic
 from typing import TYPE_CHECKING
 
 from textual import events
-from textual.actions import SkipAction
 from textual.message import Message
 from textual.widgets import TextArea
 
 from ...words import count
 from .. import slash
 from ..attachments import complete_path
-from ..bindings import for_scope
+from ..bindings import bound_keys, for_scope
 from .completion_menu import Completion, CompletionMenu
 
 if TYPE_CHECKING:
@@ -98,6 +97,7 @@ class PromptInput(TextArea):
         self._listed_for: tuple[tuple[int, int], str] | None = None  # what the list was made for
         self._draft = ""
         self.vim: Vim | None = None  # vim-style editing (larik/tui/vim.py), when on
+        self.bound_keys = bound_keys("prompt")  # what the prompt's bindings take (keys.py sets)
         self._typed_at = 0.0
         self._still_timer: Timer | None = None
 
@@ -148,9 +148,10 @@ class PromptInput(TextArea):
             self._history_step(delta)
 
     # -- keys ---------------------------------------------------------------------------------
-    # The prompt's own actions are bindings (larik/tui/bindings.py, rebound by keybindings.toml),
-    # checked before the TextArea sees the key; one that does not apply now raises SkipAction,
-    # and the key goes on to the completion list or the TextArea.
+    # The prompt's own actions (larik/tui/bindings.py, rebound by keybindings.toml) run from
+    # ``_on_key``, in the order the keys came: a priority binding, checked before the key
+    # reaches the prompt, would run ahead of the keys typed just before it, still in the
+    # prompt's queue (a fast "hi⏎" sent ""). ``bound_keys``: key -> action, as in effect.
     def action_send(self) -> None:
         self.enter()
 
@@ -169,14 +170,20 @@ class PromptInput(TextArea):
 
     def action_history(self, delta: int) -> None:
         row, last = self.cursor_location[0], self.document.line_count - 1
-        if self.menu.is_open or row != (0 if delta < 0 else last):
-            raise SkipAction  # the list or the cursor moves
-        self._history_step(delta)
+        if self.menu.is_open:
+            self.menu.move(delta)
+        elif row == (0 if delta < 0 else last):
+            self._history_step(delta)
+        elif delta < 0:  # the key replaced the TextArea's own cursor binding: move as it does
+            self.action_cursor_up()
+        else:
+            self.action_cursor_down()
 
     def action_to_cards(self) -> None:
         if self.menu.is_open:
-            raise SkipAction  # Tab takes the completion
-        self.post_message(self.TabOut())
+            self._accept_completion(submit_command=False)
+        else:
+            self.post_message(self.TabOut())
 
     def _catch_up(self) -> None:
         if self.menu.is_open and self._listed_for != self._where():
@@ -205,6 +212,8 @@ class PromptInput(TextArea):
             self.menu.move(-1)
         elif key == "down" and self.menu.is_open:
             self.menu.move(1)
+        elif key in self.bound_keys:  # the prompt's action for it, in order (see above)
+            await self.run_action(self.bound_keys[key])
         else:
             handled = False
         if handled:
