@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -29,12 +29,18 @@ def models(
     available: bool = typer.Option(
         False, "--available", help="Only models with a key or a running local server."
     ),
-    scan: bool = typer.Option(
-        False, "--scan", help="Look for model servers on other ports of 127.0.0.1 (once)."
-    ),
-    ports: str = typer.Option(
-        SCAN_PORTS, "--ports", metavar="RANGES", help="The ports --scan asks, e.g. 8000-8100,11434."
-    ),
+    # Annotated: a caller that leaves these out (a test, another command) gets False and the
+    # default range, not Typer's OptionInfo (which is truthy and scanned every port)
+    scan: Annotated[
+        bool,
+        typer.Option("--scan", help="Look for model servers on other ports of 127.0.0.1 (once)."),
+    ] = False,
+    ports: Annotated[
+        str,
+        typer.Option(
+            "--ports", metavar="RANGES", help="The ports --scan asks, e.g. 8000-8100,11434."
+        ),
+    ] = SCAN_PORTS,
 ) -> None:
     """List known models: access (key / sign-in / local server), window, prices per 1M tokens."""
     from ..llm.errors import ConfigError
