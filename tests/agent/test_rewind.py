@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -311,7 +312,34 @@ async def test_undo_takes_back_what_a_turn_hid_behind_its_own_gitignore(make_age
     assert {"sitecustomize.py", ".gitignore", "pkg/evil.pth", "calc.py"} <= set(rewind.files)
 
 
-async def test_a_turn_that_made_more_files_than_a_checkpoint_records_is_still_undone(tmp_path):
+def test_a_turn_that_made_more_files_than_a_checkpoint_records_is_still_undone(tmp_path):
+    """Run in a process of its own, with a plain environment: in the whole suite (xdist, CI's
+    clone) it failed twice on 2026-12-02 with dist/ not removed, and never alone — something an
+    earlier test of the worker leaves behind, not yet found (the closing note of that day)."""
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    code = (
+        "import asyncio, sys; from pathlib import Path; "
+        "from tests.agent.test_rewind import _more_files_than_a_checkpoint_records; "
+        "asyncio.run(_more_files_than_a_checkpoint_records(Path(sys.argv[1])))"
+    )
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "PYTHONPATH": str(repo)}
+    env["LARIK_HOME"] = str(tmp_path / "larik-home")
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+async def _more_files_than_a_checkpoint_records(tmp_path: Path) -> None:
     from larik.agent.checkpoints import Limits, ShadowRepo
     from larik.agent.rewind import Checkpointer
 
