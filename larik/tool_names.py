@@ -47,5 +47,41 @@ def parse_rule(text: str, clip: int | None = None) -> tuple[str, str]:
     if not tool:
         raise ValueError(f"rule {shown!r} names no tool (write it as 'TOOL: PATTERN')")
     if not is_known_tool_pattern(tool):
+        hint = _written_as(text.strip())
+        if hint:
+            raise ValueError(f"rule {shown!r} names no known tool; write it as {hint!r}")
         raise ValueError(f"rule {shown!r} names no known tool ({', '.join(ALL_TOOLS)}, or mcp__…)")
     return tool, pattern or "*"
+
+
+#: Claude Code's tool names in its permission rules, as Larik's
+_OTHER_NAMES = {
+    "read": "read_file",
+    "edit": "edit_file",
+    "multiedit": "edit_file",
+    "write": "write_file",
+    "webfetch": "web_fetch",
+}
+
+
+def _written_as(text: str) -> str:
+    """The rule in Larik's spelling when it is a known tool's in another one — Claude Code's
+    ``Bash(npm test)`` is ``bash: npm test``, ``WebFetch(domain:docs.python.org)`` is
+    ``web_fetch: docs.python.org``, ``BASH: ls`` is ``bash: ls`` — or ""."""
+    import re
+
+    m = re.fullmatch(r"(\w+)\((.*)\)", text, re.DOTALL)
+    name, rest = (m.group(1), m.group(2)) if m else (text.partition(":")[0], text.partition(":")[2])
+    name = name.strip().lower()
+    name = _OTHER_NAMES.get(name, name)
+    if name not in ALL_TOOLS:
+        import difflib
+
+        close = difflib.get_close_matches(name, ALL_TOOLS, n=1, cutoff=0.75)
+        if not close:
+            return ""
+        name = close[0]
+    rest = rest.strip()
+    if name == "web_fetch":
+        rest = rest.removeprefix("domain:")
+    return f"{name}: {rest}" if rest else name

@@ -161,7 +161,24 @@ async def test_a_deny_rule_wins_over_allow_and_yolo(make_agent, project):
 
 async def test_a_rule_naming_no_known_tool_is_a_config_error(make_agent):
     with pytest.raises(ValueError, match="names no known tool"):  # refused when the config is built
-        cfg(allow=["bsh: ls"])
+        cfg(allow=["git: push"])
+
+
+@pytest.mark.parametrize(
+    ("rule", "larik"),
+    [
+        ("Bash(rm -rf *)", "bash: rm -rf *"),  # Claude Code's spelling
+        ("Read(.env)", "read_file: .env"),
+        ("WebFetch(domain:docs.python.org)", "web_fetch: docs.python.org"),
+        ("BASH: ls", "bash: ls"),
+        ("bsh: ls", "bash: ls"),  # a typo
+    ],
+)
+async def test_a_rule_in_another_spelling_is_refused_with_larik_s(make_agent, rule, larik):
+    with pytest.raises(ValueError) as e:
+        cfg(allow=[rule])
+    assert f"write it as '{larik}'" in str(e.value)
+    cfg(allow=[larik])  # and that spelling is accepted
 
 
 async def test_allow_always_is_remembered_for_the_session(make_agent):
