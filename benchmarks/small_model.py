@@ -68,6 +68,21 @@ def main() -> None:
         type=Path,
         help="run aider (this executable, from its own venv) on the tasks instead of Larik",
     )
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help='a [models."llamacpp/MODEL"] setting, VALUE as TOML: line_numbers=false, '
+        "temperature=0.7 (repeatable; recorded in the results)",
+    )
+    ap.add_argument(
+        "--lsp",
+        choices=("on", "off", "default"),
+        default="default",
+        help="[lsp] enabled = true/false (on: this Python's bin folder goes on PATH, so its "
+        "pylsp and ruff are found; default: no [lsp], servers only in a trusted project)",
+    )
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", nargs="+", type=Path, help="print the table of result files")
     args = ap.parse_args()
@@ -76,18 +91,33 @@ def main() -> None:
         return
     if args.out is None:
         ap.error("--out is required to run")
+    for item in args.set:
+        if "=" not in item:
+            ap.error(f"--set wants KEY=VALUE, not {item!r}")
     data = run(args)
-    args.out.write_text(json.dumps(data, indent=1))
     print_table([data], [args.out])
+
+
+def throwaway_config(args: argparse.Namespace) -> str:
+    """The run's ``config.toml``: the llamacpp provider, and the model's and ``[lsp]`` settings."""
+    config = f'[providers.llamacpp]\nbase_url = "{args.base_url}"\n'
+    model = [f"{k.strip()} = {v.strip()}" for k, v in (s.split("=", 1) for s in args.set)]
+    if args.workflow != "default":
+        model.insert(0, f'workflow = "{args.workflow}"')
+    if model:
+        config += f'\n[models."llamacpp/{args.model}"]\n' + "".join(f"{m}\n" for m in model)
+    if args.lsp != "default":
+        config += f"\n[lsp]\nenabled = {'true' if args.lsp == 'on' else 'false'}\n"
+    return config
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     home = Path(tempfile.mkdtemp(prefix="larik-small-", dir=args.out.resolve().parent))
-    config = f'[providers.llamacpp]\nbase_url = "{args.base_url}"\n'
-    if args.workflow != "default":
-        config += f'\n[models."llamacpp/{args.model}"]\nworkflow = "{args.workflow}"\n'
-    (home / "config.toml").write_text(config, encoding="utf-8")
+    (home / "config.toml").write_text(throwaway_config(args), encoding="utf-8")
     os.environ["LARIK_HOME"] = str(home)
+    if args.lsp == "on":  # the servers of this Python's venv (pylsp, ruff), as a user has them
+        bindir = str(Path(sys.executable).parent)
+        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
     sys.path.insert(0, str(args.larik.resolve()))
     import larik
     from larik.bench.agent_run import make_agent_runner
@@ -103,6 +133,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     config = load_config(home)
     spec = f"llamacpp/{args.model}"
     runs: list[dict[str, Any]] = []
+    harness = f"aider {args.aider}" if args.aider else str(args.larik.resolve())
+    out = {"larik": harness, "model": spec, "workflow": args.workflow, "runs": runs}
+    out.update(time_scale=args.time_scale, set=args.set, lsp=args.lsp, home=str(home))
+    out["commit"] = _commit(args.larik)
     for rep in range(1, args.repeat + 1):
         for name in names:
             folder = home / "runs" / f"{name}-{rep}"
@@ -120,9 +154,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             row = {"task": name, "repeat": rep, **row, "wall": round(time.monotonic() - started, 1)}
             runs.append(row)
             print(json.dumps(row), flush=True)
-    harness = f"aider {args.aider}" if args.aider else str(args.larik.resolve())
-    out = {"larik": harness, "model": spec, "workflow": args.workflow, "runs": runs}
-    return {**out, "time_scale": args.time_scale}
+            # after every run, not at the end: a run stopped or a machine lost keeps its rows
+            args.out.write_text(json.dumps(out, indent=1))
+    return out
+
+
+def _commit(checkout: Path) -> str:
+    """The commit of the checkout measured (its rows say which harness they measured)."""
+    import subprocess
+
+    done = subprocess.run(
+        ["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True
+    )
+    return done.stdout.strip()
 
 
 def unparsable(workdir: Path) -> list[str]:
