@@ -251,6 +251,9 @@ class LspServerConfig(_Strict):
     """File name patterns it serves ("*.py"); empty: the languages' usual suffixes."""
     init_options: dict[str, Any] = Field(default_factory=dict)
     """Sent as ``initializationOptions`` in ``initialize``."""
+    settings: dict[str, Any] = Field(default_factory=dict)
+    """What the server is told when it asks for its settings (``workspace/configuration``):
+    a section ``"a.b"`` is ``settings["a"]["b"]``; one not here is null."""
 
 
 class LspConfig(_Strict):

@@ -32,13 +32,24 @@ MAX_DIAGNOSTICS = 500  # kept per file: a flood is cut here
 _LENGTH = re.compile(rb"Content-Length:\s*(\d+)\s*", re.IGNORECASE)
 
 
+def _section(settings: dict[str, Any], section: str | None) -> Any:
+    """``settings``' part named by a dotted ``section`` (all of it for none); None: absent."""
+    got: Any = settings
+    for part in (section or "").split(".") if section else ():
+        got = got.get(part) if isinstance(got, dict) else None
+    return got
+
+
 class Server:
     """A started server for ``root``: :meth:`start`, then :meth:`sync` each write."""
 
-    def __init__(self, argv: Sequence[str], root: Path, init_options: Any = None) -> None:
+    def __init__(
+        self, argv: Sequence[str], root: Path, init_options: Any = None, settings: Any = None
+    ) -> None:
         self.argv = list(argv)
         self.root = root
         self.init_options = init_options
+        self.settings = settings or {}
         self.broken = ""  # why it no longer serves ("": it does)
         self.skipped = 0  # messages of a shape that could not be read, skipped
         self.client = LanguageClient("larik", "1")
@@ -57,6 +68,31 @@ class Server:
             self.diagnostics[params.uri] = list(params.diagnostics[:MAX_DIAGNOSTICS])
             self._published[params.uri] = self._published.get(params.uri, 0) + 1
             self._changed.set()
+
+        @self.client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+        def _register(_ls: object, params: lsp.RegistrationParams) -> None:
+            if any(r.method == lsp.TEXT_DOCUMENT_DIAGNOSTIC for r in params.registrations):
+                self.pull = True  # announced late (basedpyright): pulled from now on
+                self._changed.set()
+
+        @self.client.feature(lsp.CLIENT_UNREGISTER_CAPABILITY)
+        def _unregister(_ls: object, params: lsp.UnregistrationParams) -> None:
+            if any(r.method == lsp.TEXT_DOCUMENT_DIAGNOSTIC for r in params.unregisterations):
+                self.pull = False
+
+        # what servers ask of a client, answered as an editor would: basedpyright ends itself
+        # when a refresh it asks for is answered "method not found"
+        @self.client.feature(lsp.WORKSPACE_DIAGNOSTIC_REFRESH)
+        def _refresh(_ls: object, _params: None) -> None:
+            self._changed.set()
+
+        @self.client.feature(lsp.WORKSPACE_CONFIGURATION)
+        def _configuration(_ls: object, params: lsp.ConfigurationParams) -> list[Any]:
+            return [_section(self.settings, item.section) for item in params.items]
+
+        @self.client.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        def _progress(_ls: object, _params: lsp.WorkDoneProgressCreateParams) -> None:
+            return None
 
     async def start(self) -> None:
         """Spawn and ``initialize`` (the caller bounds the time)."""
@@ -87,8 +123,11 @@ class Server:
                         publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(
                             version_support=True
                         ),
+                        diagnostic=lsp.DiagnosticClientCapabilities(dynamic_registration=True),
                     ),
-                    workspace=lsp.WorkspaceClientCapabilities(workspace_folders=True),
+                    workspace=lsp.WorkspaceClientCapabilities(
+                        workspace_folders=True, configuration=True
+                    ),
                 ),
             )
         )
@@ -101,7 +140,7 @@ class Server:
             if isinstance(caps, dict)
             else getattr(caps, "diagnostic_provider", None)
         )
-        self.pull = bool(provider)
+        self.pull = self.pull or bool(provider)
 
     async def _read(self, reader: asyncio.StreamReader) -> None:
         why = "it closed its output"
@@ -203,6 +242,8 @@ class Server:
         loop = asyncio.get_running_loop()
         end = loop.time() + seconds
         while self._published.get(uri, 0) <= before and not self.broken:
+            if self.pull:  # registered while waiting
+                return await self._pull(uri, end - loop.time())
             left = end - loop.time()
             if left <= 0:
                 return None

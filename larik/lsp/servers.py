@@ -34,6 +34,7 @@ class ServerSpec:
     languages: tuple[str, ...]
     globs: tuple[str, ...] = ()
     init_options: dict | None = None  # type: ignore[type-arg]
+    settings: dict | None = None  # type: ignore[type-arg]  # workspace/configuration's answers
 
     def serves(self, path: Path) -> bool:
         if self.globs:
@@ -43,7 +44,15 @@ class ServerSpec:
 
 #: The known servers, preferred first within a language.
 KNOWN: tuple[ServerSpec, ...] = (
-    ServerSpec("basedpyright", ("basedpyright-langserver", "--stdio"), ("python",)),
+    # basedpyright's own default ("recommended") warns of every unannotated parameter: a new
+    # untyped file is hundreds of lines of them; "standard" is pyright's default, and a
+    # project's own pyrightconfig.json / [tool.basedpyright] still decides (it outranks these)
+    ServerSpec(
+        "basedpyright",
+        ("basedpyright-langserver", "--stdio"),
+        ("python",),
+        settings={"basedpyright": {"analysis": {"typeCheckingMode": "standard"}}},
+    ),
     ServerSpec("pyright", ("pyright-langserver", "--stdio"), ("python",)),
     ServerSpec("ty", ("ty", "server"), ("python",)),
     # ruff before pylsp: both find pyflakes' errors, ruff's in ~2 ms, pylsp's after its fixed
@@ -78,7 +87,14 @@ def specs(config: object | None) -> list[ServerSpec]:
     cfg = getattr(config, "lsp", None)
     disabled = set(getattr(cfg, "disabled", ()) or ())
     added = [
-        ServerSpec(name, tuple(s.command), tuple(s.languages), tuple(s.globs), dict(s.init_options))
+        ServerSpec(
+            name,
+            tuple(s.command),
+            tuple(s.languages),
+            tuple(s.globs),
+            dict(s.init_options),
+            dict(s.settings),
+        )
         for name, s in (getattr(cfg, "servers", None) or {}).items()
     ]
     names = {s.name for s in added}

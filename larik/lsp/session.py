@@ -125,7 +125,7 @@ class LspSession:
             import dataclasses  # the session's sandbox (larik/sandbox/), the project read-only
 
             argv = dataclasses.replace(self.sandbox, mode="read-only").wrap(argv, self.root)
-        server = Server(argv, self.root, found.spec.init_options)
+        server = Server(argv, self.root, found.spec.init_options, found.spec.settings)
         self.servers[language] = server
         self._started.append(server)
         try:

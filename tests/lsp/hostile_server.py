@@ -7,6 +7,11 @@ crash-then-hang MARKER: crashes as crash does the first time (making MARKER), an
 again only to hang on initialize (a restart that is slow on a loaded machine).
 pull: an honest server that answers textDocument/diagnostic only (pull diagnostics), never
 publishing: an error on each line that says "undefined".
+pull-late: as pull, but announced as basedpyright does — after ``initialized`` it asks for its
+settings (``workspace/configuration``, section ``fake.analysis``), then registers
+``textDocument/diagnostic`` (``client/registerCapability``) and asks for a
+``workspace/diagnostic/refresh``; an error answer to any of them ends it (as basedpyright
+ends); its messages name the settings' ``mode``.
 """
 
 import json
@@ -43,10 +48,28 @@ def read():
 
 
 TEXTS = {}
+SETTINGS = {}
 while True:
     msg = read()
     method = msg.get("method")
-    if method == "initialize":
+    if method is None and "error" in msg:  # an answer to one of its requests: refused
+        sys.exit(5)
+    if method is None and msg.get("id") == "c1":  # its settings: then pull is registered
+        SETTINGS = (msg.get("result") or [None])[0] or {}
+        reg = {"id": "d", "method": "textDocument/diagnostic", "registerOptions": {}}
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": "r1",
+                "method": "client/registerCapability",
+                "params": {"registrations": [reg]},
+            }
+        )
+        send({"jsonrpc": "2.0", "id": "f1", "method": "workspace/diagnostic/refresh"})
+    elif method == "initialized" and MODE == "pull-late":
+        params = {"items": [{"section": "fake.analysis"}]}
+        send({"jsonrpc": "2.0", "id": "c1", "method": "workspace/configuration", "params": params})
+    elif method == "initialize":
         if MODE == "hang":
             time.sleep(3600)
         if MODE == "garbage":
@@ -77,7 +100,8 @@ while True:
                 "range": {"start": {"line": n, "character": 0}, "end": {"line": n, "character": 1}},
                 "severity": 1,
                 "code": "U1",
-                "message": "undefined here",
+                "message": "undefined here"
+                + (f" (mode {SETTINGS['mode']})" if "mode" in SETTINGS else ""),
             }
             for n, line in enumerate(text.splitlines())
             if "undefined" in line

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import sys
 import time
@@ -20,6 +21,9 @@ from larik.lsp.session import LspSession
 HOSTILE = Path(__file__).with_name("hostile_server.py")
 RUFF = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
 PYLSP = shutil.which("pylsp") or str(Path(sys.executable).with_name("pylsp"))
+BASEDPYRIGHT = shutil.which("basedpyright-langserver") or str(
+    Path(sys.executable).with_name("basedpyright-langserver")
+)
 DOCS = Path(__file__).parents[2] / "docs" / "lsp.md"
 
 
@@ -348,6 +352,45 @@ def test_pylsp_reports_exactly_the_undefined_name_an_edit_introduces(tmp_path):
     assert fixed == ""
 
 
+def _basedpyright() -> dict[str, LspServerConfig]:
+    """The known basedpyright spec (its settings too) at the test environment's program."""
+    if not Path(BASEDPYRIGHT).is_file():  # the test extra installs it: CI must have it
+        if os.environ.get("LARIK_CI"):
+            pytest.fail("basedpyright-langserver is not installed (pip install -e '.[test]')")
+        pytest.skip("basedpyright-langserver is not installed")
+    spec = next(s for s in servers.KNOWN if s.name == "basedpyright")
+    command = [BASEDPYRIGHT, *spec.command[1:]]
+    return {
+        "basedpyright": LspServerConfig(
+            command=command, languages=list(spec.languages), settings=spec.settings or {}
+        )
+    }
+
+
+def test_basedpyright_reports_exactly_the_type_error_an_edit_introduces(tmp_path):
+    servers_ = _basedpyright()
+    pre = "def f(x: int) -> int:\n    return x\n\n\nbad: str = f(1)\n"  # one error before
+
+    async def go():
+        s = _session(tmp_path, wait_ms=20_000, start_ms=60_000, servers=servers_)
+        p = tmp_path / "t.py"
+        p.write_text(pre)
+        try:
+            s.new_step()
+            broke = await s.after_write(p, pre, pre + 'y = f("one")\n', "t.py")
+            s.new_step()
+            fixed = await s.after_write(p, pre + 'y = f("one")\n', pre + "y = f(1)\n", "t.py")
+            return broke, fixed, s.notices, s.servers["python"].pull
+        finally:
+            await s.close()
+
+    broke, fixed, notices, pull = _run(go())
+    assert notices == [] and pull  # pulled: registered after initialize, as pyright does
+    (line,) = broke.splitlines()[1:]  # the pre-existing str/int error is not repeated
+    assert line.startswith("t.py:6:7 error reportArgumentType Argument of type \"Literal['one']\"")
+    assert fixed == ""
+
+
 def test_a_server_that_only_answers_pulls_gets_its_diagnostics_pulled(tmp_path):
     fake = LspServerConfig(command=[sys.executable, str(HOSTILE), "pull"], languages=["python"])
 
@@ -394,3 +437,32 @@ def test_a_command_that_breaks_an_open_file_gets_its_diagnostics(tmp_path):
     )
     assert "diagnostics" not in quiet.data and "language server" not in quiet.content
     assert "diagnostics" not in fixed.data and "language server" not in fixed.content
+
+
+def test_a_server_that_registers_pull_late_and_asks_its_settings_is_pulled(tmp_path):
+    # basedpyright's way: no diagnosticProvider in initialize; after initialized it asks for
+    # its settings, registers textDocument/diagnostic, asks for a refresh, and ends itself at
+    # an error answer to any of them
+    fake = LspServerConfig(
+        command=[sys.executable, str(HOSTILE), "pull-late"],
+        languages=["python"],
+        settings={"fake": {"analysis": {"mode": "strictest"}}},
+    )
+
+    async def go():
+        s = _session(tmp_path, servers={"fake": fake}, wait_ms=10_000, start_ms=20_000)
+        p = tmp_path / "g.py"
+        try:
+            s.new_step()
+            broke = await s.after_write(p, "x = 1\n", "x = 1\ny = undefined\n", "g.py")
+            s.new_step()
+            fixed = await s.after_write(p, "x = 1\ny = undefined\n", "x = 1\n", "g.py")
+            server = s.servers["python"]
+            return broke, fixed, server.pull, server.broken, s.notices
+        finally:
+            await s.close()
+
+    broke, fixed, pull, broken, notices = _run(go())
+    assert pull and not broken and notices == []
+    assert broke.splitlines()[1:] == ["g.py:2:1 error U1 undefined here (mode strictest)"]
+    assert fixed == ""
