@@ -496,10 +496,16 @@ async def _run_tests(host: EditHost, tests: _Tests) -> AsyncIterator[AgentEvent]
         )
 
 
+#: pytest pads its progress lines to the terminal's width: ``FF.      [100%]``
+_PADDING = re.compile(r" {3,}(\[ *\d+%\])$", re.M)
+
+
 def _tail(text: str) -> str:
-    """The end of a test run's output, runs of spaces squeezed (pytest pads its progress
-    lines to the terminal's width: tokens a slow model would read for nothing)."""
-    text = re.sub(r" {3,}", "  ", text.strip())
+    """The end of a test run's output, its padding squeezed (pytest pads its progress lines to
+    the terminal's width: tokens a slow model would read for nothing) and nothing else: the
+    spaces inside an assertion are what the model must write (``"a   | 1"``)."""
+    text = _PADDING.sub(r"  \1", text.strip())
+    text = "\n".join(line.rstrip() for line in text.splitlines())
     return text if len(text) <= TEST_OUTPUT else "…\n" + text[-TEST_OUTPUT:]
 
 

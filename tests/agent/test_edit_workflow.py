@@ -5,6 +5,7 @@ Scripted model, real files, real bash (sandboxed) and real pytest."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -131,6 +132,23 @@ async def test_a_failure_goes_back_for_another_round(make_agent, tested):
     assert "Applied: calc.py." in back and "assert 6 == 5" in back
     assert (tested / "calc.py").read_text().endswith("a + b\n")
     assert of(events, E.TURN_END)[0].data["verify"]["passed"] is True
+
+
+async def test_the_failure_keeps_the_spaces_the_test_expects(make_agent, project):
+    # measured: qwen2.5-coder-1.5b on add-option-keep-behaviour was shown "a  | 1" for the
+    # test's "a   | 1" (every run of spaces squeezed to two, the test's own source too)
+    (project / "tests").mkdir()
+    (project / "tests" / "test_pad.py").write_text(
+        'from pad import pad\n\n\ndef test_pad():\n    assert pad("a") == "a   |"\n'
+    )
+    (project / "pad.py").write_text('def pad(s):\n    return s + " |"\n')
+    wrong = 'Pad it.\n\npad.py\n```python\ndef pad(s):\n    return s + "  |"\n```\n'
+    p = script({"text": wrong}, {"text": "Done."})
+    agent = await make_agent(p, config=edit_config())
+    await run(agent, "Make tests/test_pad.py pass.")
+    back = p.requests[1].messages[-1].text()
+    assert 'assert pad("a") == "a   |"' in back  # the test's source line, as written
+    assert "[100%]" in back and not re.search(r" {3,}\[100%\]", back)  # the padding goes
 
 
 async def test_at_most_k_rounds_then_the_turn_ends_saying_so(make_agent, tested):
