@@ -4,6 +4,7 @@ cost (the server's start).
 
     .venv/bin/python benchmarks/lsp.py                  # each Python server found, 40 edits
     .venv/bin/python benchmarks/lsp.py --server pylsp --edits 60
+    .venv/bin/python benchmarks/lsp.py --after-bash --files 2000   # what a command's check costs
 
 The target (issue 28): at most 300 ms median beyond the edit with a warm server, reported with
 p90. Each edit changes one line of a 200-line Python file, alternately introducing an undefined
@@ -80,16 +81,71 @@ async def run(server: str, edits: int) -> None:
     )
 
 
+async def after_bash(server: str, files: int, rounds: int) -> None:
+    """What ``after_command`` adds to a shell command in a project of ``files`` Python files
+    with checkpoints on (the snapshot that finds what the command changed): a command that
+    changed nothing, one that wrote one broken file, and one that rewrote every file."""
+    from larik.agent.checkpoints import ShadowRepo
+    from larik.agent.rewind import Checkpointer
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "proj"
+        for i in range(files):
+            d = root / f"pkg{i // 100}"
+            d.mkdir(parents=True, exist_ok=True)
+            (d / f"m{i}.py").write_text(f"def f(x: int) -> int:\n    return x + {i}\n")
+        others = [s.name for s in KNOWN if s.name != server]
+        cfg = SimpleNamespace(
+            lsp=LspConfig(enabled=True, disabled=others, wait_ms=5000, start_ms=20_000),
+            project_trust=None,
+            trusted_projects=[],
+        )
+        cp = Checkpointer(root, lambda _r: None, repo=ShadowRepo(root, Path(tmp) / "shadow"))
+        cp.begin_turn("bench")
+        await cp.before_change()
+        session = LspSession(cfg, root, checkpoints=cp)
+        (root / "warm.py").write_text("x = 1\n")
+        await session.after_command()  # the server's start, out of the figures
+        nothing, one = [], []
+        for i in range(rounds):
+            t = time.perf_counter()
+            await session.after_command()
+            nothing.append(time.perf_counter() - t)
+            (root / f"new{i}.py").write_text("y = undefined_name\n")
+            session.new_step()
+            t = time.perf_counter()
+            said = await session.after_command()
+            one.append(time.perf_counter() - t)
+            assert "undefined_name" in said, said
+        for p in root.rglob("m*.py"):
+            p.write_text(p.read_text() + "z = 1\n")
+        t = time.perf_counter()
+        said = await session.after_command()
+        flood = time.perf_counter() - t
+        await session.close()
+    print(f"after a command · {server} · {files} files · {rounds} rounds")
+    for name, xs in (("changed nothing", nothing), ("wrote one broken file", one)):
+        print(
+            f"{name}: median {statistics.median(xs) * 1000:.1f} ms · p90 {_p90(xs) * 1000:.1f} ms"
+        )
+    print(f"rewrote all {files}: {flood * 1000:.0f} ms · {said.splitlines()[-1]}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     python = [s.name for s in KNOWN if "python" in s.languages]
     ap.add_argument("--server", action="append", choices=python, help="again for more")
     ap.add_argument("--edits", type=int, default=40)
+    ap.add_argument("--after-bash", action="store_true", help="time the check after a command")
+    ap.add_argument("--files", type=int, default=2000, help="the project's files (--after-bash)")
     args = ap.parse_args()
     bin_ = str(Path(sys.executable).parent)  # the servers pip put beside this Python
     os.environ["PATH"] = bin_ + os.pathsep + os.environ.get("PATH", "")
     for line in machine_lines(["pygls", "ruff", "python-lsp-server", "basedpyright"]):
         print(line)
+    if args.after_bash:
+        asyncio.run(after_bash((args.server or ["ruff"])[0], args.files, 20))
+        return
     for server in args.server or python:
         asyncio.run(run(server, args.edits))
 

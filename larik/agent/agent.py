@@ -116,10 +116,6 @@ class Agent:
             root=s.root, processes=s.processes, seen=SeenFiles(), skills=s.skills, editor=s.editor
         )
         self._ctx.sandbox, self._ctx.web = s.policy.sandbox, s.config.web_fetch  # bash, web_fetch
-        if s.role_label is None:  # language servers (larik.lsp): none starts before an edit
-            from ..lsp.session import for_session
-
-            self._ctx.lsp = for_session(s.config, s.root, s.policy.sandbox)
         self.jobs = s.jobs  # background commands (jobs.py): the main agent ends them on close
         self.path_denied = self._ctx.path_denied = s.policy.denies_path  # grep, glob, @path
         self.tool_runner = ToolRunner(
@@ -132,6 +128,10 @@ class Agent:
         self.checkpoints = Checkpointer(s.root, self._record, enabled=on)
         """The session's turns and checkpoints: ``/undo`` and ``/rewind`` use it."""
         self._ctx.before_change = lambda: self.checkpoints.before_change(self._ctx.emit)
+        if s.role_label is None:  # language servers (larik.lsp): none starts before an edit
+            from ..lsp.session import for_session  # a command's changes: the checkpoints'
+
+            self._ctx.lsp = for_session(s.config, s.root, s.policy.sandbox, self.checkpoints)
         self._subagents = 0  # started so far (their transcripts are numbered)
         self._stuck = StuckDetector(s.config.stuck, self.tool_runner.call_key)
         self._notices = [  # shown before the first request, which carries the prompt

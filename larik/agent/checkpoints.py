@@ -508,6 +508,19 @@ class ShadowRepo:
             os.close(root_fd)
         return out
 
+    def contents(self, oids: set[str]) -> dict[str, bytes]:
+        """The bytes of the blobs ``oids`` (a file as a tree holds it)."""
+        return self._blobs(oids)
+
+    def read_now(self, path: bytes) -> bytes | None:
+        """``path``'s bytes in the project now: a regular file of at most ``max_file_bytes``,
+        reached through no symlink (the last part neither); None otherwise."""
+        root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            return cfiles.read_small(root_fd, path.split(b"/"), self.limits.max_file_bytes)
+        finally:
+            os.close(root_fd)
+
     def _blobs(self, oids: set[str]) -> dict[str, bytes]:
         if not oids:
             return {}

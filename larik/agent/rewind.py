@@ -41,6 +41,7 @@ from .checkpoints import CheckpointError, Plan, Restored, ShadowRepo, Step, show
 from .events import AgentEvent, AgentEventType, NoticeLevel
 
 __all__ = [
+    "Changes",
     "Checkpointer",
     "Rewind",
     "Turn",
@@ -72,6 +73,7 @@ class Turn:
     left: list[tuple[str, int]] = field(default_factory=list)  # folders not recorded, printable
     repos: list[str] = field(default_factory=list)  # git repositories it made (not recorded)
     big: list[str] = field(default_factory=list)  # files it made over the size limit
+    seen: str = ""  # the files' state its last look at changes saw (Checkpointer.changes)
 
     @property
     def changed(self) -> bool:
@@ -233,6 +235,15 @@ def _names(paths: list[bytes], most: int = 8) -> str:
 Record = Callable[[dict[str, Any]], None]
 
 
+@dataclass(frozen=True)
+class Changes:
+    """What :meth:`Checkpointer.changes` found: ``files`` as (path relative to the project,
+    its bytes before — None when new —, its bytes now), and ``more`` not looked at."""
+
+    files: list[tuple[bytes, bytes | None, bytes]]
+    more: int = 0
+
+
 class Checkpointer:
     """A session's checkpoints: taken by the agent's hooks, used by undo and rewind.
 
@@ -308,6 +319,42 @@ class Checkpointer:
             emit(ev)
             if notice is not None:
                 emit(notice)
+
+    async def changes(self, want: Callable[[bytes], bool], most: int) -> Changes | None:
+        """Mid-turn, after a command: the files changed since the turn's checkpoint (or this
+        turn's last call) whose path ``want`` takes, each a regular file now — at most
+        ``most`` of them with what they held before and hold now, and how many more there
+        were. It is a snapshot under the turn's rules, as :meth:`end_turn` takes (whose own
+        then only walks the tree: the work is the same, done sooner); a symlink is never
+        followed, nor a FIFO opened. None: no checkpoint this turn (checkpoints off, or
+        nothing changed files yet) or the snapshot failed (the turn's end says why)."""
+        turn = self._current
+        if turn is None or not turn.before or not self.enabled:
+            return None
+        async with self._lock:
+            try:
+                return await asyncio.to_thread(self._changes, turn, want, most)
+            except CheckpointError:
+                return None
+
+    def _changes(self, turn: Turn, want: Callable[[bytes], bool], most: int) -> Changes:
+        snap = self.repo.snapshot(rules=turn.rules)
+        diff = self.repo.diff(turn.seen or turn.before, snap.tree)
+        turn.seen = snap.tree
+        picked = [
+            (p, old)
+            for p, (old, new) in sorted(diff.items())
+            if new is not None and new.mode != "120000" and want(p)
+        ]
+        olds = {e.oid for _, e in picked[:most] if e is not None and e.mode != "120000"}
+        blobs = self.repo.contents(olds)
+        files = []
+        for p, e in picked[:most]:
+            now = self.repo.read_now(p)
+            if now is not None:  # a regular file still, reached through no symlink
+                before = blobs.get(e.oid) if e is not None and e.mode != "120000" else None
+                files.append((p, before, now))
+        return Changes(files, len(picked) - min(len(picked), most))
 
     def _left_out(self, left: tuple[tuple[bytes, int], ...]) -> AgentEvent | None:
         """The notice that checkpoints leave folders out (once per session and set)."""

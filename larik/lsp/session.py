@@ -13,16 +13,30 @@ at most once per session; no write waits longer than ``start_ms`` (a server's fi
 from __future__ import annotations
 
 import asyncio
+import os
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from .servers import Found, find, language_of, specs
+from .servers import SUFFIXES, Found, find, language_of, specs
 
 __all__ = ["LspSession", "for_session", "format_line", "status_text"]
 
 _SEVERITY = {1: "error", 2: "warning", 3: "info", 4: "hint"}
-MAX_COMMAND_FILES = 50  # open files a shell command's changes are looked for in
+MAX_COMMAND_FILES = 50  # files a shell command changed that are checked (the rest counted)
+SLOW_SNAPSHOT = 2.0  # seconds: a project whose snapshot after a command takes longer is not
+# snapshotted after commands again in the session (a huge tree)
+
+
+class Checkpoints(Protocol):
+    """What the session's checkpoints (:class:`larik.agent.rewind.Checkpointer`) tell: the
+    files changed since the turn's checkpoint or the last call — which paths, at most how
+    many — as ``Changes`` (``files``: (path, bytes before or None, bytes now); ``more``)."""
+
+    def changes(self, want: Callable[[bytes], bool], most: int) -> Awaitable[Any]: ...
+
+
 _REPORTED = (1, 2)  # errors and warnings; info and hints are noise after an edit
 
 
@@ -34,9 +48,12 @@ def _trusted(config: Any, root: Path) -> bool:
     return any(Path(p).expanduser().resolve() == root.resolve() for p in listed)
 
 
-def for_session(config: Any, root: Path, sandbox: Any = None) -> LspSession:
-    """The session's language servers (none started yet)."""
-    return LspSession(config, root, sandbox)
+def for_session(
+    config: Any, root: Path, sandbox: Any = None, checkpoints: Checkpoints | None = None
+) -> LspSession:
+    """The session's language servers (none started yet); ``checkpoints``: the session's,
+    which tell what a command changed."""
+    return LspSession(config, root, sandbox, checkpoints)
 
 
 def format_line(shown: str, d: Any) -> str:
@@ -55,8 +72,16 @@ def _key(d: Any) -> tuple[int, str, str]:
 class LspSession:
     HEADING = "language server: the edit introduced"  # the first line of a report
 
-    def __init__(self, config: Any, root: Path, sandbox: Any = None) -> None:
+    def __init__(
+        self,
+        config: Any,
+        root: Path,
+        sandbox: Any = None,
+        checkpoints: Checkpoints | None = None,
+    ) -> None:
         cfg = getattr(config, "lsp", None)
+        self.checkpoints = checkpoints  # what tells a command's changes, or None
+        self._snapshot_slow = False
         self.config = config
         self.root = root.resolve()
         self.sandbox = sandbox
@@ -158,10 +183,40 @@ class LspSession:
         self._step.clear()
 
     async def after_command(self) -> str:
-        """After a shell command: the files the servers have open that it changed on disk,
-        each told to its server as a write (what :meth:`after_write` reports). Cheap: only
-        open files (at most ``MAX_COMMAND_FILES``, none over 2 MiB) are read, nothing is
-        scanned, and no file is started after ``wait_ms`` has passed."""
+        """After a shell command: the files it changed, each told to its server as a write
+        (what :meth:`after_write` reports). Which files: those the session's checkpoints saw
+        change (``Checkpoints.changes``, a snapshot of the project as the turn's end takes anyway), of a
+        language whose server runs or may start here — new files too; at most
+        ``MAX_COMMAND_FILES``, the rest counted in one line. Without checkpoints (off, or the
+        snapshot got too slow), only the files the servers have open are read again. No file
+        is started after ``wait_ms`` (the first's server start aside) has passed."""
+        if self.enabled is False:
+            return ""
+        got = await self._changed_by_command()
+        changed, more = got if got is not None else (self._open_changed(), 0)
+        loop = asyncio.get_running_loop()
+        end = None
+        out, left = [], more
+        for i, (path, text, now) in enumerate(changed):
+            if end is not None and loop.time() > end:
+                left += len(changed) - i
+                break
+            shown = (
+                str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)
+            )
+            if said := await self.after_write(path, text, now, shown):
+                out.append(said)
+            if end is None:  # after the first: a server it started is running now
+                end = loop.time() + self.wait
+        if left:
+            out.append(
+                f"lsp: {left} more changed {'file' if left == 1 else 'files'} not checked (at "
+                f"most {MAX_COMMAND_FILES} after a command, within {self.wait:g} s)"
+            )
+        return "\n".join(out)
+
+    def _open_changed(self) -> list[tuple[Path, str, str]]:
+        """The files the servers have open that differ on disk from what they were sent."""
         changed = []
         for server in list(self.servers.values()):
             if server.broken:
@@ -175,20 +230,54 @@ class LspSession:
                     continue
                 if now != text:
                     changed.append((path, text, now))
-        if not changed:
-            return ""
+        return changed
+
+    def _serving(self) -> set[str]:
+        """The languages a changed file would be checked in: a server runs for it, or one is
+        found that may start here and has not failed twice."""
+        langs = set()
+        for language, suffixes in SUFFIXES.items():
+            server = self.servers.get(language)
+            if server is not None and not server.broken:
+                langs.add(language)
+            elif self.starts[language] < 2 and language not in self._broken_said:
+                found = self._find(language, Path("x" + suffixes[0]))
+                if found is not None and not self.allowed(found):
+                    langs.add(language)
+        return langs
+
+    async def _changed_by_command(self) -> tuple[list[tuple[Path, str, str]], int] | None:
+        """The files the command changed, from the checkpoints (None: none to ask)."""
+        if self.checkpoints is None or self._snapshot_slow:
+            return None
+        langs = self._serving()
+        if not langs:
+            return [], 0  # nothing would check them: no snapshot taken for it
         loop = asyncio.get_running_loop()
-        end = loop.time() + self.wait
-        out = []
-        for path, text, now in changed:
-            if loop.time() > end:
-                break
-            shown = (
-                str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)
+        t = loop.time()
+        got = await self.checkpoints.changes(
+            lambda p: language_of(Path(os.fsdecode(p))) in langs, MAX_COMMAND_FILES
+        )
+        took = loop.time() - t
+        if took > SLOW_SNAPSHOT:
+            self._snapshot_slow = True
+            self._notice(
+                f"lsp: files a command changes are no longer looked for in this session (the "
+                f"project's snapshot took {took:.1f} s); the files the servers have open still are"
             )
-            if said := await self.after_write(path, text, now, shown):
-                out.append(said)
-        return "\n".join(out)
+        if got is None:
+            return None
+        files = []
+        for rel, before, now in got.files:
+            path = self.root / os.fsdecode(rel)
+            old = before.decode("utf-8", "replace") if before is not None else ""
+            server = self.servers.get(language_of(path))
+            if server is not None and (seen := server.opened(path)) is not None:
+                old = seen  # what its server was last told (an edit_file's text, say)
+            new = now.decode("utf-8", "replace")
+            if new != old:
+                files.append((path, old, new))
+        return files, got.more
 
     async def after_write(self, path: Path, old: str, new: str, shown: str) -> str:
         """Lines for the result of a write of ``path`` from ``old`` to ``new``: the errors and

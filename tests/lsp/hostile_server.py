@@ -12,6 +12,7 @@ settings (``workspace/configuration``, section ``fake.analysis``), then register
 ``textDocument/diagnostic`` (``client/registerCapability``) and asks for a
 ``workspace/diagnostic/refresh``; an error answer to any of them ends it (as basedpyright
 ends); its messages name the settings' ``mode``.
+mute: answers initialize and shutdown, and never says a word of any file.
 """
 
 import json
