@@ -65,6 +65,14 @@ async def test_read_file_cuts_huge_lines_and_caps_a_page(project):
     assert "[line cut]" in out.content and "call read_file with offset=" in out.content
 
 
+@pytest.mark.parametrize(("long", "said"), [(1, "1 line longer than"), (3, "3 lines longer than")])
+async def test_read_file_says_whole_how_many_lines_it_cut(project, long, said):
+    (project / "wide.txt").write_text("short\n" + ("z" * (read_tool.MAX_LINE + 10) + "\n") * long)
+    out = await call(project, "read_file", path="wide.txt")
+    verb = "was" if long == 1 else "were"
+    assert out.content.endswith(f"[{said} {read_tool.MAX_LINE} characters {verb} cut]")
+
+
 async def test_read_file_returns_images_as_image_blocks(project):
     (project / "dot.png").write_bytes(PNG)
     out = await call(project, "read_file", path="dot.png")

@@ -198,8 +198,10 @@ def _page(raw: BinaryIO, shown: str, offset: int, limit: int, line_numbers: bool
             "to read on]"
         )
     if cut_lines:
-        text += f"\n[{count(cut_lines, 'line')} longer than {MAX_LINE} characters "
-        f"{'was' if cut_lines == 1 else 'were'} cut]"
+        text += (
+            f"\n[{count(cut_lines, 'line')} longer than {MAX_LINE} characters "
+            f"{'was' if cut_lines == 1 else 'were'} cut]"
+        )
     if undecoded:
         text += (
             f"\n[{shown} is not UTF-8 text: {count(undecoded, 'line')} "
