@@ -13,6 +13,11 @@ gets the JSON-RPC "Parse error" (-32700), a line that is JSON but not an object 
 request" (-32600), a line longer than :data:`MAX_FRAME` bytes "Invalid request" too, each with
 ``"id": null`` as JSON-RPC 2.0 says — and goes on reading. Everything else is the SDK's: the
 requests' dispatch, their ids, their errors.
+
+What goes out is masked as print mode's stdout is (:mod:`larik.llm.secrets`: every key and
+token Larik knows becomes ``***``) — the model's text, a tool's result, an error — except what
+the client is asked to act on rather than show (:data:`ACTED_ON`: the file it writes, the
+command it runs), where ``***`` would change what happens.
 """
 
 from __future__ import annotations
@@ -26,11 +31,15 @@ import threading
 from collections import deque
 from typing import Any
 
-__all__ = ["MAX_FRAME", "Frames", "Stdio", "claim_stdio", "open_streams"]
+from ..llm.secrets import mask
+
+__all__ = ["ACTED_ON", "MAX_FRAME", "Frames", "Stdio", "claim_stdio", "open_streams"]
 
 log = logging.getLogger("larik.acp")
 
 MAX_FRAME = 64 << 20  # bytes in one message (an image prompt is base64: tens of MB at most)
+#: Requests to the client whose text it acts on, sent unmasked (a file's content, a command).
+ACTED_ON = frozenset({"fs/write_text_file", "terminal/create"})
 _CHUNK = 1 << 16
 
 
@@ -163,7 +172,10 @@ class Frames:
         self._first.appendleft(message)
 
     async def send(self, message: dict[str, Any]) -> None:
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        if message.get("method") not in ACTED_ON:
+            text = mask(text)  # a secret inside a JSON string: "***" keeps the line JSON
+        data = text.encode("utf-8")
         self._out.write(data + b"\n")  # written now: messages go out in the order sent
         await self._out.drain()
 

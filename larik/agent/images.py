@@ -16,6 +16,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from ..llm.errors import APIError
+from ..llm.masked import masked
 from ..llm.types import Block, EventType, Message, Request, StreamEvent
 
 if TYPE_CHECKING:
@@ -28,14 +29,15 @@ __all__ = ["has_images", "not_sent_note", "refused_note", "stream", "without_ima
 async def stream(
     resolved: Resolved, request: Request, caps: Capabilities
 ) -> AsyncGenerator[StreamEvent, None]:
-    """``resolved.provider.stream(request)``, without the images when ``caps`` says the model
-    does not take them. Refused for its images before any reply came, the request is sent
-    again without them, after a notice, and ``caps.images`` is set to False for what follows."""
+    """``resolved.provider.stream(request)`` (its deltas masked: :mod:`larik.llm.masked`),
+    without the images when ``caps`` says the model does not take them. Refused for its images
+    before any reply came, the request is sent again without them, after a notice, and
+    ``caps.images`` is set to False for what follows."""
     if caps.images is False:
         request = _without(request, resolved.spec)
     started = False
     try:
-        async with aclosing(resolved.provider.stream(request)) as events:
+        async with aclosing(masked(resolved.provider.stream(request))) as events:
             async for ev in events:
                 started = started or ev.type is not EventType.NOTICE
                 yield ev
@@ -46,7 +48,9 @@ async def stream(
         note = refused_note(e, resolved.spec)
     caps.images = False
     yield StreamEvent.notice(note)
-    async with aclosing(resolved.provider.stream(_without(request, resolved.spec))) as events:
+    async with aclosing(
+        masked(resolved.provider.stream(_without(request, resolved.spec)))
+    ) as events:
         async for ev in events:
             yield ev
 

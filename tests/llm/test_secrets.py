@@ -132,3 +132,29 @@ def test_a_provider_error_is_masked_when_it_is_made():
     secrets.remember(GROQ_KEY)
     err = APIError(401, f"Invalid API Key: {GROQ_KEY}", provider="groq")
     assert GROQ_KEY not in str(err) and "***" in str(err)
+
+
+def test_a_key_the_model_streams_in_pieces_is_masked_in_print_modes_stream_json(
+    tmp_path: Path, monkeypatch
+):
+    """A provider streams a key in tokens: no delta holds it whole (larik/llm/masked.py)."""
+    path = user_config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f'[providers.box]\ntype = "openai-compatible"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        f'api_key = "{BOX_KEY}"\n'
+    )
+    text = f"the key is {BOX_KEY}, and again: {BOX_KEY}."
+    script = tmp_path / "m.json"
+    script.write_text(json.dumps({"turns": [{"text": text}]}))
+    from larik.llm.providers.scripted import PIECE
+
+    assert PIECE < len(BOX_KEY)  # the key is streamed in more than one delta
+    project = tmp_path / "p"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    code, out, err = larik("-p", "hi", "-m", f"scripted/{script}", "--output-format", "stream-json")
+    assert code == 0, err
+    events = [json.loads(line) for line in out.splitlines()]
+    deltas = "".join(e["text"] for e in events if e["type"] == "text_delta")  # as a face joins them
+    assert deltas == "the key is ***, and again: ***."
