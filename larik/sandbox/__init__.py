@@ -56,7 +56,16 @@ HIDDEN_HOME = (
     ".pypirc",
     ".npmrc",
     ".ray",  # Ray's cluster token (auth_token): a bench check on a Ray worker runs in here
+    # the logins of other coding tools, which hold OAuth tokens for the plans Larik signs in to
+    ".codex/auth.json",  # Codex's ChatGPT login (`larik login chatgpt --from-codex` reads it)
+    ".config/github-copilot",  # the Copilot editor plugins' GitHub token (hosts.json, apps.json)
+    ".claude/.credentials.json",  # Claude Code's login
+    ".cache/huggingface/token",  # Hugging Face's token (huggingface_hub: `larik local pull`)
+    ".huggingface/token",  # … where older versions kept it
 )
+
+#: Login files a variable may move out of ``$HOME``: (variable, the file in its folder).
+HIDDEN_MOVED = (("CODEX_HOME", "auth.json"), ("HF_HOME", "token"))
 
 #: Output that a sandbox refusal produces (checked only when a sandboxed command failed).
 REFUSAL = re.compile(
@@ -127,8 +136,8 @@ HIDDEN_FROM_ROOT = (
 
 
 def hidden_paths(home: Path | None = None) -> list[Path]:
-    """What a sandboxed command must not see: :data:`HIDDEN_HOME` and Larik's config and state;
-    for root also :data:`HIDDEN_FROM_ROOT` and root's own home's secrets (``$HOME`` may be
+    """What a sandboxed command must not see: :data:`HIDDEN_HOME` (and :data:`HIDDEN_MOVED`)
+    and Larik's config and state; for root also :data:`HIDDEN_FROM_ROOT` and root's own home's secrets (``$HOME`` may be
     another folder)."""
     from ..config import state_dir, user_config_path
 
@@ -139,6 +148,9 @@ def hidden_paths(home: Path | None = None) -> list[Path]:
         for pattern in HIDDEN_FROM_ROOT:
             extra += [Path(p) for p in sorted(glob.glob(pattern))]
     paths = [h / p for h in dict.fromkeys(homes) for p in HIDDEN_HOME]
+    for variable, name in HIDDEN_MOVED:
+        if os.environ.get(variable):
+            paths.append(Path(os.environ[variable]).expanduser() / name)
     return paths + [user_config_path().parent, state_dir(), *extra]
 
 

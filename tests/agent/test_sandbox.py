@@ -87,6 +87,39 @@ def test_secrets_in_home_and_larik_state_are_invisible(home):
     assert not (project / "stolen").exists()
 
 
+#: Other coding tools' logins (OAuth tokens of the plans Larik signs in to), and the Hub's.
+LOGINS = (
+    ".codex/auth.json",
+    ".config/github-copilot/hosts.json",
+    ".claude/.credentials.json",
+    ".cache/huggingface/token",
+    ".huggingface/token",
+)
+
+
+def test_other_tools_logins_are_invisible_where_their_variables_put_them_too(
+    home, outside, monkeypatch
+):
+    for name in LOGINS:
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text(f"sk-SECRET {name}")
+    (home / ".claude" / "settings.json").write_text("ordinary file")  # the rest is seen
+    moved = {"CODEX_HOME": outside / "codex", "HF_HOME": outside / "hf"}
+    for variable, folder in moved.items():
+        folder.mkdir()
+        (folder / ("auth.json" if variable == "CODEX_HOME" else "token")).write_text("sk-SECRET")
+        monkeypatch.setenv(variable, str(folder))
+    project = home / "src" / "proj"
+    project.mkdir(parents=True)
+    box = sb.from_config("workspace-write", False, [], project)
+    looks = [f"~/{name}" for name in LOGINS] + ["$CODEX_HOME/auth.json", "$HF_HOME/token"]
+    out, _ = run(
+        project, "cat ~/.claude/settings.json; " + "; ".join(f"cat {p}" for p in looks), box
+    )
+    assert "ordinary file" in out
+    assert "sk-SECRET" not in out
+
+
 def _listener() -> tuple[socket.socket, int]:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
