@@ -46,9 +46,15 @@ class Listener:
         self.port = int(self._sock.getsockname()[1])
 
     def close(self) -> None:
-        if self._sock is not None:
-            self._sock.close()
-            self._sock = None
+        """Stop listening; a :meth:`wait` in another thread ends at once (a close alone does
+        not wake an ``accept`` another thread is blocked in: it waited out its whole timeout)."""
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)  # wakes the accept: it fails, and wait() ends
+            except OSError:
+                pass  # not listening (any more)
+            sock.close()
 
     def wait(self, timeout: float) -> dict[str, str]:
         """The query of the awaited redirect (``code`` or ``error``, ``state`` …); SignInError
@@ -56,12 +62,15 @@ class Listener:
         deadline = time.monotonic() + timeout
         try:
             while True:
+                sock = self._sock  # close() from another thread sets it to None meanwhile
+                if sock is None:
+                    raise SignInError("the login was completed another way")
                 left = deadline - time.monotonic()
-                if left <= 0 or self._sock is None:
+                if left <= 0:
                     raise SignInError(f"no answer from the browser within {timeout:g} s")
-                self._sock.settimeout(left)
                 try:
-                    conn, peer = self._sock.accept()
+                    sock.settimeout(left)
+                    conn, peer = sock.accept()
                 except TimeoutError:
                     continue
                 except OSError:
