@@ -141,6 +141,7 @@ class _Applied:
     refused: dict[str, str] = field(default_factory=dict)  # path -> the current text, to resend
     kept: list[str] = field(default_factory=list)  # definitions a whole file left out, kept
     same: list[str] = field(default_factory=list)  # files given back exactly as they are
+    diagnostics: list[str] = field(default_factory=list)  # what the language servers found
 
     @property
     def unchanged(self) -> bool:
@@ -389,6 +390,7 @@ async def _apply(
         end = ends.get(c.id)
         if end is not None and not end.is_error:
             out.written.append(path)
+            out.diagnostics += (end.data or {}).get("diagnostics") or []  # larik.lsp, if on
         else:
             out.problems.append(Problem(path, end.text if end is not None else "not run"))
 
@@ -549,6 +551,9 @@ def _feedback(
         parts.append("Applied: " + ", ".join(applied.written) + ".")
     if applied.kept:
         parts.append("Kept: " + "; ".join(applied.kept) + ".")
+    if applied.diagnostics:  # a NameError the tests only show as an empty output, say
+        found = "\n".join(applied.diagnostics)
+        parts.append(f"The language server found errors in your edit:\n```\n{found}\n```")
     if applied.problems:
         lines = [f"- {p.path or '(no file)'}: {p.why}" for p in applied.problems]
         parts.append("Not applied:\n" + "\n".join(lines))

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ from larik.agent.edit_context import check_command, gather
 from larik.agent.edit_turn import EDIT_ROUNDS
 from larik.agent.rewind import turns_of
 from larik.config import Config
-from larik.config.schema import ModelOverride, PermissionsConfig
+from larik.config.schema import LspConfig, LspServerConfig, ModelOverride, PermissionsConfig
 from larik.llm.types import StopReason
 
 from .conftest import E, of, run, script
@@ -149,6 +151,29 @@ async def test_the_failure_keeps_the_spaces_the_test_expects(make_agent, project
     back = p.requests[1].messages[-1].text()
     assert 'assert pad("a") == "a   |"' in back  # the test's source line, as written
     assert "[100%]" in back and not re.search(r" {3,}\[100%\]", back)  # the padding goes
+
+
+async def test_what_the_language_server_found_in_the_edit_goes_back_with_the_failure(
+    make_agent, project
+):
+    # measured: qwen2.5-coder-1.5b on cli-add-flags read a file into nothing and used `text`;
+    # the test (a subprocess) only showed an empty output: the write's F821 was not passed on
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    (project / "tests").mkdir()
+    (project / "tests" / "test_calc.py").write_text(TEST)
+    wrong = "Add.\n\ncalc.py\n```python\ndef add(a, b):\n    return a + c\n```\n"
+    p = script({"text": wrong}, {"text": FIXED})
+    server = LspServerConfig(command=[ruff, "server"], languages=["python"])
+    lsp = LspConfig(enabled=True, servers={"ruff": server}, wait_ms=10_000, start_ms=20_000)
+    agent = await make_agent(p, config=edit_config(lsp=lsp))
+    await run(agent, "The test fails. Fix calc.py.")
+    back = p.requests[1].messages[-1].text()
+    assert "The language server found errors in your edit:" in back
+    assert "calc.py:2:16 error F821 Undefined name `c`" in back
+    assert (
+        back.index("Applied: calc.py.") < back.index("language server") < back.index("tests fail")
+    )
+    assert (project / "calc.py").read_text().endswith("a + b\n")
 
 
 async def test_at_most_k_rounds_then_the_turn_ends_saying_so(make_agent, tested):
