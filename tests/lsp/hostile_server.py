@@ -13,6 +13,8 @@ settings (``workspace/configuration``, section ``fake.analysis``), then register
 ``workspace/diagnostic/refresh``; an error answer to any of them ends it (as basedpyright
 ends); its messages name the settings' ``mode``.
 mute: answers initialize and shutdown, and never says a word of any file.
+hang-child PIDFILE: starts a child that sleeps (its pid written to PIDFILE), then hangs as hang
+does: both must go when the server is given up.
 """
 
 import json
@@ -25,6 +27,13 @@ if MODE == "crash-then-hang":
 
     MODE = "hang" if os.path.exists(sys.argv[2]) else "crash"
     open(sys.argv[2], "a").close()
+if MODE == "hang-child":
+    import subprocess
+
+    child = subprocess.Popen(["sleep", "3600"])
+    with open(sys.argv[2], "w") as fh:
+        fh.write(str(child.pid))
+    MODE = "hang"
 out = sys.stdout.buffer
 inp = sys.stdin.buffer
 
