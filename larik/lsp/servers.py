@@ -42,7 +42,10 @@ class ServerSpec:
         return language_of(path) in self.languages
 
 
-#: The known servers, preferred first within a language.
+#: The known servers, preferred first within a language. Python's order is measured
+#: (benchmarks/lsp.py, docs/performance.md): the type checkers first, all under 300 ms a warm
+#: edit when pulled (basedpyright 26-74 ms median, ty 5.5 ms: pyright's fuller checks before a
+#: 0.0 release), then ruff (1 ms, lint only), pylsp last (510 ms: a hard-coded 0.5 s debounce).
 KNOWN: tuple[ServerSpec, ...] = (
     # basedpyright's own default ("recommended") warns of every unannotated parameter: a new
     # untyped file is hundreds of lines of them; "standard" is pyright's default, and a
