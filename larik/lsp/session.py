@@ -166,6 +166,13 @@ class LspSession:
             return None, self._broken(language, server.broken)
         return server, ""
 
+    def _left(self, until: float | None) -> float:
+        """How long one wait for diagnostics may take: ``wait_ms``, or what is left of it
+        before ``until`` (a command's files share one ``wait_ms`` after the first)."""
+        if until is None:
+            return self.wait
+        return max(0.0, min(self.wait, until - asyncio.get_running_loop().time()))
+
     def _broken(self, language: str, why: str) -> str:
         """The one notice a language's server gets in a session: a restart that fails too (a
         crash, then a slow start on a loaded machine) says nothing more."""
@@ -185,11 +192,12 @@ class LspSession:
     async def after_command(self) -> str:
         """After a shell command: the files it changed, each told to its server as a write
         (what :meth:`after_write` reports). Which files: those the session's checkpoints saw
-        change (``Checkpoints.changes``, a snapshot of the project as the turn's end takes anyway), of a
-        language whose server runs or may start here — new files too; at most
+        change (``Checkpoints.changes``, the snapshot the turn's end takes anyway, taken
+        early), of a language whose server runs or may start here — new files too; at most
         ``MAX_COMMAND_FILES``, the rest counted in one line. Without checkpoints (off, or the
-        snapshot got too slow), only the files the servers have open are read again. No file
-        is started after ``wait_ms`` (the first's server start aside) has passed."""
+        snapshot got too slow), only the files the servers have open are read again. The
+        first file is bounded as an edit is (its server may be starting); all the others
+        share one ``wait_ms`` after it, and none is started once that has passed."""
         if self.enabled is False:
             return ""
         got = await self._changed_by_command()
@@ -204,7 +212,7 @@ class LspSession:
             shown = (
                 str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)
             )
-            if said := await self.after_write(path, text, now, shown):
+            if said := await self.after_write(path, text, now, shown, until=end):
                 out.append(said)
             if end is None:  # after the first: a server it started is running now
                 end = loop.time() + self.wait
@@ -279,7 +287,9 @@ class LspSession:
                 files.append((path, old, new))
         return files, got.more
 
-    async def after_write(self, path: Path, old: str, new: str, shown: str) -> str:
+    async def after_write(
+        self, path: Path, old: str, new: str, shown: str, until: float | None = None
+    ) -> str:
         """Lines for the result of a write of ``path`` from ``old`` to ``new``: the errors and
         warnings it introduced, at most ``max_lines``, or a one-line notice, or ""."""
         language = language_of(path)
@@ -287,7 +297,7 @@ class LspSession:
             return ""
         try:
             async with self._lock:  # one write at a time: one start, one baseline per file
-                return await self._after_write(language, path, old, new, shown)
+                return await self._after_write(language, path, old, new, shown, until)
         except Exception as e:
             server = self.servers.get(language)
             if server is not None:
@@ -295,19 +305,21 @@ class LspSession:
                 server.kill()
             return self._broken(language, f"{type(e).__name__}")
 
-    async def _after_write(self, language: str, path: Path, old: str, new: str, shown: str) -> str:
+    async def _after_write(
+        self, language: str, path: Path, old: str, new: str, shown: str, until: float | None
+    ) -> str:
         server, notice = await self._server(language, path)
         if server is None:
             return notice
         baseline: list[Any] = []
         if old and server.opened(path) != old:  # what the file had before, as the server sees it
             before = server.send(path, old, language)
-            got = await server.wait(path, before, self.wait)
+            got = await server.wait(path, before, self._left(until))
             baseline = got or []
         elif old:
             baseline = list(server.diagnostics.get(server.uri(path), []))
         before = server.send(path, new, language, save=True)
-        after = await server.wait(path, before, self.wait)
+        after = await server.wait(path, before, self._left(until))
         if after is None:
             return self._broken(language, server.broken) if server.broken else ""
         seen = Counter(_key(d) for d in baseline if d.severity in _REPORTED or not d.severity)

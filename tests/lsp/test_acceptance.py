@@ -91,7 +91,7 @@ def test_a_server_that_hangs_on_initialize_is_killed_with_its_children(tmp_path)
             await s.close()
 
     out, took, server_alive, child_alive = asyncio.run(go())
-    assert "did not start within 1.5 s" in out and took < 1.5 + 1.0
+    assert "did not start within 1.5 s" in out and took < 1.5 + 2.0  # the bound, and a loaded box
     assert not server_alive and not child_alive
 
 
