@@ -78,6 +78,27 @@ def test_a_command_that_writes_a_broken_python_file_gets_its_error_back(tmp_path
     assert "diagnostics" not in again.data and "language server" not in again.content
 
 
+def test_a_fake_servers_error_in_a_file_a_command_wrote_comes_back_once_and_a_fix_is_quiet(
+    tmp_path,
+):
+    root = _project(tmp_path)
+    pull = LspServerConfig(command=[sys.executable, str(HOSTILE), "pull"], languages=["python"])
+
+    async def go():
+        cp = await _turn(tmp_path, root)
+        s = _session(root, cp, servers={"fake": pull})
+        try:
+            broke = await _bash(s, root, "printf 'x = 1\\ny = undefined\\n' > f.py")
+            fixed = await _bash(s, root, "printf 'x = 1\\ny = 2\\n' > f.py")
+            return broke, fixed
+        finally:
+            await s.close()
+
+    broke, fixed = asyncio.run(go())
+    assert broke.data["diagnostics"] == ["f.py:2:1 error U1 undefined here"]
+    assert "diagnostics" not in fixed.data and "language server" not in fixed.content
+
+
 def test_a_command_that_touches_no_source_says_nothing_and_starts_no_server(tmp_path):
     root = _project(tmp_path)
 
