@@ -104,11 +104,12 @@ class Store:
             data = json.loads((self.root / INDEX).read_text())
         except FileNotFoundError:
             return []
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, RecursionError) as e:
             raise LocalModelError(f"{self.root / INDEX} cannot be read: {e}") from None
         fields = set(Entry.__dataclass_fields__)
         out = []
-        for item in data.get("models", []) if isinstance(data, dict) else []:
+        models = data.get("models") if isinstance(data, dict) else None
+        for item in models if isinstance(models, list) else []:
             if not isinstance(item, dict) or not {"name", "path"} <= set(item):
                 continue
             kept = {k: v for k, v in item.items() if k in fields}

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from larik.config import Config
+from larik.llm.errors import LocalModelError
 from larik.llm.local import engine
 from larik.llm.local.store import Store
 
@@ -118,6 +119,17 @@ def test_a_broken_index_is_one_line_naming_it():
     out = larik("list")
     assert out.returncode == 1 and str(index) in out.stderr and out.stderr.count("\n") == 1
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("text", ['{"models": 5}', '{"models": "ab"}', "[1, 2]", "[" * 100_000])
+def test_an_index_of_the_wrong_shape_lists_nothing_and_raises_nothing(text: str):
+    index = Config().local_dir / "models.json"
+    index.parent.mkdir(parents=True, exist_ok=True)
+    index.write_text(text)
+    try:
+        assert Store(Config().local_dir).entries() == []
+    except LocalModelError as e:  # too deep to parse: one line naming the file
+        assert str(index) in str(e)
 
 
 def test_entries_of_the_wrong_shape_in_the_index_are_left_out(tmp_path: Path):
