@@ -2,7 +2,7 @@
 
 The order of things is the point of this module. The protocol's descriptors are claimed first
 (:func:`larik.acp.wire.claim_stdio`: nothing else can write to stdout from then on), logging
-goes to stderr as one line a record, and the first message is read: an ``initialize`` is
+goes to stderr as one line a record (keys masked), and the first message is read: an ``initialize`` is
 answered at once from :mod:`larik.acp.handshake` — an editor waits for that answer before it
 shows the agent, and the SDK's schema alone takes most of a second to import
 (benchmarks/acp.py). Then a thread imports the SDK and Larik's session modules (in a thread:
@@ -49,7 +49,11 @@ class _OneLine(logging.Formatter):
 
 
 def _logging() -> None:
-    handler = logging.StreamHandler(sys.stderr)
+    """One line a record on stderr (a traceback with LARIK_ACP_DEBUG=1), every key Larik knows
+    masked in it, as in what goes to the client (an error's text may carry one)."""
+    from ..llm.secrets import MaskingWriter
+
+    handler = logging.StreamHandler(MaskingWriter(sys.stderr))
     if os.environ.get(DEBUG_ENV) != "1":
         handler.setFormatter(_OneLine())
     root = logging.getLogger()
