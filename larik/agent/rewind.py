@@ -326,7 +326,7 @@ class Checkpointer:
         ``most`` of them with what they held before and hold now, and how many more there
         were. It is a snapshot under the turn's rules, as :meth:`end_turn` takes (whose own
         then only walks the tree: the work is the same, done sooner); a symlink is never
-        followed, nor a FIFO opened. None: no checkpoint this turn (checkpoints off, or
+        followed, nor a FIFO read. None: no checkpoint this turn (checkpoints off, or
         nothing changed files yet) or the snapshot failed (the turn's end says why)."""
         turn = self._current
         if turn is None or not turn.before or not self.enabled:
