@@ -50,6 +50,7 @@ BUILTINS: tuple[Builtin, ...] = (
         "write the conversation to a file (md, html or jsonl), tool calls and results too",
     ),
     Builtin("copy", "/copy", "copy the last reply to the clipboard"),
+    Builtin("find", "/find [TEXT]", "search the conversation, tool output too (also Ctrl+F)"),
     Builtin(
         "permissions",
         "/permissions [MODE]",

@@ -7,8 +7,9 @@ user's ``keybindings.toml`` rebinds it through Textual's own keymap (``App.set_k
 the conflict check walk this table; a test holds every row to a binding that exists.
 
 A scope is where the binding is active: ``app`` and ``screen`` everywhere in the chat, with
-either ``prompt`` (the prompt has focus) or ``card`` (a tool card, thinking block or prompt of
-the conversation has focus) — a key may mean one thing in the prompt and another on a card.
+either ``prompt`` (the prompt has focus), ``card`` (a tool card, thinking block or prompt of
+the conversation has focus) or ``find`` (the search bar has focus) — a key may mean one thing
+in the prompt and another on a card.
 """
 
 from __future__ import annotations
@@ -72,6 +73,13 @@ ACTIONS: dict[str, Action] = {
     ),
     "scroll_bottom": Action(
         "ctrl+end", "screen", "scroll_conversation('end')", "the end of the conversation"
+    ),
+    "find": Action("ctrl+f", "screen", "find", "search the conversation, tool output too"),
+    "find_next": Action(
+        "enter,f3,up", "find", "find_step(True)", "the next hit up the conversation", False
+    ),
+    "find_previous": Action(
+        "shift+enter,shift+f3,down", "find", "find_step(False)", "the hit below", False
     ),
     "quit": Action("ctrl+c", "app", "ctrl_c", "copy the selection; else interrupt, twice: quit"),
 }

@@ -315,6 +315,10 @@ async def _vim(session: Session, ui: UI, arg: str) -> None:
     await prefs.vim(session, ui, arg)
 
 
+async def _find(session: Session, ui: UI, arg: str) -> None:
+    await ui.find(arg)  # the search bar (Ctrl+F): larik/tui/find.py
+
+
 async def _exit(session: Session, ui: UI, arg: str) -> None:
     await ui.quit()
 
@@ -334,6 +338,7 @@ HANDLERS: dict[str, Handler] = {
     "cost": _cost,
     "export": export.export,
     "copy": export.copy,
+    "find": _find,
     "permissions": _permissions,
     "jobs": _jobs,
     "mcp": _mcp,
@@ -431,6 +436,7 @@ KEYS = (
     ("Shift+Enter, Ctrl+J", "new line"),
     ("Up / Down", "prompt history"),
     ("PageUp / PageDown, Ctrl+Home / Ctrl+End", "scroll the conversation"),
+    ("Ctrl+F", "search the conversation (Enter, F3: next hit up; Shift+Enter, Shift+F3: down)"),
     ("Tab", "complete; else go to the newest tool card (Enter opens it)"),
     ("@path", "attach a file (images too)"),
     ("@server:URI", "attach an MCP server's resource"),

@@ -70,6 +70,8 @@ class UI(Protocol):
 
     def focus_prompt(self) -> None: ...
 
+    async def find(self, query: str) -> None: ...  # the search bar, ``query`` searched ("": none)
+
     # another conversation is the session's: redraw (``resumed``: say so; a fork says its own)
     async def reopened(self, *, resumed: bool = True) -> None: ...
 
@@ -150,6 +152,9 @@ class ChatUI:
 
     def focus_prompt(self) -> None:
         self._chat.prompt.focus()
+
+    async def find(self, query: str) -> None:
+        await self._chat.action_find(query or None)
 
     def copy(self, text: str) -> bool:
         from .clipboard import osc52_supported

@@ -11,6 +11,7 @@ from larik.tui import keys
 from larik.tui.app import LarikApp
 from larik.tui.bindings import ACTIONS, PREFIX
 from larik.tui.screens.chat import ChatScreen
+from larik.tui.widgets.find_bar import FindInput
 from larik.tui.widgets.prompt_input import PromptInput
 from larik.tui.widgets.thinking import ThinkingBlock
 from larik.tui.widgets.tool_card import ToolCard
@@ -23,6 +24,7 @@ OWNERS = {
     "screen": [ChatScreen],
     "prompt": [PromptInput],
     "card": [ToolCard, ThinkingBlock, UserTurn],
+    "find": [FindInput],
 }
 
 

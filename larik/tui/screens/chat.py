@@ -292,6 +292,11 @@ class ChatScreen(Screen[None]):
         if message.enter:
             self.prompt.enter()
 
+    async def action_find(self, query: str | None = None) -> None:
+        from ..widgets.find_bar import FindBar  # Ctrl+F, /find: not imported before
+
+        await FindBar.open_above(self.prompt, self.conv, query)
+
     def action_cycle_mode(self) -> None:
         tui_plan.cycle_mode(self.session, self.ui)  # Shift+Tab
 

@@ -62,6 +62,9 @@ class ConversationView(VerticalScroll, can_focus=False):
     def __init__(self) -> None:
         super().__init__(id="conversation")
         self.archive = RenderedLines(classes="archive", lazy=True)
+        # what each item of the archive was, for a search (larik/tui/find.py): an item of
+        # history, or the text of a widget folded into it
+        self.archived: list[HistoryItem | str] = []
         self._styles: dict[str, Style] = {}
         self._text: StreamingMarkdown | None = None
         self._thinking: ThinkingBlock | None = None
@@ -161,6 +164,7 @@ class ConversationView(VerticalScroll, can_focus=False):
             return
         for w in batch:
             self.archive.append(w.archived(), update=False)  # type: ignore[attr-defined]
+            self.archived.append(_source(w))
             if isinstance(w, ToolCard):
                 self._tools.pop(w.tool_id, None)
         self.archive.add_class("-nonempty")
@@ -195,6 +199,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         self._tools.clear()
         await self.remove_children([c for c in self.children if c is not self.archive])
         self.archive.set_items([])
+        self.archived.clear()
         self.archive.remove_class("-nonempty")
 
     # -- events ------------------------------------------------------------------------------
@@ -317,6 +322,7 @@ class ConversationView(VerticalScroll, can_focus=False):
         cut = max(0, len(items) - KEEP)
         if cut:
             self.archive.prepend([_Archived(self, it) for it in items[:cut]], update=False)
+            self.archived[0:0] = items[:cut]
             self.archive.add_class("-nonempty")
             self.archive.set_tail(None)
         widgets = [self._widget_for(it) for it in items[cut:]]
@@ -501,6 +507,14 @@ class _Archived:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield self.view.archived_form(self.item)
+
+
+def _source(w: Widget) -> HistoryItem | str:
+    """What a search finds in a widget folded into the archive (its text, or its call)."""
+    if isinstance(w, ToolCard):
+        result = w.result if w.status != "running" else w.live_text
+        return HistoryItem("tool", name=w.tool_name, args=w.tool_input, result=result, data=w.data)
+    return str(getattr(w, "search_text", ""))
 
 
 def _card(status: str) -> ToolCard:

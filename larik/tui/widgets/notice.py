@@ -25,6 +25,11 @@ class Notice(Static):
         super().__init__(body, classes=self.classes_of(level))
         self.body = body
 
+    @property
+    def search_text(self) -> str:
+        """What a search of the conversation looks in (larik/tui/find.py)."""
+        return self.text
+
     @staticmethod
     def classes_of(level: str) -> str:
         return f"notice -{level}"

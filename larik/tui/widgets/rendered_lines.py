@@ -67,6 +67,8 @@ class RenderedLines(Widget):
         self._slicing = False
         self._tail_strips: list[Strip] | None = None
         self._height = 0
+        self._counts: list[int] = []  # each item's lines at _width (-1: not rendered yet)
+        self.marks: dict[int, list[tuple[int, int]]] = {}  # line -> cell spans shown marked
 
     # -- content --------------------------------------------------------------------------------
     @property
@@ -95,12 +97,14 @@ class RenderedLines(Widget):
 
     def append(self, renderable: RenderableType, *, update: bool = True) -> None:
         self._items.append(renderable)
+        self._counts.append(-1)
         if update:
             self._changed()
 
     def prepend(self, items: list[RenderableType], *, update: bool = True) -> None:
         """Put ``items`` before the current ones (a lazy widget renders them in idle slices)."""
         self._items[0:0] = items
+        self._counts[0:0] = [-1] * len(items)
         self._lo += len(items)
         self._done += len(items)
         if update:
@@ -108,6 +112,8 @@ class RenderedLines(Widget):
 
     def set_items(self, items: list[RenderableType], *, update: bool = True) -> None:
         self._items = list(items)
+        self._counts = [-1] * len(self._items)
+        self.marks = {}
         self._strips, self._lo, self._done = [], 0, 0
         self._older, self._older_items = [], 0
         if update:
@@ -150,14 +156,16 @@ class RenderedLines(Widget):
         width = max(1, width)
         if width != self._width:
             self._width, self._strips = width, []
+            self._counts, self.marks = [-1] * len(self._items), {}
             self._older, self._older_items = [], 0
             self._lo = self._done = len(self._items) if self.lazy else 0
             self._header_strips = self._tail_strips = None
         if self._header_strips is None:
             self._header_strips = self._render_strips(self._header, width) if self._header else []
         if not self._collapsed:
-            for item in self._items[self._done :]:
-                lines = self._render_strips(item, width)
+            for i in range(self._done, len(self._items)):
+                lines = self._render_strips(self._items[i], width)
+                self._counts[i] = len(lines)
                 if lines and self._strips and self.gap:
                     self._strips.extend(Strip.blank(width) for _ in range(self.gap))
                 self._strips.extend(lines)
@@ -170,16 +178,18 @@ class RenderedLines(Widget):
                 self._tail_strips = self._render_strips(self._tail, width) if self._tail else []
         self._height = self._count()
 
-    def _render_older(self, deadline: float | None) -> list[Strip]:
+    def _render_older(self, deadline: float | None, stop: int = 0) -> list[Strip]:
         """Render the items before ``_lo``, newest first, until ``deadline`` (None: all of
-        them). Returns their lines, which go above the older lines waiting and what is shown."""
+        them down to item ``stop``). Returns their lines, which go above the older lines
+        waiting and what is shown."""
         width = self._width
         parts: list[list[Strip]] = []
         below = bool(self._strips or self._older)
         lo = self._lo
-        while lo > 0:
+        while lo > stop:
             lo -= 1
             lines = self._render_strips(self._items[lo], width)
+            self._counts[lo] = len(lines)
             if lines:
                 if below and self.gap:
                     lines.extend(Strip.blank(width) for _ in range(self.gap))
@@ -223,6 +233,8 @@ class RenderedLines(Widget):
             return
         self._strips[0:0] = lines
         self._height = self._count()
+        if self.marks:  # the marked lines moved down by as many
+            self.marks = {y + len(lines): spans for y, spans in self.marks.items()}
         self._keep_view(len(lines))
         self.refresh(layout=True)
 
@@ -237,6 +249,46 @@ class RenderedLines(Widget):
         y = view.scroll_y + lines
         view.set_reactive(Widget.scroll_y, y)
         view.set_reactive(Widget.scroll_target_y, y)
+
+    # -- where an item is (a search's hit: larik/tui/find.py) -----------------------------------
+    @property
+    def line_count(self) -> int:
+        """The lines shown now (the header alone when collapsed)."""
+        return self._count()
+
+    def render_down_to(self, index: int, deadline: float) -> bool:
+        """Render the items a lazy widget has not yet, newest first, down to item ``index``,
+        until ``deadline`` (at least one); whether they are all rendered now."""
+        width = self._content_width()
+        if self._collapsed or width <= 0 or not self.is_mounted:
+            return True
+        self._ensure(width)
+        if self._lo > index:
+            lo = self._lo
+            self._older[0:0] = self._render_older(deadline, stop=index)
+            self._older_items += lo - self._lo
+        return self._lo <= index
+
+    def reveal(self, index: int) -> tuple[int, int] | None:
+        """The lines item ``index`` takes (first, past the last), as ``render_line`` counts
+        them, with every item down to it rendered and shown (now, what is not yet). None: not
+        shown (collapsed, or not laid out yet)."""
+        if not 0 <= index < len(self._items):
+            return None
+        self.render_down_to(index, float("inf"))
+        if self._collapsed or self._width <= 0 or self._lo > index:
+            return None
+        if self._older:
+            self._flush_older()
+        y = len(self._header_strips or [])
+        for n in self._counts[self._lo : index]:
+            y += n + self.gap if n > 0 else 0
+        return y, y + max(0, self._counts[index])
+
+    def line_text(self, y: int) -> str:
+        """Line ``y`` as text ("" past the end)."""
+        line = self._line(y)
+        return line.text if line is not None else ""
 
     def _gap_lines(self) -> int:
         return self.gap if self._strips and self._tail_strips else 0
@@ -279,19 +331,22 @@ class RenderedLines(Widget):
         if line is None:
             return Strip.blank(width, self.rich_style)
         line = line.apply_style(self.rich_style)
+        for start, end in self.marks.get(y, ()):
+            line = self._highlight(line, start, end, Style(reverse=True))
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(y)) is not None:
             line = self._highlight(line, *span)
         return line.apply_offsets(0, y)
 
     # -- selecting text with the mouse (and copying it) ---------------------------------------
-    def _highlight(self, line: Strip, start: int, end: int) -> Strip:
+    def _highlight(self, line: Strip, start: int, end: int, style: Style | None = None) -> Strip:
         end = line.cell_length if end == -1 else end
-        style = self.screen.get_component_rich_style("screen--selection")
-        if self.screen.get_component_styles("screen--selection").color.a == 0:
-            # a "transparent" foreground keeps the text's colour (Textual's own widgets do so);
-            # as a rich style it came out as the selection's background: invisible text
-            style = Style(bgcolor=style.bgcolor)
+        if style is None:
+            style = self.screen.get_component_rich_style("screen--selection")
+            if self.screen.get_component_styles("screen--selection").color.a == 0:
+                # a "transparent" foreground keeps the text's colour (Textual's own widgets do
+                # so); as a rich style it came out as the selection's background: invisible text
+                style = Style(bgcolor=style.bgcolor)
         left, mid, right = line.divide([start, end, line.cell_length])
         mid = Strip([Segment(t, (s + style) if s else style, c) for t, s, c in mid._segments])
         return Strip.join([left, mid, right])

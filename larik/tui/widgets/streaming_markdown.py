@@ -60,6 +60,12 @@ class StreamingMarkdown(RenderedLines):
         return "".join(self._frozen_text) + self._tail_text + "".join(self._pending)
 
     @property
+    def search_text(self) -> str:
+        """What a search of the conversation looks in (larik/tui/find.py): the reply, or the
+        thinking, written so far."""
+        return self.text
+
+    @property
     def tail_text(self) -> str:
         """The part still being re-rendered each frame (the growing block)."""
         return self._tail_text

@@ -16,6 +16,7 @@ resumed session, as its transcript recorded them (``sub_transcript``, read when 
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -32,7 +33,7 @@ from ..bindings import for_scope
 from ..render import args_beside_diff, diff_text, pretty_args, terminal_safe
 from .rendered_lines import RenderedLines
 
-__all__ = ["ToolCard", "call_summary", "key_argument", "outcome"]
+__all__ = ["ToolCard", "call_summary", "key_argument", "outcome", "tool_text"]
 
 MAX_RESULT_LINES = 200
 MAX_LINE_CHARS = 2000  # a longer line of a result is cut (Enter shows it all)
@@ -72,6 +73,19 @@ def outcome(
     )  # a job job_stop or /jobs ended: its signal is no failure
     failed = is_error or (data.get("exit_code") not in (None, 0) and not stopped)
     return ("error" if failed else "ok"), data
+
+
+def tool_text(name: str, summary: str, args: dict[str, Any] | None, result: str, data: Any) -> str:
+    """What a tool call holds: its line, its arguments, its output (whole), its diff."""
+    parts = [f"{name}  {summary}"]
+    for key, value in (args or {}).items():
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        parts.append(f"{key}: {shown}")
+    diff = (data or {}).get("diff") if isinstance(data, dict) else None
+    if isinstance(diff, str):
+        parts.append(diff)
+    parts.append(result)
+    return "\n".join(parts)
 
 
 def call_summary(name: str, tool_input: dict[str, Any]) -> str:
@@ -334,6 +348,17 @@ class ToolCard(RenderedLines, can_focus=True):
         # drawn now if open (laid out again only when its height changed), or by opening it
         self.set_items([Padding(Text("\n".join(lines)), (0, 0, 0, 2))], update=self.expanded)
         self.collapsed = False
+
+    @property
+    def search_text(self) -> str:
+        """What a search of the conversation looks in (larik/tui/find.py): the call's line,
+        its arguments, its whole output (or what a running command printed so far), a
+        subagent's calls."""
+        steps = "\n".join(f"{n}  {s}" for n, s, _ in self.steps.values())
+        result = self.result if self.status != "running" else self._live
+        return tool_text(self.tool_name, self.summary, self.tool_input, result, self.data) + (
+            "\n" + steps if steps else ""
+        )
 
     @property
     def live_text(self) -> str:

@@ -36,6 +36,11 @@ class UserTurn(Static):
         self.body = body
         self.can_focus = self.long(text)
 
+    @property
+    def search_text(self) -> str:
+        """What a search of the conversation looks in (larik/tui/find.py)."""
+        return "\n".join([self.prompt, *(f"@{name}" for name in self.files or [])])
+
     @staticmethod
     def long(text: str) -> bool:
         return text.count("\n") >= LONG
