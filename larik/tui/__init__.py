@@ -40,6 +40,10 @@ def run_tui(
     from .app import LarikApp
 
     what = "" if trust_project else wide_root(cwd)
+    if _auto_theme(config):  # [tui] theme = "auto": ask the terminal now, before Textual reads it
+        from .background import ask_terminal
+
+        ask_terminal()
     loader = None if config is not None else (lambda: _load_settings(cwd, trust_project))
     history = _history_path() if config is not None else None
     from ..session import SessionOptions
@@ -77,6 +81,27 @@ def run_tui(
     except OSError:  # the terminal hung up (SIGHUP): the session is saved all the same
         pass
     return signals.exit_code if signals and signals.exit_code else int(code or 0)
+
+
+def _auto_theme(config: Any) -> bool:
+    """Whether the theme is ``auto`` (the user's config alone sets ``[tui]``): the file is
+    parsed only when a line of it reads ``theme = "auto"``; any other theme costs one read."""
+    if config is not None:
+        return getattr(getattr(config, "tui", None), "theme", "") == "auto"
+    import re
+
+    from ..locations import user_config_path
+
+    try:
+        raw = user_config_path().read_bytes()
+        if not re.search(rb"""^\s*(?:tui\.)?theme\s*=\s*["']auto["']""", raw, re.MULTILINE):
+            return False
+        import tomllib
+
+        tui = tomllib.loads(raw.decode("utf-8")).get("tui", {})
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(tui, dict) and tui.get("theme") == "auto"
 
 
 def _print_on_exit(app: Any) -> bool:

@@ -36,9 +36,13 @@ _THEME_FIELDS = {f.name for f in fields(Theme)} - {"name", "variables", "ansi"}
 
 
 def background_is_dark(env: dict[str, str] | None = None) -> bool | None:
-    """What ``auto`` goes by: the terminal's background as ``COLORFGBG`` gives it
-    ("15;0": light text on colour 0, a dark background; rxvt, Konsole, iTerm2 and others set
-    it); None when unknown."""
+    """What ``auto`` goes by: the terminal's background as it answered OSC 11 at start
+    (``larik/tui/background.py``), else as ``COLORFGBG`` gives it ("15;0": light text on colour
+    0, a dark background; rxvt, Konsole, iTerm2 and others set it); None when unknown."""
+    from .background import ANSWER
+
+    if env is None and ANSWER[0] is not None:
+        return ANSWER[0]
     value = (env if env is not None else os.environ).get("COLORFGBG", "")
     last = value.rsplit(";", 1)[-1].strip()
     if not last.isdigit():

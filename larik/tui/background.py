@@ -1,0 +1,121 @@
+"""The terminal's background colour, asked for with OSC 11, for ``[tui] theme = "auto"``.
+
+Textual has no way to ask (its input parser would take the answer for typed keys), so Larik
+asks once, before the app takes the terminal (``run_tui``), and only when the user's config
+says ``auto``: ``ESC ] 11 ; ? ST`` and, right after it, the primary device attributes
+(``ESC [ c``), which every terminal answers — one whose DA answer comes with no colour before it
+has no OSC 11, so Larik waits no longer than it takes to answer (at most :data:`TIMEOUT`).
+Not asked when stdin or stdout is no terminal, ``TERM`` is ``dumb``, or under tmux or screen
+(they answer for themselves or not at all, and passing the question through is not sure).
+
+The answer is parsed strictly (:func:`parse`): ``rgb:R/G/B`` (or ``rgba:R/G/B/A``), each 1 to
+4 hex digits, ended by BEL or ST. Anything else is unknown, and ``auto`` goes by ``COLORFGBG``,
+else dark (``larik/tui/looks.py``). The answer is kept in :data:`ANSWER`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["ANSWER", "QUERY", "TIMEOUT", "ask", "ask_terminal", "is_dark", "may_ask", "parse"]
+
+QUERY = b"\x1b]11;?\x1b\\\x1b[c"  # the background colour, then the device attributes
+TIMEOUT = 0.1  # seconds, at most
+#: whether the terminal said its background is dark (None: not asked, or no answer)
+ANSWER: list[bool | None] = [None]
+
+_HEX = r"([0-9a-fA-F]{1,4})"
+_COLOUR = re.compile(
+    rb"\x1b\]11;rgba?:" + (_HEX + "/" + _HEX + "/" + _HEX).encode() + rb"(?:/[0-9a-fA-F]{1,4})?"
+    rb"(?:\x07|\x1b\\)"
+)
+_DA1 = re.compile(rb"\x1b\[\?[0-9;]*c")
+
+
+def parse(reply: bytes) -> tuple[float, float, float] | None:
+    """The colour in a terminal's OSC 11 answer, each part from 0 to 1; None when there is no
+    well-formed one (``rgb:ffff/ffff/ffff`` and ``rgb:ff/ff/ff`` are both white)."""
+    m = _COLOUR.search(reply)
+    if m is None:
+        return None
+    parts = [g.decode() for g in m.groups()]
+    r, g, b = (int(p, 16) / (16 ** len(p) - 1) for p in parts)
+    return r, g, b
+
+
+def is_dark(rgb: tuple[float, float, float]) -> bool:
+    """Dark: the colour's relative luminance (Rec. 709 weights) is under half."""
+    r, g, b = rgb
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.5
+
+
+def may_ask(env: Mapping[str, str], stdin: Any, stdout: Any) -> bool:
+    """Whether asking can work: both ends a terminal, not a dumb one, not tmux or screen."""
+    term = env.get("TERM", "")
+    if term == "dumb" or term.startswith(("screen", "tmux")) or "TMUX" in env or "STY" in env:
+        return False
+    try:
+        return bool(stdin.isatty() and stdout.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def ask(fd_in: int, fd_out: int, timeout: float = TIMEOUT) -> tuple[float, float, float] | None:
+    """Ask the terminal on ``fd_in``/``fd_out`` for its background; its colour, or None. The
+    terminal's mode is put back as it was, whatever happens."""
+    import select
+    import termios
+
+    try:
+        was = termios.tcgetattr(fd_in)
+    except termios.error:
+        return None
+    mode = list(was)
+    mode[3] &= ~(termios.ICANON | termios.ECHO)  # the answer is read, not echoed
+    mode[6] = list(mode[6])
+    mode[6][termios.VMIN], mode[6][termios.VTIME] = 0, 0
+    got = b""
+    answered = False
+    try:
+        termios.tcsetattr(fd_in, termios.TCSANOW, mode)
+        os.write(fd_out, QUERY)
+        end = time.monotonic() + timeout
+        while (left := end - time.monotonic()) > 0:
+            ready, _, _ = select.select([fd_in], [], [], left)
+            if not ready:
+                break
+            chunk = os.read(fd_in, 1024)
+            if not chunk:
+                break
+            got += chunk
+            if _DA1.search(got):  # every answer it will give is in
+                answered = True
+                break
+    except (OSError, termios.error):
+        return None
+    finally:
+        try:
+            if not answered:  # a late answer must not reach the app as typed keys
+                termios.tcflush(fd_in, termios.TCIFLUSH)
+            termios.tcsetattr(fd_in, termios.TCSANOW, was)
+        except termios.error:
+            pass  # the terminal is gone: nothing to put back
+    return parse(got)
+
+
+def ask_terminal(env: Mapping[str, str] | None = None) -> bool | None:
+    """Ask this process's terminal (stdin, stdout), when it may be asked; whether its
+    background is dark (None: unknown), kept in :data:`ANSWER`."""
+    import sys
+
+    env = os.environ if env is None else env
+    if not may_ask(env, sys.stdin, sys.stdout):
+        return None
+    sys.stdout.flush()
+    rgb = ask(sys.stdin.fileno(), sys.stdout.fileno())
+    ANSWER[0] = is_dark(rgb) if rgb is not None else None
+    return ANSWER[0]
