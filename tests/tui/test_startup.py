@@ -28,7 +28,8 @@ def test_the_tui_app_imports_no_pydantic_and_no_markdown_before_its_first_frame(
         "import sys, larik.tui.app\n"
         "heavy = ('pydantic', 'larik.llm.types', 'larik.config', 'rich.markdown', 'typer',\n"
         "         'larik.tui.looks', 'larik.tui.prefs', 'larik.tui.vim', 'larik.tui.keys',\n"
-        "         'larik.tui.images', 'larik.tui.find', 'larik.tui.widgets.find_bar', 'shlex')\n"
+        "         'larik.tui.images', 'larik.tui.find', 'larik.tui.widgets.find_bar',\n"
+        "         'larik.tui.background', 'shlex')\n"
         "print(','.join(h for h in heavy if h in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
