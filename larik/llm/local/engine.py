@@ -271,8 +271,11 @@ def _signal_group(pid: int, sig: int) -> None:
 
 
 def _child_env() -> dict[str, str]:
-    """Larik's environment, with Larik itself importable (a checkout run with PYTHONPATH)."""
-    env = dict(os.environ)
+    """Larik's environment without its credentials (``processes.child_env``: the engine needs
+    no provider's key), with Larik itself importable (a checkout run with PYTHONPATH)."""
+    from ...processes import child_env
+
+    env = child_env()
     here = str(Path(__file__).resolve().parents[3])
     path = env.get("PYTHONPATH", "")
     if here not in path.split(os.pathsep):

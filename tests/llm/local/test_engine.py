@@ -221,3 +221,12 @@ def test_ensure_gives_one_engine_per_model_per_process(smol: Entry, store: Store
     finally:
         stop_all()
     assert engine._engines == {} and first.pid is not None and _gone(first.pid)
+
+
+def test_the_engine_gets_no_credential_but_its_own_key(monkeypatch):
+    """The engine is llama.cpp's server: it needs no provider's key, nor a GitHub token."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret-value")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret_value")
+    env = engine._child_env()
+    assert "ANTHROPIC_API_KEY" not in env and "GITHUB_TOKEN" not in env
+    assert "PATH" in env and str(Path(engine.__file__).resolve().parents[3]) in env["PYTHONPATH"]
