@@ -325,6 +325,8 @@ def ensure(settings: Settings, port: int = 0) -> Engine:
         engine = _engines.get(settings.model)
         if engine is not None and engine.alive():
             return engine
+        if engine is not None:  # it died: its pipes are let go before another starts
+            engine.stop()
         engine = Engine(settings)
         _engines[settings.model] = engine  # stopped on the way out even while it loads
         try:

@@ -230,3 +230,18 @@ def test_the_engine_gets_no_credential_but_its_own_key(monkeypatch):
     env = engine._child_env()
     assert "ANTHROPIC_API_KEY" not in env and "GITHUB_TOKEN" not in env
     assert "PATH" in env and str(Path(engine.__file__).resolve().parents[3]) in env["PYTHONPATH"]
+
+
+def test_an_engine_that_died_is_let_go_before_another_starts(tmp_path: Path):
+    settings = engine.Settings(tmp_path / "no.gguf", "x", 2048, 1, None, tmp_path / "x.log")
+    dead = Engine(settings)
+    dead.proc = subprocess.Popen(["true"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    dead.proc.wait()
+    engine._engines[settings.model] = dead
+    try:
+        with pytest.raises(LocalModelError):  # the new one cannot start: no such file
+            ensure(settings)
+    finally:
+        engine._engines.pop(settings.model, None)
+    assert dead.proc.stdin is not None and dead.proc.stdin.closed
+    assert dead.proc.stdout is not None and dead.proc.stdout.closed
