@@ -304,6 +304,11 @@ class Checkpointer:
             if turn.before or not self.enabled:
                 return
             notice = None
+            if self._warm is not None:
+                # the warm-up first: run after this checkpoint, it would stage files the turn is
+                # writing, and the turn's end would then misjudge which files are new (and which
+                # folders to leave out): a late warm-up left a generated dist/ behind an undo
+                await self._warm
             try:
                 snap = await asyncio.to_thread(self.repo.snapshot)
             except CheckpointError as e:
