@@ -10,7 +10,8 @@ read their keys from and, as Codex's default shell environment policy does, ever
 whose name contains KEY, SECRET, TOKEN or PASSWORD (any case) are left out, unless named in
 ``LARIK_BASH_KEEP_ENV`` (comma-separated names, in the user's own environment).
 
-A leaf: it imports the standard library and the provider registry (for the key variables).
+A leaf: it imports the standard library and, for the credential-free environment, which
+lives in the lowest layer (:mod:`larik.llm.childenv`: the local engine uses it too), ``llm``.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ import asyncio
 import os
 import signal
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
+
+from .llm.childenv import KEEP_ENV, SECRET_NAME_PARTS, child_env, is_secret_name
 
 __all__ = [
     "KEEP_ENV",
@@ -34,9 +37,6 @@ __all__ = [
     "start_token",
     "wait_exit",
 ]
-
-SECRET_NAME_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD")
-KEEP_ENV = "LARIK_BASH_KEEP_ENV"  # names to pass on although they look like credentials
 
 
 def start_token(pid: int) -> str:
@@ -79,31 +79,6 @@ async def end_group(pgid: int, grace: float = 2.0) -> None:
                 os.killpg(pgid, 0)
             except (ProcessLookupError, PermissionError):
                 return
-
-
-def is_secret_name(name: str, providers: frozenset[str] = frozenset()) -> bool:
-    """Whether variable ``name`` holds a credential: a provider's key variable, or a name with
-    KEY, SECRET, TOKEN or PASSWORD in it (any case)."""
-    upper = name.upper()
-    return name in providers or any(part in upper for part in SECRET_NAME_PARTS)
-
-
-def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment a command runs with: ``base`` (default ``os.environ``) without its
-    credentials, unless named in ``LARIK_BASH_KEEP_ENV``; pagers off, no git prompts."""
-    from .llm import registry
-
-    env = dict(os.environ if base is None else base)
-    keep = {n.strip() for n in env.get(KEEP_ENV, "").split(",") if n.strip()}
-    providers = frozenset(
-        n
-        for name in registry.names()
-        if (spec := registry.get(name))
-        for n in spec.credential_env_names
-    )
-    out = {k: v for k, v in env.items() if k in keep or not is_secret_name(k, providers)}
-    out.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
-    return out
 
 
 async def wait_exit(proc: subprocess.Popen[bytes]) -> None:

@@ -271,9 +271,9 @@ def _signal_group(pid: int, sig: int) -> None:
 
 
 def _child_env() -> dict[str, str]:
-    """Larik's environment without its credentials (``processes.child_env``: the engine needs
+    """Larik's environment without its credentials (:func:`..childenv.child_env`: the engine needs
     no provider's key), with Larik itself importable (a checkout run with PYTHONPATH)."""
-    from ...processes import child_env
+    from ..childenv import child_env
 
     env = child_env()
     here = str(Path(__file__).resolve().parents[3])
