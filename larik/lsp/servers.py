@@ -1,18 +1,31 @@
 """The language servers Larik knows (a table a test walks) and how one is found.
 
-A server is found on ``PATH`` or in the project's own ``.venv/bin`` or ``node_modules/.bin``
-— never installed. One found in the project is the project's code: :mod:`.session` starts
-servers only where the project is trusted or the user's config says so.
+A server is found on ``PATH`` or, in a trusted project only, in the project's own ``.venv/bin``
+or ``node_modules/.bin`` — never installed. One found in the project is the project's code: in
+an untrusted project (even with the user's ``[lsp] enabled = true``) nothing inside the project
+is run, whichever way it is named (its bins, a ``PATH`` entry leading into it, a configured
+path). :mod:`.session` starts servers only where the project is trusted or the user's config
+says so.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["KNOWN", "SUFFIXES", "Found", "ServerSpec", "find", "language_of", "specs"]
+__all__ = [
+    "KNOWN",
+    "SUFFIXES",
+    "Found",
+    "ServerSpec",
+    "find",
+    "language_of",
+    "project_own",
+    "specs",
+]
 
 #: File suffixes of each language id.
 SUFFIXES: dict[str, tuple[str, ...]] = {
@@ -104,19 +117,51 @@ def specs(config: object | None) -> list[ServerSpec]:
     return added + [s for s in KNOWN if s.name not in disabled and s.name not in names]
 
 
-def find(spec: ServerSpec, root: Path) -> Found | None:
-    """``spec``'s program in the project's own bins, else on PATH; None: not found."""
+def find(spec: ServerSpec, root: Path, *, project_bins: bool) -> Found | None:
+    """``spec``'s program, else None: not found. With ``project_bins`` (a trusted project) the
+    project's own bins come first, then ``PATH``. Without it nothing inside ``root`` is used:
+    not its bins, not a ``PATH`` entry that is relative or leads into the project (a venv the
+    user activated, ``.``), not a program that resolves into it, not a configured path there."""
     program = spec.command[0]
     if "/" in program:
-        path = Path(program)
-        return (
-            Found(spec, (str(path), *spec.command[1:]), path.is_relative_to(root))
-            if (path.is_file())
-            else None
-        )
+        path = Path(program) if Path(program).is_absolute() else root / program
+        inside = _inside(path, root)
+        if not path.is_file() or (inside and not project_bins):
+            return None
+        return Found(spec, (str(path), *spec.command[1:]), inside)
+    if project_bins:
+        for sub in PROJECT_BINS:
+            exe = shutil.which(program, path=str(root / sub))
+            if exe:
+                return Found(spec, (exe, *spec.command[1:]), True)
+        exe = shutil.which(program)
+        return Found(spec, (exe, *spec.command[1:]), _inside(Path(exe), root)) if exe else None
+    for entry in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        if not entry or not os.path.isabs(entry) or _inside(Path(entry), root):
+            continue
+        exe = shutil.which(program, path=entry)
+        if exe and not _inside(Path(exe), root):
+            return Found(spec, (exe, *spec.command[1:]), False)
+    return None
+
+
+def project_own(spec: ServerSpec, root: Path) -> str:
+    """The path of ``spec``'s program in the project's own bins ("" when it ships none): what
+    an untrusted project is not allowed to run, for ``larik lsp`` to name."""
+    program = spec.command[0]
+    if "/" in program:
+        path = Path(program) if Path(program).is_absolute() else root / program
+        return str(path) if path.is_file() and _inside(path, root) else ""
     for sub in PROJECT_BINS:
         exe = shutil.which(program, path=str(root / sub))
         if exe:
-            return Found(spec, (exe, *spec.command[1:]), True)
-    exe = shutil.which(program)
-    return Found(spec, (exe, *spec.command[1:]), False) if exe else None
+            return exe
+    return ""
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """``path``, symlinks resolved, is ``root`` or under it."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a loop: treat as the project's, never run it
+        return True

@@ -5,7 +5,9 @@ One server per language for the session's project root, started on the first wri
 file of that language (never before: start-up pays nothing), through the sandbox with the
 project read-only. Trust: with ``[lsp] enabled`` unset, servers start only in a trusted
 project (a server runs the project's plugins and configs); elsewhere the first write says so
-once. A server that hangs, crashes or sends bad frames is ended, said once, and started again
+once. A program the project ships (``.venv/bin``, ``node_modules/.bin``, any path inside it) is
+used only in a trusted project: ``[lsp] enabled = true`` in an untrusted one finds servers on
+``PATH`` alone (:func:`.servers.find`). A server that hangs, crashes or sends bad frames is ended, said once, and started again
 at most once per session; no write waits longer than ``start_ms`` (a server's first) or
 ``wait_ms``.
 """
@@ -19,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from .servers import SUFFIXES, Found, find, language_of, specs
+from .servers import SUFFIXES, Found, find, language_of, project_own, specs
 
 __all__ = ["LspSession", "for_session", "format_line", "status_text"]
 
@@ -120,10 +122,19 @@ class LspSession:
             "own config (docs/lsp.md)"
         )
 
+    def project_bins(self) -> bool:
+        """Whether programs inside the project (its ``.venv/bin``, ``node_modules/.bin``) may
+        be run as servers: only in a trusted project, never by ``[lsp] enabled`` alone."""
+        return _trusted(self.config, self.root)
+
+    def _locate(self, spec: Any) -> Found | None:
+        """``spec``'s program as this session may run it (see :meth:`project_bins`)."""
+        return find(spec, self.root, project_bins=self.project_bins())
+
     def _find(self, language: str, path: Path) -> Found | None:
         if language not in self.found:
             self.found[language] = next(
-                (f for s in specs(self.config) if s.serves(path) and (f := find(s, self.root))),
+                (f for s in specs(self.config) if s.serves(path) and (f := self._locate(s))),
                 None,
             )
         return self.found[language]
@@ -351,13 +362,14 @@ class LspSession:
         project's own or not), which runs, why one stopped, its last report's lines, and why
         none would run here ("" when they may). Starts nothing."""
         rows, why = [], ""
+        bins = self.project_bins()
         running = {
             self.found[lang].spec.name: server  # type: ignore[union-attr]
             for lang, server in self.servers.items()
             if self.found.get(lang) is not None
         }
         for spec in specs(self.config):
-            found = find(spec, self.root)
+            found = self._locate(spec)
             if found is not None and not why:
                 why = self.allowed(found)
             server = running.get(spec.name)
@@ -367,6 +379,7 @@ class LspSession:
                     "languages": list(spec.languages),
                     "path": found.argv[0] if found else None,
                     "in_project": bool(found and found.in_project),
+                    "not_run": "" if bins else project_own(spec, self.root),
                     "running": server is not None and not server.broken,
                     "stopped": server.broken if server is not None else "",
                     "last": list(self.last.get(spec.name, [])),
@@ -387,6 +400,8 @@ def status_text(status: dict[str, Any]) -> str:
         where = r["path"] or "not found"
         if r["in_project"]:
             where += " (the project's own)"
+        if r.get("not_run"):
+            where += f" — not {r['not_run']}: the project's own runs only in a trusted project"
         if r["running"]:
             where += " — running"
         elif r["stopped"]:

@@ -62,8 +62,11 @@ def test_a_server_in_the_projects_venv_is_found_and_marked_as_the_projects(tmp_p
     (bin_ / "pylsp").write_text("#!/bin/sh\n")
     (bin_ / "pylsp").chmod(0o755)
     spec = next(s for s in servers.KNOWN if s.name == "pylsp")
-    found = servers.find(spec, tmp_path)
+    found = servers.find(spec, tmp_path, project_bins=True)
     assert found is not None and found.in_project and found.argv[0] == str(bin_ / "pylsp")
+    # an untrusted project's own is never found (PATH's may be)
+    other = servers.find(spec, tmp_path, project_bins=False)
+    assert other is None or not other.argv[0].startswith(str(tmp_path))
 
 
 def test_ruff_server_reports_exactly_the_error_an_edit_introduces(tmp_path):
@@ -145,6 +148,59 @@ def test_the_users_config_can_enable_servers_in_an_untrusted_project(tmp_path):
             await s.close()
 
     assert "F821" in _run(go())
+
+
+def _ships(root: Path, folder: str, program: str, marker: Path) -> None:
+    """``root/folder/program``: an executable that leaves ``marker`` when it is run."""
+    bin_ = root / folder
+    bin_.mkdir(parents=True, exist_ok=True)
+    (bin_ / program).write_text(f"#!/bin/sh\necho ran > '{marker}'\n")
+    (bin_ / program).chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    ("folder", "program", "file"),
+    [
+        (".venv/bin", "ruff", "a.py"),
+        ("node_modules/.bin", "typescript-language-server", "a.ts"),
+        ("tools/bin", "ruff", "a.py"),  # not a project bin, but on PATH: a venv activated
+    ],
+)
+@pytest.mark.parametrize("trusted", [False, True])
+def test_enabled_in_an_untrusted_project_never_runs_the_programs_it_ships(
+    tmp_path, monkeypatch, folder, program, file, trusted
+):
+    home = Path(os.environ["LARIK_HOME"])
+    root = tmp_path / "project"
+    root.mkdir()
+    marker = tmp_path / "RAN"
+    _ships(root, folder, program, marker)
+    if folder == "tools/bin":
+        monkeypatch.setenv("PATH", f"{root / folder}{os.pathsep}{os.environ.get('PATH', '')}")
+    listed = f"trusted_projects = [{str(root)!r}]\n" if trusted else ""
+    # the user's own config turns servers on everywhere; only ruff (or tsserver) of the table
+    (home / "config.toml").write_text(
+        listed + "[lsp]\nenabled = true\nstart_ms = 3000\nwait_ms = 200\n"
+        'disabled = ["basedpyright", "pyright", "ty", "pylsp"]\n'
+    )
+    from larik.config import load_config
+
+    async def go():
+        s = LspSession(load_config(root), root)
+        ctx = ToolContext(root=root, seen=SeenFiles(), lsp=s)
+        try:
+            await write_file.run(write_file.Args(path=file, content="x = nope\n"), ctx)
+        finally:
+            await s.close()
+        return s
+
+    s = _run(go())
+    if not trusted:
+        assert not marker.exists(), f"an untrusted project's {folder}/{program} was run"
+        found = s.found.get(servers.language_of(Path(file)))
+        assert found is None or not found.argv[0].startswith(str(root))
+    else:  # trusted: the project's own is what runs
+        assert marker.exists()
 
 
 @pytest.mark.parametrize("mode", ["hang", "garbage", "huge", "crash"])
@@ -258,8 +314,13 @@ def test_larik_lsp_lists_the_servers_found_and_why_they_would_not_run(tmp_path):
     rows, why = status["servers"], status["off"]
     assert [r["name"] for r in rows] == [s.name for s in servers.KNOWN]
     pylsp = next(r for r in rows if r["name"] == "pylsp")
-    assert pylsp["in_project"] and pylsp["path"] == str(bin_ / "pylsp")
+    # untrusted: the project's own is named as not run, never listed as what would run
+    assert not pylsp["in_project"] and pylsp["path"] != str(bin_ / "pylsp")
+    assert pylsp["not_run"] == str(bin_ / "pylsp")
     assert "untrusted project" in why
+    from larik.lsp.session import status_text
+
+    assert f"not {bin_ / 'pylsp'}: the project's own runs only in a trusted" in status_text(status)
 
 
 def test_edit_file_reports_what_it_broke_and_nothing_once_fixed(tmp_path):
