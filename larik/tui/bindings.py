@@ -76,7 +76,7 @@ ACTIONS: dict[str, Action] = {
     ),
     "find": Action("ctrl+f", "screen", "find", "search the conversation, tool output too"),
     "find_next": Action(
-        "enter,f3,up", "find", "find_step(True)", "the next hit up the conversation", False
+        "enter,f3,ctrl+g,up", "find", "find_step(True)", "the next hit up the conversation", False
     ),
     "find_previous": Action(
         "shift+enter,shift+f3,down", "find", "find_step(False)", "the hit below", False

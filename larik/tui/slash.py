@@ -436,7 +436,10 @@ KEYS = (
     ("Shift+Enter, Ctrl+J", "new line"),
     ("Up / Down", "prompt history"),
     ("PageUp / PageDown, Ctrl+Home / Ctrl+End", "scroll the conversation"),
-    ("Ctrl+F", "search the conversation (Enter, F3: next hit up; Shift+Enter, Shift+F3: down)"),
+    (
+        "Ctrl+F",
+        "search the conversation (Enter, F3, Ctrl+G: next hit up; Shift+Enter, Shift+F3: down)",
+    ),
     ("Tab", "complete; else go to the newest tool card (Enter opens it)"),
     ("@path", "attach a file (images too)"),
     ("@server:URI", "attach an MCP server's resource"),

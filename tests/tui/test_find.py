@@ -92,7 +92,7 @@ async def test_next_and_previous_cycle_through_the_hits_and_wrap(harness):
         await wait_for(pilot, lambda: app.chat.query(FindBar) and app.focused is bar(app).input)
         await pilot.press(*"WIDGET".lower())
         await wait_for(pilot, lambda: bar(app).text == "hit 1 of 4")  # the newest first
-        seen = [await step(pilot, key) for key in ("enter", "f3", "enter", "enter")]
+        seen = [await step(pilot, key) for key in ("enter", "f3", "ctrl+g", "enter")]
         assert seen == ["hit 2 of 4", "hit 3 of 4", "hit 4 of 4", "hit 1 of 4"]  # up, round
         seen = [await step(pilot, key) for key in ("shift+f3", "down", "up")]
         assert seen == ["hit 4 of 4", "hit 3 of 4", "hit 4 of 4"]  # down, round, and back up
@@ -189,3 +189,21 @@ async def test_a_query_of_pattern_and_markup_characters_is_searched_as_it_is(har
         await wait_for(pilot, lambda: bar(app).text == "hit 1 of 1")
         bar(app).input.value = "(?i)x"
         await wait_for(pilot, lambda: bar(app).text == "no hits for '(?i)x'")
+
+
+async def test_smart_case_lowercase_ignores_case_and_a_capital_makes_it_matter(harness):
+    SESSIONS["s4"] = [
+        Message.user("why the Error?"),
+        Message(role="assistant", blocks=[Block.text_block("an error, then an ERROR")]),
+    ]
+    app = harness.app([], resume="s4")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: "then an ERROR" in shown(app))
+        await send(pilot, "/find error")  # no capital: Error, error and ERROR alike
+        await wait_for(pilot, lambda: bar(app).text == "hit 1 of 2")
+        bar(app).input.value = "Error"  # a capital: as written, only the prompt's
+        await wait_for(pilot, lambda: bar(app).text == "hit 1 of 1")
+        assert bar(app).finder.hits[0].where is app.chat.conv.items[0]
+        bar(app).input.value = "ERRor"
+        await wait_for(pilot, lambda: bar(app).text == "no hits for 'ERRor'")

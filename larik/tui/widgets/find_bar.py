@@ -1,6 +1,6 @@
 """The search bar above the prompt: Ctrl+F or ``/find [TEXT]`` (``larik/tui/find.py``).
 
-The text is searched as it is typed; Enter (or F3, or Up) goes to the next hit up the
+The text is searched as it is typed; Enter (or F3, Ctrl+G, Up) goes to the next hit up the
 conversation, Shift+Enter (Shift+F3, Down) back down, both wrapping round; the bar says which
 hit of how many is shown, or that there is none. Esc closes it and gives the prompt its focus.
 The keys are actions of :data:`larik.tui.bindings.ACTIONS` (``find_next``, ``find_previous``),
