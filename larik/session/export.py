@@ -9,13 +9,22 @@ masked by value (``larik.llm.secrets.mask``: the keys Larik knows become ``***``
 formatted, and the whole output once more after, so nothing a tool printed leaks through.
 
 ``jsonl`` is one ``Message`` per line, as the transcript stores it (masked): for tools.
+
+Where it is written is the user's word, but what is already there may be the project's or the
+model's: the named file is never followed when it is a symbolic link (``O_NOFOLLOW``: a project
+shipping ``notes.md -> ~/.bashrc``), nor written when it is not a regular file or has other hard
+links; a path inside the project is written only when every folder on the way stays inside it
+once links are resolved (the folder is opened and checked, then the file opened in it). New
+files are mode 0600, as transcripts are: they hold what the agent read.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import os
 import re
+import stat
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -82,29 +91,83 @@ def last_reply(messages: Iterable[Any]) -> str:
 async def export(session: Any, fmt: str, path: str = "", cwd: Path | None = None) -> Path:
     """Write the session's conversation as ``fmt`` to ``path`` (relative to ``cwd``, the
     session's folder by default; "" a name of its own there). Returns where it went;
-    :class:`ExportError` when it cannot be written."""
+    :class:`ExportError` when it cannot be written, or may not be (a symbolic link, a folder on
+    the way leading out of the project: see the module's docstring)."""
     import asyncio
 
     if fmt not in FORMATS:
         raise ExportError(f"/export: unknown format {fmt!r}: use {', '.join(FORMATS)}")
     base = Path(cwd or session.cwd)
     target = Path(path).expanduser() if path else Path(default_name(session.session_id, fmt))
-    target = target if target.is_absolute() else base / target
-    if target.is_dir():
+    target = Path(os.path.normpath(target if target.is_absolute() else base / target))
+    if target.is_dir() and not target.is_symlink():
         raise ExportError(f"/export: {target} is a folder: name a file")
+    root = Path(getattr(getattr(session, "agent", None), "root", None) or session.cwd)
     messages = await asyncio.to_thread(conversation, session)
     title = f"Larik session {session.session_id}".strip()
     text = render(messages, fmt, title=title, model=session.spec)
     try:
-        await asyncio.to_thread(_write, target, text)
+        await asyncio.to_thread(_write, target, text, root)
     except OSError as e:
         raise ExportError(f"/export: cannot write {target}: {e.strerror or e}") from None
     return target
 
 
-def _write(target: Path, text: str) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
+def _write(target: Path, text: str, root: Path) -> None:
+    """``text`` into ``target``, following no link the project or the model could have put
+    there (:class:`ExportError` saying which, in one line)."""
+    real_root = os.path.realpath(root)
+    inside = target.is_relative_to(Path(os.path.normpath(root.absolute())))
+    if os.path.islink(target):
+        raise ExportError(
+            f"/export: {target} is a symbolic link (to {os.readlink(target)}): not followed; "
+            "name another file"
+        )
+    parent = target.parent
+    if inside:  # before any folder is made: the way there must not lead out of the project
+        have = next(p for p in (parent, *parent.parents) if os.path.lexists(p))
+        _stays_in(have, real_root, target)
+    parent.mkdir(parents=True, exist_ok=True)
+    dfd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        if inside:  # the folder opened is the one checked (no swap in between)
+            real = _stays_in(parent, real_root, target)
+            seen, opened = os.stat(real), os.fstat(dfd)
+            if (seen.st_dev, seen.st_ino) != (opened.st_dev, opened.st_ino):
+                raise ExportError(f"/export: {target}: its folder changed while it was written")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        try:
+            fd = os.open(target.name, flags, 0o600, dir_fd=dfd)
+        except OSError:
+            if os.path.islink(target):  # one made between the check and the open
+                raise ExportError(
+                    f"/export: {target} is a symbolic link: not followed; name another file"
+                ) from None
+            raise
+    finally:
+        os.close(dfd)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ExportError(f"/export: {target} is not a regular file: name another file")
+        if st.st_nlink > 1:
+            raise ExportError(
+                f"/export: {target} has other hard links (it is another file too): not "
+                "written; name another file"
+            )
+        f.truncate(0)
+        f.write(text)
+
+
+def _stays_in(folder: Path, real_root: str, target: Path) -> str:
+    """``folder`` with links resolved, when it is inside the project; else ExportError."""
+    real = os.path.realpath(folder)
+    if not Path(real).is_relative_to(real_root):
+        raise ExportError(
+            f"/export: {target}: {folder} leads out of the project (to {real}) through a "
+            "symbolic link: not followed; name another file"
+        )
+    return real
 
 
 # -- rendering --------------------------------------------------------------------------------

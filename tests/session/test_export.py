@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 
 import pytest
 
@@ -109,3 +111,68 @@ def test_the_plain_text_for_the_scrollback_cuts_long_results_and_masks():
     assert text.startswith("› count\n\n▌ bash")
     assert "  ↳ bash:\n  1\n" in text and "  … 81 more lines" in text
     assert "private" not in text and secret not in text and text.endswith("Counted.\n")
+
+
+@pytest.mark.parametrize(
+    "plant",
+    [
+        "a link to a file outside",  # notes.md -> ~/.bashrc
+        "a dangling link outside",  # notes.md -> ~/.profile (not there yet)
+        "a link to a file inside",  # a link is never followed, wherever it leads
+        "a folder linking outside",  # docs -> ~ : docs/notes.md is ~/notes.md
+        "a folder linking outside, deeper",  # docs -> ~ : docs/new/notes.md would make ~/new
+        "a hard link to a file outside",
+    ],
+)
+async def test_an_export_never_follows_a_link_the_project_planted(project, tmp_path, plant):
+    home = tmp_path / "home"
+    home.mkdir()
+    bashrc = home / ".bashrc"
+    bashrc.write_text("original\n")
+    name = "notes.md"
+    if plant == "a link to a file outside":
+        (project / name).symlink_to(bashrc)
+    elif plant == "a dangling link outside":
+        (project / name).symlink_to(home / ".profile")
+    elif plant == "a link to a file inside":
+        (project / "real.md").write_text("original\n")
+        (project / name).symlink_to("real.md")
+    elif plant == "a hard link to a file outside":
+        os.link(bashrc, project / name)
+    else:
+        (project / "docs").symlink_to(home)
+        name = "docs/notes.md" if plant.endswith("outside") else "docs/new/notes.md"
+    spec = script(tmp_path / "m.json", {"text": "a reply"})
+    session = Session(project, Config(), SessionOptions(model=spec))
+    await session.start()
+    await session.send("one").run()
+    try:
+        with pytest.raises(ExportError) as got:
+            await export(session, "md", name)
+    finally:
+        await session.close()
+    message = str(got.value)
+    assert message.startswith("/export: ") and "\n" not in message
+    assert "not followed" in message or "hard links" in message
+    assert bashrc.read_text() == "original\n"
+    assert sorted(p.name for p in home.iterdir()) == [".bashrc"]  # nothing made out there
+    if plant == "a link to a file inside":
+        assert (project / "real.md").read_text() == "original\n"
+
+
+async def test_an_export_to_a_plain_path_is_written_private(project, tmp_path):
+    spec = script(tmp_path / "m.json", {"text": "a reply"})
+    session = Session(project, Config(), SessionOptions(model=spec))
+    await session.start()
+    await session.send("one").run()
+    (project / "old.md").write_text("x" * 10_000)
+    try:
+        made = await export(session, "md", "out/deeper/notes.md")
+        again = await export(session, "md", "old.md")  # an existing file: replaced whole
+        outside = await export(session, "md", str(tmp_path / "elsewhere" / "n.md"))
+    finally:
+        await session.close()
+    assert made == project / "out" / "deeper" / "notes.md" and "a reply" in made.read_text()
+    assert stat.S_IMODE(made.stat().st_mode) == 0o600
+    assert again.read_text() == made.read_text()
+    assert "a reply" in outside.read_text()

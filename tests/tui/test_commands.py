@@ -337,6 +337,23 @@ async def test_slash_export_html_and_jsonl_by_name_or_suffix_and_bad_arguments_a
     assert "Traceback" not in " ".join(said)
 
 
+async def test_slash_export_to_a_link_the_project_ships_is_refused_in_one_line(harness, tmp_path):
+    outside = tmp_path / "bashrc"
+    outside.write_text("original\n")
+    (harness.cwd / "notes.md").symlink_to(outside)  # the project ships notes.md -> ~/.bashrc
+    app = harness.app([{"text": "hello"}])
+    async with app.run_test(size=(120, 35)) as pilot:
+        await ready(pilot)
+        await send(pilot, "hi")
+        await turn_done(pilot)
+        await send(pilot, "/export notes.md")
+        await wait_for(pilot, lambda: any("symbolic link" in n for n in notices(app)))
+        said = [n for n in notices(app) if "/export" in n]
+    assert outside.read_text() == "original\n"
+    assert len(said) == 1 and "not followed" in said[0] and "\n" not in said[0].strip()
+    assert not any("exported the conversation" in n for n in notices(app))
+
+
 async def test_slash_copy_puts_the_last_reply_on_the_terminals_clipboard(harness, monkeypatch):
     from larik.llm.secrets import remember
 
