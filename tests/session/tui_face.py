@@ -149,9 +149,11 @@ class TuiFace(Face):
                 )
                 if not isinstance(self.app.screen, PermissionScreen):
                     break
-                asked.append(self.app.screen.request.tool_name)
+                dialog = self.app.screen
+                asked.append(dialog.request.tool_name)
                 if approve is None:
                     raise AssertionError(f"nobody expected a question: {asked}")
+                await wait_for(pilot, dialog.armed)  # painted, and ARM seconds since: a key counts
                 await pilot.press("y" if approve else "n")
                 await wait_for(pilot, lambda: not isinstance(self.app.screen, PermissionScreen))
             await self.chat.conv.flush()

@@ -144,3 +144,14 @@ def _unfreeze_gc():
 
     yield
     gc.unfreeze()
+
+
+@pytest.fixture(autouse=True)
+def _dialog_armed_once_painted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The permission dialog takes no choice for ``ARM`` seconds after its first frame (keys
+    typed for the prompt as it opened). These tests press keys once it is on screen, as a
+    person who read it would; the arming time itself is tested with a clock of its own
+    (``test_permission_dialog.py``: ``…_typed_as_it_opens_…``)."""
+    from larik.tui.screens.permission import PermissionScreen
+
+    monkeypatch.setattr(PermissionScreen, "ARM", 0.0)

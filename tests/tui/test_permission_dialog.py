@@ -210,3 +210,95 @@ async def test_a_reason_typed_fast_without_r_loses_no_key_and_leaks_into_no_choi
 async def test_a_reason_starting_with_a_is_a_reason_not_allow_always(harness):
     is_error, content = await _denied_with(harness, "always ask me first\n")
     assert is_error and content.endswith("always ask me first"), content
+
+
+# ------------------------------------------------- keys typed for the prompt as it opens
+
+
+class Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _host(clock: Clock):
+    """A bare app whose ``open(keys)`` opens the dialog and, in the same tick, has ``keys``
+    arrive: what a typist's next keystroke does when the dialog pops up under it."""
+    from textual import events
+    from textual.app import App
+
+    from larik.agent.events import PermissionRequest
+
+    request = PermissionRequest("bash", {"command": "rm -rf build"}, "bash: rm -rf build")
+
+    class Host(App[None]):
+        def __init__(self) -> None:
+            super().__init__()
+            self.answers: list = []
+
+        def open(self, keys: str) -> PermissionScreen:
+            screen = PermissionScreen(request, clock=clock)
+            self.push_screen(screen, callback=self.answers.append)
+            names = {" ": "space", "\n": "enter"}
+            for ch in keys:
+                self.post_message(events.Key(names.get(ch, ch), None if ch == "\n" else ch))
+            return screen
+
+    return Host()
+
+
+@pytest.mark.parametrize("key", ["y", "1", "2", " ", "\n"])
+@pytest.mark.parametrize("arm", [0.0, PermissionScreen.ARM])
+async def test_a_key_typed_as_the_dialog_opens_answers_nothing(monkeypatch, key, arm):
+    """Painted first (``arm`` 0: only the first frame gates), and ``ARM`` seconds after."""
+    monkeypatch.setattr(PermissionScreen, "ARM", arm)
+    clock = Clock()
+    host = _host(clock)
+    async with host.run_test(size=(100, 30)) as pilot:
+        screen = host.open(key)
+        await pilot.pause()
+        await pilot.pause()
+        assert host.answers == [] and host.screen is screen, host.answers
+        reason = screen.query_one("#reason").value
+        assert reason == ("" if key == "\n" else key)
+        clock.now += PermissionScreen.ARM
+        await pilot.press("escape")
+        await pilot.pause()
+    assert [a.allow for a in host.answers] == [False]
+
+
+async def test_a_y_before_the_arming_time_is_the_reason_and_after_it_allows(tmp_path, monkeypatch):
+    monkeypatch.setattr(PermissionScreen, "ARM", 0.3)
+    clock = Clock()
+    monkeypatch.setattr(PermissionScreen, "clock", clock)
+    real = Real(tmp_path)
+    second = {**EDIT, "id": "w2", "input": {"path": "second.txt", "content": "two\n"}}
+    app = real.app([{"tool_calls": [EDIT]}, {"tool_calls": [second]}, {"text": "Done."}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "write it")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        dialog = app.screen
+        await wait_for(pilot, lambda: dialog._painted_at is not None)
+        clock.now += 0.29  # painted, not yet armed: a typist's y
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.screen is dialog and dialog.query_one("#reason").value == "y"
+        clock.now += 0.5
+        await pilot.press("shift+tab")  # the way back to the choices, as the docs say
+        await pilot.pause()
+        assert dialog.focused is not None and dialog.focused.id in ("allow", "always", "deny")
+        await pilot.press("escape")  # Esc denies at any time
+        await wait_for(pilot, lambda: app.screen is not dialog)
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        dialog = app.screen
+        await wait_for(pilot, lambda: dialog._painted_at is not None)
+        clock.now += 0.5  # armed: a y now is the user's answer
+        await pilot.press("y")
+        await turn_done(pilot)
+    assert not (real.cwd / "small.txt").exists()
+    assert (real.cwd / "second.txt").read_text() == "two\n"

@@ -12,6 +12,14 @@ box has the focus, the dialog itself appends them to it (a space presses no butt
 ``n`` inside the reason answers nothing, Enter denies with it). Typing fast lost keys before:
 they went to the buttons while the focus moved.
 
+**Armed, not at once.** The dialog can open while the user is typing into the prompt; the key
+that happened to come next must not answer it. Until the dialog has been painted (its first
+frame: ``call_after_refresh`` from mount) and ``ARM`` seconds have passed since by
+:attr:`PermissionScreen.clock` (monotonic; tests set their own), no key and no click is a
+choice: a printable key — ``y``, ``1``, ``2``, ``n``, a space — is the start of the reason (and
+from it, as above, every key is the reason's), Enter and a button pressed do nothing; Esc still
+denies. Nothing waits on a timer: each key asks the clock.
+
 Whatever the size of the terminal, the title and the choices stay on screen: they are docked
 to the dialog's top and bottom, and the details (a long diff) scroll between them (PgUp/PgDn,
 the mouse). The focused choice is marked (``▸``) and the hint line says what Enter does. Focus
@@ -22,7 +30,9 @@ starts on "Deny", so Enter never approves what the user has not been shown.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -69,9 +79,18 @@ class PermissionScreen(ModalScreen[Approval]):
         Binding("right", "app.focus_next", show=False),
     ]
 
-    def __init__(self, request: PermissionRequest) -> None:
+    #: Seconds after the first frame during which no key is a choice (a key typed for the
+    #: prompt as the dialog opened), and the clock they are counted by: the tests' seams.
+    ARM: ClassVar[float] = 0.3
+    clock: ClassVar[Callable[[], float]] = staticmethod(time.monotonic)
+
+    def __init__(
+        self, request: PermissionRequest, *, clock: Callable[[], float] | None = None
+    ) -> None:
         super().__init__(classes="modal")
         self.request = request
+        self._clock = clock or type(self).clock
+        self._painted_at: float | None = None  # when the first frame was drawn
         self._reason_started = False  # a reason begun; its box does not have the focus yet
 
     def compose(self) -> ComposeResult:
@@ -124,6 +143,16 @@ class PermissionScreen(ModalScreen[Approval]):
     def on_mount(self) -> None:
         self.query_one("#deny", Button).focus()
         self.call_after_refresh(self._focus_default)
+        self.call_after_refresh(self._painted)
+
+    def _painted(self) -> None:
+        if self._painted_at is None:
+            self._painted_at = self._clock()
+
+    def armed(self) -> bool:
+        """Whether a key or a click may answer: painted, and ``ARM`` seconds since."""
+        at = self._painted_at
+        return at is not None and self._clock() - at >= self.ARM
 
     def _focus_default(self) -> None:
         details = self.query_one("#permission-details", VerticalScroll)
@@ -153,7 +182,16 @@ class PermissionScreen(ModalScreen[Approval]):
 
     def on_key(self, event: events.Key) -> None:
         """A letter typed while a choice is focused starts the reason (but for the choices'
-        keys and r); from then on every key is the reason's until its box has the focus."""
+        keys and r); from then on every key is the reason's until its box has the focus.
+        Before the dialog is :meth:`armed`, every printable key is the reason's and Enter
+        nothing: they were typed for the prompt."""
+        if not self.armed():
+            if event.key == "enter" or (event.is_printable and event.character):
+                event.stop()
+                event.prevent_default()
+                if event.key != "enter" and not isinstance(self.focused, Input):
+                    self._type(event.character or "")
+                return
         if isinstance(self.focused, Input):
             return
         if self._reason_started:
@@ -190,10 +228,13 @@ class PermissionScreen(ModalScreen[Approval]):
     # -- answers --------------------------------------------------------------------------------
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.action_deny()
+        if self.armed():
+            self.action_deny()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
+        if not self.armed():  # a click (or Enter) meant for what was there before
+            return
         {"allow": self.action_allow, "always": self.action_allow_always}.get(
             event.button.id or "", self.action_deny
         )()
@@ -209,10 +250,12 @@ class PermissionScreen(ModalScreen[Approval]):
         self._type("")  # what is typed right after r is the reason's
 
     def action_allow(self) -> None:
-        self.dismiss(Approval(allow=True))
+        if self.armed():
+            self.dismiss(Approval(allow=True))
 
     def action_allow_always(self) -> None:
-        self.dismiss(Approval(allow=True, always=True))
+        if self.armed():
+            self.dismiss(Approval(allow=True, always=True))
 
     def action_deny(self) -> None:
         self._reason_started = False
