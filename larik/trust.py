@@ -22,6 +22,8 @@ sandbox.writable         ignored (a project must not open more of the disk to co
 web_fetch.allow_private  ignored (a project must not let web_fetch reach private addresses)
 budget.session_usd,      applied only when as low as the user's or lower (or the user set none):
 budget.turn_usd          a project may spend less, never more
+prefer                   ignored ([prefer] ROLE = "subscription" sends a role to the user's
+                         signed-in plans: it spends their paid quota)
 .mcp.json                ignored (the project's MCP servers, in the format other agents share)
 .claude hooks            ignored (the hooks of .claude/settings.json and settings.local.json,
                          Claude Code's project settings: they run programs)
@@ -125,6 +127,7 @@ GATED: dict[str, Literal["tighten-only", "ignored", "merged"]] = {
     "web_fetch.allow_private": "ignored",  # a project must not open the private network
     "budget.session_usd": "tighten-only",  # may lower the user's limit, not raise it
     "budget.turn_usd": "tighten-only",
+    "prefer": "ignored",  # routes roles to the user's signed-in plans: spends their quota
 }
 
 _FILE_NAME = "trust.json"
@@ -241,6 +244,8 @@ def split_project(
             if key in budget and _raises(budget[key], mine.get(key)):
                 gated[f"budget.{key}"] = budget.pop(key)
         always["budget"] = budget
+    if isinstance(data.get("prefer"), Mapping) and data["prefer"]:
+        gated["prefer"] = always.pop("prefer")  # merged as a table once trusted (load.py)
     return always, gated, deny
 
 
@@ -314,6 +319,9 @@ def _words(key: str, value: Any, user_mode: str) -> list[str]:
     elif key == COMMAND_SHELL and isinstance(value, Mapping):
         files = ", ".join(_in_project(str(p)) for p in value)
         out.append(f"commands that run shell lines (!`…`): {files}")
+    elif key == "prefer" and isinstance(value, Mapping):
+        roles = ", ".join(f"{role} = {how!r}" for role, how in value.items())
+        out.append(f"[prefer] {roles} (your signed-in plans first: spends their quota)")
     elif key == "permissions.allow":
         rules = ", ".join(repr(r) for r in value) if isinstance(value, list) else repr(value)
         out.append(f"permissions.allow = [{rules}]")

@@ -351,3 +351,28 @@ def test_a_project_may_always_lower_a_budget_or_set_one(tmp_path):
     config = load_config(tmp_path)
     assert (config.budget.session_usd, config.budget.turn_usd) == (1.0, 0.25)
     assert config.project_trust is None
+
+
+# ------------------------------------------------------------------------------- [prefer]
+
+
+def test_an_untrusted_projects_prefer_is_ignored_and_said_and_a_trusted_ones_applies(tmp_path):
+    """``[prefer] ROLE = "subscription"`` spends your signed-in plan's quota: a project you
+    did not trust must not send its roles there."""
+    write_user('[prefer]\nexplore = "subscription"\n')
+    make_project(tmp_path, '[prefer]\nworker = "subscription"\nsmart = "subscription"\n')
+    config = load_config(tmp_path)
+    assert dict(config.prefer) == {"explore": "subscription"}  # yours alone
+    assert dict(config.routing().prefer) == {"explore": "subscription"}
+    pt = config.project_trust
+    assert pt is not None and not pt.trusted
+    [ask] = [a for a in pt.asks if "prefer" in a]
+    assert "smart" in ask and "worker" in ask and "subscription" in ask
+    assert "[prefer]" in pt.ignored_line()
+    trusted = load_config(tmp_path, trust_project=True)
+    assert dict(trusted.prefer) == {
+        "explore": "subscription",
+        "worker": "subscription",
+        "smart": "subscription",
+    }
+    assert trusted.routing().prefer.get("worker") == "subscription"
