@@ -151,6 +151,32 @@ def _fresh_secrets() -> Iterator[None]:
     forget_all()
 
 
+@pytest.fixture(autouse=True)
+def _young_idle_collections(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """The TUI's idle collection (``larik/tui/gcpolicy.collect_idle``: unfreeze, a full
+    collection, freeze again), which every app runs at its first frame, walks the whole heap of
+    the process: in a test worker that is every module and test the worker has loaded, about
+    0.2-0.3 s per app (a fifth of a TUI test's CPU), where Larik itself has ~20-90 ms to walk.
+    Tests stand it in with a young collection and a freeze, what it leaves the app (its objects
+    out of the collector's sight); ``@pytest.mark.full_gc`` keeps the real one (the tests of
+    gcpolicy). Whatever a test froze is given back after it, so the rest of the suite runs with
+    a normal collector."""
+    import gc
+
+    if request.node.get_closest_marker("full_gc") is None:
+        from larik.tui import gcpolicy
+
+        def young() -> None:
+            gc.collect(1)
+            gc.freeze()
+
+        monkeypatch.setattr(gcpolicy, "collect_idle", young)
+    yield
+    gc.unfreeze()  # (a list splice; gc.get_freeze_count() would walk the frozen objects)
+
+
 @pytest.fixture
 def loopback() -> Iterator[LoopbackServer]:
     server = LoopbackServer().start()

@@ -137,16 +137,6 @@ def screen_text(app: Any) -> str:
 
 
 @pytest.fixture(autouse=True)
-def _unfreeze_gc():
-    """The app freezes objects out of the collector's sight (larik/tui/gcpolicy.py); give them
-    back after each test so the rest of the suite runs with a normal collector."""
-    import gc
-
-    yield
-    gc.unfreeze()
-
-
-@pytest.fixture(autouse=True)
 def _dialog_armed_once_painted(monkeypatch: pytest.MonkeyPatch) -> None:
     """The permission dialog takes no choice for ``ARM`` seconds after its first frame (keys
     typed for the prompt as it opened). These tests press keys once it is on screen, as a
