@@ -5,9 +5,11 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -175,6 +177,52 @@ def _young_idle_collections(
         monkeypatch.setattr(gcpolicy, "collect_idle", young)
     yield
     gc.unfreeze()  # (a list splice; gc.get_freeze_count() would walk the frozen objects)
+
+
+#: Textual's parsed CSS, shared by every app of a test process (see ``_parsed_css_shared``).
+_PARSED_CSS: dict[tuple[object, ...], list[Any]] = {}
+
+
+@pytest.fixture(autouse=True)
+def _parsed_css_shared() -> None:
+    """Textual parses each app's CSS afresh (its cache is the stylesheet's, and a theme's
+    variables re-parse into a new stylesheet): a tenth of a TUI test's CPU. Larik runs one app
+    per process, but a test worker runs hundreds, so the tests share the parsed rules between
+    apps, keyed by everything the parse reads (the CSS, where it is from, its defaults flag,
+    tie breaker and scope, and the variables). Textual itself hands the same parsed rules to
+    every parse of one stylesheet; CSS with errors still raises at each parse. Installed once
+    Textual is imported (the first test of a module that imports it lazily parses as usual)."""
+    stylesheet = sys.modules.get("textual.css.stylesheet")
+    if stylesheet is None or getattr(stylesheet.Stylesheet._parse_rules, "shared", False):
+        return
+    parse_rules = stylesheet.Stylesheet._parse_rules
+
+    def shared(
+        self: Any,
+        css: str,
+        read_from: Any,
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> list[Any]:
+        key = (
+            css,
+            read_from,
+            is_default_rules,
+            tie_breaker,
+            scope,
+            *sorted(self._variables.items()),
+        )
+        rules = _PARSED_CSS.get(key)
+        if rules is None:
+            rules = parse_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
+            if len(_PARSED_CSS) > 5000:
+                _PARSED_CSS.clear()
+            _PARSED_CSS[key] = rules
+        return rules
+
+    shared.shared = True  # type: ignore[attr-defined]
+    stylesheet.Stylesheet._parse_rules = shared
 
 
 @pytest.fixture
