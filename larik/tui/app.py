@@ -79,6 +79,9 @@ class LarikApp(App[int]):
         self._reload_config: ConfigLoader | None = None
         self.startup_error = ""  # why the app ended before it could start (printed by run_tui)
         self.first_paint_done = False
+        # keys that come before the first frame (typed while Larik started), kept for the prompt:
+        # before then nothing has the focus to take them, and Textual would drop them
+        self._early_keys: list[events.Key] | None = []
         self._last_ctrl_c = 0.0
         self._leaving: Worker[None] | None = None
         self._prefs: Prefs | None = None
@@ -119,8 +122,16 @@ class LarikApp(App[int]):
     def _after_first_frame(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.first_paint_done = True
+        self._take_early_keys()
         gcpolicy.collect_idle()
         self.run_worker(self.start_up(), group="agent", exclusive=True)
+
+    def _take_early_keys(self) -> None:
+        """The keys typed before the first frame, in the order typed (the prompt has the
+        focus now)."""
+        early, self._early_keys = self._early_keys or [], None
+        for event in early:
+            self.post_message(event)
 
     async def start_up(self) -> None:
         """After the first frame, in a worker: the config, then the agent. A modal question
@@ -290,6 +301,10 @@ class LarikApp(App[int]):
 
     # -- keys that hold on every screen -------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and self._early_keys is not None:
+            if not event.is_forwarded:
+                self._early_keys.append(event)  # for the prompt, after the first frame
+            return
         if isinstance(event, events.Key):
             self.chat.gc.key()  # typing puts off the idle collection
             self.chat.notifier.activity()  # you are here: nothing waits to tell you

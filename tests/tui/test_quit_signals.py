@@ -47,9 +47,11 @@ def wait_for(check, what: str) -> None:
 class Tui:
     """`larik` on a pseudo-terminal, its output collected by a thread."""
 
-    def __init__(self, argv: list[str], cwd: Path) -> None:
+    def __init__(self, argv: list[str], cwd: Path, typed_before: bytes = b"") -> None:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+        if typed_before:  # typed before larik starts: waiting in the terminal for it
+            os.write(self.master, typed_before)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "larik.cli", *argv],
             stdin=slave,

@@ -52,3 +52,39 @@ async def test_ctrl_u_clears_every_line_before_the_cursor(harness):
         await pilot.press(*"/exit", "ctrl+j", *"hello")
         await pilot.press("ctrl+u")
         assert prompt.text == ""
+
+
+def test_what_is_typed_while_larik_starts_is_not_lost(tmp_path):
+    """A prompt typed before the first frame: Textual reads it before anything has the focus
+    to take it; the app keeps it for the prompt."""
+    import json
+
+    from larik.agent.sessions import latest_session
+    from larik.agent.transcript import load_transcript
+
+    from .test_quit_signals import WAIT, Tui
+    from .test_quit_signals import wait_for as wait_until
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"turns": [{"text": "Hello from the script."}]}))
+    tui = Tui(["-m", f"scripted/{script}"], project, typed_before=b"say hi")
+    try:
+        wait_until(lambda: b"/help" in tui.out, "the TUI to start")
+        tui.type("\r")  # the model is there: send what the prompt holds
+
+        def replied() -> bool:
+            session = latest_session(project)
+            messages = load_transcript(session.path).messages if session else []
+            return any("from the script" in m.text() for m in messages)
+
+        wait_until(replied, "the reply to the prompt typed ahead")
+        session = latest_session(project)
+        assert session is not None
+        prompts = [m.text() for m in load_transcript(session.path).messages if m.role == "user"]
+        assert prompts == ["say hi"]
+        tui.proc.kill()
+        tui.proc.wait(timeout=WAIT)
+    finally:
+        tui.close()
