@@ -40,10 +40,12 @@ def run_tui(
     from .app import LarikApp
 
     what = "" if trust_project else wide_root(cwd)
+    typed = b""
     if _auto_theme(config):  # [tui] theme = "auto": ask the terminal now, before Textual reads it
-        from .background import ask_terminal
+        from . import background
 
-        ask_terminal()
+        background.ask_terminal()
+        typed = background.TYPED[0]  # keys typed meanwhile: the app's first
     loader = None if config is not None else (lambda: _load_settings(cwd, trust_project))
     history = _history_path() if config is not None else None
     from ..session import SessionOptions
@@ -63,6 +65,7 @@ def run_tui(
         wide_root=wide_root_line(cwd.resolve(), what) if what else "",
         options=options,
     )
+    app.typed_at_start = typed
     code = app.run()
     signals = getattr(app, "quit_signals", None)
     if signals is not None:

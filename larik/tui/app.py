@@ -79,6 +79,7 @@ class LarikApp(App[int]):
         self._reload_config: ConfigLoader | None = None
         self.startup_error = ""  # why the app ended before it could start (printed by run_tui)
         self.first_paint_done = False
+        self.typed_at_start = b""  # keys read while run_tui asked the terminal (background.py)
         # keys that come before the first frame (typed while Larik started), kept for the prompt:
         # before then nothing has the focus to take them, and Textual would drop them
         self._early_keys: list[events.Key] | None = []
@@ -127,9 +128,13 @@ class LarikApp(App[int]):
         self.run_worker(self.start_up(), group="agent", exclusive=True)
 
     def _take_early_keys(self) -> None:
-        """The keys typed before the first frame, in the order typed (the prompt has the
-        focus now)."""
+        """The keys typed before the first frame, in the order typed: those read while
+        run_tui asked the terminal, then those Textual read (the prompt has the focus now)."""
         early, self._early_keys = self._early_keys or [], None
+        if self.typed_at_start:
+            from .background import key_events
+
+            early[:0] = key_events(self.typed_at_start)
         for event in early:
             self.post_message(event)
 

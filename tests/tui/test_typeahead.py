@@ -54,13 +54,16 @@ async def test_ctrl_u_clears_every_line_before_the_cursor(harness):
         assert prompt.text == ""
 
 
-def test_what_is_typed_while_larik_starts_is_not_lost(tmp_path):
+@pytest.mark.parametrize("theme", ["larik-dark", "auto"])
+def test_what_is_typed_while_larik_starts_is_not_lost(tmp_path, theme):
     """A prompt typed before the first frame: Textual reads it before anything has the focus
-    to take it; the app keeps it for the prompt."""
+    to take it; the app keeps it for the prompt. With ``theme = "auto"`` the terminal is not
+    asked then: keys were waiting (larik/tui/background.py)."""
     import json
 
     from larik.agent.sessions import latest_session
     from larik.agent.transcript import load_transcript
+    from larik.config import user_config_path
 
     from .test_quit_signals import WAIT, Tui
     from .test_quit_signals import wait_for as wait_until
@@ -69,6 +72,9 @@ def test_what_is_typed_while_larik_starts_is_not_lost(tmp_path):
     project.mkdir()
     script = tmp_path / "s.json"
     script.write_text(json.dumps({"turns": [{"text": "Hello from the script."}]}))
+    config = user_config_path()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[tui]\ntheme = "{theme}"\n')
     tui = Tui(["-m", f"scripted/{script}"], project, typed_before=b"say hi")
     try:
         wait_until(lambda: b"/help" in tui.out, "the TUI to start")
@@ -84,6 +90,7 @@ def test_what_is_typed_while_larik_starts_is_not_lost(tmp_path):
         assert session is not None
         prompts = [m.text() for m in load_transcript(session.path).messages if m.role == "user"]
         assert prompts == ["say hi"]
+        assert b"\x1b]11;?" not in tui.out  # keys were waiting: the terminal was not asked
         tui.proc.kill()
         tui.proc.wait(timeout=WAIT)
     finally:
