@@ -275,6 +275,7 @@ class JobTable:
         """Stop job ``job_id``: SIGTERM to its process group, SIGKILL after ``grace``."""
         job = self.get(job_id)
         await _end([job], grace)
+        self.changed()  # its watcher, cancelled by _end, may not have said so
         return job
 
     async def close(self, grace: float = CLOSE_GRACE) -> None:

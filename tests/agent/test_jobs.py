@@ -166,6 +166,25 @@ async def test_job_stop_reaches_only_the_sessions_own_jobs(project):
         other.wait()
 
 
+async def test_stopping_a_job_tells_the_face_its_count_changed(project, monkeypatch):
+    """The status line's "1 job" stayed after a stop: the stop cancelled the watcher that
+    would have said the job ended (tryout A3). Here the watcher is between two polls (a job
+    that has run a while is polled every 0.25 s) for as long as the stop takes."""
+
+    async def between_polls(job, table) -> None:
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(jobs, "_watch", between_polls)
+    table = JobTable()
+    seen: list[int] = []
+    table.on_change = lambda: seen.append(len(table.running()))
+    table.start("sleep 300", project)
+    assert seen == [1]
+    await table.stop(1)
+    assert seen[-1] == 0, seen
+    await table.close()
+
+
 async def test_a_hundred_jobs_stop_at_the_limit(project):
     table = JobTable(max_jobs=8)
     ctx = ToolContext(root=project, jobs=table)
