@@ -139,6 +139,16 @@ def args_beside_diff(args: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in args.items() if k not in _SHOWN_BY_DIFF and not _is_bulky(v)}
 
 
+def args_beside_header(args: dict[str, Any], header: str) -> dict[str, Any]:
+    """The arguments a card's body still has to show: not a text the header already shows
+    whole (bash's command, read_file's path), which the body repeated as ``{"command": …}``."""
+    return {
+        k: v
+        for k, v in args.items()
+        if not (isinstance(v, str) and v and not _is_bulky(v) and " ".join(v.split()) in header)
+    }
+
+
 def _is_bulky(value: object) -> bool:
     return isinstance(value, str) and (len(value) > 200 or "\n" in value)
 

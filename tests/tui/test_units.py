@@ -219,3 +219,27 @@ def test_a_long_command_output_card_shows_its_end_and_other_results_their_start(
     read.finish(output)
     shown = read._result_text().plain.splitlines()
     assert shown[0] == "line 1" and shown[-1] == "… 300 more lines (Enter shows them all)"
+
+
+def _body_plain(card: ToolCard) -> str:
+    from rich.console import Console
+
+    console = Console(width=100, record=True, color_system=None)
+    console.print(card._body_renderable())
+    return console.export_text()
+
+
+def test_a_card_body_does_not_repeat_the_argument_its_header_shows():
+    """Tryout C1: bash's card showed its command in the header and again as {"command": …}."""
+    bash = ToolCard("bash", {"command": "python3 -m pytest -q"}, summary="python3 -m pytest -q")
+    bash.finish("3 passed", data={"exit_code": 0})
+    body = _body_plain(bash)
+    assert '"command"' not in body and "3 passed" in body
+    read = ToolCard("read_file", {"path": "src/app.py", "offset": 40}, summary="src/app.py")
+    read.finish("40  x = 1")
+    body = _body_plain(read)
+    assert '"path"' not in body and '"offset": 40' in body  # what the header does not say
+    long = "echo " + "word " * 40  # the header shortens it: the body has it whole
+    card = ToolCard("bash", {"command": long}, summary=long[:69] + "…")
+    card.finish("ok", data={"exit_code": 0})
+    assert '"command"' in _body_plain(card)

@@ -30,7 +30,7 @@ from textual.events import Click
 
 from ...words import count
 from ..bindings import for_scope
-from ..render import args_beside_diff, diff_text, pretty_args, terminal_safe
+from ..render import args_beside_diff, args_beside_header, diff_text, pretty_args, terminal_safe
 from .rendered_lines import RenderedLines
 
 __all__ = ["ToolCard", "call_summary", "key_argument", "outcome", "tool_text"]
@@ -266,6 +266,7 @@ class ToolCard(RenderedLines, can_focus=True):
         diff = self.data.get("diff")
         has_diff = isinstance(diff, str) and bool(diff)
         args = args_beside_diff(self.tool_input) if has_diff else self.tool_input
+        args = args_beside_header(args, self.summary)
         if args:
             parts.append(pretty_args(args))
         if self.steps:
