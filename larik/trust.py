@@ -50,6 +50,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -342,7 +343,9 @@ def _server_target(table: Any) -> str:
     t = table if isinstance(table, Mapping) else {}
     raw = t.get("args")
     args = raw if isinstance(raw, list) else []
-    return _cut(" ".join(str(a) for a in [t.get("command") or t.get("url") or "?", *args]))
+    if t.get("command"):  # quoted as a shell would need it: each argument's bounds are seen
+        return _cut(shlex.join(str(a) for a in [t["command"], *args]))
+    return _cut(str(t.get("url") or "?"))
 
 
 #: How ``/mcp`` and ``larik mcp list`` say a server waits for trust (:meth:`blocked_servers`).

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,9 +158,10 @@ class McpServerConfig(BaseModel):
         self._source, self._user = source, user
 
     def describe(self) -> str:
-        """The command line or URL, as configured (no variable expanded, no header shown)."""
+        """The command line (quoted: each argument's bounds are seen) or URL, as configured
+        (no variable expanded, no header shown)."""
         if self.command:
-            return " ".join([self.command, *self.args])
+            return shlex.join([self.command, *self.args])
         return self.url
 
 
