@@ -44,7 +44,12 @@ def copy_with_program(text: str, timeout: float = 5.0) -> str:
             continue
         try:
             done = subprocess.run(
-                argv, input=text.encode(), timeout=timeout, capture_output=True, check=False
+                argv,
+                input=text.encode(),
+                timeout=timeout,
+                stdout=subprocess.DEVNULL,  # xclip's selection server keeps it: no waiting
+                stderr=subprocess.DEVNULL,
+                check=False,
             )
         except (OSError, subprocess.TimeoutExpired):
             continue

@@ -37,6 +37,10 @@ def _kind(ch: str) -> int:
     return 1 if ch.isalnum() or ch == "_" else 2
 
 
+#: The largest count a key takes (``99999999u`` was a hundred million undos: the TUI froze).
+MAX_COUNT = 9999
+
+
 class Vim:
     def __init__(
         self,
@@ -80,11 +84,11 @@ class Vim:
         if ch.isdigit() and (ch != "0" or self._count):
             self._count += ch
             return
-        count = int(self._count or "1")
+        count = min(int(self._count or "1"), MAX_COUNT)
         self._count = ""
         if self._operator:
             op, self._operator = self._operator, ""
-            self._apply(op, ch, count * self._op_count)
+            self._apply(op, ch, min(count * self._op_count, MAX_COUNT))
             return
         if ch in "dc":
             self._operator, self._op_count = ch, count

@@ -243,3 +243,30 @@ def test_a_card_body_does_not_repeat_the_argument_its_header_shows():
     card = ToolCard("bash", {"command": long}, summary=long[:69] + "…")
     card.finish("ok", data={"exit_code": 0})
     assert '"command"' in _body_plain(card)
+
+
+def test_a_clipboard_program_that_stays_in_the_background_is_not_waited_for(tmp_path, monkeypatch):
+    """xclip forks a child that serves the selection and keeps its parent's stdout: reading
+    the program's output waited for that child until the timeout, and the copy that had
+    worked was reported as failed."""
+    import os
+    import signal
+
+    from larik.tui import clipboard
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    xclip = bin_dir / "xclip"
+    xclip.write_text(
+        f"#!/bin/sh\ncat > {tmp_path}/copied\nsleep 30 &\necho $! > {tmp_path}/server\nexit 0\n"
+    )
+    xclip.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    try:
+        assert clipboard.copy_with_program("the reply", timeout=3) == "xclip"
+        assert (tmp_path / "copied").read_text() == "the reply"
+    finally:
+        if (tmp_path / "server").exists():
+            os.kill(int((tmp_path / "server").read_text()), signal.SIGKILL)

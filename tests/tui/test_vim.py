@@ -141,3 +141,22 @@ async def test_vim_mode_is_off_by_default(harness):
         assert app.chat.prompt.vim is None and not app.chat.status.vim
         await pilot.press("escape", "x")
         assert app.chat.prompt.text == "x"
+
+
+async def test_a_huge_count_is_capped_not_a_frozen_screen(harness):
+    """``99999999u`` ran a hundred million undos; ``99999999d99999999w`` multiplied them."""
+    app = harness.app([], config=Config.model_validate({"tui": {"vim": True}}))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await normal(pilot, "foo bar baz", (0, 0))
+        prompt, undos = app.chat.prompt, []
+
+        def undo() -> None:
+            undos.append(1)
+            assert len(undos) <= 10_000, "the count was not capped"
+
+        prompt.undo = undo
+        await pilot.press(*"99999999u")
+        assert 0 < len(undos) <= 9999
+        await pilot.press(*"99999999d99999999w")
+        assert prompt.text == "" and prompt.vim.mode == "normal"
