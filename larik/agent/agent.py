@@ -121,12 +121,10 @@ class Agent:
         self.tool_runner = ToolRunner(
             self._tools, s.policy, self._ctx, s.tool_source, s.hooks, self._record
         )
-        self._hooks: SessionHooks | None = None  # the session's own events (a subagent's stop)
-        if s.hooks is not None:
-            self._hooks = SessionHooks(s.hooks, self, self._notice, s.role_label)
+        # the session's own events (a subagent's stop)
+        self._hooks = SessionHooks(s.hooks, self, self._notice, s.role_label) if s.hooks else None
         on = s.checkpoints and s.transcript_path is not None and s.role_label is None
-        self.checkpoints = Checkpointer(s.root, self._record, enabled=on)
-        """The session's turns and checkpoints: ``/undo`` and ``/rewind`` use it."""
+        self.checkpoints = Checkpointer(s.root, self._record, enabled=on)  # /undo, /rewind
         self._ctx.before_change = lambda: self.checkpoints.before_change(self._ctx.emit)
         if s.role_label is None:  # language servers (larik.lsp): none starts before an edit
             from ..lsp.session import for_session  # a command's changes: the checkpoints'
@@ -685,16 +683,18 @@ class Agent:
         return out
 
     async def close(self, reason: str = "other") -> list[AgentEvent]:
-        """End the session (SessionEnd hooks told ``reason``); the hooks' notices, recorded."""
-        if self._turn is not None and not getattr(self._turn, "ag_running", False):
-            await self._turn.aclose()
-        self._settle()
-        if self._settings.role_label is None:  # a subagent's end is not the session's
-            await self.jobs.close()
-            if self._ctx.lsp is not None:
-                await self._ctx.lsp.close()
-        said = await self._hooks.end(reason) if self._hooks is not None else []
-        if self._settings.role_label is None:  # after SessionEnd's hooks, which run in it
-            sandbox.close_space(self._settings.policy.sandbox)
-        self._log.close()
-        return said
+        """End the session (SessionEnd hooks told ``reason``), whatever fails or is cancelled."""
+        main = self._settings.role_label is None  # a subagent's end is not the session's
+        try:
+            if self._turn is not None and not getattr(self._turn, "ag_running", False):
+                await self._turn.aclose()
+            self._settle()
+            if main:
+                await self.jobs.close()
+            return await self._hooks.end(reason) if self._hooks is not None else []
+        finally:
+            if main:  # after SessionEnd's hooks, which run in it
+                if self._ctx.lsp is not None:
+                    await self._ctx.lsp.close()
+                sandbox.close_space(self._settings.policy.sandbox)
+            self._log.close()

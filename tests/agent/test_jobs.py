@@ -287,3 +287,31 @@ async def test_a_job_that_ends_by_itself_tells_the_listeners_and_a_stopped_one_d
     await asyncio.gather(*long.tasks, return_exceptions=True)
     assert [j.id for j in ended] == [done.id]  # stopped by the user: not news
     await table.close()
+
+
+async def test_a_session_cancelled_while_its_jobs_end_still_lets_go_of_the_rest(
+    make_agent, monkeypatch
+):
+    """Asked twice to leave, the app cancels ``Agent.close`` while the jobs end: the language
+    servers, the session's sandbox namespaces and the transcript's lock were left held."""
+    from larik.agent import agent as agent_module
+
+    agent = await make_agent(script({"text": "hi"}))
+    let_go: list[str] = []
+
+    async def cancelled(grace: float = 0.0) -> None:
+        agent.jobs.kill_all()
+        raise asyncio.CancelledError
+
+    class Servers:
+        async def close(self) -> None:
+            let_go.append("lsp")
+
+    monkeypatch.setattr(agent.jobs, "close", cancelled)
+    agent._ctx.lsp = Servers()
+    monkeypatch.setattr(agent_module.sandbox, "close_space", lambda box: let_go.append("space"))
+    log_close = agent._log.close
+    monkeypatch.setattr(agent._log, "close", lambda: (let_go.append("log"), log_close()))
+    with pytest.raises(asyncio.CancelledError):
+        await agent.close()
+    assert let_go == ["lsp", "space", "log"]
