@@ -139,6 +139,7 @@ class Engine:
         self.base_url = ""  # http://127.0.0.1:PORT (the OpenAI API is under /v1)
         self.port = 0
         self.api_key = secrets.token_urlsafe(24)  # this engine's own: only Larik may use it
+        self._cancel: threading.Event | None = None  # set: stop starting (start's caller left)
 
     @property
     def pid(self) -> int | None:
@@ -147,9 +148,13 @@ class Engine:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def start(self, port: int = 0, timeout: float = START_TIMEOUT) -> str:
+    def start(
+        self, port: int = 0, timeout: float = START_TIMEOUT, cancel: threading.Event | None = None
+    ) -> str:
         """Start it (``port``: the one to try first; 0: any free one); its base URL once
-        ``/health`` says ok. LocalModelError, one line, when it cannot start."""
+        ``/health`` says ok. LocalModelError, one line, when it cannot start — or at once
+        when ``cancel`` is set (the turn that waited for it ended: a quit waited 300 s)."""
+        self._cancel = cancel
         problem = cpu.check()
         if problem:
             raise LocalModelError(problem)
@@ -211,6 +216,7 @@ class Engine:
         out = self.proc.stdout
         buf = b""
         while time.monotonic() < deadline and b"\n" not in buf:
+            self._check_cancel()
             ready, _, _ = select.select([out], [], [], 0.2)
             if ready:
                 chunk = os.read(out.fileno(), 4096)
@@ -224,6 +230,7 @@ class Engine:
     def _wait_healthy(self, deadline: float) -> None:
         url = f"{self.base_url}/health"
         while time.monotonic() < deadline:
+            self._check_cancel()
             if not self.alive():
                 self.stop()
                 raise LocalModelError(
@@ -235,6 +242,11 @@ class Engine:
             time.sleep(0.1)
         self.stop()
         raise LocalModelError(f"the engine was not ready in time (log: {self.settings.log})")
+
+    def _check_cancel(self) -> None:
+        if self._cancel is not None and self._cancel.is_set():
+            self.stop()
+            raise LocalModelError(f"the engine's start was cancelled ({self.settings.model})")
 
     def stop(self, timeout: float = STOP_TIMEOUT) -> None:
         """End the engine's whole process group: SIGTERM, then SIGKILL if it lingers."""
@@ -318,8 +330,9 @@ _previous: dict[int, Any] = {}
 _hooked = {"atexit": False, "signals": False}
 
 
-def ensure(settings: Settings, port: int = 0) -> Engine:
-    """The engine for ``settings.model``, started if it is not up yet (thread-safe)."""
+def ensure(settings: Settings, port: int = 0, cancel: threading.Event | None = None) -> Engine:
+    """The engine for ``settings.model``, started if it is not up yet (thread-safe; a start
+    ends early, with LocalModelError, once ``cancel`` is set)."""
     install_exit_hooks()
     with _lock:
         engine = _engines.get(settings.model)
@@ -330,7 +343,7 @@ def ensure(settings: Settings, port: int = 0) -> Engine:
         engine = Engine(settings)
         _engines[settings.model] = engine  # stopped on the way out even while it loads
         try:
-            engine.start(port)
+            engine.start(port, cancel=cancel)
         except BaseException:
             _engines.pop(settings.model, None)
             raise

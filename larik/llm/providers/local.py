@@ -17,6 +17,7 @@ openai-compatible adapter. The model's size comes from the catalog or the file
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncGenerator
 from dataclasses import replace
 from pathlib import Path
@@ -59,7 +60,12 @@ class LocalProvider:
                 url = self.endpoint.base_url  # the API root of a server the user runs
                 endpoint = self.endpoint
                 if not url:
-                    root, key = await asyncio.to_thread(self._start)
+                    cancel = threading.Event()  # a cancelled turn, a quit: the start ends too
+                    try:
+                        root, key = await asyncio.to_thread(self._start, cancel)
+                    except asyncio.CancelledError:
+                        cancel.set()
+                        raise
                     from ..secrets import remember
 
                     remember(key)  # masked by value wherever text leaves Larik
@@ -73,9 +79,9 @@ class LocalProvider:
                 )
             return self._inner
 
-    def _start(self) -> tuple[str, str]:
+    def _start(self, cancel: threading.Event) -> tuple[str, str]:
         """The engine's base URL and key: one already serving the model, else a new one
-        (blocking)."""
+        (blocking, until ``cancel`` is set)."""
         from ..local.engine import ensure, running
         from ..local.store import Store
 
@@ -85,7 +91,7 @@ class LocalProvider:
         url, key = running(store, entry)
         if url:
             return url, key
-        engine = ensure(self._fit(store, entry))
+        engine = ensure(self._fit(store, entry), cancel=cancel)
         return engine.base_url, engine.api_key
 
     def _fit(self, store: Any, entry: Any) -> Settings:

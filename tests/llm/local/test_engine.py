@@ -245,3 +245,34 @@ def test_an_engine_that_died_is_let_go_before_another_starts(tmp_path: Path):
         engine._engines.pop(settings.model, None)
     assert dead.proc.stdin is not None and dead.proc.stdin.closed
     assert dead.proc.stdout is not None and dead.proc.stdout.closed
+
+
+async def test_a_turn_cancelled_while_the_engine_loads_ends_the_start_at_once(
+    smol: Entry, store: Store, tmp_path: Path, monkeypatch
+):
+    """The engine starts in a worker thread, and loading a big model takes minutes: a quit
+    (or Esc) cancelled the turn, but the worker went on waiting for the engine — up to 300 s
+    in which Larik could not exit (asyncio waits for its worker threads)."""
+    import asyncio
+
+    hangs = tmp_path / "loads-forever"  # stands in for `python -m larik.llm.local.child`
+    hangs.write_text("#!/bin/sh\nexec sleep 300\n")
+    hangs.chmod(0o755)
+    monkeypatch.setattr(engine.sys, "executable", str(hangs))
+    provider = LocalProvider(resolve_endpoint("local", Config()), model=smol.name)
+    task = asyncio.create_task(provider._ready())
+    deadline = time.monotonic() + 30
+    while not (engine._engines and next(iter(engine._engines.values())).pid):
+        assert time.monotonic() < deadline and not task.done()
+        await asyncio.sleep(0.02)
+    pid = next(iter(engine._engines.values())).pid
+    assert pid is not None
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    # the worker stops the child and leaves within its next poll, not at its 300 s deadline
+    assert await asyncio.to_thread(_gone, pid, 10.0)
+    deadline = time.monotonic() + 10
+    while engine._engines:
+        assert time.monotonic() < deadline, "the start went on"
+        await asyncio.sleep(0.02)
