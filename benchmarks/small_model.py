@@ -52,6 +52,13 @@ def main() -> None:
     ap.add_argument("--tasks", default=DEFAULT_TASKS, help="comma-separated, or 'all'")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument(
+        "--attempts",
+        type=int,
+        default=1,
+        help="up to N independent tries per run, as larik bench --attempts (pass@N; the first "
+        "try's own result is recorded too: pass@1)",
+    )
+    ap.add_argument(
         "--workflow",
         choices=("loop", "edit", "default"),
         default="default",
@@ -136,6 +143,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     harness = f"aider {args.aider}" if args.aider else str(args.larik.resolve())
     out = {"larik": harness, "model": spec, "workflow": args.workflow, "runs": runs}
     out.update(time_scale=args.time_scale, set=args.set, lsp=args.lsp, home=str(home))
+    out["attempts"] = args.attempts
     out["commit"] = _commit(args.larik)
     for rep in range(1, args.repeat + 1):
         for name in names:
@@ -145,9 +153,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 row = run_aider(args, tasks[name], folder)
             else:
                 broken: list[str] = []
-                runner = _watch(make_agent_runner(config, folder), broken)
-                [res] = asyncio.run(run_bench([spec], [tasks[name]], runner, repeat=1, jobs=1))
+                tries = {"attempts": args.attempts} if args.attempts > 1 else {}
+                runner = _watch(make_agent_runner(config, folder, **tries), broken)
+                [res] = asyncio.run(
+                    run_bench([spec], [tasks[name]], runner, repeat=1, jobs=1, **tries)
+                )
                 row = {"passed": res.passed, "reason": res.reason}
+                if tries:
+                    row.update(first_try=res.first_try, tries=res.tries)
                 row.update(read_transcripts(folder), unparsable=broken)
                 row["stop"] = getattr(res, "stop", "") or row.pop("stop_seen", "")
                 row.pop("stop_seen", None)
@@ -315,8 +328,11 @@ def print_table(datasets: list[dict[str, Any]], names: list[Path]) -> None:
         broken = sum(len(r.get("unparsable") or []) for r in runs)
         mean = statistics.mean(r["model_calls"] for r in runs) if runs else 0
         minutes = sum(r["wall"] for r in runs) / 60
+        firsts = [r["first_try"] for r in runs if r.get("first_try") is not None]
+        first = f"; 1st try {sum(firsts)}" if firsts else ""  # --attempts: pass@N; pass@1
         print(
-            f"| {name.stem} | {n} | {passed} ({lo:.0%}-{hi:.0%}) | {timeout} | {stuck} | {turn} "
+            f"| {name.stem} | {n} | {passed} ({lo:.0%}-{hi:.0%}){first} | {timeout} | {stuck} "
+            f"| {turn} "
             f"| {failed} | {other} | {broken} | {mean:.1f} | {minutes:.1f} min |"
         )
 

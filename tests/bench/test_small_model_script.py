@@ -54,3 +54,15 @@ def test_by_default_the_model_has_no_table_and_lsp_is_left_to_trust(tmp_path, mo
 
 def test_lsp_on_enables_the_servers_in_any_project(tmp_path, monkeypatch):
     assert _config(tmp_path, monkeypatch, lsp="on").lsp.enabled is True
+
+
+def test_a_table_of_tries_shows_pass_at_n_and_the_first_tries_pass_at_1(capsys):
+    row = {"model_calls": 2, "wall": 60.0, "reason": "check failed", "passed": False}
+    runs = [
+        {**row, "passed": True, "reason": "", "first_try": False, "tries": 2},
+        {**row, "passed": True, "reason": "", "first_try": True, "tries": 1},
+        {**row, "first_try": False, "tries": 3},
+    ]
+    _script().print_table([{"runs": runs}], [Path("tries3.json")])
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert line.startswith("| tries3 | 3 | 2 (") and "; 1st try 1 |" in line, line
