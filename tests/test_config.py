@@ -239,6 +239,25 @@ def test_save_keeps_keys_it_does_not_own_and_writes_valid_toml(tmp_path):
     assert load_config(tmp_path).roles["worker"] == "ollama/qwen3-coder"
 
 
+def test_a_save_keeps_the_users_comments_order_and_layout():
+    """/theme, /vim, /model default, /routing, /trust and larik mcp add write the user's own
+    file: tomli_w rewrote it from its values, and every comment in it was gone."""
+    text = (
+        "# my larik settings\n"
+        'model = "anthropic/claude-opus-5"  # the one I pay for\n'
+        '\n[tui]\n# dark at night\ntheme = "dark"\nvim = false\n'
+        '\n[roles]\nexplore = "groq/x"  # cheap\nworker = "groq/y"\n'
+    )
+    path = write_user(text)
+    save_user_config({"tui": {"theme": "light"}})
+    assert path.read_text() == text.replace('theme = "dark"', 'theme = "light"')
+    save_user_config({"roles": {"worker": None, "plan": "openai/gpt-5"}})
+    after = path.read_text()
+    assert after.startswith("# my larik settings\n") and "# dark at night" in after
+    assert 'explore = "groq/x"  # cheap' in after and "worker" not in after
+    assert tomllib.loads(after)["roles"] == {"explore": "groq/x", "plan": "openai/gpt-5"}
+
+
 def test_save_with_none_removes_a_key():
     path = write_user('[roles]\nworker = "groq/x"\nexplore = "groq/y"\n')
     save_user_config({"roles": {"worker": None}})

@@ -221,9 +221,9 @@ def save_user_config(updates: Mapping[str, Any]) -> Path:
     Keys not in ``updates`` are kept, including ones Larik does not know. A ``None`` (or, inside
     a table, an empty string) removes a key. The result is validated before anything is written;
     the write is atomic, and the file is mode 0600 when it holds an ``api_key`` or headers.
+    What is not changed stays as the user wrote it — comments, order, layout (``tomlkit``
+    edits the file's own document; ``/theme`` once rewrote it without its comments).
     """
-    import tomli_w
-
     path = user_config_path()
     with _FILE_LOCK:
         current = _read_toml(path) if path.is_file() else {}
@@ -232,7 +232,7 @@ def save_user_config(updates: Mapping[str, Any]) -> Path:
             if merged.get(key) == {}:
                 del merged[key]
         _validate(merged, path)
-        text = tomli_w.dumps(merged)
+        text = _edited(path.read_text(encoding="utf-8") if current else "", merged)
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = 0o600 if _holds_secret(merged) else _existing_mode(path)
         fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
@@ -245,6 +245,36 @@ def save_user_config(updates: Mapping[str, Any]) -> Path:
             Path(tmp).unlink(missing_ok=True)
             raise
     return path
+
+
+def _edited(original: str, merged: dict[str, Any]) -> str:
+    """``original`` (a TOML file's text) changed only where it differs from ``merged``."""
+    import tomlkit
+
+    doc = tomlkit.parse(original)
+    _sync(doc, merged)
+    text = tomlkit.dumps(doc)
+    if tomllib.loads(text) != merged:  # never seen: then the values matter more than the layout
+        text = tomlkit.dumps(merged)
+    return text
+
+
+def _sync(table: Any, want: Mapping[str, Any]) -> None:
+    """Make tomlkit ``table`` hold ``want``: keys gone are removed, tables are edited in
+    place, values that did not change are left alone (their comments with them)."""
+    for key in [k for k in table if k not in want]:
+        del table[key]
+    for key, value in want.items():
+        have = table.get(key)
+        if isinstance(value, Mapping) and isinstance(have, Mapping):
+            _sync(have, value)
+        elif key not in table or _unwrapped(have) != value:
+            table[key] = value
+
+
+def _unwrapped(value: Any) -> Any:
+    unwrap = getattr(value, "unwrap", None)
+    return unwrap() if callable(unwrap) else value
 
 
 def _prune(data: dict[str, Any], depth: int = 0) -> dict[str, Any]:
