@@ -33,7 +33,7 @@ def _server(routes: dict[str, dict]) -> ThreadingHTTPServer:
             pass
 
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     return srv
 
 

@@ -394,7 +394,7 @@ class _Trap(BaseHTTPRequestHandler):
 
 async def test_a_loopback_address_not_listed_is_refused_even_when_another_is(loopback):
     trap = ThreadingHTTPServer(("127.0.0.2", 0), _Trap)
-    threading.Thread(target=trap.serve_forever, daemon=True).start()
+    threading.Thread(target=trap.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         port = trap.server_address[1]
         loopback.route(

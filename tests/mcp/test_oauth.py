@@ -180,7 +180,9 @@ async def test_metadata_pointing_the_token_endpoint_at_another_origin_is_refused
             pass
 
     httpd = HTTPServer(("127.0.0.1", 0), Capture)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     try:
         srv = auth_server("--lie", f"token_endpoint=http://127.0.0.1:{httpd.server_port}/token")
         server = await started(srv.url, Browser())

@@ -281,7 +281,9 @@ async def test_an_http_error_status_is_named_in_the_failure(tmp_path, status, er
             pass
 
     httpd = HTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     try:
         url = f"http://127.0.0.1:{httpd.server_port}/mcp"
         server = await started(tmp_path, McpServerConfig(url=url, startup_timeout=10))
