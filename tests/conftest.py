@@ -109,9 +109,49 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(ONE_WORKER[module]))
 
 
+@pytest.fixture(scope="session")
+def _suite_python() -> Iterator[Path | None]:
+    """A folder with ``python`` and ``python3`` that run this suite's own interpreter, for the
+    commands tests run (``python -m pytest`` in a project: its check). Found on ``PATH`` they
+    were whatever the machine had first: with pyenv a shim (~1 s to pick a version, in bash)
+    for a global interpreter with dozens of pytest plugins (~1 s more), 2-3 s per check,
+    and pytest only because that interpreter happened to have it. It runs as a bench check
+    does (``larik/bench/tasks.run_check``): a plain pytest (no plugin of the suite's, such as
+    pytest-asyncio's warning about its settings, in what a check prints) and no bytecode
+    written (a test's file and the edit it gets come within a second, at the same size: a
+    ``.pyc`` of the first would pass for the second, which the slow shim hid). In ``/var/tmp``,
+    since the sandbox covers ``/tmp`` (and shows the suite's interpreter); None where it
+    cannot be made (``PATH`` is then left as it is)."""
+    import shutil
+    import tempfile
+
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="larik-tests-python-", dir="/var/tmp"))
+    except OSError:
+        yield None
+        return
+    try:
+        for name in ("python", "python3"):
+            script = folder / name
+            script.write_text(
+                "#!/bin/sh\nPYTEST_DISABLE_PLUGIN_AUTOLOAD=1 PYTHONDONTWRITEBYTECODE=1 "
+                f'exec "{sys.executable}" "$@"\n'
+            )
+            script.chmod(0o755)
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture(autouse=True)
-def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+def _hermetic(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path_factory: pytest.TempPathFactory,
+    _suite_python: Path | None,
+) -> None:
     hermetic_env(monkeypatch, tmp_path_factory.mktemp("larik-home"))
+    if _suite_python is not None:
+        monkeypatch.setenv("PATH", f"{_suite_python}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
 def hermetic_env(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
