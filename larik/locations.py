@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 __all__ = [
+    "MAX_CONFIG_BYTES",
     "MCP_JSON",
     "bench_dir",
     "bench_results_path",
@@ -25,6 +26,7 @@ __all__ = [
 
 
 MCP_JSON = ".mcp.json"  # a project's MCP servers (larik.mcp.config reads it)
+MAX_CONFIG_BYTES = 1 << 20  # a config file larger than this is refused, not read
 
 
 def user_config_path() -> Path:

@@ -38,7 +38,6 @@ __all__ = [
     "model_within_reach",
     "negotiate",
 ]
-MAX_CONFIG = 1 << 20  # bytes of config.toml read here (as larik.config's MAX_CONFIG_BYTES)
 
 #: The ACP version Larik speaks (the SDK's ``acp.PROTOCOL_VERSION``; a test holds them equal).
 PROTOCOL_VERSION = 1
@@ -88,13 +87,13 @@ def _user_config() -> dict[str, Any] | None:
     be read or parsed."""
     import tomllib
 
-    from ..locations import user_config_path
+    from ..locations import MAX_CONFIG_BYTES, user_config_path
 
     path = user_config_path()
     try:
         if not path.exists():
             return {}
-        if path.stat().st_size > MAX_CONFIG:
+        if path.stat().st_size > MAX_CONFIG_BYTES:
             return None
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):

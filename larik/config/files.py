@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..llm.errors import ConfigError
-from ..locations import user_config_path
+from ..locations import MAX_CONFIG_BYTES, user_config_path
 from .schema import Config
 
 __all__ = ["MAX_CONFIG_BYTES", "save_user_config"]
@@ -26,7 +26,6 @@ __all__ = ["MAX_CONFIG_BYTES", "save_user_config"]
 _SECRET_KEYS = ("api_key", "headers")
 #: A config file larger than this is refused unread (no config needs it; a huge value would
 #: otherwise be parsed, validated and echoed in errors).
-MAX_CONFIG_BYTES = 1 << 20
 _FILE_LOCK = threading.Lock()
 
 

@@ -30,6 +30,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..image_bytes import MEDIA_TYPES
+
 if TYPE_CHECKING:
     from ..llm.types import Block
 
@@ -50,7 +52,7 @@ MAX_TEXT = 60_000
 MAX_IMAGE = 5 * 1024 * 1024
 MAX_IMAGES = 8
 MAX_NAME = 200  # characters of a name, title, URI or short description a server lists
-IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+IMAGE_TYPES = MEDIA_TYPES  # larik.image_bytes: the images Larik sends a model
 
 
 @dataclass

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..image_bytes import BY_SUFFIX, MAX_IMAGE, image_type
+
 if TYPE_CHECKING:
     from ..llm.types import Block
     from .core import Session
@@ -52,15 +54,8 @@ __all__ = [
 
 PathDenied = Callable[[str, Path], bool]  # the session's deny rules: (tool, path) -> covered
 
-IMAGE_TYPES = {  # by suffix: the images a prompt may carry
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".gif": "image/gif",
-    ".webp": "image/webp",
-}
+IMAGE_TYPES = BY_SUFFIX  # by suffix: the images a prompt may carry (larik.image_bytes)
 MAX_TEXT = 256 * 1024  # bytes of one attached text file
-MAX_IMAGE = 5 * 1024 * 1024  # bytes of one attached image
 _BINARY_PROBE = 8192  # a NUL byte in the first this many bytes: a binary file
 
 
@@ -92,24 +87,6 @@ def too_big_text(name: str) -> str:
 
 def denied_line(name: str) -> str:
     return f"@{name}: a permissions.deny rule covers it, not attached"
-
-
-_MAGIC = (  # the first bytes of each image type, for an image that has no file name
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-)
-
-
-def image_type(raw: bytes) -> str:
-    """The media type of image bytes (a clipboard's) by their first bytes, or ""."""
-    for magic, media in _MAGIC:
-        if raw.startswith(magic):
-            return media
-    if raw[:4] == b"RIFF" and raw[8:12] == b"WEBP":
-        return "image/webp"
-    return ""
 
 
 def read_image(name: str, media: str, raw: bytes, *, no_images: str = "") -> Read:

@@ -20,6 +20,7 @@ from typing import BinaryIO
 
 from pydantic import Field
 
+from ...image_bytes import MAX_IMAGE, image_type
 from ...llm.types import Block
 from ...words import count
 from . import ToolArgs, ToolContext, ToolError, ToolResult
@@ -41,15 +42,7 @@ PLAIN_DESCRIPTION = DESCRIPTION.replace(" with line numbers (like `cat -n`),", "
 DEFAULT_LIMIT = 2000
 MAX_LINE = 2000  # characters kept of one line
 MAX_CHARS = 100_000  # characters of one page
-MAX_IMAGE = 5 * 1024 * 1024
 SNIFF = 8192
-
-IMAGE_TYPES = {
-    b"\x89PNG\r\n\x1a\n": "image/png",
-    b"\xff\xd8\xff": "image/jpeg",
-    b"GIF87a": "image/gif",
-    b"GIF89a": "image/gif",
-}
 
 
 class Args(ToolArgs):
@@ -66,15 +59,6 @@ def summary(args: Args) -> str:
     if args.offset > 1 or args.limit != DEFAULT_LIMIT:
         return f"{args.path} (from line {args.offset}, {count(args.limit, 'line')})"
     return args.path
-
-
-def image_type(head: bytes) -> str | None:
-    for magic, media in IMAGE_TYPES.items():
-        if head.startswith(magic):
-            return media
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 _CONTROL = re.compile(rb"[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f]")
