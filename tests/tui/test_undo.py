@@ -326,3 +326,21 @@ async def test_slash_rewind_puts_the_prompt_back_with_the_cursor_at_its_end(proj
         await pilot.press(*" now")
         await pilot.pause()
         assert prompt.text == "edit calc now"
+
+
+async def test_at_80x24_every_rewind_choice_is_on_the_screen(proj):
+    """Tryout A4: four buttons in a row were wider than the dialog at 80 columns, and two of
+    them were cut off the screen (their keys worked; nothing said they were there)."""
+    from larik.tui.screens.rewind import CHOICES
+
+    app = proj.app(FOUR)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await four_turns(pilot)
+        await send(pilot, "/rewind 3")
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindChoiceScreen))
+        await wait_for(pilot, lambda: "before turn 3" in screen_text(app))
+        shown = screen_text(app)
+        for label in [*CHOICES.values(), "Never mind (Esc)"]:
+            assert label in shown, (label, shown)
+        assert "Restoring the conversation starts a new session" in " ".join(shown.split())

@@ -112,10 +112,10 @@ class RewindChoiceScreen(ModalScreen[str | None]):
                 style="dim",
             )
             yield Static(body, id="rewind-what")
-            with Horizontal(classes="buttons"):
+            with Vertical(classes="buttons", id="rewind-buttons"):  # one a line: 80 columns fit
                 for what, label in CHOICES.items():
-                    yield Button(label, id=f"rewind-{what}")
-                yield Button("Never mind (Esc)", id="rewind-")
+                    yield Button(label, id=f"rewind-{what}", compact=True)
+                yield Button("Never mind (Esc)", id="rewind-", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#rewind-both", Button).focus()
