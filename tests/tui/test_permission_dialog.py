@@ -302,3 +302,28 @@ async def test_a_y_before_the_arming_time_is_the_reason_and_after_it_allows(tmp_
         await turn_done(pilot)
     assert not (real.cwd / "small.txt").exists()
     assert (real.cwd / "second.txt").read_text() == "two\n"
+
+
+@pytest.mark.parametrize("reason", ["no, use sed", "yes but in a new file", "rename it instead"])
+async def test_a_reason_after_r_keeps_its_first_letter_even_a_choices(harness, reason):
+    """Tryout A1: after r, a reason starting with y or n (the choices' keys) or r lost it."""
+    is_error, content = await _denied_with(harness, "r" + reason + "\n")
+    assert is_error and content.endswith(reason), content
+
+
+async def test_the_reason_box_says_how_back_to_the_choices_and_shift_tab_goes_there(harness):
+    """Tryout A2: from the reason box nothing said how to get back to allowing the call."""
+    app = harness.app([{"tool_calls": [EDIT_CALL]}, {"text": "ok"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "go")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.pause()
+        await pilot.press("r", *"hm")
+        await wait_for(pilot, lambda: "Shift+Tab: back to the choices" in screen_text(app))
+        await pilot.press("shift+tab")
+        await wait_for(pilot, lambda: "Enter: Deny" in screen_text(app))
+        await pilot.press("y")
+        await turn_done(pilot)
+        result = harness.provider.requests[1].messages[-1].blocks[0]
+        assert not result.is_error, result.content

@@ -170,7 +170,7 @@ class PermissionScreen(ModalScreen[Approval]):
             button = self.query_one(f"#{ident}", Button)
             button.label = f"{MARK if button is focused else '  '}{label} ({key})"
         if isinstance(focused, Input):
-            enter = "Enter: deny with this reason · Esc: deny"
+            enter = "Enter: deny with this reason · Esc: deny · Shift+Tab: back to the choices"
         elif isinstance(focused, Button):
             enter = f"Enter: {dict((i, lab) for i, lab, _ in CHOICES)[focused.id or 'deny']}"
         else:
@@ -206,7 +206,12 @@ class PermissionScreen(ModalScreen[Approval]):
             return
         if not event.is_printable or not event.character:
             return
-        if event.character in CHOICE_KEYS or event.character == "r" or event.character.isspace():
+        if event.character == "r":  # here, not by its binding: that ran after the keys that
+            event.stop()  # came with it, and a reason's first "y" or "n" was lost
+            event.prevent_default()
+            self.action_reason()
+            return
+        if event.character in CHOICE_KEYS or event.character.isspace():
             return
         event.stop()
         event.prevent_default()
