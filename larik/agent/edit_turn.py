@@ -29,6 +29,13 @@ finding and the running, and the model does the one thing it is good at — writ
    that file, and the next reply is begun with it (:func:`blamed`): the 1.5B model, begun with
    ``billing.py`` every time, never wrote the caller.
 
+6. **a review when the tests cannot tell** (``[models] review = true``): when the tests passed
+   before the edit too, they do not check the request (a stub whose tests test something
+   else), and passing them says nothing. The model is asked once to check its code against the
+   request point by point and give the file again only if something is missing; a file given
+   back as it is, or no edit, ends the turn on the reviewed edit. (The 1.5B model's edits
+   passed such tests with half the docstring unhandled: docs/bench.md.)
+
 A reply with no edit in it is the answer (a question, say) and ends the turn. The messages the
 harness writes are marked in the transcript (``"harness": true``): they are not the user's
 prompts, so /undo and /rewind count turns as before.
@@ -172,6 +179,8 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
     text = ""
     failing = before if before is not None and before.exit_code else None  # the last failure
     again = False  # the last reply gave the file back as it is
+    vacuous = before is not None and before.passed  # the tests passed before any change
+    reviewing = ""  # the summary of the edit under review, while its review round runs
     for round_ in range(1, host.rounds + 1):
         reply = Reply()
         at = blamed(failing.output, host.root, found) if failing is not None else None
@@ -195,10 +204,12 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
         else:
             parsed = parse_reply(text, found.focus(), found.paths)
             if parsed.empty:
-                raise TurnOver(StopReason.END_TURN, text)  # no edit: the answer
+                raise TurnOver(StopReason.END_TURN, reviewing or text)  # no edit: the answer
             applied = _Applied()
             async for ev in _apply(host, parsed, applied, request):
                 yield ev
+            if reviewing and applied.unchanged:  # the review found nothing to add
+                raise TurnOver(StopReason.END_TURN, reviewing)
             tests = _Tests(command) if command and applied.written else None
             if tests is not None:
                 async for ev in _run_tests(host, tests):
@@ -208,6 +219,14 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
                 elif tests.passed:
                     failing = None
             done = not applied.problems and (tests is None or tests.passed)
+            if done and vacuous and host.profile.review and applied.written and not last:
+                vacuous = False  # one review per turn
+                reviewing = _summary(text, applied, tests)
+                back = Message.user(_review(request, applied.written, command))
+                host.append(back, True)
+                yield AgentEvent(E.MESSAGE, message=back)
+                continue
+            reviewing = ""
             if done or (tests is not None and tests.passed and last):
                 raise TurnOver(StopReason.END_TURN, _summary(text, applied, tests))
             if last:
@@ -600,3 +619,19 @@ def _prose(text: str) -> str:
         if not inside:
             out.append(line)
     return "\n".join(out).strip()
+
+
+def _review(request: str, written: list[str], command: str) -> str:
+    """The review round's message: the tests passed before the edit too, so they cannot say
+    whether it does what was asked."""
+    files = ", ".join(written)
+    ran = f" (`{command}`)" if command else ""
+    return (
+        f"Applied: {files}. The tests{ran} pass, but they passed before your change too: they "
+        "do not check this request.\n\n"
+        f"The request:\n{request.strip()}\n\n"
+        "Check your code against the request and every rule its docstrings and comments "
+        "state, one by one (inputs at the edges too: empty, too long, unusual characters). "
+        f"If something is not handled, give {files} again, complete, with it handled. If "
+        "everything is handled, give the file back exactly as it is."
+    )

@@ -89,6 +89,9 @@ SMALL_WORKFLOW: Literal["loop", "edit"] = "edit"
 #: fence, as the last message): the 0.5B model otherwise echoes the rules or the request
 #: (llama.cpp continues an assistant message it is sent; a model that does not starts afresh)
 SMALL_PREFILL = True
+#: The edit workflow's review round (edit_turn.py) for small models: off until it measures
+#: better (docs/bench.md, "a review when the tests cannot tell"); ``[models] review`` sets it.
+SMALL_REVIEW = False
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,7 @@ class Profile:
     workflow: Literal["loop", "edit"] = "loop"  # how a turn runs (edit_turn.py)
     prefill: bool = False  # the edit workflow starts the reply with the file's path and fence
     edit_format: Literal["whole", "diff"] | None = None  # the edit workflow's (None: by size)
+    review: bool = False  # the edit workflow asks once for a check the tests cannot make
 
     def request_options(self) -> dict[str, Any]:
         """What each request to this model carries beyond the conversation."""
@@ -173,6 +177,7 @@ def profile_for(
         workflow=(o.workflow if o else None) or (SMALL_WORKFLOW if small else "loop"),
         edit_format=o.edit_format if o is not None else None,
         prefill=small and SMALL_PREFILL,
+        review=_pick(o.review if o else None, small and SMALL_REVIEW),
     )
 
 

@@ -134,6 +134,8 @@ class ModelOverride(_Strict):
     """How a turn runs: "loop" (tool calls) or "edit" (Larik finds files, runs tests)."""
     edit_format: Literal["whole", "diff"] | None = None
     """The edit workflow's reply: "whole" files or "diff" (search/replace blocks)."""
+    review: bool | None = None
+    """The edit workflow asks once for a check against the request when the tests cannot."""
 
     @field_validator("tools")
     @classmethod

@@ -491,3 +491,59 @@ def test_the_blamed_file_is_the_innermost_project_source_frame(tmp_path: Path):
     assert blamed(out, tmp_path, found) == ("util.py", 3)
     assert blamed("tests/test_x.py:8: AssertionError\n", tmp_path, found) is None
     assert blamed(out.split("  File")[0], tmp_path, found) == ("app/core.py", 12)
+
+
+# -- a review when the tests cannot tell (item 5; docs/bench.md) ------------------------------
+
+UNRELATED = "def test_something_else():\n    assert 1 == 1\n"
+
+
+@pytest.fixture
+def untested(project: Path) -> Path:
+    """Tests that pass whatever calc.py does: they cannot check the request."""
+    (project / "tests").mkdir()
+    (project / "tests" / "test_misc.py").write_text(UNRELATED)
+    return project
+
+
+def review_config(review: bool | None = True) -> Config:
+    return Config(models={"scripted/m": ModelOverride(workflow="edit", review=review)})
+
+
+async def test_an_edit_the_tests_cannot_check_is_reviewed_once_and_given_back_ends_it(
+    make_agent, untested
+):
+    p = script({"text": FIXED}, {"text": FIXED})
+    agent = await make_agent(p, config=review_config())
+    events = await run(agent, "calc.add should add its arguments: fix it.")
+    assert len(p.requests) == 2
+    asked = p.requests[1].messages[-1].blocks[-1].text
+    assert "they passed before your change too" in asked and "calc.add should add" in asked
+    assert (untested / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    assert of(events, E.TURN_END)[-1].stop_reason is StopReason.END_TURN
+
+
+async def test_a_review_that_finds_something_writes_it_and_the_tests_run_again(
+    make_agent, untested
+):
+    p = script({"text": WRONG}, {"text": FIXED})
+    agent = await make_agent(p, config=review_config())
+    events = await run(agent, "calc.add should add its arguments: fix it.")
+    assert (untested / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    runs = [e for e in of(events, E.TOOL_END) if e.tool_name == "bash"]
+    assert len(runs) == 3  # before, after the edit, after the review's edit
+    assert len(p.requests) == 2  # one review a turn
+
+
+async def test_no_review_when_off_or_when_the_tests_can_tell(make_agent, untested):
+    p = script({"text": FIXED})
+    agent = await make_agent(p, config=review_config(False), cwd=untested)
+    await run(agent, "calc.add should add its arguments: fix it.")
+    assert len(p.requests) == 1
+    (untested / "tests" / "test_misc.py").unlink()
+    (untested / "tests" / "test_calc.py").write_text(TEST)  # fails before: it checks the fix
+    (untested / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    p = script({"text": FIXED})
+    agent = await make_agent(p, config=review_config())
+    await run(agent, "The test fails. Fix calc.py.")
+    assert len(p.requests) == 1
