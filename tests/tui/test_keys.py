@@ -101,3 +101,29 @@ async def test_a_fast_enter_right_after_leaving_a_tool_card_is_not_lost(harness,
         assert app.chat.prompt.text == ""
         if expanded is not None:
             assert card.expanded == expanded  # the Enter did not toggle the card
+
+
+async def test_page_up_pressed_fast_scrolls_a_page_for_each_press(harness):
+    """Tryout A6: PageUp held down (keys queued faster than frames) lost pages."""
+    from textual import events
+
+    app = harness.app([{"text": "\n\n".join(f"paragraph {i}" for i in range(300))}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "talk")
+        await turn_done(pilot)
+        conv = app.chat.conv
+        await pilot.pause()
+        bottom, page = conv.scroll_y, conv.scrollable_content_region.height
+        for _ in range(5):
+            app.post_message(events.Key("pageup", None))
+        await pilot.pause()
+        await pilot.pause()
+        assert bottom - conv.scroll_y == pytest.approx(5 * page, abs=1), (bottom, conv.scroll_y)
+        for _ in range(100):  # far past the top: the first PageDown after it moves at once
+            app.post_message(events.Key("pageup", None))
+        await pilot.pause()
+        assert conv.scroll_y == 0
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert conv.scroll_y == pytest.approx(page, abs=1)

@@ -93,10 +93,11 @@ class ConversationView(VerticalScroll, can_focus=False):
     def scroll_to_end_or(self, where: str) -> None:
         """The scroll keys: ``page_up``, ``page_down``, ``home``; else back to the end, and
         following it again."""
-        if where == "page_up":
-            self.scroll_page_up(animate=False)
-        elif where == "page_down":
-            self.scroll_page_down(animate=False)
+        page = self.scrollable_content_region.height
+        if where in ("page_up", "page_down"):  # from where the last press went, at once:
+            y = self.scroll_target_y + (page if where == "page_down" else -page)
+            y = max(0, min(y, self.max_scroll_y))  # a deferred scroll counted every press of
+            self.scroll_to(y=y, animate=False, immediate=True)  # a burst from the same place
         elif where == "home":
             self.scroll_home(animate=False)
         else:
