@@ -185,7 +185,10 @@ async def test_stopping_a_job_tells_the_face_its_count_changed(project, monkeypa
     await table.close()
 
 
-async def test_a_hundred_jobs_stop_at_the_limit(project):
+async def test_a_hundred_jobs_stop_at_the_limit(project, monkeypatch):
+    monkeypatch.setattr(
+        jobs, "FIRST_WAIT", 0.0
+    )  # no start waits 1 s for lines `sleep` never prints
     table = JobTable(max_jobs=8)
     ctx = ToolContext(root=project, jobs=table)
     refused = 0

@@ -12,6 +12,7 @@ from larik.mcp.content import MAX_TEXT, result_parts
 from larik.mcp.manager import McpManager
 from larik.mcp.server import McpCallError, McpServer, State
 from tests.mcp.conftest import pid_alive, stdio_config
+from tests.procs import MARK_VARIABLE, carrying
 
 
 async def started(tmp_path, cfg: McpServerConfig, name: str = "t") -> McpServer:
@@ -239,7 +240,7 @@ def test_the_sdk_is_not_imported_by_the_config_models():
     assert out.stdout.strip() == "False"
 
 
-async def test_stopping_a_server_that_is_still_starting_ends_it(tmp_path):
+async def test_stopping_a_server_that_is_still_starting_ends_it(tmp_path, mark):
     pidfile = tmp_path / "pids"
     cfg = stdio_config("hang", startup_timeout=60, env={"MCP_TEST_PIDFILE": str(pidfile)})
     server = McpServer("t", cfg, tmp_path)
@@ -252,14 +253,14 @@ async def test_stopping_a_server_that_is_still_starting_ends_it(tmp_path):
     assert server.state is State.STOPPED
     pid = int(pidfile.read_text().split()[0])
     assert not pid_alive(pid)
-    # and stopped before the SDK was even imported: nothing is started later
-    early = McpServer(
-        "e", stdio_config(env={"MCP_TEST_PIDFILE": str(tmp_path / "early")}), tmp_path
-    )
+    # and stopped at once: nothing is started later (a process it started would carry the mark
+    # as soon as it exists, where its pid file waits for its Python and the SDK: ~1 s)
+    early_env = {"MCP_TEST_PIDFILE": str(tmp_path / "early"), MARK_VARIABLE: mark}
+    early = McpServer("e", stdio_config(env=early_env), tmp_path)
     early.start()
     await early.stop()
-    await asyncio.sleep(2)
-    assert not (tmp_path / "early").exists()
+    await asyncio.sleep(0.5)
+    assert carrying(mark) == [] and not (tmp_path / "early").exists()
 
 
 @pytest.mark.parametrize(
