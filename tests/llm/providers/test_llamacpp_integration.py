@@ -43,6 +43,9 @@ params.model.path = str(gguf)
 params.n_ctx = int(sys.argv[1])
 params.hostnames = ["127.0.0.1"]
 params.port = 0  # the OS picks a free port
+# one thread, as the local engine gives it half the cores (larik/llm/local/engine.py): its threads
+# spin-wait, and a second one only fights the suite's other worker for the core (10x slower)
+params.cpuparams.n_threads = params.cpuparams_batch.n_threads = 1
 server = xllamacpp.Server(params)
 print(server.listening_address, flush=True)
 sys.stdin.read()
