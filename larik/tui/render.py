@@ -30,7 +30,9 @@ __all__ = [
     "CODE_THEME",
     "Palette",
     "args_beside_diff",
+    "args_beside_header",
     "diff_text",
+    "hanging",
     "markdown",
     "pretty_args",
     "terminal_safe",
@@ -147,6 +149,36 @@ def args_beside_header(args: dict[str, Any], header: str) -> dict[str, Any]:
         for k, v in args.items()
         if not (isinstance(v, str) and v and not _is_bulky(v) and " ".join(v.split()) in header)
     }
+
+
+_BULLET = re.compile(r"^(\s*(?:• |- |\* |\d{1,2}\. ))")
+
+
+class _Hanging:
+    """Lines of a Text, each bullet line wrapped under its own text rather than under the
+    bullet (a long trust item or command line read as a new paragraph at column 0)."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        for line in self.text.split("\n", allow_blank=True):
+            m = _BULLET.match(line.plain)
+            lead = len(m.group(1)) if m else 0
+            if not m or lead >= width // 2:
+                yield from line.wrap(console, width)
+                continue
+            for i, piece in enumerate(line[lead:].wrap(console, width - lead)):
+                head = line[:lead] if i == 0 else Text(" " * lead)
+                yield Text.assemble(head, piece)
+
+
+def hanging(text: Text) -> Text | _Hanging:
+    """``text`` drawn with a hanging indent under each bullet (``•``, ``-``, ``1.``)."""
+    if not any(_BULLET.match(line) for line in text.plain.split("\n")):
+        return text
+    return _Hanging(text)
 
 
 def _is_bulky(value: object) -> bool:

@@ -75,5 +75,5 @@ async def test_the_trust_dialog_shows_bidi_and_zero_width_characters_as_escapes(
         written = _written(app)
         for ch in HIDDEN:
             assert ch not in written, repr(ch)
-        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        text = " ".join(screen_text(app).split())  # what is drawn, bullets' hanging indent too
         assert "echo ok \\u202ehs.tlive\\u202c\\u200b" in text and "pro\\u202ej" in text

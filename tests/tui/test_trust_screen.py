@@ -60,7 +60,9 @@ async def test_it_lists_what_the_project_asks_for_and_t_trusts(tmp_path):
     app = Host(_request(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        from .conftest import screen_text
+
+        text = " ".join(screen_text(app).split())
         assert "yolo" in text and "bash: tool1*" in text and str(tmp_path) in text
         await pilot.press("t")
         await pilot.pause()
@@ -269,3 +271,20 @@ async def test_asked_again_after_a_change_it_shows_what_changed_new_commands_fir
         await pilot.pause()
         assert "It changed since you said no" in screen_text(app)
         assert app.screen.request.changed == ("changed: permissions.allow",)
+
+
+async def test_a_long_item_wraps_under_its_own_text_not_the_bullet(tmp_path):
+    """Tryout C2: a long command line went on at column 0, read like a new paragraph."""
+    from .conftest import screen_text
+
+    long = ".mcp.json starts MCP servers: docs (" + " ".join(["--flag"] * 30) + ")"
+    request = ProjectTrust(
+        root=tmp_path, config_file=tmp_path / ".mcp.json", asks=[long, "short one"], digest="d"
+    )
+    app = Host(request)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        at = next(i for i, line in enumerate(lines) if "• .mcp.json starts" in line)
+        text_starts = lines[at].index(".mcp.json")
+        assert lines[at + 1].index("--flag") == text_starts, lines[at : at + 2]

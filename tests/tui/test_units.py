@@ -270,3 +270,18 @@ def test_a_clipboard_program_that_stays_in_the_background_is_not_waited_for(tmp_
     finally:
         if (tmp_path / "server").exists():
             os.kill(int((tmp_path / "server").read_text()), signal.SIGKILL)
+
+
+def test_a_notice_wraps_a_bullet_line_under_its_text():
+    """/trust's report and other notices with bullets: the rest of a long item under its text."""
+    from rich.console import Console
+
+    from larik.tui.widgets.notice import Notice
+
+    long = "  • .mcp.json starts MCP servers: " + " ".join(["word"] * 20)
+    console = Console(width=40, record=True, color_system=None)
+    console.print(Notice.body_of(f"the project asks for:\n{long}\nend"))
+    lines = console.export_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if "• .mcp.json" in line)
+    assert lines[at + 1].startswith("    ") and lines[at + 1].strip().startswith("word")
+    assert lines[-1] == "end" and lines[0].endswith("the project asks for:")

@@ -17,6 +17,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from ..render import hanging
+
 if TYPE_CHECKING:
     from ...trust import ProjectTrust
 
@@ -80,7 +82,7 @@ class TrustScreen(ModalScreen[bool]):
                     yield Button("Trust (t)", id="trust-yes", variant="warning")
                     yield Button("Don't trust (n)", id="trust-no", variant="primary")
             with VerticalScroll(id="trust-details"):
-                yield Static(details(r))
+                yield Static(hanging(details(r)))
 
     def on_mount(self) -> None:
         self.query_one("#trust-no", Button).focus()

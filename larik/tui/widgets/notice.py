@@ -8,7 +8,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from ..render import markdown
+from ..render import hanging, markdown
 
 __all__ = ["Notice"]
 
@@ -38,7 +38,7 @@ class Notice(Static):
     def body_of(text: str, level: str = "info", *, as_markdown: bool = False) -> RenderableType:
         if as_markdown:
             return markdown(text)
-        return Text(f"{_ICONS.get(level, '·')} {text}")
+        return hanging(Text(f"{_ICONS.get(level, '·')} {text}"))
 
     @staticmethod
     def archive_form(body: RenderableType, style: Style) -> RenderableType:
