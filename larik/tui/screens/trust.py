@@ -85,7 +85,8 @@ class TrustScreen(ModalScreen[bool]):
                 yield Static(hanging(details(r)))
 
     def on_mount(self) -> None:
-        self.query_one("#trust-no", Button).focus()
+        for button in self.query("#trust-no").results(Button):  # none: answered already (a
+            button.focus()  # key read before the mount ran), and its children are gone
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
