@@ -25,17 +25,21 @@ async def test_a_streamed_reply_is_shown_as_markdown_under_the_prompt(harness):
         assert "# Plan" not in shown  # rendered, not raw
 
 
-async def test_old_items_fold_into_the_archive_and_stay_readable(harness):
-    from larik.tui.widgets.conversation import KEEP, SLACK
+async def test_old_items_fold_into_the_archive_and_stay_readable(harness, monkeypatch):
+    from larik.tui.widgets import conversation
 
-    turns = [{"text": f"answer {i}"} for i in range(40)]
+    # the folding of KEEP = 40 and SLACK = 20 in 12 turns rather than 40 (16 items still
+    # overflow the screen, as 40 do)
+    monkeypatch.setattr(conversation, "KEEP", 16)
+    monkeypatch.setattr(conversation, "SLACK", 4)
+    turns = [{"text": f"answer {i}"} for i in range(12)]
     app = harness.app(turns)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        for i in range(40):
+        for i in range(12):
             await send(pilot, f"question {i}")
             await turn_done(pilot)
-        assert len(app.chat.conv.items) <= KEEP + SLACK
+        assert len(app.chat.conv.items) <= 16 + 4
         archived = "\n".join(app.chat.conv.archive.plain_lines())
         assert "› question 0" in archived and "answer 0" in archived
         app.chat.conv.scroll_home(animate=False)
