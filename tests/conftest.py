@@ -88,10 +88,14 @@ SLOW = frozenset(
 )
 
 #: Modules whose tests share one expensive thing (a module-scoped Ray cluster, a llama.cpp
-#: server): kept on one xdist worker (``--dist loadgroup``), so a run starts it once.
+#: server, a hostile MCP server): kept on one xdist worker (``--dist loadgroup``), so a run
+#: starts it once. (Any other test is a unit of its own under loadgroup: a module-scoped
+#: fixture not listed here is started on each worker its tests land on, and again after
+#: another module's test ran between two of them.)
 ONE_WORKER = {
     "tests/bench/test_ray.py": "ray",
     "tests/llm/providers/test_llamacpp_integration.py": "llamacpp",
+    "tests/mcp/test_bounds.py": "mcp-bounds",
 }
 
 
@@ -106,7 +110,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if module in SLOW:
             item.add_marker(pytest.mark.slow)
         if module in ONE_WORKER:
-            item.add_marker(pytest.mark.xdist_group(ONE_WORKER[module]))
+            keep_on_one_worker(item, ONE_WORKER[module])
+
+
+def keep_on_one_worker(item: pytest.Item, group: str) -> None:
+    """``item`` goes to the worker of ``group``'s other tests (``--dist loadgroup``). xdist
+    marks it so by appending ``@group`` to the item's nodeid, setting ``item._nodeid``, which
+    pytest 9.2 no longer reads (its nodeid is ``item._id``, a ``NodeId``): with xdist 3.8 the
+    group was silently dropped, and a module's Ray cluster, llama.cpp or MCP server was
+    started on each worker, and again after another module's test between two of its own.
+    Where that is so, the group is put in the nodeid here, as xdist would."""
+    item.add_marker(pytest.mark.xdist_group(group))
+    grouping = getattr(item.config.option, "loadgroup", False)  # set in xdist's workers
+    if grouping and not hasattr(item, "_nodeid") and hasattr(item, "_id"):
+        from _pytest.nodeid import NodeId
+
+        item._id = NodeId.parse(f"{item.nodeid}@{group}")
 
 
 @pytest.fixture(scope="session")
