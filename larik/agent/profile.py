@@ -90,7 +90,7 @@ SMALL_WORKFLOW: Literal["loop", "edit"] = "edit"
 #: (llama.cpp continues an assistant message it is sent; a model that does not starts afresh)
 SMALL_PREFILL = True
 #: The edit workflow's review round (edit_turn.py) for small models: off until it measures
-#: better (docs/bench.md, "a review when the tests cannot tell"); ``[models] review`` sets it.
+#: better — measured no better (docs/bench.md, "tries and a review round"); ``[models] review``.
 SMALL_REVIEW = False
 
 
