@@ -348,3 +348,28 @@ def test_tool_schemas_have_the_documented_names_and_arguments():
     assert required["edit_file"] == {"path", "old_string", "new_string"}
     assert required["read_file"] == {"path"} and required["bash"] == {"command"}
     assert "title" not in str(specs)
+
+
+def test_a_same_size_rewrite_in_the_same_second_is_not_hidden_by_cached_bytecode(tmp_path):
+    """A model fixes `a - b` to `a + b` right after the tests ran: same size, same second, and
+    Python's __pycache__ (source size and mtime in whole seconds) still looked current — the
+    next run imported the old code, and the fix seemed not to work."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from larik.agent.tools._files import write_regular
+
+    calc = tmp_path / "calc.py"
+    calc.write_text("def add(a, b):\n    return a - b\n")
+    now = time.time()
+    os.utime(calc, (now, now))  # written "just now", as by the model's first edit
+    run = [sys.executable, "-c", "import calc; print(calc.add(2, 3))"]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    first = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert first.stdout.strip() == "-1" and list((tmp_path / "__pycache__").glob("calc.*.pyc"))
+    os.utime(calc, (now, now))  # the same second still (a fast machine's whole turn)
+    write_regular(calc, b"def add(a, b):\n    return a + b\n", "calc.py")
+    second = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert second.stdout.strip() == "5", second

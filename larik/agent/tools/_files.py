@@ -15,6 +15,7 @@ and that no ``permissions.deny`` rule covers. Symlinked folders are not entered.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import fnmatch
 import os
@@ -111,9 +112,11 @@ def open_regular(path: Path, shown: str) -> BinaryIO:
 
 def write_regular(path: Path, data: bytes, shown: str) -> None:
     """Create ``path`` or replace its content, only if it is (or will be) a regular file."""
+    before: os.stat_result | None = None
     try:
         if path.exists():
-            _refuse(os.stat(path), path, shown)
+            before = os.stat(path)
+            _refuse(before, path, shown)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | _OPEN, 0o666)
     except OSError as e:  # ENXIO: a FIFO put there in between, with no reader
         raise ToolError(f"cannot write {shown}: {e.strerror}") from None
@@ -123,8 +126,21 @@ def write_regular(path: Path, data: bytes, shown: str) -> None:
         os.ftruncate(fd, 0)
         with os.fdopen(fd, "wb", closefd=False) as fh:
             fh.write(data)
+        if before is not None:
+            _new_second(fd, before)
     finally:
         os.close(fd)
+
+
+def _new_second(fd: int, before: os.stat_result) -> None:
+    """A file rewritten to the same size within the second it was last written keeps its
+    whole-second mtime, and Python's cached bytecode (``__pycache__``, keyed by the source's
+    size and mtime in seconds) still looks current: the next test run imported the old code.
+    Such a file's mtime moves on to the next second."""
+    after = os.fstat(fd)
+    if after.st_size == before.st_size and int(after.st_mtime) == int(before.st_mtime):
+        with contextlib.suppress(OSError):
+            os.utime(fd, ns=(after.st_atime_ns, (int(before.st_mtime) + 1) * 1_000_000_000))
 
 
 def utf8(text: str, what: str) -> bytes:
