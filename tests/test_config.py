@@ -258,6 +258,16 @@ def test_a_save_keeps_the_users_comments_order_and_layout():
     assert tomllib.loads(after)["roles"] == {"explore": "groq/x", "plan": "openai/gpt-5"}
 
 
+def test_a_save_to_a_file_of_comments_only_keeps_them():
+    """A file with no value yet (only comments, a template) read as an empty table, and the
+    save started from nothing: the comments were dropped."""
+    path = write_user('# my settings go here\n# model = "a/b"\n')
+    save_user_config({"tui": {"theme": "light"}})
+    text = path.read_text()
+    assert text.startswith('# my settings go here\n# model = "a/b"\n'), text
+    assert tomllib.loads(text) == {"tui": {"theme": "light"}}
+
+
 def test_save_with_none_removes_a_key():
     path = write_user('[roles]\nworker = "groq/x"\nexplore = "groq/y"\n')
     save_user_config({"roles": {"worker": None}})

@@ -231,7 +231,7 @@ def save_user_config(updates: Mapping[str, Any]) -> Path:
             if merged.get(key) == {}:
                 del merged[key]
         _validate(merged, path)
-        text = _edited(path.read_text(encoding="utf-8") if current else "", merged)
+        text = _edited(path.read_text(encoding="utf-8") if path.is_file() else "", merged)
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = 0o600 if _holds_secret(merged) else _existing_mode(path)
         fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
