@@ -130,10 +130,9 @@ def find(spec: ServerSpec, root: Path, *, project_bins: bool) -> Found | None:
             return None
         return Found(spec, (str(path), *spec.command[1:]), inside)
     if project_bins:
-        for sub in PROJECT_BINS:
-            exe = shutil.which(program, path=str(root / sub))
-            if exe:
-                return Found(spec, (exe, *spec.command[1:]), True)
+        own = _project_bin(program, root)
+        if own:
+            return Found(spec, (own, *spec.command[1:]), True)
         exe = shutil.which(program)
         return Found(spec, (exe, *spec.command[1:]), _inside(Path(exe), root)) if exe else None
     for entry in os.environ.get("PATH", os.defpath).split(os.pathsep):
@@ -152,6 +151,11 @@ def project_own(spec: ServerSpec, root: Path) -> str:
     if "/" in program:
         path = Path(program) if Path(program).is_absolute() else root / program
         return str(path) if path.is_file() and _inside(path, root) else ""
+    return _project_bin(program, root)
+
+
+def _project_bin(program: str, root: Path) -> str:
+    """``program`` in the project's ``.venv/bin`` or ``node_modules/.bin`` ("": in neither)."""
     for sub in PROJECT_BINS:
         exe = shutil.which(program, path=str(root / sub))
         if exe:

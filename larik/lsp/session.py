@@ -7,8 +7,8 @@ project read-only. Trust: with ``[lsp] enabled`` unset, servers start only in a 
 project (a server runs the project's plugins and configs); elsewhere the first write says so
 once. A program the project ships (``.venv/bin``, ``node_modules/.bin``, any path inside it) is
 used only in a trusted project: ``[lsp] enabled = true`` in an untrusted one finds servers on
-``PATH`` alone (:func:`.servers.find`). A server that hangs, crashes or sends bad frames is ended, said once, and started again
-at most once per session; no write waits longer than ``start_ms`` (a server's first) or
+``PATH`` alone (:func:`.servers.find`). A server that hangs, crashes or sends bad frames is
+ended, said once, and started again at most once per session; no write waits longer than ``start_ms`` (a server's first) or
 ``wait_ms``.
 """
 
