@@ -3,7 +3,10 @@ screen; a long diff scrolls inside it (issue 19 items 1, 5, 26)."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -186,16 +189,28 @@ def _burst(app, text: str) -> None:
         app.post_message(events.Key(names.get(ch, ch), None if ch == "\n" else ch))
 
 
-async def _denied_with(harness, typed: str) -> tuple[bool, str]:
+@contextlib.asynccontextmanager
+async def _edit_dialog(harness) -> AsyncIterator[tuple[Any, Any]]:
+    """An app whose model asks for one edit, with its permission dialog open (app, pilot)."""
     app = harness.app([{"tool_calls": [EDIT_CALL]}, {"text": "ok"}])
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await send(pilot, "go")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
         await pilot.pause()
+        yield app, pilot
+
+
+def _edit_result(harness) -> Any:
+    """What the model got back for the edit."""
+    return harness.provider.requests[1].messages[-1].blocks[0]
+
+
+async def _denied_with(harness, typed: str) -> tuple[bool, str]:
+    async with _edit_dialog(harness) as (app, pilot):
         _burst(app, typed)
         await turn_done(pilot)
-        result = harness.provider.requests[1].messages[-1].blocks[0]
+        result = _edit_result(harness)
         return result.is_error, result.content
 
 
@@ -313,17 +328,12 @@ async def test_a_reason_after_r_keeps_its_first_letter_even_a_choices(harness, r
 
 async def test_the_reason_box_says_how_back_to_the_choices_and_shift_tab_goes_there(harness):
     """Tryout A2: from the reason box nothing said how to get back to allowing the call."""
-    app = harness.app([{"tool_calls": [EDIT_CALL]}, {"text": "ok"}])
-    async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        await send(pilot, "go")
-        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
-        await pilot.pause()
+    async with _edit_dialog(harness) as (app, pilot):
         await pilot.press("r", *"hm")
         await wait_for(pilot, lambda: "Shift+Tab: back to the choices" in screen_text(app))
         await pilot.press("shift+tab")
         await wait_for(pilot, lambda: "Enter: Deny" in screen_text(app))
         await pilot.press("y")
         await turn_done(pilot)
-        result = harness.provider.requests[1].messages[-1].blocks[0]
+        result = _edit_result(harness)
         assert not result.is_error, result.content
