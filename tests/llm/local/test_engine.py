@@ -103,8 +103,11 @@ async def test_starts_on_loopback_streams_and_returns_a_real_tool_call(smol: Ent
     assert pid is not None and _gone(pid)
 
 
+# A Larik that a hangup ends: run under nohup (as CI may be), SIGHUP is inherited ignored, and
+# an ignored signal stays ignored (install_exit_hooks), so the SIGHUP case never ended.
 EXITER = """
-import sys, time
+import signal, sys, time
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
 from larik.config import Config
 from larik.llm.local.engine import ensure, fit
 from larik.llm.local.store import Store
