@@ -42,9 +42,12 @@ def test_the_tests_of_a_one_worker_group_run_on_one_worker(tmp_path):
         "        if item.path.name == 'test_a.py':\n"
         "            keep_on_one_worker(item, 'a')\n"
     )
-    argv = [sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadgroup"]
+    # a bare pytest with xdist alone: the venv's other plugins (asyncio, anyio, platformdirs)
+    # cost each of the three processes 0.2-0.4 s, and under a loaded suite this test once took
+    # 40 s; xdist's workers inherit the environment and the ``-p xdist``
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "xdist", "-n", "2", "--dist", "loadgroup"]
     argv += ["-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", str(tmp_path), str(tmp_path)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     ran = [line.split() for line in (tmp_path / "ran").read_text().splitlines()]
