@@ -109,8 +109,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         if module in SLOW:
             item.add_marker(pytest.mark.slow)
-        if module in ONE_WORKER:
-            keep_on_one_worker(item, ONE_WORKER[module])
+        group = ONE_WORKER.get(module)
+        if group is None and (mark := item.get_closest_marker("xdist_group")) is not None:
+            group = mark.args[0] if mark.args else mark.kwargs.get("name")
+        if group:  # a module of the table, or a test marked @pytest.mark.xdist_group(NAME)
+            keep_on_one_worker(item, group)
 
 
 def keep_on_one_worker(item: pytest.Item, group: str) -> None:

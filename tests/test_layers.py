@@ -11,9 +11,15 @@ means deleting its row (the last test fails while a row names an import that is 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
+import pytest
+
 from .agent.test_agent_structure import _cycles
+
+#: on one worker (tests/conftest.py), which walks Larik's modules once for all of them
+pytestmark = pytest.mark.xdist_group("layers")
 
 LARIK = Path(__file__).resolve().parents[1] / "larik"
 SECTIONS = ("larik.hooks.config", "larik.mcp.config")  # config sections owned by their feature
@@ -43,6 +49,19 @@ def _imports(path: Path, package: list[str]) -> set[str]:
 
 
 def _unit_graph(root: Path = LARIK) -> dict[str, set[str]]:
+    """Which unit imports which (a fresh copy: callers may change it). Larik's own is walked
+    once per test process: a walk parses its ~280 modules (2 MB), and four tests ask for it,
+    1.5-2 s each in a worker whose heap the parse makes the collector walk again and again."""
+    graph = _larik_graph() if root == LARIK else _walk(root)
+    return {unit: set(deps) for unit, deps in graph.items()}
+
+
+@functools.cache
+def _larik_graph() -> dict[str, set[str]]:
+    return _walk(LARIK)
+
+
+def _walk(root: Path) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for path in root.rglob("*.py"):
         rel = path.relative_to(root.parent).with_suffix("").parts
