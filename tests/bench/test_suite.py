@@ -66,10 +66,64 @@ def test_the_retry_is_aiders_cleaned_test_output_then_its_words(tmp_path):
     assert retry_prompt(task, timed_out, work) == "Tests timed out!" + words
 
 
-def test_cli_validate_the_suite_every_reference_passes_every_stub_fails():
-    result = CliRunner().invoke(app, ["bench", "--suite", str(SUITE), "--validate"])
+#: Exercises ``--validate`` runs through the CLI: paasio has a second check file (its
+#: ``test_utils.py``) and the slowest tests, go-counting's stub fails at import (a collection
+#: error, not a failed test), affine-cipher is a plain one.
+VALIDATED = ["paasio", "go-counting", "affine-cipher"]
+
+
+def test_cli_validate_on_the_suite_runs_the_real_checks(tmp_path):
+    """``bench --suite --validate`` through the CLI, its checks real (sandboxed, one pytest per
+    repo and per solution): the chosen exercises valid, and an exercise whose stub is its
+    reference already (the untouched repo passes) reported. Every one of the 34 exercises is
+    validated below, in two pytest runs rather than 68 (here 16-37 s of a suite's run)."""
+    wanted = [w for name in VALIDATED for w in ("--task", name)]
+    result = CliRunner().invoke(app, ["bench", "--suite", str(SUITE), "--validate", *wanted])
     assert result.exit_code == 0, result.output
-    assert "34 of 34 tasks valid" in result.output
+    assert "3 of 3 tasks valid" in result.output
+    root = _exercise(tmp_path)
+    shutil.copy(root / "affine-cipher/.meta/example.py", root / "affine-cipher/affine_cipher.py")
+    result = CliRunner().invoke(app, ["bench", "--suite", str(root), "--validate"])
+    assert result.exit_code == 1, result.output
+    assert "affine-cipher: the untouched repo already passes its check" in result.output
+    assert "0 of 1 task valid" in result.output
+
+
+def test_every_reference_of_the_suite_passes_and_every_stub_fails(tmp_path):
+    """What ``--validate`` checks, for all 34 exercises at once: every stub (the untouched
+    repo, its check files laid in) fails at least one test, every reference solution passes
+    all of them and has some. One plain pytest for the stubs and one for the solutions, each
+    exercise in its own folder (their module names differ), not sandboxed: the sandboxed
+    checks themselves are the test above."""
+    import os
+    import subprocess
+    import sys
+
+    from larik.bench.tasks import prepare_workdir
+
+    tasks = load_suite(SUITE, tmp_path / "cache")
+    assert len(tasks) == 34
+    outcomes = {}
+    for kind in ("stub", "solved"):
+        for t in tasks:
+            work = prepare_workdir(t, tmp_path / kind / t.name, with_solution=kind == "solved")
+            shutil.copytree(t.check, work, dirs_exist_ok=True)
+        argv = [sys.executable, "-m", "pytest", "-q", "-rA", "--tb=no", "-p", "no:cacheprovider"]
+        argv += ["--continue-on-collection-errors", "-c", os.devnull, "--rootdir", "."]
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHON"))}
+        env |= {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+        done = subprocess.run(
+            argv, cwd=tmp_path / kind, env=env, capture_output=True, text=True, timeout=300
+        )
+        outcomes[kind] = {t.name: set() for t in tasks}
+        for line in done.stdout.splitlines():  # "PASSED go-counting/go_counting_test.py::..."
+            word, _, where = line.partition(" ")
+            if word in ("PASSED", "FAILED", "ERROR") and "/" in where:
+                outcomes[kind][where.split("/", 1)[0]].add(word)
+        if kind == "solved":
+            assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert [n for n, seen in outcomes["stub"].items() if not seen & {"FAILED", "ERROR"}] == []
+    assert [n for n, seen in outcomes["solved"].items() if seen != {"PASSED"}] == []
 
 
 def _exercise(tmp_path: Path, name="affine-cipher") -> Path:
