@@ -75,13 +75,21 @@ async def test_turn_limit_is_the_reason_when_the_check_then_fails():
 
 
 async def test_jobs_four_gives_the_same_results_as_jobs_one():
-    tasks = [TASKS[n] for n in ("fix-failing-test", "implement-stub", "rename-across-files")]
+    """Two models, two tasks, two repeats (each run a real check: 16 of them; a third task
+    made it 24 and proved nothing more): the same results in the same order, model, task,
+    repeat, however the four at once finished."""
+    tasks = [TASKS[n] for n in ("fix-failing-test", "implement-stub")]
     beh = fake_agent(lambda m: "solve" if m.startswith("a") else "nothing")
     one = await run_bench(["a/m", "b/m"], tasks, beh, jobs=1, repeat=2)
     four = await run_bench(["a/m", "b/m"], tasks, beh, jobs=4, repeat=2)
     key = lambda r: (r.model, r.task, r.repeat, r.passed, r.reason)  # noqa: E731
     assert [key(r) for r in one] == [key(r) for r in four]
-    assert len(one) == 12
+    assert [key(r) for r in one] == [
+        (model, task.name, repeat, model == "a/m", "" if model == "a/m" else CHECK_FAILED)
+        for model in ("a/m", "b/m")
+        for task in tasks
+        for repeat in (1, 2)
+    ]
 
 
 async def test_cancel_keeps_finished_results():
