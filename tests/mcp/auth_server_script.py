@@ -13,6 +13,9 @@ is refused (the client must log in again). ``--lie``: the authorization server m
 URL as FIELD (``token_endpoint``, ``registration_endpoint``, ...), as a lying server would;
 ``--lie-prm``: the same for the protected-resource metadata (``authorization_servers``).
 ``--log``: one line per token request (``code``, ``refresh``) and per tool call.
+
+The tests serve ``app_for(ARGS)`` in a thread of their own process (tests/mcp/conftest.py):
+a process of its own imported the SDK afresh for each server, 1.5-2 s of CPU.
 """
 
 from __future__ import annotations
@@ -152,8 +155,8 @@ def lying(app, lies: dict[str, str], document: str = "oauth-authorization-server
     return wrapped
 
 
-def main() -> None:
-    args = sys.argv[1:]
+def app_for(args: list[str]):  # type: ignore[no-untyped-def]
+    """The server's ASGI app for these arguments (the script's, PORT first)."""
     port = int(args[0])
 
     def opt(name: str, default: str = "") -> str:
@@ -193,16 +196,15 @@ def main() -> None:
             f"client {token.client_id if token else '?'} with token {token.token if token else '?'}"
         )
 
-    import anyio
+    asgi = app.streamable_http_app()
+    return lying(lying(asgi, lies), prm_lies, "oauth-protected-resource")
+
+
+def main() -> None:
     import uvicorn
 
-    async def serve() -> None:
-        asgi = app.streamable_http_app()
-        asgi = lying(lying(asgi, lies), prm_lies, "oauth-protected-resource")
-        config = uvicorn.Config(asgi, host="127.0.0.1", port=port, log_level="error")
-        await uvicorn.Server(config).serve()
-
-    anyio.run(serve)
+    args = sys.argv[1:]
+    uvicorn.run(app_for(args), host="127.0.0.1", port=int(args[0]), log_level="error")
 
 
 if __name__ == "__main__":

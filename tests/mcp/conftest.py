@@ -101,36 +101,46 @@ class AuthServer:
 
 @contextmanager
 def auth_servers(tmp_path: Path) -> Iterator[Callable[..., AuthServer]]:
-    """A function starting OAuth-protected servers (its arguments: the script's options);
-    all are stopped on leaving."""
-    procs: list[subprocess.Popen[bytes]] = []
+    """A function starting OAuth-protected servers (its arguments: the script's options),
+    each a real uvicorn on a loopback port, served from a thread of this process: a process
+    of its own imported the SDK afresh (1.5-2 s of CPU, for each of some 25 tests). All are
+    stopped on leaving, as uvicorn stops on SIGTERM."""
+    import threading
+
+    import uvicorn
+
+    from tests.mcp.auth_server_script import app_for
+
+    running: list[tuple[uvicorn.Server, threading.Thread]] = []
 
     def start(*args: str) -> AuthServer:
         port = free_port()
         log = tmp_path / f"server-{port}.log"
-        proc = subprocess.Popen(
-            [sys.executable, str(AUTH_SCRIPT), str(port), "--log", str(log), *args],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        procs.append(proc)
+        asgi = app_for([str(port), "--log", str(log), *args])
+        config = uvicorn.Config(asgi, host="127.0.0.1", port=port, log_level="error")
+        server = uvicorn.Server(config)
+        thread = threading.Thread(target=server.run, name=f"auth-server-{port}", daemon=True)
+        thread.start()
+        running.append((server, thread))
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                httpx2.get(f"http://127.0.0.1:{port}/.well-known/oauth-authorization-server")
-                return AuthServer(port, log)
-            except httpx2.TransportError:
-                if proc.poll() is not None:
-                    raise RuntimeError("the auth test server exited") from None
-                time.sleep(0.1)
-        raise RuntimeError("the auth test server did not start")
+        while not server.started:
+            if not thread.is_alive():
+                raise RuntimeError("the auth test server exited")
+            if time.monotonic() > deadline:
+                raise RuntimeError("the auth test server did not start")
+            time.sleep(0.01)
+        return AuthServer(port, log)
 
     try:
         yield start
     finally:
-        for proc in procs:
-            proc.terminate()
-            proc.wait(10)
+        for server, _ in running:
+            server.should_exit = True
+        for server, thread in running:
+            thread.join(10)
+            if thread.is_alive():  # a connection left open: as a second Ctrl+C does
+                server.force_exit = True
+                thread.join(10)
 
 
 class Browser:
