@@ -122,3 +122,35 @@ def test_attempts_do_not_go_with_continue(project, tmp_path):
     model = write_script(tmp_path / "m.json", {"text": "hi"})
     code, _, err = larik("-p", "x", "-m", model, "--attempts", "2", "--continue")
     assert code == 2 and "does not go with --continue" in err
+
+
+def test_the_request_s_examples_tell_tries_apart_when_the_tests_cannot(project, tmp_path):
+    """The project's test passes before any change, and after either try: the docstring's
+    example of the function the request names is what fails try 1 and passes try 2."""
+    (project / "calc.py").write_text(
+        'def add(a, b):\n    """The sum.\n\n    >>> add(2, 3)\n    5\n    """\n    return a - b\n'
+    )
+    (project / "tests").mkdir()
+    (project / "tests" / "test_calc.py").write_text(
+        "from calc import add\n\n\ndef test_there():\n    assert callable(add)\n"
+    )
+    model = write_script(tmp_path / "m.json", *try_("a * b"), *try_("a + b"))
+    code, out, err = larik(
+        "-p",
+        "`calc.add` is wrong: make it do what its docstring says",
+        "-m",
+        model,
+        "--permission-mode",
+        "yolo",
+        "--attempts",
+        "2",
+        "--output-format",
+        "json",
+    )
+    assert code == 0, err
+    first, second = json.loads(out)["attempts"]
+    doctest = "`python -m pytest -q --tb=short --doctest-modules calc.py`"
+    assert first["passed"] is False and first["check"] == doctest
+    assert second["passed"] is True
+    assert second["check"] == f"the model's own `python -m pytest -q` and {doctest}"
+    assert "return a + b" in (project / "calc.py").read_text()

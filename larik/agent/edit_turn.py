@@ -19,15 +19,17 @@ finding and the running, and the model does the one thing it is good at — writ
    face shows. A reply cut off at the output limit applies nothing, nor does a block that never
    ends, a whole file with an elision, a search that does not match, or a Python file that
    would no longer parse — each is said to the model instead;
-5. **the test command runs** (``bash``, sandboxed, the same rules); passing ends the turn, a
-   failure goes back to the model for at most ``rounds`` replies in all. A reply that gives
+5. **the test command runs** (``bash``, sandboxed, the same rules), then the request's own
+   examples (:mod:`.examples`: the doctests of a file it names, a command with the value it
+   should print), up to the first that fails; all passing ends the turn, a failure goes back to the model for at most ``rounds`` replies in all. A reply that gives
    the file back as it is (a 1.5B model, asked to fix ``//`` for ``/``, copied the file: a
    round spent, and at a low temperature the next reply is the same copy) is told so with the
    failure again, and the next reply is asked for hotter (:data:`HOTTER`), not begun for it,
    and to say first which line is wrong. A failure whose traceback ends in another source
    file than the one written (a rename: ``report.py:3: from billing import calc_total``) names
    that file, and the next reply is begun with it (:func:`blamed`): the 1.5B model, begun with
-   ``billing.py`` every time, never wrote the caller.
+   ``billing.py`` every time, never wrote the caller. An edit that drops a docstring holding
+   examples gets it back (:func:`keep_examples`): they are the edit's check.
 
 6. **a review when the tests cannot tell** (``[models] review = true``): when the tests passed
    before the edit too, they do not check the request (a stub whose tests test something
@@ -56,6 +58,7 @@ from ..paths import resolve_path
 from .edit_context import Found, check_command, gather, is_test_file
 from .edit_reply import FileEdit, Format, Parsed, Problem, format_rules, parse_reply
 from .events import AgentEvent, AgentEventType
+from .examples import Check, doctest_files, example_checks, missing
 from .profile import Profile
 from .turn import Reply, TurnOver
 
@@ -135,10 +138,30 @@ class _Tests:
     command: str
     exit_code: int | None = None  # None: it did not run (denied, failed to start)
     output: str = ""
+    expect: tuple[str, ...] = ()  # what the output must show (the request's example)
 
     @property
     def passed(self) -> bool:
-        return self.exit_code == 0
+        return self.exit_code == 0 and not self.missing
+
+    @property
+    def missing(self) -> list[str]:
+        return missing(self.expect, self.output) if self.exit_code == 0 else []
+
+    def failure(self, when: str = "") -> str:
+        """What the model is told about this failing check (``when``: "now", "still")."""
+        fail = {"now": "fail now", "still": "still fail"}.get(when, "fail")
+        if self.missing:
+            said = ", ".join(self.missing)
+            does = {"still": "still does not"}.get(when, "does not")
+            return (
+                f"`{self.command}` {does} print what the request says it should ({said}); "
+                f"it printed:\n```\n{_tail(self.output)}\n```"
+            )
+        return (
+            f"The tests {fail} (`{self.command}`, exit code {self.exit_code}):\n"
+            f"```\n{_tail(self.output)}\n```"
+        )
 
 
 @dataclass
@@ -164,20 +187,23 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
     found = gather(host.root, request, budget, host.denies_read)
     for path in found.paths:
         host.mark_read(host.root / path)
-    command = check_command(request, found) if host.can_run("bash") else ""
+    checks = _checks(request, found) if host.can_run("bash") else []
+    command = checks[0].command if checks else ""
     fmt = host.profile.edit_format or _format_for(found)
     before: _Tests | None = None
-    if command:
-        before = _Tests(command)
-        async for ev in _run_tests(host, before):
+    if checks:
+        ran: list[_Tests] = []
+        async for ev in _run_tests(host, checks, ran, every=True):
             yield ev
-        if before.exit_code is None:
-            command = ""  # could not run (denied): the rounds go on without a check
+        checks = [c for c, t in zip(checks, ran, strict=True) if t.exit_code is not None]
+        # could not run (denied): the rounds go on without that check
+        before = next((t for t in ran if t.exit_code is not None and not t.passed), None)
+        before = before or next((t for t in ran if t.exit_code is not None), None)
     first = Message.user(_first_message(request, found, fmt, before))
     host.append(first, True)
     yield AgentEvent(E.MESSAGE, message=first)
     text = ""
-    failing = before if before is not None and before.exit_code else None  # the last failure
+    failing = before if before is not None and not before.passed else None  # the last failure
     again = False  # the last reply gave the file back as it is
     vacuous = before is not None and before.passed  # the tests passed before any change
     reviewing = ""  # the summary of the edit under review, while its review round runs
@@ -210,11 +236,13 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
                 yield ev
             if reviewing and applied.unchanged:  # the review found nothing to add
                 raise TurnOver(StopReason.END_TURN, reviewing)
-            tests = _Tests(command) if command and applied.written else None
-            if tests is not None:
-                async for ev in _run_tests(host, tests):
+            tests: _Tests | None = None
+            if checks and applied.written:
+                ran = []
+                async for ev in _run_tests(host, checks, ran):
                     yield ev
-                if tests.exit_code:
+                tests = ran[-1]
+                if tests.exit_code is not None and not tests.passed:
                     failing = tests
                 elif tests.passed:
                     failing = None
@@ -340,10 +368,7 @@ def _first_message(request: str, found: Found, fmt: Format, before: _Tests | Non
         if before.passed:
             parts.append(f"The tests pass now (`{before.command}`).")
         else:
-            parts.append(
-                f"The tests fail now (`{before.command}`, exit code {before.exit_code}):\n"
-                f"```\n{_tail(before.output)}\n```"
-            )
+            parts.append(before.failure("now"))
     parts.append(format_rules(fmt))
     parts.append(f"The request:\n{request.strip()}")
     focus = found.focus()
@@ -387,6 +412,12 @@ async def _apply(
             new, kept = keep_left_out(old, new, request)
             if kept:
                 out.kept.append(f"{rp.rel}: kept {', '.join(kept)}, which your file left out")
+        if old is not None and rp.path.suffix == ".py":
+            new, docs = keep_examples(old, new)
+            if docs:
+                out.kept.append(
+                    f"{rp.rel}: kept the docstring of {', '.join(docs)} (its examples are run)"
+                )
         calls.append(
             Block.tool_use(f"edit_{next(_ids)}", "write_file", {"path": rp.rel, "content": new})
         )
@@ -484,6 +515,71 @@ def keep_left_out(old: str, new: str, request: str) -> tuple[str, list[str]]:
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
+def keep_examples(old: str, new: str) -> tuple[str, list[str]]:
+    """``new`` with the docstrings of ``old`` that hold examples (``>>>``) put back where a
+    definition of the same name lost its docstring, and those names. The examples are the
+    edit's own check (:mod:`.examples`); a 1.5B model rewriting ``slugify`` drops its docstring,
+    and with it the one thing that could tell its edit is wrong. A docstring the new text has,
+    changed or not, is the model's; nothing is kept unless both texts parse (and the result)."""
+    try:
+        before, after = ast.parse(old), ast.parse(new)
+    except SyntaxError:
+        return new, []
+    examples = {
+        name: node for name, node in _defined(before) if _DOCTEST_LINE.search(_doc(node) or "")
+    }
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    inserts: list[tuple[int, list[str]]] = []
+    for name, node in _defined(after):
+        was = examples.get(name)
+        if was is None or _doc(node) is not None or not node.body:
+            continue
+        first = node.body[0]
+        if first.lineno == node.lineno:  # def f(): return 1 — no line to put it before
+            continue
+        doc = was.body[0]
+        text = old_lines[doc.lineno - 1 : doc.end_lineno]
+        pad = " " * first.col_offset
+        inserts.append(
+            (
+                first.lineno - 1,
+                [pad + line[doc.col_offset :] if line.strip() else "" for line in text],
+            )
+        )
+    if not inserts:
+        return new, []
+    for at, lines in sorted(inserts, reverse=True):
+        new_lines[at:at] = lines
+    out = "\n".join(new_lines) + ("\n" if new.endswith("\n") else "")
+    try:
+        ast.parse(out)
+    except SyntaxError:
+        return new, []
+    return out, [name for name, node in _defined(after) if name in examples and _doc(node) is None]
+
+
+_DOCTEST_LINE = re.compile(r"^\s*>>> ", re.M)
+
+
+def _doc(node: ast.AST) -> str | None:
+    return ast.get_docstring(node, clean=False)  # type: ignore[arg-type]
+
+
+def _defined(tree: ast.Module) -> list[tuple[str, Any]]:
+    """The top-level functions and classes, and the classes' methods (``Class.method``)."""
+    out: list[tuple[str, Any]] = []
+    for node in tree.body:
+        if isinstance(node, _DEFS):
+            out.append((node.name, node))
+            if isinstance(node, ast.ClassDef):
+                out += [
+                    (f"{node.name}.{n.name}", n)
+                    for n in node.body
+                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                ]
+    return out
+
+
 def _breaks(old: str | None, new: str) -> str:
     """Why ``new`` is refused as Python: it does not parse where ``old`` did ("" when fine)."""
     try:
@@ -499,7 +595,28 @@ def _breaks(old: str | None, new: str) -> str:
     return f"not written: the new file would not parse (line {err.lineno}: {err.msg})"
 
 
-async def _run_tests(host: EditHost, tests: _Tests) -> AsyncIterator[AgentEvent]:
+def _checks(request: str, found: Found) -> list[Check]:
+    """The test command, then the request's own examples (:mod:`.examples`)."""
+    command = check_command(request, found)
+    out = [Check(command)] if command else []
+    doctests = doctest_files(found.named, dict(found.files))
+    return out + [c for c in example_checks(request, doctests) if c.command != command]
+
+
+async def _run_tests(
+    host: EditHost, checks: list[Check], ran: list[_Tests], every: bool = False
+) -> AsyncIterator[AgentEvent]:
+    """Each check in turn into ``ran``, up to the first that fails (``every``: all of them)."""
+    for check in checks:
+        tests = _Tests(check.command, expect=check.expect)
+        async for ev in _run_one(host, tests):
+            yield ev
+        ran.append(tests)
+        if not every and not tests.passed:
+            return
+
+
+async def _run_one(host: EditHost, tests: _Tests) -> AsyncIterator[AgentEvent]:
     call = Block.tool_use(f"test_{next(_ids)}", "bash", {"command": tests.command})
     ends: dict[str, AgentEvent] = {}
     async for ev in host.run_calls([call], ends):
@@ -555,10 +672,7 @@ def _feedback(
         files = ", ".join(applied.same)
         said = [f"Your reply gave {files} back exactly as it is: nothing changed."]
         if failing is not None:
-            said.append(
-                f"The tests still fail (`{failing.command}`, exit code {failing.exit_code}):\n"
-                f"```\n{_tail(failing.output)}\n```"
-            )
+            said.append(failing.failure("still"))
         if blame:
             said.append(blame)
         how = "the whole corrected file" if fmt == "whole" else "search/replace blocks"
@@ -579,10 +693,7 @@ def _feedback(
     for path, text in applied.refused.items():
         parts.append("The current content of " + _shown_file(path, text))
     if tests is not None and tests.exit_code is not None and not tests.passed:
-        parts.append(
-            f"The tests fail (`{tests.command}`, exit code {tests.exit_code}):\n"
-            f"```\n{_tail(tests.output)}\n```"
-        )
+        parts.append(tests.failure())
         if blame:
             parts.append(blame)
     elif tests is None and command and not applied.written:
@@ -603,8 +714,13 @@ def _summary(text: str, applied: _Applied, tests: _Tests | None, tail: str = "")
     if applied.problems:
         lines.append("Not applied: " + "; ".join(f"{p.path}: {p.why}" for p in applied.problems))
     if tests is not None and tests.exit_code is not None:
-        verdict = "pass" if tests.passed else f"fail (exit code {tests.exit_code})"
-        lines.append(f"The tests {verdict}: `{tests.command}`.")
+        if tests.expect:
+            shown = ", ".join(tests.missing or tests.expect)
+            said = "does not print" if tests.missing else "prints, as the request says,"
+            lines.append(f"`{tests.command}` {said} {shown}.")
+        else:
+            verdict = "pass" if tests.passed else f"fail (exit code {tests.exit_code})"
+            lines.append(f"The tests {verdict}: `{tests.command}`.")
     if tail:
         lines.append(tail)
     return "\n".join(lines)

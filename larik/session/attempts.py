@@ -14,7 +14,11 @@ The check of a try (:func:`judge`), in this order:
 2. else the tests the model (or the edit workflow) ran itself after its last edit (the turn's
    ``verify`` data, :mod:`larik.agent.verify`);
 3. else pytest on the project when it has test files, run after the try;
-4. else nothing can tell: the try is *unchecked*, which is not a pass.
+4. else nothing can tell: the try is *unchecked*, which is not a pass;
+
+and then the request's own examples (:mod:`larik.agent.examples`: the doctests of a file it
+names, a command with the value it should print), unless the check above failed: on a task
+whose tests passed before any change, they are what tells one try from another.
 
 A command the check runs goes through the session's tool runner as a user's call: the same
 permission policy and sandbox as the model's own ``bash`` (denied with nobody to ask in
@@ -100,6 +104,22 @@ async def judge(
 ) -> tuple[bool | None, str]:
     """(passed, how) for the try ``session`` just made on ``request``; ``verify``: its
     turn's ``data["verify"]`` (None when the turn recorded none)."""
+    passed, how = await _tests(session, request, verify)
+    if passed is False:
+        return passed, how
+    for check in await asyncio.to_thread(_examples, request, Path(session.cwd)):
+        ok, said = await _run_check(session, check.command, check.expect)
+        if ok is None:
+            continue  # could not run: it tells nothing
+        if not ok:
+            return False, said
+        passed, how = True, f"{how} and {said}" if how else said
+    return passed, how
+
+
+async def _tests(
+    session: Any, request: str, verify: dict[str, Any] | None
+) -> tuple[bool | None, str]:
     from ..agent.edit_context import Found, check_command
     from ..agent.tools._files import list_files
 
@@ -115,7 +135,19 @@ async def judge(
     return None, ""
 
 
-async def _run_check(session: Any, command: str) -> tuple[bool | None, str]:
+def _examples(request: str, root: Path) -> list[Any]:
+    from ..agent.edit_context import gather
+    from ..agent.examples import doctest_files, example_checks
+
+    found = gather(root, request, budget_chars=0)  # the named files, whatever the budget
+    return example_checks(request, doctest_files(found.named, dict(found.files)))
+
+
+async def _run_check(
+    session: Any, command: str, expect: tuple[str, ...] = ()
+) -> tuple[bool | None, str]:
+    from ..agent.examples import missing
+
     runner = getattr(session.agent, "tool_runner", None)
     if runner is None:
         return None, ""
@@ -124,4 +156,9 @@ async def _run_check(session: Any, command: str) -> tuple[bool | None, str]:
     if result.data.get("denied") or not isinstance(code, int):
         first = result.content.splitlines()[0] if result.content else "it did not run"
         return None, f"`{command}` could not run: {first}"
+    if code == 0 and expect:
+        lost = missing(expect, result.content)
+        if lost:
+            return False, f"`{command}` (does not print {', '.join(lost)})"
+        return True, f"`{command}` (prints {', '.join(expect)})"
     return code == 0, f"`{command}`"

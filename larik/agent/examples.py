@@ -1,0 +1,127 @@
+"""The request's own examples, as checks (issue 24): what the project's tests do not check.
+
+On seven of the bench's eleven tasks the project's tests pass before any change: they do not
+check the request, and a small model's edit that passes them (a ``slugify`` that does not even
+lower-case its docstring's example) ends the turn as done. But a request often carries its own
+examples, and the harness can run them:
+
+* **doctests** in a Python file the request names: a ``>>>`` line in a docstring of
+  ``textutils.py`` (named as ``textutils.slugify``) becomes
+  ``python -m pytest -q --tb=short --doctest-modules textutils.py``, whose exit status decides;
+* **a command and the value it should print**: a backticked Python command in a sentence that
+  says what it should do, with a value in that sentence — a number with a decimal point or a
+  double-quoted string — is run, and passes when its exit status is 0 and every value is in its
+  output (a number equal as a number: ``173.50`` is met by ``Total: 173.5``)::
+
+    `python -m shop data/stock.csv` should print the total stock value, but it prints a wrong
+    number (the file's items are worth 173.50 in all).
+
+  A sentence with no "should", "must", "expected" or "supposed" states no expectation, and
+  whole numbers are not taken (``--top 10`` is an option, not an output).
+
+A check runs as a ``bash`` call through the tool runner, as the tests do: the same permission
+policy and sandbox. The edit workflow (:mod:`.edit_turn`) runs these after its test command;
+``--attempts`` (:mod:`larik.session.attempts`) adds them to a try's check, so that tries can
+differ in the only thing the user can see.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .verify import TEST_COMMAND
+
+__all__ = ["Check", "doctest_files", "example_checks", "missing"]
+
+_BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
+#: a command the harness may run for its output: Python, running the project's code
+_RUNNABLE = re.compile(r"^python3?\s+(?:-m\s+[\w.]+|[\w./-]+\.py)(?:\s+[^;&|<>$`\\]*)?$")
+_EXPECTS = re.compile(r"\b(?:should|must|expected|supposed)\b", re.I)
+_DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d+(?!\w|\.\d)")
+_QUOTED = re.compile(r'"([^"\n]{1,80})"|“([^”\n]{1,80})”')
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[)\"']?\s+(?=[A-Z(`\"])|\n\s*\n")
+_DOCTEST = re.compile(r"^\s*>>> ", re.M)
+_PYTEST = "python -m pytest -q --tb=short"
+
+
+@dataclass(frozen=True)
+class Check:
+    """A command that checks an edit, and the values its output must show (none: its exit
+    status alone decides)."""
+
+    command: str
+    expect: tuple[str, ...] = ()
+
+    def passed(self, exit_code: int | None, output: str) -> bool:
+        return exit_code == 0 and not missing(self.expect, output)
+
+
+def missing(expect: Iterable[str], output: str) -> list[str]:
+    """The expected values that ``output`` does not show."""
+    numbers = [float(n) for n in _NUMBER.findall(output)]
+    out = []
+    for value in expect:
+        if _DECIMAL.fullmatch(value):
+            if not any(abs(n - float(value)) < 1e-9 for n in numbers):
+                out.append(value)
+        elif value not in output:
+            out.append(value)
+    return out
+
+
+def doctest_files(named: Iterable[str], texts: dict[str, str]) -> list[str]:
+    """The named Python source files with a doctest in a docstring (a ``>>>`` elsewhere — a
+    string, a comment — is not one: pytest would collect nothing and the check never pass)."""
+    from .edit_context import is_test_file
+
+    out = []
+    for path in named:
+        text = texts.get(path)
+        if not path.endswith(".py") or is_test_file(path) or not text or ">>> " not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        nodes = [tree, *(n for n in ast.walk(tree) if isinstance(n, _DOCUMENTED))]
+        if any(_DOCTEST.search(ast.get_docstring(n, clean=False) or "") for n in nodes):
+            out.append(path)
+    return out
+
+
+_DOCUMENTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def example_checks(request: str, doctests: Iterable[str] = ()) -> list[Check]:
+    """The checks the request's own examples make: the doctests of ``doctests`` (paths from
+    :func:`doctest_files`), then each command with the values it should print."""
+    out = [Check(f"{_PYTEST} --doctest-modules {path}") for path in doctests]
+    for sentence in _sentences(request):
+        commands = [c.strip() for c in _BACKTICKED.findall(sentence)]
+        commands = [c for c in commands if _RUNNABLE.match(c) and not TEST_COMMAND.search(" " + c)]
+        if not commands or not _EXPECTS.search(sentence):
+            continue
+        prose = _BACKTICKED.sub(" ", sentence)
+        values = _DECIMAL.findall(prose) + [a or b for a, b in _QUOTED.findall(prose)]
+        values = list(dict.fromkeys(v for v in values if v.strip()))
+        if values:
+            out += [Check(c, tuple(values)) for c in dict.fromkeys(commands)]
+    return out
+
+
+def _sentences(text: str) -> list[str]:
+    """``text`` in sentences; a dot inside backticks (``data/stock.csv``) or a number
+    (``173.50``) ends none."""
+    hidden: list[str] = []
+
+    def hide(m: re.Match[str]) -> str:
+        hidden.append(m.group(0))
+        return f"\x00{len(hidden) - 1}\x00"
+
+    masked = _BACKTICKED.sub(hide, text)
+    parts = _SENTENCE_END.split(masked)
+    return [re.sub(r"\x00(\d+)\x00", lambda m: hidden[int(m.group(1))], p) for p in parts]

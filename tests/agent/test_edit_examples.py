@@ -1,0 +1,180 @@
+"""The request's own examples as checks (issue 24): a docstring's ``>>>`` lines and a command
+with the value it should print are run after an edit, beside the project's tests, which on a
+stub's task pass before any change and cannot tell a right edit from a wrong one. Scripted
+model, real files, real bash (sandboxed) and real pytest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from larik.agent.edit_turn import keep_examples
+from larik.agent.examples import Check, doctest_files, example_checks, missing
+from larik.config import Config
+from larik.config.schema import ModelOverride
+from larik.llm.types import StopReason
+
+from .conftest import E, of, run, script
+
+STUB = '''"""Text helpers."""
+
+
+def slugify(text):
+    """A URL slug.
+
+    >>> slugify("Hello, World!")
+    'hello-world'
+    """
+    raise NotImplementedError
+
+
+def word_count(text):
+    return len(text.split())
+'''
+# what a 1.5B model wrote: the project's tests (of word_count) pass, the docstring's example not
+HALF = "Done.\n\ntextutils.py\n```python\ndef slugify(text):\n    return text.replace(' ', '-')\n\n\ndef word_count(text):\n    return len(text.split())\n```\n"
+RIGHT = (
+    "Lower-case and join the words.\n\ntextutils.py\n```python\nimport re\n\n\n"
+    "def slugify(text):\n    return '-'.join(re.findall('[a-z0-9]+', text.lower()))\n\n\n"
+    "def word_count(text):\n    return len(text.split())\n```\n"
+)
+COUNT_TEST = (
+    "from textutils import word_count\n\n\ndef test_count():\n    assert word_count('a b') == 2\n"
+)
+
+
+def edit_config() -> Config:
+    return Config(models={"scripted/m": ModelOverride(workflow="edit")})
+
+
+@pytest.mark.parametrize(
+    ("request_text", "checks"),
+    [
+        (  # the bench's trace-bug task: the value is in the same sentence, in parentheses
+            "`python -m shop data/stock.csv` should print the total stock value, but it prints a "
+            "wrong number (the file's items are worth 173.50 in all). Find the cause and fix it.",
+            [Check("python -m shop data/stock.csv", ("173.50",))],
+        ),
+        (
+            'Running `python report.py` must print "total: 3 items" and 2.5.',
+            [Check("python report.py", ("2.5", "total: 3 items"))],
+        ),
+        # no "should"/"must"/"expected": a value that is not said to be the output
+        ("`python -m shop data.csv` printed 12.25 yesterday.", []),
+        # a whole number is an option or a count, not an output
+        ("`python wordfreq.py --top 10 words.txt` should print the first 10 lines.", []),
+        # the value is in another sentence than the command
+        ("Run `python app.py`. It must print 3.25.", []),
+        # not a Python command of the project: never run, whatever it claims to print
+        ("`rm -rf ~` should print 1.5.", []),
+        ('`python -c "import os"` should print 1.5.', []),
+        ("`python app.py; curl evil.example` should print 1.5.", []),
+        ("`python app.py $(id)` should print 1.5.", []),
+        # a test command is the test command's business (edit_context.check_command)
+        ("`python -m pytest -q` should print 1.5 passed.", []),
+    ],
+)
+def test_a_request_s_command_and_the_value_it_should_print_make_a_check(request_text, checks):
+    assert example_checks(request_text) == checks
+
+
+def test_an_expected_number_is_met_as_a_number_and_a_string_as_text():
+    assert missing(("173.50",), "Total: 173.5\n") == []
+    assert missing(("173.50",), "Total: 1173.50 173.51\n") == ["173.50"]
+    assert missing(("total: 3 items", "2.5"), "total: 3 items\n2.50") == []
+    assert missing(("total: 3 items",), "Total: 3 items") == ["total: 3 items"]
+    check = Check("python app.py", ("2.5",))
+    assert check.passed(0, "2.5") and not check.passed(1, "2.5") and not check.passed(0, "2.4")
+
+
+def test_only_a_docstring_s_example_makes_a_doctest_check():
+    texts = {
+        "textutils.py": STUB,
+        "strings.py": 'PROMPT = """\n>>> not a docstring\n"""\n',  # pytest would collect nothing
+        "tests/test_textutils.py": '"""\n>>> 1\n1\n"""\n',  # a test file: its own tests run
+        "broken.py": 'def f(:\n    """>>> 1"""\n',
+        "notes.md": ">>> 1\n1\n",
+    }
+    assert doctest_files(list(texts), texts) == ["textutils.py"]
+    assert example_checks("implement it", ["textutils.py"]) == [
+        Check("python -m pytest -q --tb=short --doctest-modules textutils.py")
+    ]
+
+
+async def test_a_stub_s_docstring_example_checks_the_edit_the_project_s_tests_cannot(
+    make_agent, project: Path
+):
+    """The project's tests (of ``word_count``) pass before and after a wrong ``slugify``; the
+    docstring's example fails on it, the model is told, and its next reply is checked again."""
+    (project / "calc.py").unlink()
+    (project / "textutils.py").write_text(STUB)
+    (project / "tests").mkdir()
+    (project / "tests" / "test_textutils.py").write_text(COUNT_TEST)
+    p = script({"text": HALF}, {"text": RIGHT})
+    agent = await make_agent(p, config=edit_config())
+    events = await run(agent, "`textutils.slugify` is a stub. Implement it as its docstring says.")
+    first = p.requests[0].messages[-1].blocks[-1].text
+    assert "--doctest-modules textutils.py" in first and "NotImplementedError" in first
+    assert len(p.requests) == 2  # the half edit passed the project's tests and was not the end
+    told = p.requests[1].messages[-1].blocks[-1].text
+    assert "--doctest-modules textutils.py" in told
+    assert "Expected:" in told and "'hello-world'" in told and "'Hello,-World!'" in told
+    # the reply dropped the docstring, and with it the check: it was put back
+    assert "textutils.py: kept the docstring of slugify (its examples are run)" in told
+    assert "'-'.join" in (project / "textutils.py").read_text()
+    [end] = of(events, E.TURN_END)
+    assert end.stop_reason is StopReason.END_TURN
+    assert end.data["verify"]["passed"] is True
+    assert "--doctest-modules" in end.data["verify"]["command"]
+
+
+SHOP = "import sys\n\nrows = open(sys.argv[1]).read().split()\nprint(sum(float(r) for r in rows[1:]))\n"
+SHOP_FIXED = (
+    "Every row counts.\n\nshop.py\n```python\nimport sys\n\n"
+    "rows = open(sys.argv[1]).read().split()\nprint(sum(float(r) for r in rows))\n```\n"
+)
+SHOP_WRONG = (
+    "Round it.\n\nshop.py\n```python\nimport sys\n\n"
+    "rows = open(sys.argv[1]).read().split()\nprint(round(sum(float(r) for r in rows[1:])))\n```\n"
+)
+
+
+async def test_a_command_that_should_print_a_value_checks_the_edit(make_agent, project: Path):
+    (project / "calc.py").unlink()
+    (project / "shop.py").write_text(SHOP)
+    (project / "stock.txt").write_text("1.25\n2.25\n3.00\n")
+    p = script({"text": SHOP_WRONG}, {"text": SHOP_FIXED})
+    agent = await make_agent(p, config=edit_config())
+    request = "`python shop.py stock.txt` should print the total, but it is wrong (6.50 in all)."
+    events = await run(agent, request)
+    first = p.requests[0].messages[-1].blocks[-1].text
+    assert (
+        "`python shop.py stock.txt` does not print what the request says it should (6.50)" in first
+    )
+    assert "5.25" in first  # what it printed
+    told = p.requests[1].messages[-1].blocks[-1].text
+    assert "does not print what the request says it should (6.50)" in told and "\n5\n" in told
+    assert "for r in rows)" in (project / "shop.py").read_text()
+    [end] = of(events, E.TURN_END)
+    assert end.stop_reason is StopReason.END_TURN
+    assert "`python shop.py stock.txt` prints, as the request says, 6.50." in end.text
+
+
+def test_an_edit_that_drops_a_docstring_s_examples_gets_them_back():
+    old = (
+        'class Box:\n    def size(self):\n        """How big.\n\n        >>> Box().size()\n'
+        '        2\n        """\n        return 1\n\n\ndef plain():\n    """No example."""\n'
+    )
+    new = "class Box:\n    def size(self):\n        return 2\n\n\ndef plain():\n    return 0\n"
+    out, kept = keep_examples(old, new)
+    assert kept == ["Box.size"]  # plain's docstring had no example: the model's choice stands
+    assert out == (
+        'class Box:\n    def size(self):\n        """How big.\n\n        >>> Box().size()\n'
+        '        2\n        """\n        return 2\n\n\ndef plain():\n    return 0\n'
+    )
+    # a docstring the model wrote (a changed example) is its own; so is a one-line def
+    changed = 'class Box:\n    def size(self):\n        """>>> Box().size()\n        3"""\n'
+    assert keep_examples(old, changed) == (changed, [])
+    assert keep_examples(old, "class Box:\n    def size(self): return 2\n")[1] == []
+    assert keep_examples(old, "def broken(:\n") == ("def broken(:\n", [])
