@@ -188,6 +188,7 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
     for path in found.paths:
         host.mark_read(host.root / path)
     checks = _checks(request, found) if host.can_run("bash") else []
+    inputs = {path: c.command for c in checks for path in c.inputs()}
     command = checks[0].command if checks else ""
     fmt = host.profile.edit_format or _format_for(found)
     before: _Tests | None = None
@@ -232,7 +233,7 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
             if parsed.empty:
                 raise TurnOver(StopReason.END_TURN, reviewing or text)  # no edit: the answer
             applied = _Applied()
-            async for ev in _apply(host, parsed, applied, request):
+            async for ev in _apply(host, parsed, applied, request, inputs):
                 yield ev
             if reviewing and applied.unchanged:  # the review found nothing to add
                 raise TurnOver(StopReason.END_TURN, reviewing)
@@ -385,9 +386,14 @@ def _shown_file(path: str, text: str) -> str:
 
 
 async def _apply(
-    host: EditHost, parsed: Parsed, out: _Applied, request: str
+    host: EditHost,
+    parsed: Parsed,
+    out: _Applied,
+    request: str,
+    inputs: dict[str, str] | None = None,
 ) -> AsyncIterator[AgentEvent]:
-    """Each file's new text, checked, then written with write_file through the tool runner."""
+    """Each file's new text, checked, then written with write_file through the tool runner.
+    ``inputs``: the files an example's command reads (path -> the command), never changed."""
     out.problems += parsed.problems
     calls: list[Block] = []
     same: list[str] = []
@@ -397,6 +403,10 @@ async def _apply(
             out.problems.append(
                 Problem(edit.path, "outside the project: nothing outside it is read or written")
             )
+            continue
+        if inputs and rp.rel in inputs:
+            why = f"the input of `{inputs[rp.rel]}`: change the code, not the data it reads"
+            out.problems.append(Problem(rp.rel, why))
             continue
         new, old, why = _new_text(rp.path, edit)
         if why == UNCHANGED:  # a file given back as it is (a test file, say): not an edit
@@ -408,6 +418,7 @@ async def _apply(
                 out.refused[rp.rel] = old
             continue
         assert new is not None
+        kept_before = list(out.kept)
         if edit.whole is not None and old is not None and rp.path.suffix == ".py":
             new, kept = keep_left_out(old, new, request)
             if kept:
@@ -418,6 +429,10 @@ async def _apply(
                 out.kept.append(
                     f"{rp.rel}: kept the docstring of {', '.join(docs)} (its examples are run)"
                 )
+        if new == old:  # the last reply again, less what the harness kept: given back
+            out.kept = kept_before
+            same.append(rp.rel)
+            continue
         calls.append(
             Block.tool_use(f"edit_{next(_ids)}", "write_file", {"path": rp.rel, "content": new})
         )

@@ -17,7 +17,9 @@ examples, and the harness can run them:
     number (the file's items are worth 173.50 in all).
 
   A sentence with no "should", "must", "expected" or "supposed" states no expectation, and
-  whole numbers are not taken (``--top 10`` is an option, not an output).
+  whole numbers are not taken (``--top 10`` is an option, not an output). The files the
+  command names (``data/stock.csv``) are its input: the edit workflow refuses an edit to them
+  (:meth:`Check.inputs`), or the check would pass on changed data.
 
 A check runs as a ``bash`` call through the tool runner, as the tests do: the same permission
 policy and sandbox. The edit workflow (:mod:`.edit_turn`) runs these after its test command;
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import re
+import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -46,6 +49,7 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[)\"']?\s+(?=[A-Z(`\"])|\n\s*\n")
 _DOCTEST = re.compile(r"^\s*>>> ", re.M)
 _PYTEST = "python -m pytest -q --tb=short"
+_FILE_ARG = re.compile(r"(?:\./)?[\w.-]+(?:/[\w.-]+)*\.\w+")
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,19 @@ class Check:
 
     def passed(self, exit_code: int | None, output: str) -> bool:
         return exit_code == 0 and not missing(self.expect, output)
+
+    def inputs(self) -> list[str]:
+        """The command's arguments that look like files (``data/stock.csv``): the example's
+        input, which an edit must not change to make the output come out right (the 1.5B
+        model, told the total was wrong, set a quantity in the data to 1)."""
+        if not self.expect:
+            return []
+        try:
+            words = shlex.split(self.command)
+        except ValueError:
+            return []
+        args = words[3:] if words[1:2] == ["-m"] else words[2:]  # after the module or script
+        return [w.removeprefix("./") for w in args if _FILE_ARG.fullmatch(w) and w[-3:] != ".py"]
 
 
 def missing(expect: Iterable[str], output: str) -> list[str]:

@@ -79,6 +79,15 @@ def test_a_request_s_command_and_the_value_it_should_print_make_a_check(request_
     assert example_checks(request_text) == checks
 
 
+def test_an_example_s_input_is_the_files_its_command_reads_not_its_code():
+    assert Check("python -m shop.cli ./data/a.csv --out x.txt b.py", ("1.5",)).inputs() == [
+        "data/a.csv",
+        "x.txt",
+    ]
+    assert Check("python tools/run.py in.json", ("1.5",)).inputs() == ["in.json"]
+    assert Check("python -m pytest --doctest-modules a.txt").inputs() == []  # no value: no input
+
+
 def test_an_expected_number_is_met_as_a_number_and_a_string_as_text():
     assert missing(("173.50",), "Total: 173.5\n") == []
     assert missing(("173.50",), "Total: 1173.50 173.51\n") == ["173.50"]
@@ -137,6 +146,8 @@ SHOP_FIXED = (
 SHOP_WRONG = (
     "Round it.\n\nshop.py\n```python\nimport sys\n\n"
     "rows = open(sys.argv[1]).read().split()\nprint(round(sum(float(r) for r in rows[1:])))\n```\n"
+    # and what the 1.5B model did on the bench's task: change the data until the total is right
+    "\nstock.txt\n```\n1.25\n2.25\n4.25\n```\n"
 )
 
 
@@ -155,6 +166,10 @@ async def test_a_command_that_should_print_a_value_checks_the_edit(make_agent, p
     assert "5.25" in first  # what it printed
     told = p.requests[1].messages[-1].blocks[-1].text
     assert "does not print what the request says it should (6.50)" in told and "\n5\n" in told
+    assert (
+        "stock.txt: the input of `python shop.py stock.txt`: change the code, not the data" in told
+    )
+    assert (project / "stock.txt").read_text() == "1.25\n2.25\n3.00\n"
     assert "for r in rows)" in (project / "shop.py").read_text()
     [end] = of(events, E.TURN_END)
     assert end.stop_reason is StopReason.END_TURN

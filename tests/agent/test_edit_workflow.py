@@ -547,3 +547,29 @@ async def test_no_review_when_off_or_when_the_tests_can_tell(make_agent, unteste
     agent = await make_agent(p, config=review_config())
     await run(agent, "The test fails. Fix calc.py.")
     assert len(p.requests) == 1
+
+
+async def test_the_same_reply_again_is_a_copy_though_the_harness_completed_the_file(
+    make_agent, tested
+):
+    """Measured (qwen2.5-coder-1.5b, implement-stub): the reply left ``word_count`` out, the
+    harness kept it, and the model's next two replies were the same text — each taken for a new
+    edit (the file on disk had ``word_count``, the reply not), so no round was told it changed
+    nothing, nor went hotter. A reply that, completed as the harness completes it, is the file
+    as it is, is a copy."""
+    from larik.agent.edit_turn import HOTTER
+
+    (tested / "calc.py").write_text(
+        "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n"
+    )
+    wrong = "calc.py\n```python\ndef add(a, b):\n    return a * b\n```\n"
+    p = script({"text": wrong}, {"text": wrong}, {"text": FIXED})
+    agent = await make_agent(p, config=edit_config())
+    await run(agent, "The test fails. Fix calc.py.")
+    assert len(p.requests) == 3
+    said = p.requests[2].messages[-1].text()
+    assert "gave calc.py back exactly as it is" in said and "assert 6 == 5" in said
+    assert p.requests[2].temperature == HOTTER
+    assert (tested / "calc.py").read_text() == (
+        "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+    )
