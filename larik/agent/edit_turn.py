@@ -424,10 +424,11 @@ async def _apply(
             if kept:
                 out.kept.append(f"{rp.rel}: kept {', '.join(kept)}, which your file left out")
         if old is not None and rp.path.suffix == ".py":
-            new, docs = keep_examples(old, new)
+            new, docs = keep_examples(old, new, request)
             if docs:
                 out.kept.append(
-                    f"{rp.rel}: kept the docstring of {', '.join(docs)} (its examples are run)"
+                    f"{rp.rel}: kept the docstring of {', '.join(docs)} as it was (its "
+                    "examples check your code: change the code, not them)"
                 )
         if new == old:  # the last reply again, less what the harness kept: given back
             out.kept = kept_before
@@ -530,47 +531,76 @@ def keep_left_out(old: str, new: str, request: str) -> tuple[str, list[str]]:
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def keep_examples(old: str, new: str) -> tuple[str, list[str]]:
+def keep_examples(old: str, new: str, request: str = "") -> tuple[str, list[str]]:
     """``new`` with the docstrings of ``old`` that hold examples (``>>>``) put back where a
-    definition of the same name lost its docstring, and those names. The examples are the
-    edit's own check (:mod:`.examples`); a 1.5B model rewriting ``slugify`` drops its docstring,
-    and with it the one thing that could tell its edit is wrong. A docstring the new text has,
-    changed or not, is the model's; nothing is kept unless both texts parse (and the result)."""
+    definition of the same name lost its docstring or changed its examples, and those names.
+    The examples are the edit's own check (:mod:`.examples`): a 1.5B model rewriting
+    ``slugify`` drops its docstring, and with it the one thing that could tell its edit is
+    wrong — and a model that may rewrite an example's expected value can make any edit pass.
+    The prose around the examples is the model's to change; a request that asks to change the
+    examples (:data:`CHANGE_EXAMPLES`) lets it. Nothing is kept unless both texts parse (and
+    the result)."""
     try:
         before, after = ast.parse(old), ast.parse(new)
     except SyntaxError:
         return new, []
-    examples = {
-        name: node for name, node in _defined(before) if _DOCTEST_LINE.search(_doc(node) or "")
-    }
+    examples = {name: n for name, n in _defined(before) if _DOCTEST_LINE.search(_doc(n) or "")}
+    if not examples:
+        return new, []
+    free = bool(CHANGE_EXAMPLES.search(request))
     old_lines, new_lines = old.splitlines(), new.splitlines()
-    inserts: list[tuple[int, list[str]]] = []
+    edits: list[tuple[int, int, list[str]]] = []  # new_lines[start:end] = lines
+    names: list[str] = []
     for name, node in _defined(after):
         was = examples.get(name)
-        if was is None or _doc(node) is not None or not node.body:
-            continue
-        first = node.body[0]
-        if first.lineno == node.lineno:  # def f(): return 1 — no line to put it before
+        if was is None or not node.body:
             continue
         doc = was.body[0]
         text = old_lines[doc.lineno - 1 : doc.end_lineno]
+        first = node.body[0]
+        if _doc(node) is None:
+            if first.lineno == node.lineno:  # def f(): return 1 — no line to put it before
+                continue
+            start = end = first.lineno - 1
+        elif free or _examples_of(_doc(node)) == _examples_of(_doc(was)):
+            continue
+        elif len(node.body) > 1 and node.body[1].lineno <= first.end_lineno:  # type: ignore[operator]
+            continue  # """doc"""; x = 1 — not lines of its own
+        else:
+            start, end = first.lineno - 1, first.end_lineno or first.lineno
         pad = " " * first.col_offset
-        inserts.append(
-            (
-                first.lineno - 1,
-                [pad + line[doc.col_offset :] if line.strip() else "" for line in text],
-            )
-        )
-    if not inserts:
+        lines = [pad + line[doc.col_offset :] if line.strip() else "" for line in text]
+        edits.append((start, end, lines))
+        names.append(name)
+    if not edits:
         return new, []
-    for at, lines in sorted(inserts, reverse=True):
-        new_lines[at:at] = lines
+    for start, end, lines in sorted(edits, reverse=True):
+        new_lines[start:end] = lines
     out = "\n".join(new_lines) + ("\n" if new.endswith("\n") else "")
     try:
         ast.parse(out)
     except SyntaxError:
         return new, []
-    return out, [name for name, node in _defined(after) if name in examples and _doc(node) is None]
+    return out, names
+
+
+#: a request that asks for a docstring's examples to change: they are then not kept
+CHANGE_EXAMPLES = re.compile(
+    r"\b(?:fix|change|update|correct|rewrite|edit|replace|remove|delete|add)\w*\s+"
+    r"(?:\w+\s+){0,3}?(?:docstrings?|doctests?|examples?)\b",
+    re.I,
+)
+
+
+def _examples_of(doc: str | None) -> list[tuple[str, str]]:
+    """A docstring's examples, as doctest reads them: (source, expected output)."""
+    import doctest
+
+    try:
+        found = doctest.DocTestParser().get_examples(doc or "")
+    except ValueError:  # inconsistent indentation: compared as text
+        return [(doc or "", "")]
+    return [(e.source.strip(), e.want.strip()) for e in found]
 
 
 _DOCTEST_LINE = re.compile(r"^\s*>>> ", re.M)

@@ -130,7 +130,7 @@ async def test_a_stub_s_docstring_example_checks_the_edit_the_project_s_tests_ca
     assert "--doctest-modules textutils.py" in told
     assert "Expected:" in told and "'hello-world'" in told and "'Hello,-World!'" in told
     # the reply dropped the docstring, and with it the check: it was put back
-    assert "textutils.py: kept the docstring of slugify (its examples are run)" in told
+    assert "textutils.py: kept the docstring of slugify as it was (its examples check" in told
     assert "'-'.join" in (project / "textutils.py").read_text()
     [end] = of(events, E.TURN_END)
     assert end.stop_reason is StopReason.END_TURN
@@ -188,8 +188,19 @@ def test_an_edit_that_drops_a_docstring_s_examples_gets_them_back():
         'class Box:\n    def size(self):\n        """How big.\n\n        >>> Box().size()\n'
         '        2\n        """\n        return 2\n\n\ndef plain():\n    return 0\n'
     )
-    # a docstring the model wrote (a changed example) is its own; so is a one-line def
-    changed = 'class Box:\n    def size(self):\n        """>>> Box().size()\n        3"""\n'
-    assert keep_examples(old, changed) == (changed, [])
+    # an example whose expected value the edit changed is put back: else any edit could pass
+    changed = (
+        'class Box:\n    def size(self):\n        """How big, in boxes.\n\n'
+        '        >>> Box().size()\n        1\n        """\n        return 1\n'
+    )
+    out, kept = keep_examples(old, changed)
+    assert kept == ["Box.size"] and "        >>> Box().size()\n        2\n" in out
+    assert out.endswith('        """\n        return 1\n') and "in boxes" not in out
+    # unless the request asks for the examples to change; the prose is the model's anyway
+    asked = "The example in `Box.size`'s docstring is wrong: fix the docstring's example."
+    assert keep_examples(old, changed, asked) == (changed, [])
+    reworded = changed.replace("        1\n", "        2\n")
+    assert keep_examples(old, reworded) == (reworded, [])
+    # a one-line def has no line to put a docstring before
     assert keep_examples(old, "class Box:\n    def size(self): return 2\n")[1] == []
     assert keep_examples(old, "def broken(:\n") == ("def broken(:\n", [])
