@@ -58,7 +58,7 @@ from ..paths import resolve_path
 from .edit_context import Found, check_command, gather, is_test_file
 from .edit_reply import FileEdit, Format, Parsed, Problem, format_rules, parse_reply
 from .events import AgentEvent, AgentEventType
-from .examples import Check, doctest_files, example_checks, missing
+from .examples import Check, doctest_files, example_checks, missing, off_by
 from .profile import Profile
 from .turn import Reply, TurnOver
 
@@ -156,7 +156,7 @@ class _Tests:
             does = {"still": "still does not"}.get(when, "does not")
             return (
                 f"`{self.command}` {does} print what the request says it should ({said}); "
-                f"it printed:\n```\n{_tail(self.output)}\n```"
+                f"it printed:\n```\n{_tail(self.output)}\n```{off_by(self.missing, self.output)}"
             )
         return (
             f"The tests {fail} (`{self.command}`, exit code {self.exit_code}):\n"
@@ -329,6 +329,9 @@ def blamed(output: str, root: Path, found: Found) -> tuple[str, int] | None:
     base = root.resolve()
     last: tuple[str, int] | None = None
     for m in _FRAME.finditer(output):
+        rest = output[m.end() : output.find("\n", m.end()) % (len(output) + 1)]
+        if "DocTestFailure" in rest or "UnexpectedException" in rest:
+            continue  # the example's line in the docstring: the wrong line is in the code
         raw, line = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         path = Path(raw)
         if path.is_absolute():

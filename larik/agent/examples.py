@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from .verify import TEST_COMMAND
 
-__all__ = ["Check", "doctest_files", "example_checks", "missing"]
+__all__ = ["Check", "doctest_files", "example_checks", "missing", "off_by"]
 
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 #: a command the harness may run for its output: Python, running the project's code
@@ -88,6 +88,24 @@ def missing(expect: Iterable[str], output: str) -> list[str]:
         elif value not in output:
             out.append(value)
     return out
+
+
+def off_by(missing: list[str], output: str) -> str:
+    """How far a printed number is from the one expected (``"\n\n148.50 is 25.00 less than
+    173.50."``), when both are single numbers: a small model reads a difference (the first
+    row's 2.50 × 10) more easily than two totals; "" otherwise."""
+    wanted = [v for v in missing if _DECIMAL.fullmatch(v)]
+    body = _EXIT_LINE.sub("", output)
+    printed = _NUMBER.findall(body)
+    if len(wanted) != 1 or len(printed) != 1:
+        return ""
+    got, want = float(printed[0]), float(wanted[0])
+    places = max(len(wanted[0].partition(".")[2]), len(printed[0].partition(".")[2]))
+    more = "more" if got > want else "less"
+    return f"\n\n{printed[0]} is {abs(got - want):.{places}f} {more} than {wanted[0]}."
+
+
+_EXIT_LINE = re.compile(r"^\[exit code -?\d+\]$", re.M)
 
 
 def doctest_files(named: Iterable[str], texts: dict[str, str]) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from larik.agent.edit_turn import keep_examples
-from larik.agent.examples import Check, doctest_files, example_checks, missing
+from larik.agent.examples import Check, doctest_files, example_checks, missing, off_by
 from larik.config import Config
 from larik.config.schema import ModelOverride
 from larik.llm.types import StopReason
@@ -97,6 +97,13 @@ def test_an_expected_number_is_met_as_a_number_and_a_string_as_text():
     assert check.passed(0, "2.5") and not check.passed(1, "2.5") and not check.passed(0, "2.4")
 
 
+def test_a_printed_number_s_distance_from_the_expected_one_is_said():
+    assert off_by(["173.50"], "148.50\n[exit code 0]") == "\n\n148.50 is 25.00 less than 173.50."
+    assert off_by(["2.5"], "total 3.75") == "\n\n3.75 is 1.25 more than 2.5."
+    assert off_by(["2.5"], "1 and 2") == ""  # which number is the total: not said
+    assert off_by(["2.5", "3.5"], "1") == "" and off_by(["ok"], "1") == ""
+
+
 def test_only_a_docstring_s_example_makes_a_doctest_check():
     texts = {
         "textutils.py": STUB,
@@ -131,6 +138,7 @@ async def test_a_stub_s_docstring_example_checks_the_edit_the_project_s_tests_ca
     assert "Expected:" in told and "'hello-world'" in told and "'Hello,-World!'" in told
     # the reply dropped the docstring, and with it the check: it was put back
     assert "textutils.py: kept the docstring of slugify as it was (its examples check" in told
+    assert "The error is in" not in told  # the example's line in the docstring is not the error
     assert "'-'.join" in (project / "textutils.py").read_text()
     [end] = of(events, E.TURN_END)
     assert end.stop_reason is StopReason.END_TURN
@@ -166,6 +174,7 @@ async def test_a_command_that_should_print_a_value_checks_the_edit(make_agent, p
     assert "5.25" in first  # what it printed
     told = p.requests[1].messages[-1].blocks[-1].text
     assert "does not print what the request says it should (6.50)" in told and "\n5\n" in told
+    assert "5 is 1.50 less than 6.50." in told  # a difference is easier to read than two totals
     assert (
         "stock.txt: the input of `python shop.py stock.txt`: change the code, not the data" in told
     )
