@@ -29,7 +29,7 @@ finding and the running, and the model does the one thing it is good at — writ
    file than the one written (a rename: ``report.py:3: from billing import calc_total``) names
    that file, and the next reply is begun with it (:func:`blamed`): the 1.5B model, begun with
    ``billing.py`` every time, never wrote the caller. An edit that drops a docstring holding
-   examples gets it back (:func:`keep_examples`): they are the edit's check.
+   examples gets it back (:func:`.edit_repair.keep_examples`): they are its check.
 
 6. **a review when the tests cannot tell** (``[models] review = true``): when the tests passed
    before the edit too, they do not check the request (a stub whose tests test something
@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 from ..llm.types import Block, Message, StopReason
 from ..paths import resolve_path
 from .edit_context import Found, check_command, gather, is_test_file
+from .edit_repair import keep_examples, keep_left_out
 from .edit_reply import FileEdit, Format, Parsed, Problem, format_rules, parse_reply
 from .events import AgentEvent, AgentEventType
 from .examples import Check, doctest_files, example_checks, missing, off_by
@@ -503,129 +504,6 @@ def _new_text(path: Path, edit: FileEdit) -> tuple[str | None, str | None, str]:
     if path.suffix == ".py" and (why := _breaks(old, new)):
         return None, old, why
     return new, old, ""
-
-
-def keep_left_out(old: str, new: str, request: str) -> tuple[str, list[str]]:
-    """``new`` with the top-level functions and classes of ``old`` that it left out appended
-    (their source as it was), and their names. A small model writing a whole file drops the
-    definitions it was not thinking about (``word_count`` beside the ``slugify`` it wrote),
-    which breaks every import of them; a name the request mentions (a rename, a removal) is
-    meant to go and is not kept. Nothing is kept unless both texts parse."""
-    try:
-        before, after = ast.parse(old), ast.parse(new)
-    except SyntaxError:
-        return new, []
-    words = set(re.findall(r"\w+", request))
-    have = {n.name for n in after.body if isinstance(n, _DEFS)}
-    lines = old.splitlines()
-    kept: list[str] = []
-    parts: list[str] = []
-    for node in before.body:
-        if not isinstance(node, _DEFS) or node.name in have or node.name in words:
-            continue
-        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        parts.append("\n".join(lines[start - 1 : node.end_lineno]))
-        kept.append(node.name)
-    if not parts:
-        return new, []
-    return new.rstrip("\n") + "\n\n\n" + "\n\n\n".join(parts) + "\n", kept
-
-
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
-
-def keep_examples(old: str, new: str, request: str = "") -> tuple[str, list[str]]:
-    """``new`` with the docstrings of ``old`` that hold examples (``>>>``) put back where a
-    definition of the same name lost its docstring or changed its examples, and those names.
-    The examples are the edit's own check (:mod:`.examples`): a 1.5B model rewriting
-    ``slugify`` drops its docstring, and with it the one thing that could tell its edit is
-    wrong — and a model that may rewrite an example's expected value can make any edit pass.
-    The prose around the examples is the model's to change; a request that asks to change the
-    examples (:data:`CHANGE_EXAMPLES`) lets it. Nothing is kept unless both texts parse (and
-    the result)."""
-    try:
-        before, after = ast.parse(old), ast.parse(new)
-    except SyntaxError:
-        return new, []
-    examples = {name: n for name, n in _defined(before) if _DOCTEST_LINE.search(_doc(n) or "")}
-    if not examples:
-        return new, []
-    free = bool(CHANGE_EXAMPLES.search(request))
-    old_lines, new_lines = old.splitlines(), new.splitlines()
-    edits: list[tuple[int, int, list[str]]] = []  # new_lines[start:end] = lines
-    names: list[str] = []
-    for name, node in _defined(after):
-        was = examples.get(name)
-        if was is None or not node.body:
-            continue
-        doc = was.body[0]
-        text = old_lines[doc.lineno - 1 : doc.end_lineno]
-        first = node.body[0]
-        if _doc(node) is None:
-            if first.lineno == node.lineno:  # def f(): return 1 — no line to put it before
-                continue
-            start = end = first.lineno - 1
-        elif free or _examples_of(_doc(node)) == _examples_of(_doc(was)):
-            continue
-        elif len(node.body) > 1 and node.body[1].lineno <= first.end_lineno:  # type: ignore[operator]
-            continue  # """doc"""; x = 1 — not lines of its own
-        else:
-            start, end = first.lineno - 1, first.end_lineno or first.lineno
-        pad = " " * first.col_offset
-        lines = [pad + line[doc.col_offset :] if line.strip() else "" for line in text]
-        edits.append((start, end, lines))
-        names.append(name)
-    if not edits:
-        return new, []
-    for start, end, lines in sorted(edits, reverse=True):
-        new_lines[start:end] = lines
-    out = "\n".join(new_lines) + ("\n" if new.endswith("\n") else "")
-    try:
-        ast.parse(out)
-    except SyntaxError:
-        return new, []
-    return out, names
-
-
-#: a request that asks for a docstring's examples to change: they are then not kept
-CHANGE_EXAMPLES = re.compile(
-    r"\b(?:fix|change|update|correct|rewrite|edit|replace|remove|delete|add)\w*\s+"
-    r"(?:\w+\s+){0,3}?(?:docstrings?|doctests?|examples?)\b",
-    re.I,
-)
-
-
-def _examples_of(doc: str | None) -> list[tuple[str, str]]:
-    """A docstring's examples, as doctest reads them: (source, expected output)."""
-    import doctest
-
-    try:
-        found = doctest.DocTestParser().get_examples(doc or "")
-    except ValueError:  # inconsistent indentation: compared as text
-        return [(doc or "", "")]
-    return [(e.source.strip(), e.want.strip()) for e in found]
-
-
-_DOCTEST_LINE = re.compile(r"^\s*>>> ", re.M)
-
-
-def _doc(node: ast.AST) -> str | None:
-    return ast.get_docstring(node, clean=False)  # type: ignore[arg-type]
-
-
-def _defined(tree: ast.Module) -> list[tuple[str, Any]]:
-    """The top-level functions and classes, and the classes' methods (``Class.method``)."""
-    out: list[tuple[str, Any]] = []
-    for node in tree.body:
-        if isinstance(node, _DEFS):
-            out.append((node.name, node))
-            if isinstance(node, ast.ClassDef):
-                out += [
-                    (f"{node.name}.{n.name}", n)
-                    for n in node.body
-                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                ]
-    return out
 
 
 def _breaks(old: str | None, new: str) -> str:

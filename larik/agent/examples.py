@@ -47,7 +47,8 @@ _DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d+(?!\w|\.\d)")
 _QUOTED = re.compile(r'"([^"\n]{1,80})"|“([^”\n]{1,80})”')
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[)\"']?\s+(?=[A-Z(`\"])|\n\s*\n")
-_DOCTEST = re.compile(r"^\s*>>> ", re.M)
+#: a doctest example's first line
+DOCTEST_LINE = re.compile(r"^\s*>>> ", re.M)
 _PYTEST = "python -m pytest -q --tb=short"
 _FILE_ARG = re.compile(r"(?:\./)?[\w.-]+(?:/[\w.-]+)*\.\w+")
 
@@ -123,7 +124,7 @@ def doctest_files(named: Iterable[str], texts: dict[str, str]) -> list[str]:
         except (SyntaxError, ValueError):
             continue
         nodes = [tree, *(n for n in ast.walk(tree) if isinstance(n, _DOCUMENTED))]
-        if any(_DOCTEST.search(ast.get_docstring(n, clean=False) or "") for n in nodes):
+        if any(DOCTEST_LINE.search(ast.get_docstring(n, clean=False) or "") for n in nodes):
             out.append(path)
     return out
 

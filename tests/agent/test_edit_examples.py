@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from larik.agent.edit_turn import keep_examples
+from larik.agent.edit_repair import keep_examples
 from larik.agent.examples import Check, doctest_files, example_checks, missing, off_by
 from larik.config import Config
 from larik.config.schema import ModelOverride

@@ -359,7 +359,7 @@ def test_a_whole_file_that_leaves_a_definition_out_keeps_it():
     """Measured: the 1.5B model's whole textutils.py implemented slugify and dropped word_count,
     so the tests could not import it. The left-out definition is kept as it was; one the request
     names (a rename, a removal) goes."""
-    from larik.agent.edit_turn import keep_left_out
+    from larik.agent.edit_repair import keep_left_out
 
     old = "def slugify(t):\n    raise NotImplementedError\n\n\n@cache\ndef word_count(t):\n    return 1\n"
     new, kept = keep_left_out(old, "def slugify(t):\n    return t.lower()\n", "implement slugify")
