@@ -156,7 +156,9 @@ async def test_a_looping_model_ends_stuck_not_at_the_turn_limit_and_bad_calls_co
 
 
 async def test_two_models_several_tasks_jobs_four_equals_jobs_one(tmp_path):
-    tasks = [TASKS[n] for n in ("fix-failing-test", "implement-stub", "rename-across-files")]
+    """The real agent, two models, two tasks: 8 real checks (a third task made 12, and proved
+    nothing the harness's own jobs test does not)."""
+    tasks = [TASKS[n] for n in ("fix-failing-test", "rename-across-files")]
     # the solver writes every task's solution files: unrelated files do not hurt a task
     turns = [
         {"tool_calls": [c for t in tasks for c in _solution_turns(t)[0]["tool_calls"]]},
@@ -167,7 +169,7 @@ async def test_two_models_several_tasks_jobs_four_equals_jobs_one(tmp_path):
     four = await run_bench(["solver", "idle"], tasks, runner(tmp_path / "b", scripts), jobs=4)
     key = [(r.model, r.task, r.passed, r.reason) for r in one]
     assert key == [(r.model, r.task, r.passed, r.reason) for r in four]
-    assert [r.passed for r in one] == [True, True, True, False, False, False]
+    assert [r.passed for r in one] == [True, True, False, False]
 
 
 def test_cli_list_and_validate():
