@@ -9,6 +9,7 @@ kind in ``KIT.name``; a kit for a kind that only tests know (``KIND`` in its mod
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import pkgutil
@@ -97,42 +98,74 @@ def test_a_kind_cannot_be_described_without_its_warm_up_modules():
 # -- the warm-up entry is checked against what the adapter really imports ---------------------
 
 _WARM_PROBE = r"""
-import asyncio, importlib, json, sys
+import asyncio, importlib, json, os, sys, traceback
 from larik.llm import registry
 from larik.tui.warmup import sdk_modules, warm
 from tests.loopback import LoopbackServer
 from larik.llm.types import Usage
 from tests.llm.providers.conformance import request
 
-kind, module = sys.argv[1], sys.argv[2]
-mod = importlib.import_module(module)
-if getattr(mod, "KIND", None) is not None and registry.kind(kind) is None:
-    registry.register_kind(mod.KIND)
-kit = mod.KIT
-server = LoopbackServer().start()
-server.add(kit.text_reply(["hi"], Usage(input=1, output=1)))
-provider = kit.make(server.url)
-warm(sdk_modules(kind))
-before = set(sys.modules)
 
-async def run():
-    return [ev async for ev in provider.stream(request(kit))]
+def probe(kind, module):
+    mod = importlib.import_module(module)
+    if getattr(mod, "KIND", None) is not None and registry.kind(kind) is None:
+        registry.register_kind(mod.KIND)
+    kit = mod.KIT
+    server = LoopbackServer().start()
+    server.add(kit.text_reply(["hi"], Usage(input=1, output=1)))
+    provider = kit.make(server.url)
+    warm(sdk_modules(kind))
+    before = set(sys.modules)
 
-asyncio.run(run())
-new = {m.split(".")[0] for m in sys.modules} - {m.split(".")[0] for m in before}
-print(json.dumps(sorted(m for m in new if m not in sys.stdlib_module_names)))
+    async def run():
+        return [ev async for ev in provider.stream(request(kit))]
+
+    asyncio.run(run())
+    new = {m.split(".")[0] for m in sys.modules} - {m.split(".")[0] for m in before}
+    return sorted(m for m in new if m not in sys.stdlib_module_names)
+
+
+for kind, module in json.loads(sys.argv[1]):  # each in a child forked from this process
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            line = {"kind": kind, "new": probe(kind, module)}
+        except BaseException:
+            line = {"kind": kind, "error": traceback.format_exc()}
+        sys.stdout.write(json.dumps(line) + "\n")
+        sys.stdout.flush()
+        os._exit(0)
+    os.waitpid(pid, 0)
 """
 
 
-@pytest.mark.parametrize("kind", KIND_NAMES)
-def test_the_warm_up_imports_what_the_adapter_imports_when_it_first_streams(kind):
-    """After the TUI's warm-up for ``kind``, streaming a first reply imports no third-party
-    package: a kind whose ``warm_modules`` forgot its SDK fails here."""
-    module = next(m.__name__ for m in MODULES if getattr(m, "KIT", None) is kit_for(kind))
+@functools.cache
+def _warm_probes() -> dict[str, dict[str, Any]]:
+    """What streaming a first reply imported after each kind's warm-up, each kind in a
+    process of its own: one process imports what every probe imports first (Larik's registry
+    and warm-up, the test server), then forks a child per kind, which imports its kit and SDK
+    from there, as a fresh process would (a fresh process per kind paid the first part again:
+    0.8 s of CPU each)."""
+    pairs = [
+        [kind, next(m.__name__ for m in MODULES if getattr(m, "KIT", None) is kit_for(kind))]
+        for kind in KIND_NAMES
+    ]
     out = subprocess.run(
-        [sys.executable, "-c", _WARM_PROBE, kind, module],
+        [sys.executable, "-c", _WARM_PROBE, json.dumps(pairs)],
         capture_output=True,
         text=True,
         check=True,
     )
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+    lines = [json.loads(x) for x in out.stdout.splitlines() if x.startswith('{"kind"')]
+    return {line["kind"]: line for line in lines}
+
+
+@pytest.mark.xdist_group("warm-probes")  # one worker runs the probes (tests/conftest.py)
+@pytest.mark.parametrize("kind", KIND_NAMES)
+def test_the_warm_up_imports_what_the_adapter_imports_when_it_first_streams(kind):
+    """After the TUI's warm-up for ``kind``, streaming a first reply imports no third-party
+    package: a kind whose ``warm_modules`` forgot its SDK fails here."""
+    probe = _warm_probes()[kind]
+    assert "error" not in probe, probe.get("error")
+    assert probe["new"] == []
