@@ -320,6 +320,10 @@ async def _one_try(
     try:
         session = await _open_session(opts, err)
         signals.agent = agent = session.agent
+        if tries is not None:
+            from .session.attempts import warm
+
+            warm(session, before + 1)
     except asyncio.CancelledError:  # stopped while starting: nothing was saved
         outcome.stop = signals.stop_reason
         return None, _stopped(opts, None, outcome, signals, out, err)

@@ -140,6 +140,9 @@ class Agent:
         self._running: Running | None = None
         self._turn: AsyncGenerator[AgentEvent, None] | None = None
         self._probe_pending = True
+        #: the least temperature of this agent's requests, where its profile sends one (a
+        #: later try of ``--attempts``, larik/session/attempts.py: tries that differ)
+        self.warmer: float | None = None
         self.context_tokens = 0  # tokens in use after the last reply (or an estimate)
         self.context_window = 0
         self._counted = 0  # messages[:_counted] are included in context_tokens
@@ -371,6 +374,9 @@ class Agent:
         source = self._settings.tool_source  # its block (MCP servers' instructions) comes last
         system = [*self._system, source.system_text()] if source else self._system
         edits = self._edit_workflow  # no tools: the harness runs them (edit_turn.py)
+        options = self._profile.request_options()
+        if self.warmer is not None and options.get("temperature") is not None:
+            options["temperature"] = max(options["temperature"], self.warmer)
         return Request(
             model=self.model,
             system=[EDIT_SYSTEM, self._system[1]] if edits else system,
@@ -378,7 +384,7 @@ class Agent:
             tools=self._tool_specs() if self._caps.tools and not edits else [],
             effort=self.effort,
             initiator="agent" if self._settings.role_label else "",  # a subagent's call
-            **self._profile.request_options(),
+            **options,
         )
 
     def _tool_specs(self) -> list[ToolSpec]:

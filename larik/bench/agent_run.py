@@ -59,7 +59,7 @@ def make_agent_runner(
                 if n > 1:
                     await tries.areset()
                 outcome.attempts = n
-                passed = await one(task, workdir, spec, outcome, resolver)
+                passed = await one(task, workdir, spec, outcome, resolver, n)
                 if n == 1 and outcome.grade is not None:
                     outcome.first_passed = await outcome.grade()
                 if passed or outcome.error:
@@ -68,7 +68,7 @@ def make_agent_runner(
             shutil.rmtree(store, ignore_errors=True)
 
     async def one(
-        task: Task, workdir: Path, spec: str, outcome: AgentOutcome, resolver: Any
+        task: Task, workdir: Path, spec: str, outcome: AgentOutcome, resolver: Any, n: int = 1
     ) -> bool | None:
         """One try in a session of its own; its check's verdict (with ``attempts``)."""
         from ..session import Session, SessionOptions
@@ -94,6 +94,10 @@ def make_agent_runner(
             await session.close()
             return None
         passed = None
+        if attempts > 1:
+            from ..session.attempts import warm
+
+            warm(session, n)
         plan = _PlanMeter(session, config)
 
         def counted(ev: Any) -> None:

@@ -6,7 +6,9 @@ same files. :class:`Tries` snapshots the project before the first try (a shadow 
 :mod:`larik.agent.checkpoints`: the project's own ``.git`` is never touched) and puts the files
 back before each next try; each try is a new session with its own transcript; the first try
 whose check passes is kept, and the tree is left as that try left it. When none passes, the
-tree is as the last try left it.
+tree is as the last try left it. Every try after the first samples at least at
+:data:`TRY_TEMPERATURE` where the model's profile sets a temperature (:func:`warm`): tries at a
+small model's 0.2 are near copies.
 
 The check of a try (:func:`judge`), in this order:
 
@@ -32,7 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Attempt", "Tries", "judge"]
+__all__ = ["TRY_TEMPERATURE", "Attempt", "Tries", "judge", "warm"]
+
+#: the least temperature of every try after the first, for a model whose profile sets one (a
+#: small model's 0.2): at 0.2 the 1.5B model's three tries were near copies (docs/bench.md)
+TRY_TEMPERATURE = 0.7
 
 
 @dataclass
@@ -97,6 +103,13 @@ class Tries:
 
     async def achanged(self) -> list[str]:
         return await asyncio.to_thread(self.changed)
+
+
+def warm(session: Any, n: int) -> None:
+    """Try ``n``'s sampling: the profile's own for the first, at least :data:`TRY_TEMPERATURE`
+    after it (a model whose profile sends no temperature keeps its provider's default)."""
+    if n > 1:
+        session.agent.warmer = TRY_TEMPERATURE
 
 
 async def judge(

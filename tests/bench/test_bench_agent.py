@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from larik.bench.agent_run import make_agent_runner
@@ -307,3 +308,31 @@ async def test_attempts_the_first_try_fails_the_second_passes_from_the_same_file
     assert res.passed and res.first_try is False and res.tries == 2
     assert seen == [["stats.py"]]  # the stray file went with try 1's reset
     assert len(list((tmp_path / "runs").glob("*.jsonl"))) == 2  # a transcript per try
+
+
+@pytest.mark.parametrize(("configured", "temps"), [(0.2, [0.2, 0.7]), (None, [None, None])])
+async def test_a_later_try_samples_hotter_where_the_profile_sets_a_temperature(
+    tmp_path, configured, temps
+):
+    """Measured (qwen2.5-coder-1.5b, ``--attempts 3`` at its profile's 0.2): the tries were near
+    copies, and pass@3 was pass@1. Every try after the first asks at least 0.7; a model whose
+    profile sends no temperature keeps its provider's default in every try."""
+    from larik.config.schema import ModelOverride
+    from larik.session.attempts import TRY_TEMPERATURE
+
+    assert TRY_TEMPERATURE == 0.7
+    task = TASKS["fix-failing-test"]
+    test = {"name": "bash", "input": {"command": "python -m pytest -q"}}
+    script = [{"tool_calls": [test]}, {"text": "try one"}, {"tool_calls": [test]}, {"text": "two"}]
+    provider = ScriptedProvider(script, name="scripted")
+
+    def resolver_for(spec):
+        return lambda s: Resolved(
+            provider=provider, model="m", provider_name="scripted", role=None, spec="scripted/m"
+        )
+
+    config = Config(models={"scripted/m": ModelOverride(temperature=configured)})
+    run = make_agent_runner(config, tmp_path / "runs", resolver_for, attempts=2)
+    [res] = await run_bench(["scripted/m"], [task], run, attempts=2)
+    assert res.tries == 2
+    assert [r.temperature for r in provider.requests] == [temps[0]] * 2 + [temps[1]] * 2
