@@ -140,9 +140,7 @@ class Agent:
         self._running: Running | None = None
         self._turn: AsyncGenerator[AgentEvent, None] | None = None
         self._probe_pending = True
-        #: the least temperature of this agent's requests, where its profile sends one (a
-        #: later try of ``--attempts``, larik/session/attempts.py: tries that differ)
-        self.warmer: float | None = None
+        self.warmer: float | None = None  # a later try's least temperature (session/attempts.py)
         self.context_tokens = 0  # tokens in use after the last reply (or an estimate)
         self.context_window = 0
         self._counted = 0  # messages[:_counted] are included in context_tokens
@@ -241,9 +239,7 @@ class Agent:
     def run_turn(self, prompt_: str | list[Block], typed: str = "") -> AsyncIterator[AgentEvent]:
         """One user turn. Iterate it to the end; cancel the iterating task to interrupt.
         ``typed``: what the user typed when it is not the prompt (``/review x``, expanded)."""
-        prev = self._turn
-        gen = self._run_turn(prompt_, prev, typed)
-        self._turn = gen
+        self._turn = gen = self._run_turn(prompt_, self._turn, typed)
         return gen
 
     async def _run_turn(
@@ -374,9 +370,6 @@ class Agent:
         source = self._settings.tool_source  # its block (MCP servers' instructions) comes last
         system = [*self._system, source.system_text()] if source else self._system
         edits = self._edit_workflow  # no tools: the harness runs them (edit_turn.py)
-        options = self._profile.request_options()
-        if self.warmer is not None and options.get("temperature") is not None:
-            options["temperature"] = max(options["temperature"], self.warmer)
         return Request(
             model=self.model,
             system=[EDIT_SYSTEM, self._system[1]] if edits else system,
@@ -384,7 +377,7 @@ class Agent:
             tools=self._tool_specs() if self._caps.tools and not edits else [],
             effort=self.effort,
             initiator="agent" if self._settings.role_label else "",  # a subagent's call
-            **options,
+            **self._profile.request_options(self.warmer),
         )
 
     def _tool_specs(self) -> list[ToolSpec]:

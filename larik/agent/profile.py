@@ -111,9 +111,12 @@ class Profile:
     edit_format: Literal["whole", "diff"] | None = None  # the edit workflow's (None: by size)
     review: bool = False  # the edit workflow asks once for a check the tests cannot make
 
-    def request_options(self) -> dict[str, Any]:
-        """What each request to this model carries beyond the conversation."""
+    def request_options(self, warmer: float | None = None) -> dict[str, Any]:
+        """What each request to this model carries beyond the conversation. ``warmer``: the
+        least temperature, where this profile sends one (a later try of ``--attempts``)."""
         out: dict[str, Any] = dict(self.sampling.options())
+        if warmer is not None and out.get("temperature") is not None:
+            out["temperature"] = max(out["temperature"], warmer)
         if self.small:
             out["max_tokens"] = SMALL_MAX_OUTPUT
         if self.constrained is not None:

@@ -128,10 +128,13 @@ async def test_passing_by_editing_or_deleting_the_tests_still_fails(tmp_path):
 
 async def test_provider_error_and_time_out_are_recorded_with_their_reason(tmp_path, monkeypatch):
     task = TASKS["fix-failing-test"]
-    monkeypatch.setattr(task.spec, "time_limit", 1.0)
+    # 3 s: the broken run's start (a session, its checkpoint) fits however loaded the machine
+    # (1 s did not, at load 5); the slow one streams for 50 s, in text that is no runaway
+    monkeypatch.setattr(task.spec, "time_limit", 3.0)
+    slow = " ".join(f"word{i}" for i in range(400))
     scripts = {
         "broken": [{"error": {"status": 401, "message": "invalid key"}}],
-        "slow": [{"text": "x" * 400, "delay": 0.05}],
+        "slow": [{"text": slow, "delay": 50 / (len(slow) / 8)}],
     }
     res = await run_bench(["broken", "slow"], [task], runner(tmp_path, scripts))
     assert res[0].reason == PROVIDER_ERROR and "401" in res[0].detail
