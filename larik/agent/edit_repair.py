@@ -13,7 +13,7 @@ from typing import Any
 
 from .examples import DOCTEST_LINE
 
-__all__ = ["CHANGE_EXAMPLES", "keep_examples", "keep_left_out"]
+__all__ = ["CHANGE_EXAMPLES", "KEEP_TESTS", "keep_examples", "keep_left_out", "keeps_tests"]
 
 
 def keep_left_out(old: str, new: str, request: str) -> tuple[str, list[str]]:
@@ -104,6 +104,25 @@ CHANGE_EXAMPLES = re.compile(
     r"(?:\w+\s+){0,3}?(?:docstrings?|doctests?|examples?)\b",
     re.I,
 )
+
+
+#: a request that says the tests stay as they are ("Do not change the tests", "Keep the existing
+#: tests passing", "without editing the tests"): its test files are the check, not the edit's
+KEEP_TESTS = re.compile(
+    r"\b(?:(?:do\s+not|don'?t|never|without)\s+(?:\w+\s+){0,2}?"
+    r"(?:chang|edit|modif|touch|rewrit|alter|updat)\w*\s+(?:\w+\s+){0,3}?tests?\b"
+    r"|(?:keep|leave)\s+(?:the\s+)?(?:existing\s+|current\s+)?tests?\b)",
+    re.I,
+)
+
+
+def keeps_tests(request: str, path: str) -> bool:
+    """Whether the request keeps the test file ``path`` as it is: it says the tests stay, or it
+    names that file as the one that must pass ("so that tests/test_x.py passes")."""
+    if KEEP_TESTS.search(request):
+        return True
+    name = re.escape(path.rpartition("/")[2])
+    return bool(re.search(rf"(?<![\w/.-])(?:[\w.-]+/)*{name}`?\s+(?:still\s+)?pass", request))
 
 
 def _examples_of(doc: str | None) -> list[tuple[str, str]]:

@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 from ..llm.types import Block, Message, StopReason
 from ..paths import resolve_path
 from .edit_context import Found, check_command, gather, is_test_file
-from .edit_repair import keep_examples, keep_left_out
+from .edit_repair import keep_examples, keep_left_out, keeps_tests
 from .edit_reply import FileEdit, Format, Parsed, Problem, format_rules, parse_reply
 from .events import AgentEvent, AgentEventType
 from .examples import Check, doctest_files, example_checks, missing, off_by
@@ -416,6 +416,8 @@ async def _apply(
         if why == UNCHANGED:  # a file given back as it is (a test file, say): not an edit
             same.append(rp.rel)
             continue
+        if not why and is_test_file(rp.rel) and keeps_tests(request, rp.rel):
+            why = "a test the request says to keep: change the code so it passes, not the test"
         if why:
             out.problems.append(Problem(rp.rel, why))
             if old is not None:

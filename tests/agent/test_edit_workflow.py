@@ -573,3 +573,50 @@ async def test_the_same_reply_again_is_a_copy_though_the_harness_completed_the_f
     assert (tested / "calc.py").read_text() == (
         "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("request_text", "path", "kept"),
+    [
+        ("Find the bug in the code and fix it.\nDo not change the tests.", "tests/test_a.py", True),
+        ("Find the cause and fix it. Keep the existing tests passing.", "tests/test_p.py", True),
+        ("Fix it without editing any of the tests.", "test_a.py", True),
+        ("Don't modify the tests.", "tests/test_a.py", True),
+        # the file the request names as the one that must pass is the check
+        (
+            "Implement `IntervalSet` so that tests/test_intervals.py passes.",
+            "test_intervals.py",
+            True,
+        ),
+        (
+            "Implement `IntervalSet` so that tests/test_intervals.py passes.",
+            "tests/test_b.py",
+            False,
+        ),
+        # a request that asks for tests, or says nothing of them, leaves the model free
+        ("Add a test for the empty list to tests/test_a.py.", "tests/test_a.py", False),
+        ("Fix the failing test.", "tests/test_a.py", False),
+        ("Update the tests for the new API.", "tests/test_a.py", False),
+    ],
+)
+def test_a_request_that_keeps_the_tests_says_so(request_text, path, kept):
+    from larik.agent.edit_repair import keeps_tests
+
+    assert keeps_tests(request_text, path) is kept
+
+
+async def test_a_test_file_the_request_says_to_keep_is_not_rewritten(make_agent, tested):
+    """Measured (qwen2.5-coder-1.5b, trace-bug-across-modules, "Keep the existing tests
+    passing"): the model rewrote tests/test_parser.py to expect what the bug printed. A request
+    that keeps the tests makes them the check: an edit to one is refused and said, the code is
+    asked for instead."""
+    cheat = "The test is wrong.\n\ntests/test_calc.py\n```python\n" + TEST.replace("5", "-1")
+    p = script({"text": cheat + "```\n"}, {"text": FIXED})
+    agent = await make_agent(p, config=edit_config())
+    events = await run(agent, "The test fails. Fix calc.py. Do not change the tests.")
+    assert (tested / "tests" / "test_calc.py").read_text() == TEST
+    assert len(p.requests) == 2
+    told = p.requests[1].messages[-1].text()
+    assert "tests/test_calc.py: a test the request says to keep" in told
+    assert (tested / "calc.py").read_text().endswith("a + b\n")
+    assert of(events, E.TURN_END)[0].data["verify"]["passed"] is True
