@@ -104,10 +104,13 @@ async def test_starts_on_loopback_streams_and_returns_a_real_tool_call(smol: Ent
 
 
 # A Larik that a hangup ends: run under nohup (as CI may be), SIGHUP is inherited ignored, and
-# an ignored signal stays ignored (install_exit_hooks), so the SIGHUP case never ended.
+# an ignored signal stays ignored (install_exit_hooks), so the SIGHUP case never ended. The same
+# for Ctrl+C: a suite started in the background by a shell (`nohup … &`) hands its tests SIGINT
+# ignored, and the SIGINT case waited out its 30 s; a terminal's Larik gets KeyboardInterrupt.
 EXITER = """
 import signal, sys, time
 signal.signal(signal.SIGHUP, signal.SIG_DFL)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from larik.config import Config
 from larik.llm.local.engine import ensure, fit
 from larik.llm.local.store import Store
