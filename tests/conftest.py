@@ -16,6 +16,15 @@ import pytest
 from tests.loopback import WIRE, LoopbackServer
 from tests.procs import MARK_VARIABLE
 
+# Bytecode is cached, whatever the environment says. With PYTHONDONTWRITEBYTECODE set (this
+# machine's shell sets it, and CI's shell with it) nothing ever was: each xdist worker rewrote
+# every test module's asserts (a collection took 12.5 s, 6 s from the cache) and every Larik
+# process a test starts compiled its modules from source again (0.2 s and more a process).
+# The test projects' own `python` keeps it off (`_suite_python`: a same-size edit within the
+# second must not run an old .pyc).
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+    sys.dont_write_bytecode = False
+
 _KEY_VARS = [
     "ANTHROPIC_API_KEY",
     "OPENAI_API_KEY",
