@@ -82,7 +82,10 @@ async def test_a_command_named_like_a_built_in_is_refused_and_the_built_in_runs(
     app = harness.app([])
     async with app.run_test(size=(100, 30)) as pilot:
         await found(pilot)
-        assert any("help.md: /help is a built-in command" in n for n in notices(app))
+        # the notice is mounted after the commands are found: waited for, not read at once
+        await wait_for(
+            pilot, lambda: any("help.md: /help is a built-in command" in n for n in notices(app))
+        )
         await send(pilot, "/help")
         await pilot.pause()
         assert harness.provider.requests == []  # the built-in /help, no turn
