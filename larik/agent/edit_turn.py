@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 from ..llm.types import Block, Message, StopReason
 from ..paths import resolve_path
 from .edit_context import Found, check_command, gather, is_test_file
-from .edit_repair import keep_examples, keep_left_out, keeps_tests
+from .edit_repair import hidden_methods, keep_examples, keep_left_out, keeps_tests
 from .edit_reply import FileEdit, Format, Parsed, Problem, format_rules, parse_reply
 from .events import AgentEvent, AgentEventType
 from .examples import Check, doctest_files, example_checks, missing, off_by
@@ -173,6 +173,7 @@ class _Applied:
     kept: list[str] = field(default_factory=list)  # definitions a whole file left out, kept
     same: list[str] = field(default_factory=list)  # files given back exactly as they are
     diagnostics: list[str] = field(default_factory=list)  # what the language servers found
+    mistakes: list[str] = field(default_factory=list)  # what the harness itself sees wrong
 
     @property
     def unchanged(self) -> bool:
@@ -462,6 +463,8 @@ async def _apply(
         end = ends.get(c.id)
         if end is not None and not end.is_error:
             out.written.append(path)
+            if path.endswith(".py"):
+                out.mistakes += [f"{path}, {m}" for m in hidden_methods(c.input_dict()["content"])]
             out.diagnostics += (end.data or {}).get("diagnostics") or []  # larik.lsp, if on
         else:
             out.problems.append(Problem(path, end.text if end is not None else "not run"))
@@ -615,6 +618,8 @@ def _feedback(
     if applied.diagnostics:  # a NameError the tests only show as an empty output, say
         found = "\n".join(applied.diagnostics)
         parts.append(f"The language server found errors in your edit:\n```\n{found}\n```")
+    if applied.mistakes:
+        parts.append("A mistake in your edit:\n" + "\n".join(f"- {m}" for m in applied.mistakes))
     if applied.problems:
         lines = [f"- {p.path or '(no file)'}: {p.why}" for p in applied.problems]
         parts.append("Not applied:\n" + "\n".join(lines))

@@ -620,3 +620,58 @@ async def test_a_test_file_the_request_says_to_keep_is_not_rewritten(make_agent,
     assert "tests/test_calc.py: a test the request says to keep" in told
     assert (tested / "calc.py").read_text().endswith("a + b\n")
     assert of(events, E.TURN_END)[0].data["verify"]["passed"] is True
+
+
+def test_an_attribute_that_hides_a_method_of_its_class_is_found():
+    from larik.agent.edit_repair import hidden_methods
+
+    text = (
+        "class IntervalSet:\n"
+        "    def __init__(self, intervals=()):\n"
+        "        self.intervals = list(intervals)\n"
+        "        self.count = 0\n"
+        "\n"
+        "    def intervals(self):\n"
+        "        return self.intervals\n"
+        "\n"
+        "    def add(self, a, b):\n"
+        "        self.count += 1\n"
+        "\n"
+        "\n"
+        "class Other:\n"
+        "    def __init__(self):\n"
+        "        self.intervals = []  # no method of this class has that name\n"
+    )
+    assert hidden_methods(text) == [
+        "line 3: IntervalSet.__init__ sets self.intervals, which hides the method "
+        "IntervalSet.intervals(): name the attribute differently (self._intervals)"
+    ]
+    assert hidden_methods("def broken(:\n") == []
+
+
+async def test_a_hidden_method_is_said_with_the_failure(make_agent, project):
+    """Measured (qwen2.5-coder-1.5b, interval-set): the tests said only `'list' object is not
+    callable`, and the model set `self.intervals` in every round. The harness names the cause."""
+    (project / "tests").mkdir()
+    (project / "tests" / "test_box.py").write_text(
+        "from box import Box\n\n\ndef test_items():\n    assert Box([1]).items() == [1]\n"
+    )
+    (project / "box.py").write_text("class Box:\n    def items(self):\n        return []\n")
+    hiding = (
+        "box.py\n```python\nclass Box:\n    def __init__(self, items):\n"
+        "        self.items = items\n\n    def items(self):\n        return self.items\n```\n"
+    )
+    right = (
+        "box.py\n```python\nclass Box:\n    def __init__(self, items):\n"
+        "        self._items = items\n\n    def items(self):\n        return self._items\n```\n"
+    )
+    p = script({"text": hiding}, {"text": right})
+    agent = await make_agent(p, config=edit_config())
+    events = await run(agent, "Make Box keep its items. Fix box.py.")
+    told = p.requests[1].messages[-1].text()
+    assert "not callable" in told
+    assert (
+        "A mistake in your edit:\n- box.py, line 3: Box.__init__ sets self.items, which hides "
+        "the method Box.items(): name the attribute differently (self._items)"
+    ) in told
+    assert of(events, E.TURN_END)[0].data["verify"]["passed"] is True
