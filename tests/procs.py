@@ -15,6 +15,30 @@ from pathlib import Path
 MARK_VARIABLE = "LARIK_TEST_MARK"
 
 
+def dead(pid: int) -> bool:
+    """Whether host process ``pid`` has ended: gone, or a zombie nobody has reaped yet (it runs
+    nothing). A process reaped while its ``stat`` is read fails the read with ESRCH
+    (ProcessLookupError), not FileNotFoundError: dead too (seen in CI, at four workers)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+async def gone(pid: int, wait: float = 5.0) -> bool:
+    """Whether process ``pid`` is :func:`dead` within ``wait`` seconds."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    end = loop.time() + wait
+    while not dead(pid):
+        if loop.time() > end:
+            return False
+        await asyncio.sleep(0.02)
+    return True
+
+
 def carrying(mark: str) -> list[int]:
     """Host pids of the live processes (zombies excluded) started with ``mark``."""
     needle = f"{MARK_VARIABLE}={mark}".encode()

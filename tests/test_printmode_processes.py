@@ -62,15 +62,6 @@ def catches(pid: int, sig: int) -> bool:
     return bool(mask & (1 << (sig - 1)))
 
 
-def gone(pid: int) -> bool:
-    """Dead (or a zombie nobody has reaped yet: it runs nothing)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
-
-
 needs_proc = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
 
 

@@ -25,6 +25,7 @@ from larik.agent.tools import ToolContext, ToolError, ToolResult, get_tool
 from larik.agent.tools import grep as grep_tool
 from larik.agent.transcript import load_transcript
 from larik.config import Config, PermissionsConfig
+from tests.procs import gone
 
 from .conftest import E, of, run, script, valid_conversation
 
@@ -357,18 +358,6 @@ def fake_rg(tmp_path: Path, body: str) -> Path:
     rg.write_text("#!/bin/sh\n" + body)
     rg.chmod(rg.stat().st_mode | stat.S_IEXEC)
     return rg
-
-
-async def gone(pid: int) -> bool:
-    for _ in range(250):
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except FileNotFoundError:
-            return True
-        if fields[0] == "Z":
-            return True
-        await asyncio.sleep(0.02)
-    return False
 
 
 async def test_a_slow_ripgrep_is_stopped_at_the_time_limit_and_killed(

@@ -14,23 +14,11 @@ import pytest
 from larik.agent.tools import ToolContext, ToolError, get_tool
 from larik.agent.tools import bash as bash_tool
 from larik.agent.tools import read_file as read_tool
+from tests.procs import gone
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 )
-
-
-async def gone(pid: int, wait: float = 5.0) -> bool:
-    """Whether process ``pid`` is dead (exited or a zombie) within ``wait`` seconds."""
-    for _ in range(int(wait / 0.02)):
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except FileNotFoundError:
-            return True
-        if stat.rsplit(")", 1)[1].split()[0] == "Z":
-            return True
-        await asyncio.sleep(0.02)
-    return False
 
 
 def ctx(root: Path) -> ToolContext:

@@ -20,6 +20,7 @@ from larik.llm.providers.scripted import ScriptedProvider
 from larik.routing import Resolved
 from larik.tui.app import LarikApp
 from larik.tui.widgets.tool_card import LIVE_LINE_CHARS, LIVE_LINES, ToolCard
+from tests.procs import dead
 
 from ..procs import carrying
 from .conftest import ready, screen_text, send, turn_done, wait_for
@@ -72,14 +73,6 @@ def card_of(app: Any) -> ToolCard:
     return list(app.query(ToolCard))[-1]
 
 
-def gone(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
-
-
 async def test_the_card_shows_a_commands_output_before_it_exits(yolo):
     app = yolo.app("echo compiling; while [ ! -e go ]; do sleep 0.01; done; echo linked")
     async with app.run_test(size=(90, 30)) as pilot:
@@ -110,11 +103,11 @@ async def test_escape_stops_the_command_and_its_children_not_the_app(yolo, mark)
         await send(pilot, "wait for it")
         await wait_for(pilot, lambda: app.query(ToolCard) and "waiting" in card_of(app).live_text)
         # the sandbox's pids are its own namespace's: the host's sleep is found by its mark
-        assert [p for p in carrying(mark) if not gone(p)]
+        assert [p for p in carrying(mark) if not dead(p)]
         await pilot.press("escape")
         await turn_done(pilot)
         # the background child too: the whole group
-        await wait_for(pilot, lambda: all(gone(p) for p in carrying(mark)))
+        await wait_for(pilot, lambda: all(dead(p) for p in carrying(mark)))
         card = card_of(app)
         assert app.is_running and card.status == "interrupted"
         assert card.expanded and "waiting" in screen_text(app)  # where it stopped

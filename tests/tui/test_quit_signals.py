@@ -28,14 +28,6 @@ WAIT = 60.0  # seconds a step may take on a loaded machine before the test gives
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux")
 
 
-def gone(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
-
-
 def wait_for(check, what: str) -> None:
     deadline = time.monotonic() + WAIT
     while not check():
