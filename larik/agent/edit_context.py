@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .pysyntax import UNPARSABLE
 from .verify import TEST_COMMAND
 
 __all__ = ["MAX_FILE_CHARS", "Found", "check_command", "gather", "is_test_file"]
@@ -187,7 +188,7 @@ def _imports(test: str, source: str, texts: dict[str, str]) -> list[str]:
     """The project's files that ``test`` imports (its source already read)."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except UNPARSABLE:
         return []
     modules = _module_files(list(texts))
     names: list[str] = []

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from .examples import DOCTEST_LINE
+from .pysyntax import parse
 
 __all__ = [
     "CHANGE_EXAMPLES",
@@ -29,9 +30,8 @@ def keep_left_out(old: str, new: str, request: str) -> tuple[str, list[str]]:
     definitions it was not thinking about (``word_count`` beside the ``slugify`` it wrote),
     which breaks every import of them; a name the request mentions (a rename, a removal) is
     meant to go and is not kept. Nothing is kept unless both texts parse."""
-    try:
-        before, after = ast.parse(old), ast.parse(new)
-    except SyntaxError:
+    before, after = parse(old), parse(new)
+    if before is None or after is None:
         return new, []
     words = set(re.findall(r"\w+", request))
     have = {n.name for n in after.body if isinstance(n, _DEFS)}
@@ -61,9 +61,8 @@ def keep_examples(old: str, new: str, request: str = "") -> tuple[str, list[str]
     The prose around the examples is the model's to change; a request that asks to change the
     examples (:data:`CHANGE_EXAMPLES`) lets it. Nothing is kept unless both texts parse (and
     the result)."""
-    try:
-        before, after = ast.parse(old), ast.parse(new)
-    except SyntaxError:
+    before, after = parse(old), parse(new)
+    if before is None or after is None:
         return new, []
     examples = {name: n for name, n in _defined(before) if DOCTEST_LINE.search(_doc(n) or "")}
     if not examples:
@@ -98,9 +97,7 @@ def keep_examples(old: str, new: str, request: str = "") -> tuple[str, list[str]
     for start, end, lines in sorted(edits, reverse=True):
         new_lines[start:end] = lines
     out = "\n".join(new_lines) + ("\n" if new.endswith("\n") else "")
-    try:
-        ast.parse(out)
-    except SyntaxError:
+    if parse(out) is None:
         return new, []
     return out, names
 
@@ -138,9 +135,8 @@ def hidden_methods(text: str) -> list[str]:
     is not callable``). Measured: the 1.5B model's ``IntervalSet.__init__`` set
     ``self.intervals`` (its parameter's name) in every round, hiding ``intervals()``. One line
     each, for the model; [] when the text does not parse."""
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
+    tree = parse(text)
+    if tree is None:
         return []
     said: list[str] = []
     for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):

@@ -61,6 +61,7 @@ from .edit_reply import FileEdit, Format, Parsed, Problem, format_rules, parse_r
 from .events import AgentEvent, AgentEventType
 from .examples import Check, doctest_files, example_checks, missing, off_by
 from .profile import Profile
+from .pysyntax import UNPARSABLE, parse
 from .turn import Reply, TurnOver
 
 if TYPE_CHECKING:
@@ -516,14 +517,13 @@ def _breaks(old: str | None, new: str) -> str:
     try:
         ast.parse(new)
         return ""
-    except SyntaxError as e:
+    except UNPARSABLE as e:
         err = e
-    if old is not None:
-        try:
-            ast.parse(old)
-        except SyntaxError:
-            return ""  # it did not parse before either: not made worse
-    return f"not written: the new file would not parse (line {err.lineno}: {err.msg})"
+    if old is not None and parse(old) is None:
+        return ""  # it did not parse before either: not made worse
+    if isinstance(err, SyntaxError):
+        return f"not written: the new file would not parse (line {err.lineno}: {err.msg})"
+    return f"not written: the new file would not parse ({type(err).__name__}: nested too deep?)"
 
 
 def _checks(request: str, found: Found) -> list[Check]:

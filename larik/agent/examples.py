@@ -35,6 +35,7 @@ import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .pysyntax import UNPARSABLE
 from .verify import TEST_COMMAND
 
 __all__ = ["Check", "doctest_files", "example_checks", "missing", "off_by"]
@@ -121,7 +122,7 @@ def doctest_files(named: Iterable[str], texts: dict[str, str]) -> list[str]:
             continue
         try:
             tree = ast.parse(text)
-        except (SyntaxError, ValueError):
+        except UNPARSABLE:
             continue
         nodes = [tree, *(n for n in ast.walk(tree) if isinstance(n, _DOCUMENTED))]
         if any(DOCTEST_LINE.search(ast.get_docstring(n, clean=False) or "") for n in nodes):

@@ -222,6 +222,22 @@ async def test_a_file_that_would_not_parse_is_not_written(make_agent, project):
     assert "The current content of calc.py" in back
 
 
+async def test_a_reply_nested_too_deep_for_the_parser_is_refused_not_a_crash(make_agent, tested):
+    """A confused (or hostile) model's file that ``ast.parse`` cannot even fail cleanly on:
+    100,000 minus signs raise MemoryError, a NUL byte ValueError. The turn ended in that
+    MemoryError; now the file is refused like any that would not parse, the next reply runs."""
+    deep = "calc.py\n```python\ndef add(a, b):\n    return " + "-" * 100_000 + "1\n```\n"
+    nul = "calc.py\n```python\ndef add(a, b):\n    return a\x00 + b\n```\n"
+    p = script({"text": deep}, {"text": nul}, {"text": FIXED})
+    agent = await make_agent(p, config=edit_config())
+    events = await run(agent, "The test fails. Fix calc.py.")
+    assert len(p.requests) == 3
+    for request in p.requests[1:]:
+        assert "not written: the new file would not parse" in request.messages[-1].text()
+    assert (tested / "calc.py").read_text().endswith("a + b\n")  # the last reply's, alone
+    assert of(events, E.TURN_END)[0].data["verify"]["passed"] is True
+
+
 async def test_search_replace_blocks_are_applied(make_agent, project):
     reply = (
         "calc.py\n```python\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n"
@@ -647,6 +663,7 @@ def test_an_attribute_that_hides_a_method_of_its_class_is_found():
         "IntervalSet.intervals(): name the attribute differently (self._intervals)"
     ]
     assert hidden_methods("def broken(:\n") == []
+    assert hidden_methods("x = 1\x00\n") == hidden_methods("x = " + "-" * 100_000 + "1") == []
 
 
 async def test_a_hidden_method_is_said_with_the_failure(make_agent, project):

@@ -23,6 +23,7 @@ import ast
 import re
 
 from ... import words
+from ..pysyntax import UNPARSABLE
 from . import ToolError
 
 __all__ = [
@@ -104,7 +105,7 @@ def _parse_error(text: str, shown: str) -> str:
     except SyntaxError as e:  # IndentationError and TabError too
         where = f"line {e.lineno}" + (f", column {e.offset}" if e.offset else "")
         return f"{where}: {e.msg}"
-    except (ValueError, RecursionError, MemoryError) as e:  # NUL bytes; nesting too deep
+    except UNPARSABLE as e:  # NUL bytes; nesting too deep (..pysyntax)
         return f"{type(e).__name__}: {' '.join(str(e).split())[:200]}"
     return ""
 

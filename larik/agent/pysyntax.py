@@ -1,0 +1,24 @@
+"""Python source as the agent reads it: what a parse can raise, in one place.
+
+A model's file, or a project's, can fail :func:`ast.parse` in more ways than ``SyntaxError``:
+a NUL byte (``ValueError`` on Python 3.11), nesting too deep for the parser (``MemoryError``:
+``return ----…1`` with 100,000 minus signs) or for the compiler (``RecursionError``). Every
+place that parses such text catches all of them (the edit workflow's checks and repairs, the
+write tools' syntax guard, the finding of files and examples); until then the edit workflow's
+turn ended in a ``MemoryError`` on such a reply.
+"""
+
+from __future__ import annotations
+
+import ast
+
+#: what ``ast.parse`` raises for text that is not Python it can read
+UNPARSABLE: tuple[type[Exception], ...] = (SyntaxError, ValueError, RecursionError, MemoryError)
+
+
+def parse(text: str, filename: str = "<unknown>") -> ast.Module | None:
+    """The module ``text`` parses to, or None when it does not parse (:data:`UNPARSABLE`)."""
+    try:
+        return ast.parse(text, filename=filename)
+    except UNPARSABLE:
+        return None
