@@ -114,7 +114,8 @@ CHANGE_EXAMPLES = re.compile(
 #: tests passing", "without editing the tests"): its test files are the check, not the edit's
 KEEP_TESTS = re.compile(
     r"\b(?:(?:do\s+not|don'?t|never|without)\s+(?:\w+\s+){0,2}?"
-    r"(?:chang|edit|modif|touch|rewrit|alter|updat)\w*\s+(?:\w+\s+){0,3}?tests?\b"
+    r"(?:chang|edit|modif|touch|rewrit|alter|updat)\w*\s+"
+    r"(?:(?!but\b|except\b|only\b|other\b)\w+\s+){0,3}?tests?\b"  # not "anything but the tests"
     r"|(?:keep|leave)\s+(?:the\s+)?(?:existing\s+|current\s+)?tests?\b)",
     re.I,
 )
@@ -129,12 +130,17 @@ def keeps_tests(request: str, path: str) -> bool:
     return bool(re.search(rf"(?<![\w/.-])(?:[\w.-]+/)*{name}`?\s+(?:still\s+)?pass", request))
 
 
-def hidden_methods(text: str) -> list[str]:
+def hidden_methods(text: str, before: str | None = None) -> list[str]:
     """Where a class's code sets ``self.NAME`` for a method ``NAME`` of the same class: the
     instance attribute hides the method, and the tests only show the symptom (``'list' object
     is not callable``). Measured: the 1.5B model's ``IntervalSet.__init__`` set
     ``self.intervals`` (its parameter's name) in every round, hiding ``intervals()``. One line
-    each, for the model; [] when the text does not parse."""
+    each, for the model; [] when the text does not parse. ``before``: the file as it was — what
+    it already did is the project's choice (a method meant to be replaced per instance), not
+    the edit's mistake, and is not said."""
+    if before is not None:
+        had = {m.split(": ", 1)[1] for m in hidden_methods(before)}
+        return [m for m in hidden_methods(text) if m.split(": ", 1)[1] not in had]
     tree = parse(text)
     if tree is None:
         return []

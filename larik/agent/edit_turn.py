@@ -403,6 +403,7 @@ async def _apply(
     out.problems += parsed.problems
     calls: list[Block] = []
     same: list[str] = []
+    hiding: dict[str, list[str]] = {}  # path -> the methods the new text hides, the old did not
     for edit in parsed.edits:
         rp = resolve_path(host.root, edit.path)
         if not rp.inside:
@@ -442,6 +443,8 @@ async def _apply(
             out.kept = kept_before
             same.append(rp.rel)
             continue
+        if rp.path.suffix == ".py":
+            hiding[rp.rel] = hidden_methods(new, old)
         calls.append(
             Block.tool_use(f"edit_{next(_ids)}", "write_file", {"path": rp.rel, "content": new})
         )
@@ -464,8 +467,7 @@ async def _apply(
         end = ends.get(c.id)
         if end is not None and not end.is_error:
             out.written.append(path)
-            if path.endswith(".py"):
-                out.mistakes += [f"{path}, {m}" for m in hidden_methods(c.input_dict()["content"])]
+            out.mistakes += [f"{path}, {m}" for m in hiding.get(path, [])]
             out.diagnostics += (end.data or {}).get("diagnostics") or []  # larik.lsp, if on
         else:
             out.problems.append(Problem(path, end.text if end is not None else "not run"))

@@ -613,6 +613,10 @@ async def test_the_same_reply_again_is_a_copy_though_the_harness_completed_the_f
         ("Add a test for the empty list to tests/test_a.py.", "tests/test_a.py", False),
         ("Fix the failing test.", "tests/test_a.py", False),
         ("Update the tests for the new API.", "tests/test_a.py", False),
+        # the tests are what the request leaves open, not what it keeps
+        ("Don't change anything but the tests.", "tests/test_a.py", False),
+        ("Do not edit any file except the tests.", "tests/test_a.py", False),
+        ("Don't touch anything other than the tests.", "tests/test_a.py", False),
     ],
 )
 def test_a_request_that_keeps_the_tests_says_so(request_text, path, kept):
@@ -662,6 +666,9 @@ def test_an_attribute_that_hides_a_method_of_its_class_is_found():
         "line 3: IntervalSet.__init__ sets self.intervals, which hides the method "
         "IntervalSet.intervals(): name the attribute differently (self._intervals)"
     ]
+    # what the file already did before the edit is the project's, not the edit's mistake
+    assert hidden_methods(text, before=text.replace("list(intervals)", "[]")) == []
+    assert hidden_methods(text, before="class IntervalSet:\n    pass\n") == hidden_methods(text)
     assert hidden_methods("def broken(:\n") == []
     assert hidden_methods("x = 1\x00\n") == hidden_methods("x = " + "-" * 100_000 + "1") == []
 
