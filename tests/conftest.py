@@ -17,7 +17,7 @@ from tests.loopback import WIRE, LoopbackServer
 from tests.procs import MARK_VARIABLE
 
 # Bytecode is cached, whatever the environment says. With PYTHONDONTWRITEBYTECODE set (this
-# machine's shell sets it, and CI's shell with it) nothing ever was: each xdist worker rewrote
+# machine's shell sets it, and a CI started from that shell inherits it) nothing ever was: each xdist worker rewrote
 # every test module's asserts (a collection took 12.5 s, 6 s from the cache) and every Larik
 # process a test starts compiled its modules from source again (0.2 s and more a process).
 # The test projects' own `python` keeps it off (`_suite_python`: a same-size edit within the
@@ -118,7 +118,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """``-n auto``'s worker count (PYTEST_XDIST_AUTO_NUM_WORKERS, when set, still decides)."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or config.option.numprocesses != "auto":
         return None  # xdist's own count
-    return WORKERS_PER_CORE * len(os.sched_getaffinity(0))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return WORKERS_PER_CORE * (cores or 1)  # (macOS has no sched_getaffinity)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups

@@ -3,22 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import time
-from pathlib import Path
 
 from larik.hooks.process import MAX_STDERR, MAX_STDOUT, run_hook
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie is dead for our purpose
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+from tests.procs import dead
 
 
 async def test_a_hook_that_hangs_is_killed_with_what_it_started(tmp_path):
@@ -28,10 +16,10 @@ async def test_a_hook_that_hangs_is_killed_with_what_it_started(tmp_path):
     assert done.timed_out and done.code is None
     child = int(pidfile.read_text())
     for _ in range(100):  # SIGKILL is delivered at once; reaping the child may take a moment
-        if not alive(child):
+        if dead(child):
             break
         time.sleep(0.02)
-    assert not alive(child)
+    assert dead(child)
 
 
 async def test_a_hook_that_prints_ten_megabytes_keeps_only_the_head(tmp_path):

@@ -20,9 +20,8 @@ from larik.llm.providers.scripted import ScriptedProvider
 from larik.routing import Resolved
 from larik.tui.app import LarikApp
 from larik.tui.widgets.tool_card import LIVE_LINE_CHARS, LIVE_LINES, ToolCard
-from tests.procs import dead
 
-from ..procs import carrying
+from ..procs import carrying, dead
 from .conftest import ready, screen_text, send, turn_done, wait_for
 
 TEN_MB = 10 * 1024 * 1024
