@@ -25,7 +25,7 @@ from ..llm.types import Block
 from .events import AgentEvent, AgentEventType, NoticeLevel
 from .live import LiveOutput
 from .permissions import PermissionPolicy
-from .shown import tool_end_record
+from .shown import seconds, tool_end_record
 from .stuck import call_key
 from .tools import AnyTool, ToolContext, ToolError, ToolResult, ToolSource, get_tool
 
@@ -162,7 +162,7 @@ class ToolRunner:
         result = await self._refusal(p, emit)
         start = time.monotonic()
         result = result or await self._execute(p, emit)
-        duration = time.monotonic() - start
+        duration = seconds(time.monotonic() - start)  # as kept: a resumed card reads the same
         results[pos] = Block.tool_result(call.id, result.content, result.is_error, result.images)
         if self.record is not None:  # how the call went, for a resumed view (shown.py)
             self.record(tool_end_record(call.id, duration, result.data))

@@ -18,11 +18,26 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MAX_DIFF", "MAX_OUTPUT", "Shown", "error_record", "shell_record", "tool_end_record"]
+__all__ = [
+    "MAX_DIFF",
+    "MAX_OUTPUT",
+    "Shown",
+    "error_record",
+    "seconds",
+    "shell_record",
+    "tool_end_record",
+]
 
 MAX_DIFF = 16_000
 MAX_OUTPUT = 16_000
 _SCALARS = (bool, int, float, str)
+
+
+def seconds(duration: float) -> float:
+    """A duration as the transcript keeps it. The live view is given this one too, so a card
+    reads the same resumed as it did live (0.0499 s shown live as 0.0s was kept as 0.05 and
+    resumed as 0.1s)."""
+    return round(duration, 3)
 
 
 def tool_end_record(call_id: str, duration: float, data: dict[str, Any]) -> dict[str, Any]:
@@ -30,7 +45,7 @@ def tool_end_record(call_id: str, duration: float, data: dict[str, Any]) -> dict
     diff = data.get("diff")
     if isinstance(diff, str) and diff and len(diff) <= MAX_DIFF:
         kept["diff"] = diff
-    return {"kind": "tool_end", "id": call_id, "duration": round(duration, 3), "data": kept}
+    return {"kind": "tool_end", "id": call_id, "duration": seconds(duration), "data": kept}
 
 
 def shell_record(command: str, output: str, exit_code: int, duration: float) -> dict[str, Any]:
@@ -39,7 +54,7 @@ def shell_record(command: str, output: str, exit_code: int, duration: float) -> 
         "command": command,
         "output": output[-MAX_OUTPUT:],
         "exit_code": exit_code,
-        "duration": round(duration, 3),
+        "duration": seconds(duration),
     }
 
 

@@ -593,11 +593,11 @@ class Session:
         started = time.monotonic()
         args = bash.Args(command=command, timeout=timeout, sandbox=True)
         result = await bash.run(args, ToolContext(root=self.cwd, on_output=on_output))
-        duration = time.monotonic() - started
+        from ..agent.shown import seconds, shell_record
+
+        duration = seconds(time.monotonic() - started)  # as kept: a resumed card reads the same
         log = getattr(self.agent, "log", None)
         if log is not None:
-            from ..agent.shown import shell_record
-
             try:
                 code = result.data.get("exit_code", -1)
                 log.record(shell_record(command, result.content, code, duration))

@@ -102,3 +102,23 @@ def test_importing_the_session_imports_no_pydantic_and_no_sdk():
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+async def test_a_calls_duration_is_the_one_the_transcript_keeps_live_and_resumed(project, tmp_path):
+    """A card resumed reads as it did live: a call of 0.0499 s was shown live as 0.0s, kept
+    as 0.05 and resumed as 0.1s (a CI failure of test_resume_parity)."""
+    import json
+
+    echo = {"tool_calls": [{"name": "bash", "input": {"command": "echo hi"}}]}
+    model = script(tmp_path / "m.json", echo, {"text": "ok"})
+    session = await _started(project, model, permission_mode="yolo")
+    events: list = []
+    await session.send("go").run(events.append)
+    [end] = [ev for ev in events if ev.type.value == "tool_end"]
+    _, shell_seconds = await session.run_shell("echo from the user", lambda _: None, 10)
+    path = session.agent.log.path
+    await session.close()
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    [kept] = [r["duration"] for r in records if r.get("kind") == "tool_end"]
+    [shell] = [r["duration"] for r in records if r.get("kind") == "shell"]
+    assert end.duration == kept and shell_seconds == shell

@@ -237,8 +237,9 @@ class ConversationView(VerticalScroll, can_focus=False):
             card = self._tools.get(ev.tool_id) or self.add_tool(
                 ev.tool_name, ev.tool_input, "", ev.tool_id
             )
-            duration = ev.duration or card.elapsed()
-            card.finish(ev.text, is_error=ev.is_error, duration=duration, data=ev.data)
+            # the call's own time, as kept (0.0 is a time): not the card's, which counts the
+            # user's answer to a permission question too
+            card.finish(ev.text, is_error=ev.is_error, duration=ev.duration, data=ev.data)
         elif t is E.NOTICE and ev.data.get("compacting"):
             pass  # progress: the activity line shows it; the outcome is the next notice
         elif t is E.NOTICE and RETRY_MARK in ev.text and self._last_is_retry():
