@@ -179,7 +179,7 @@ def profile_for(
         repeat_nudge=small and SMALL_REPEAT_NUDGE,
         workflow=(o.workflow if o else None) or (SMALL_WORKFLOW if small else "loop"),
         edit_format=o.edit_format if o is not None else None,
-        prefill=small and SMALL_PREFILL,
+        prefill=_pick(o.prefill if o else None, small and SMALL_PREFILL),
         review=_pick(o.review if o else None, small and SMALL_REVIEW),
     )
 

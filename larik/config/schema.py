@@ -136,6 +136,8 @@ class ModelOverride(_Strict):
     """The edit workflow's reply: "whole" files or "diff" (search/replace blocks)."""
     review: bool | None = None
     """The edit workflow asks once for a check against the request when the tests cannot."""
+    prefill: bool | None = None
+    """The edit workflow begins the model's reply with the file's path and fence."""
 
     @field_validator("tools")
     @classmethod

@@ -415,6 +415,26 @@ async def test_a_small_model_s_reply_is_begun_for_it(make_agent, project):
     assert of(events, E.TURN_END)[0].stop_reason is StopReason.END_TURN
 
 
+async def test_the_config_says_whether_a_reply_is_begun_for_the_model(make_agent, project):
+    """``prefill = false`` lets a small model write its sentence first (what aider's prompt
+    asks for); ``prefill = true`` begins a model that is not small too."""
+    from .conftest import resolved
+
+    small = "qwen2.5-coder-0.5b"
+    off = Config(models={f"scripted/{small}": ModelOverride(workflow="edit", prefill=False)})
+    p = script({"text": "calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"})
+    agent = await make_agent(p, config=off, resolver=lambda s: resolved(p, model=small))
+    await run(agent, "fix calc.py")
+    assert p.requests[0].messages[-1].role == "user"  # not begun
+    assert (project / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+
+    on = Config(models={"scripted/m": ModelOverride(workflow="edit", prefill=True)})
+    p = script({"text": "def add(a, b):\n    return a + b\n```\n"})
+    agent = await make_agent(p, config=on)
+    await run(agent, "fix calc.py")
+    assert p.requests[0].messages[-1].text() == "calc.py\n```python\n"
+
+
 async def test_a_file_given_back_as_it_is_is_asked_again_hotter_with_the_failure(
     make_agent, tested
 ):
