@@ -37,6 +37,8 @@ from .signals import QuitOnSignals
 from .widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:  # no pydantic before the first frame
+    from textual.driver import Driver
+
     from ..config import Config
     from .prefs import Prefs
 
@@ -96,6 +98,18 @@ class LarikApp(App[int]):
             history_path=history_path,
             options=options,
         )
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's choice, with :class:`~larik.tui.driver.QuietDriver` for its Linux/macOS
+        driver (no input-thread wake-ups while idle). ``TEXTUAL_DRIVER`` still wins."""
+        chosen = super().get_driver_class()
+        from textual.drivers.linux_driver import LinuxDriver
+
+        if chosen is LinuxDriver:
+            from .driver import QuietDriver
+
+            return QuietDriver
+        return chosen
 
     @property
     def config(self) -> Config | None:
