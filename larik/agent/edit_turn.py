@@ -277,16 +277,21 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
 
 
 def _start(host: EditHost, found: Found, fmt: Format, request: str, blame: str = "") -> str:
-    """How the reply starts, written for the model: the one Python file's path and the opening
-    fence (a small model's profile, whole files, a request for a change to a file it is
-    about: never for a question); "" for none. Python only: a reply that is not code then does
-    not parse, and is not written. ``blame``: the file the last failure points at, if any (it
-    comes before the request's own file)."""
+    """How the reply starts, written for the model (a small model's profile, a request for a
+    change to a file it is about: never for a question); "" for none. Whole files: the one
+    Python file's path and the opening fence — Python only: a reply that is not code then does
+    not parse, and is not written. Search/replace blocks: the path, the fence and the first
+    ``<<<<<<< SEARCH`` line, for any file (a block whose search is not in the file applies
+    nothing); the 0.5B model, not begun, wrote back the reply instruction instead of blocks.
+    ``blame``: the file the last failure points at, if any (it comes before the request's own
+    file)."""
     focus = blame or found.focus()
-    wanted = host.profile.prefill and fmt == "whole" and focus.endswith(".py")
-    if not wanted or not CHANGE.search(request):
+    if not host.profile.prefill or not focus or not CHANGE.search(request):
         return ""
-    return f"{focus}\n```{'python' if focus.endswith('.py') else ''}\n"
+    fence = f"{focus}\n```{'python' if focus.endswith('.py') else ''}\n"
+    if fmt == "diff":
+        return fence + "<<<<<<< SEARCH\n"
+    return fence if focus.endswith(".py") else ""
 
 
 def _hotter(profile: Profile) -> float:

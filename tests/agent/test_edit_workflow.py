@@ -415,6 +415,32 @@ async def test_a_small_model_s_reply_is_begun_for_it(make_agent, project):
     assert of(events, E.TURN_END)[0].stop_reason is StopReason.END_TURN
 
 
+async def test_a_small_model_s_search_replace_reply_is_begun_at_its_first_block(
+    make_agent, project
+):
+    """Measured: not begun, the 0.5B model asked for search/replace blocks wrote back the
+    reply instruction ("One sentence saying what you change, then stats.py …") on every task.
+    Its reply is begun with the path, the fence and the first SEARCH line."""
+    from .conftest import resolved
+
+    small = "qwen2.5-coder-0.5b"
+    diff = Config(models={f"scripted/{small}": ModelOverride(edit_format="diff")})
+    rest = "    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE\n```\n"
+    p = script({"text": rest})
+    agent = await make_agent(p, config=diff, resolver=lambda s: resolved(p, model=small))
+    await run(agent, "fix calc.py")
+    sent = p.requests[0].messages[-1]
+    assert sent.role == "assistant" and sent.text() == "calc.py\n```python\n<<<<<<< SEARCH\n"
+    assert (project / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+
+    (project / "notes.txt").write_text("teh end\n")  # not Python: begun all the same
+    p = script({"text": "teh end\n=======\nthe end\n>>>>>>> REPLACE\n```\n"})
+    agent = await make_agent(p, config=diff, resolver=lambda s: resolved(p, model=small))
+    await run(agent, "fix the typo in notes.txt")
+    assert p.requests[0].messages[-1].text() == "notes.txt\n```\n<<<<<<< SEARCH\n"
+    assert (project / "notes.txt").read_text() == "the end\n"
+
+
 async def test_the_config_says_whether_a_reply_is_begun_for_the_model(make_agent, project):
     """``prefill = false`` lets a small model write its sentence first (what aider's prompt
     asks for); ``prefill = true`` begins a model that is not small too."""
