@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 from ..llm.types import Block, Message, StopReason
 from ..paths import resolve_path
 from .edit_context import Found, check_command, gather, is_test_file
+from .edit_point import blamed, pointer
 from .edit_repair import hidden_methods, keep_examples, keep_left_out, keeps_tests
 from .edit_reply import FileEdit, Format, Parsed, Problem, format_rules, parse_reply
 from .events import AgentEvent, AgentEventType
@@ -203,7 +204,7 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
         # could not run (denied): the rounds go on without that check
         before = next((t for t in ran if t.exit_code is not None and not t.passed), None)
         before = before or next((t for t in ran if t.exit_code is not None), None)
-    first = Message.user(_first_message(request, found, fmt, before))
+    first = Message.user(_first_message(request, found, fmt, before, _point(host, found, before)))
     host.append(first, True)
     yield AgentEvent(E.MESSAGE, message=first)
     text = ""
@@ -269,7 +270,10 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
                 )
             again = applied.unchanged
             where = blamed(failing.output, host.root, found) if failing is not None else None
-            feedback = _feedback(applied, tests, fmt, command, failing if again else None, where)
+            point = "" if where else _point(host, found, failing)
+            feedback = _feedback(
+                applied, tests, fmt, command, failing if again else None, where, point
+            )
         back = Message.user(feedback)
         host.append(back, True)
         yield AgentEvent(E.MESSAGE, message=back)
@@ -327,31 +331,14 @@ async def _ask(
         reply.message = reply.message.model_copy(update={"blocks": blocks})
 
 
-_FRAME = re.compile(r'^\s*([\w./\\-]+\.py):(\d+):|File "([^"\n]+\.py)", line (\d+)', re.M)
-
-
-def blamed(output: str, root: Path, found: Found) -> tuple[str, int] | None:
-    """The source file (not a test) of the project that a test run's traceback ends in, and
-    the line: the innermost frame pytest or Python shows in a file the model was shown."""
-    shown = {p for p in found.paths if not is_test_file(p)}
-    base = root.resolve()
-    last: tuple[str, int] | None = None
-    for m in _FRAME.finditer(output):
-        rest = output[m.end() : output.find("\n", m.end()) % (len(output) + 1)]
-        if "DocTestFailure" in rest or "UnexpectedException" in rest:
-            continue  # the example's line in the docstring: the wrong line is in the code
-        raw, line = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        path = Path(raw)
-        if path.is_absolute():
-            try:
-                rel = path.resolve().relative_to(base).as_posix()
-            except (ValueError, OSError):
-                continue
-        else:
-            rel = path.as_posix()
-        if rel in shown:
-            last = (rel, int(line))
-    return last
+def _point(host: EditHost, found: Found, tests: _Tests | None) -> str:
+    """Where to look when a check fails and its traceback names no source line: the functions
+    the failing tests call, as they are now (:mod:`.edit_point`); "" otherwise."""
+    if tests is None or tests.exit_code in (None, 0) or tests.missing:
+        return ""
+    if blamed(tests.output, host.root, found) is not None:
+        return ""
+    return pointer(tests.output, host.root, found.paths)
 
 
 def _budget(host: EditHost) -> int:
@@ -368,7 +355,9 @@ def _format_for(found: Found) -> Format:
     return "whole" if longest <= WHOLE_MAX_LINES else "diff"
 
 
-def _first_message(request: str, found: Found, fmt: Format, before: _Tests | None) -> str:
+def _first_message(
+    request: str, found: Found, fmt: Format, before: _Tests | None, point: str = ""
+) -> str:
     parts = ["Here are the files of the project."]
     for path, text in found.files:
         parts.append(_shown_file(path, text))
@@ -381,6 +370,8 @@ def _first_message(request: str, found: Found, fmt: Format, before: _Tests | Non
             parts.append(f"The tests pass now (`{before.command}`).")
         else:
             parts.append(before.failure("now"))
+            if point:
+                parts.append(point)
     parts.append(format_rules(fmt))
     parts.append(f"The request:\n{request.strip()}")
     focus = found.focus()
@@ -601,18 +592,20 @@ def _feedback(
     command: str,
     failing: _Tests | None = None,
     where: tuple[str, int] | None = None,
+    point: str = "",
 ) -> str:
     """What the model is told after a reply. ``failing``: the reply only gave files back as
     they are while these tests fail — said plainly, with the failure again. ``where``: the
-    source file and line the failure's traceback ends in."""
+    source file and line the failure's traceback ends in. ``point``: else the functions the
+    failing tests call (:func:`.edit_point.pointer`)."""
     blame = f"The error is in {where[0]}, line {where[1]}: change {where[0]}." if where else ""
     if applied.unchanged:
         files = ", ".join(applied.same)
         said = [f"Your reply gave {files} back exactly as it is: nothing changed."]
         if failing is not None:
             said.append(failing.failure("still"))
-        if blame:
-            said.append(blame)
+        if blame or point:
+            said.append(blame or point)
         how = "the whole corrected file" if fmt == "whole" else "search/replace blocks"
         what = "which line is wrong and why" if failing is not None else "what must change"
         said.append(f"First say in one sentence {what}, then write {how} with the change.")
@@ -634,8 +627,8 @@ def _feedback(
         parts.append("The current content of " + _shown_file(path, text))
     if tests is not None and tests.exit_code is not None and not tests.passed:
         parts.append(tests.failure())
-        if blame:
-            parts.append(blame)
+        if blame or point:
+            parts.append(blame or point)
     elif tests is None and command and not applied.written:
         parts.append("Nothing was changed, so the tests were not run again.")
     how = "the whole file" if fmt == "whole" else "search/replace blocks"

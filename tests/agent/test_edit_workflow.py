@@ -539,7 +539,7 @@ def test_the_blamed_file_is_the_innermost_project_source_frame(tmp_path: Path):
     """pytest's short frames and Python's own; a test file, a file outside the project or one
     the model was not shown is never blamed."""
     from larik.agent.edit_context import Found
-    from larik.agent.edit_turn import blamed
+    from larik.agent.edit_point import blamed
 
     found = Found(files=[("app/core.py", ""), ("util.py", ""), ("tests/test_x.py", "")])
     out = (
