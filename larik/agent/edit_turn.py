@@ -64,6 +64,7 @@ from .examples import Check, doctest_files, example_checks, missing, off_by
 from .profile import Profile
 from .pysyntax import UNPARSABLE, parse
 from .turn import Reply, TurnOver
+from .unbound import unbound_reads
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -399,7 +400,7 @@ async def _apply(
     out.problems += parsed.problems
     calls: list[Block] = []
     same: list[str] = []
-    hiding: dict[str, list[str]] = {}  # path -> the methods the new text hides, the old did not
+    hiding: dict[str, list[str]] = {}  # path -> mistakes of the new text the old did not have
     for edit in parsed.edits:
         rp = resolve_path(host.root, edit.path)
         if not rp.inside:
@@ -440,7 +441,7 @@ async def _apply(
             same.append(rp.rel)
             continue
         if rp.path.suffix == ".py":
-            hiding[rp.rel] = hidden_methods(new, old)
+            hiding[rp.rel] = hidden_methods(new, old) + unbound_reads(new, old)
         calls.append(
             Block.tool_use(f"edit_{next(_ids)}", "write_file", {"path": rp.rel, "content": new})
         )
