@@ -399,7 +399,8 @@ class Agent:
                 yield self._notice(stop.runaway.notice(again), warn=True)
                 if again:
                     raise TurnOver(StopReason.STUCK, "", stop.runaway.data) from None
-                self._append(Message.user(stop.runaway.nudge(bool(self._profile.tools))))
+                loop = bool(self._profile.tools) and self._profile.workflow == "loop"
+                self._append(Message.user(stop.runaway.nudge(loop)))  # no tools in the edit one
                 temp = cooler(self._profile.sampling.temperature)
 
     async def _call_fitted(self, reply: Reply, temp: float | None = None) -> Events:

@@ -14,7 +14,10 @@ end of what came so far is one of:
     (so ``"=" * 80`` under a heading, or a handful of identical lines, is not a runaway);
 ``numbered``
     ``NUMBERED`` list items in a row whose only change is their number (``1. 2. 3. …``,
-    ``1. TODO 2. TODO …``): what the numbers change is no substance.
+    ``1. TODO 2. TODO …``), or ``LONG_NUMBERED`` of a longer item, up to ``MAX_UNIT``
+    characters (the 0.5B model's ``N. Change `app/settings.py` to load a JSON settings file.``
+    126 times over, until the output cap, three replies running): what the numbers change is
+    no substance.
 
 In tool arguments, JSON's escapes (``\\n``, ``\\t``, ``\\"``) count as the characters they stand
 for. Each channel keeps only its last ``WINDOW`` characters, and a check costs a few string
@@ -41,6 +44,8 @@ MIN_REPEATS = 24  # repeats of a short piece
 LONG_REPEATS = 6  # repeats of a longer one
 MIN_SPAN = 400  # characters a repetition covers before it counts
 NUMBERED = 24  # list items in a row that differ only in their number
+LONG_NUMBERED = 12  # the same, for an item longer than SHORT_ITEM characters
+SHORT_ITEM = SHORT_UNIT + 8
 WINDOW = 4096
 _PROBE = 16  # characters at the end looked for earlier
 _CANDIDATES = 8  # earlier places of them tried
@@ -63,7 +68,8 @@ class Runaway:
     def describe(self) -> str:
         where = "its text" if self.channel == "text" else "a tool call's arguments"
         if self.pattern == "numbered":
-            return f"an empty numbered list in {where} ({_show(self.unit)} {count(self.count, 'item')})"
+            what = "an empty numbered list" if len(self.unit) <= SHORT_ITEM else "a numbered item"
+            return f"{what} in {where} ({_show(self.unit)} {count(self.count, 'item')})"
         return f"{_show(self.unit)} {self.count} times in a row in {where}"
 
     def notice(self, again: bool) -> str:
@@ -176,12 +182,16 @@ def _repeat(t: str, channel: str) -> Runaway | None:
     return Runaway("repeat", t[-p:], _need(p) // p, channel)
 
 
+def _items(p: int) -> int:
+    return NUMBERED if p <= SHORT_ITEM else LONG_NUMBERED
+
+
 def _numbered(t: str, channel: str) -> Runaway | None:
-    folded = _DIGITS.sub("#", t[-NUMBERED * (SHORT_UNIT + 8) :])
-    p = _period(folded, SHORT_UNIT + 8, lambda p: p * NUMBERED)
+    folded = _DIGITS.sub("#", t[-max(NUMBERED * SHORT_ITEM, LONG_NUMBERED * MAX_UNIT) :])
+    p = _period(folded, MAX_UNIT, lambda p: p * _items(p))
     if not p or not _ITEM.search(folded[-p:] + folded[-p:]):
         return None
-    return Runaway("numbered", folded[-p:].replace("#", "N"), NUMBERED, channel)
+    return Runaway("numbered", folded[-p:].replace("#", "N"), _items(p), channel)
 
 
 def _show(unit: str) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from larik.agent.profile import SMALL_SAMPLING
-from larik.agent.runaway import MIN_SPAN, NUMBERED, RunawayWatch, cooler
+from larik.agent.runaway import LONG_NUMBERED, MIN_SPAN, NUMBERED, RunawayWatch, cooler
 from larik.llm.providers.openai_compat import OpenAICompatProvider
 from larik.llm.types import EventType, StopReason
 from tests.llm.helpers import endpoint
@@ -65,6 +65,25 @@ def test_a_numbered_list_and_a_repeated_piece_are_found_within_a_bounded_stretch
     assert "'The answer is 42. '" in found.describe()
     at, found = first_runaway(json.dumps("    return self.value\n" * 300), "arguments", piece=1)
     assert found.unit.strip() == "return self.value" and at <= MIN_SPAN * 2
+
+
+def test_a_numbered_list_of_one_long_item_is_found_too():
+    """Measured (qwen2.5-coder-0.5b, settings-clear-errors, search/replace blocks asked for):
+    a 58-character item under 126 numbers, until the output cap, three replies running — the
+    run ended by the wall clock. Found within LONG_NUMBERED items."""
+    item = ". Change `app/settings.py` to load a JSON settings file.\n"
+    said = "One sentence, then each file to change:\n\n" + "".join(
+        f"{i}{item}" for i in range(1, 130)
+    )
+    at, found = first_runaway(said, piece=4)
+    assert found.pattern == "numbered" and found.count == LONG_NUMBERED
+    assert at * 4 <= 45 + (LONG_NUMBERED + 2) * (len(item) + 3)
+    assert "a numbered item in its text ('N. Change `app/settings.py`" in found.describe()
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi".split()
+    steps = "".join(
+        f"{i}. Change `{w}.py`: rename `old_{w}` to `new_{w}`.\n" for i, w in enumerate(words)
+    )
+    assert first_runaway(steps * 3) is None  # what changes is more than the number
 
 
 @pytest.mark.parametrize("name", ["docs/security.md", "larik/agent/agent.py", "docs/tools.md"])
