@@ -8,10 +8,12 @@ calls, and a grammar-constrained reply's JSON) to a :class:`RunawayWatch`, which
 end of what came so far is one of:
 
 ``repeat``
-    one short piece (up to ``MAX_UNIT`` characters) repeated back to back: at least
-    ``MIN_REPEATS`` times for a piece of up to ``SHORT_UNIT`` characters, at least
-    ``LONG_REPEATS`` times for a longer one, and never over fewer than ``MIN_SPAN`` characters
-    (so ``"=" * 80`` under a heading, or a handful of identical lines, is not a runaway);
+    one piece repeated back to back: at least ``MIN_REPEATS`` times for a piece of up to
+    ``SHORT_UNIT`` characters, at least ``LONG_REPEATS`` times for one of up to ``MAX_UNIT``,
+    ``BLOCK_REPEATS`` times for a block of up to ``BLOCK_UNIT`` (the 0.5B model's 330-character
+    ``median`` and ``>>>>>>> REPLACE`` over and over, to the output cap, twice, until the
+    wall clock), and never over fewer than ``MIN_SPAN`` characters (so ``"=" * 80`` under a
+    heading, or a handful of identical lines, is not a runaway);
 ``numbered``
     ``NUMBERED`` list items in a row whose only change is their number (``1. 2. 3. …``,
     ``1. TODO 2. TODO …``), or ``LONG_NUMBERED`` of a longer item, up to ``MAX_UNIT``
@@ -38,7 +40,9 @@ from ..words import count
 
 __all__ = ["Runaway", "RunawayReply", "RunawayWatch", "cooler"]
 
-MAX_UNIT = 200  # characters of the longest repeated piece looked for
+MAX_UNIT = 200  # characters of the longest repeated piece (and numbered item) looked for
+BLOCK_UNIT = 800  # characters of the longest repeated block looked for
+BLOCK_REPEATS = 4  # repeats of a block longer than MAX_UNIT
 SHORT_UNIT = 16
 MIN_REPEATS = 24  # repeats of a short piece
 LONG_REPEATS = 6  # repeats of a longer one
@@ -153,7 +157,8 @@ def cooler(temperature: float | None) -> float:
 
 
 def _need(p: int) -> int:
-    return max(MIN_SPAN, p * (MIN_REPEATS if p <= SHORT_UNIT else LONG_REPEATS))
+    times = MIN_REPEATS if p <= SHORT_UNIT else LONG_REPEATS if p <= MAX_UNIT else BLOCK_REPEATS
+    return max(MIN_SPAN, p * times)
 
 
 def _period(t: str, longest: int, need: Callable[[int], int]) -> int:
@@ -176,7 +181,7 @@ def _period(t: str, longest: int, need: Callable[[int], int]) -> int:
 
 
 def _repeat(t: str, channel: str) -> Runaway | None:
-    p = _period(t, MAX_UNIT, _need)
+    p = _period(t, BLOCK_UNIT, _need)
     if not p:
         return None
     return Runaway("repeat", t[-p:], _need(p) // p, channel)

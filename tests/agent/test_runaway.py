@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 
 from larik.agent.profile import SMALL_SAMPLING
-from larik.agent.runaway import LONG_NUMBERED, MIN_SPAN, NUMBERED, RunawayWatch, cooler
+from larik.agent.runaway import (
+    BLOCK_REPEATS,
+    LONG_NUMBERED,
+    MIN_SPAN,
+    NUMBERED,
+    RunawayWatch,
+    cooler,
+)
 from larik.llm.providers.openai_compat import OpenAICompatProvider
 from larik.llm.types import EventType, StopReason
 from tests.llm.helpers import endpoint
@@ -65,6 +72,32 @@ def test_a_numbered_list_and_a_repeated_piece_are_found_within_a_bounded_stretch
     assert "'The answer is 42. '" in found.describe()
     at, found = first_runaway(json.dumps("    return self.value\n" * 300), "arguments", piece=1)
     assert found.unit.strip() == "return self.value" and at <= MIN_SPAN * 2
+
+
+MEDIAN = (
+    "def median(values):\n"
+    '    """Median of a non-empty sequence of numbers."""\n'
+    "    if not values:\n"
+    '        raise ValueError("median of empty data")\n'
+    "    ordered = sorted(values)\n"
+    "    mid = len(ordered) // 2\n"
+    "    if len(ordered) % 2:\n"
+    "        return ordered[mid]\n"
+    "    return (ordered[mid - 1] + ordered[mid]) / 2\n"
+    "=======\n\n>>>>>>> REPLACE\n"
+)
+
+
+def test_a_repeated_block_is_found_too():
+    """Measured (qwen2.5-coder-0.5b, fix-failing-test, search/replace blocks): a 325-character
+    block over and over to the output cap, twice, and the run ended by the wall clock."""
+    said = "stats.py\n```python\n<<<<<<< SEARCH\n" + MEDIAN * 30
+    at, found = first_runaway(said, piece=4)
+    assert found.pattern == "repeat" and found.count == BLOCK_REPEATS
+    assert at * 4 <= 40 + (BLOCK_REPEATS + 1) * len(MEDIAN)
+    blocks = "".join(MEDIAN.replace("median", f"median{i}") for i in range(12))
+    assert first_runaway(blocks) is None  # blocks that differ are not a repeat
+    assert first_runaway(MEDIAN * (BLOCK_REPEATS - 1)) is None
 
 
 def test_a_numbered_list_of_one_long_item_is_found_too():
