@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .edit_context import Found, is_test_file
+from .edit_context import MAX_FILE_CHARS, Denied, Found, is_test_file
 from .pysyntax import UNPARSABLE
 
 __all__ = ["MAX_SUSPECTS", "Suspect", "blamed", "pointer", "suspects"]
@@ -69,10 +69,15 @@ class Suspect:
     source: str  # the definition as it is now ("" when too long to show)
 
 
-def suspects(output: str, root: Path, shown: list[str]) -> list[Suspect]:
-    """The project's functions the failing tests in ``output`` call, the failing line's first."""
+def suspects(
+    output: str, root: Path, shown: list[str], denied: Denied | None = None
+) -> list[Suspect]:
+    """The project's functions the failing tests in ``output`` call, the failing line's first.
+    Only ``shown`` files are read, and only while they are what a ``read_file`` could show:
+    a regular file inside the project after symlinks, not ``denied`` (a test run may have
+    replaced one with a link to a file outside, or to one a deny rule covers)."""
     sources = [p for p in shown if p.endswith(".py") and not is_test_file(p)]
-    defs = _definitions(root, sources)
+    defs = _definitions(root, sources, denied)
     if not defs:
         return []
     wanted: list[str] = []
@@ -80,7 +85,7 @@ def suspects(output: str, root: Path, shown: list[str]) -> list[Suspect]:
         wanted += [n for n in _calls(line) if n not in wanted]
     for path, test in _FAILED.findall(output):
         if path in shown and is_test_file(path):
-            for n in _test_calls(root / path, test):
+            for n in _test_calls(_read(root, path, denied), test):
                 if n not in wanted:
                     wanted.append(n)
     out: list[Suspect] = []
@@ -91,9 +96,9 @@ def suspects(output: str, root: Path, shown: list[str]) -> list[Suspect]:
     return out[:MAX_SUSPECTS]
 
 
-def pointer(output: str, root: Path, shown: list[str]) -> str:
+def pointer(output: str, root: Path, shown: list[str], denied: Denied | None = None) -> str:
     """What the model is told of :func:`suspects` ("" when there are none)."""
-    found = suspects(output, root, shown)
+    found = suspects(output, root, shown, denied)
     if not found:
         return ""
     names = ", ".join(f"{s.name} ({s.path}, line {s.line})" for s in found)
@@ -143,9 +148,9 @@ def _called(tree: ast.AST) -> list[str]:
     return out
 
 
-def _test_calls(path: Path, test: str) -> list[str]:
+def _test_calls(text: str | None, test: str) -> list[str]:
     """The names the test function ``test`` (``Class::test`` too) calls in its body."""
-    tree = _parse(path)
+    tree = _parse(text)
     if tree is None:
         return []
     name = test.split("::")[-1].split("[")[0]
@@ -155,14 +160,15 @@ def _test_calls(path: Path, test: str) -> list[str]:
     return []
 
 
-def _definitions(root: Path, sources: list[str]) -> dict[str, list[Suspect]]:
+def _definitions(root: Path, sources: list[str], denied: Denied | None) -> dict[str, list[Suspect]]:
     """Function and method name → where it is defined, among ``sources`` (as they are now)."""
     out: dict[str, list[Suspect]] = {}
     for rel in sources:
-        tree = _parse(root / rel)
-        if tree is None:
+        text = _read(root, rel, denied)
+        tree = _parse(text)
+        if text is None or tree is None:
             continue
-        lines = (root / rel).read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = text.splitlines()
         for node, owner in _functions(tree):
             start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             body = lines[start - 1 : node.end_lineno or node.lineno]
@@ -188,10 +194,22 @@ def _functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFuncti
     return out
 
 
-def _parse(path: Path) -> ast.Module | None:
+def _read(root: Path, rel: str, denied: Denied | None) -> str | None:
+    """``rel``'s text while it is a regular file inside ``root`` after symlinks, not denied."""
+    base = root.resolve()
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        path = (base / rel).resolve()
+        if not path.is_relative_to(base) or not path.is_file():
+            return None
+        if (denied is not None and denied(path)) or path.stat().st_size > MAX_FILE_CHARS:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
+
+
+def _parse(text: str | None) -> ast.Module | None:
+    if text is None:
         return None
     try:
         return ast.parse(text)

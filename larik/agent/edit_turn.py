@@ -339,7 +339,7 @@ def _point(host: EditHost, found: Found, tests: _Tests | None) -> str:
         return ""
     if blamed(tests.output, host.root, found) is not None:
         return ""
-    return pointer(tests.output, host.root, found.paths)
+    return pointer(tests.output, host.root, found.paths, host.denies_read)
 
 
 def _budget(host: EditHost) -> int:

@@ -100,6 +100,23 @@ def test_it_points_at_nothing_it_was_not_shown_or_cannot_read(tmp_path):
     assert pointer("1 passed\n", root, shown) == ""
 
 
+def test_a_source_a_test_run_turned_into_a_link_outside_or_a_denied_file_is_not_read(tmp_path):
+    """Hostile: the project's tests run before the pointer reads the files again, and may
+    replace a shown file with a link to a secret outside the project (or to one a deny rule
+    covers); the pointer reads only what read_file could show."""
+    (tmp_path / "p").mkdir()
+    root, shown = project(tmp_path / "p")
+    secret = tmp_path / "secret.py"
+    secret.write_text("class RingBuffer:\n    def peek(self):\n        return 'sk-secret'\n")
+    (root / "ring.py").unlink()
+    (root / "ring.py").symlink_to(secret)
+    assert pointer(SHORT, root, shown) == ""
+    (root / "ring.py").unlink()
+    (root / "ring.py").write_text(RING)
+    assert pointer(SHORT, root, shown, denied=lambda p: p.name == "ring.py") == ""
+    assert "RingBuffer.peek" in pointer(SHORT, root, shown, denied=lambda p: False)
+
+
 def test_at_most_a_few_and_a_long_function_is_named_not_shown(tmp_path):
     body = "\n".join(f"    x{i} = {i}" for i in range(60))
     many = "".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(6))
