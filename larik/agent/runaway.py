@@ -60,6 +60,7 @@ _CHARS = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
 _OPEN = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?\Z")  # an escape a delta may have cut in two
 _DIGITS = re.compile(r"\d+")
 _ITEM = re.compile(r"#\.\s")  # a list item's number, in the digit-folded text
+_RAW_ITEM = re.compile(r"\d\.\s")  # the same, before folding
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,8 @@ def _items(p: int) -> int:
 
 
 def _numbered(t: str, channel: str) -> Runaway | None:
+    if not _RAW_ITEM.search(t, max(0, len(t) - 2 * MAX_UNIT)):
+        return None  # no item number in the last two items' reach: nothing to fold (per delta)
     folded = _DIGITS.sub("#", t[-max(NUMBERED * SHORT_ITEM, LONG_NUMBERED * MAX_UNIT) :])
     p = _period(folded, MAX_UNIT, lambda p: p * _items(p))
     if not p or not _ITEM.search(folded[-p:] + folded[-p:]):
