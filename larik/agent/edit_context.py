@@ -30,7 +30,15 @@ from pathlib import Path
 from .pysyntax import UNPARSABLE
 from .verify import TEST_COMMAND
 
-__all__ = ["MAX_FILE_CHARS", "Found", "check_command", "gather", "is_test_file"]
+__all__ = [
+    "MAX_FILE_CHARS",
+    "Denied",
+    "Found",
+    "check_command",
+    "gather",
+    "is_test_file",
+    "read_shown",
+]
 
 MAX_FILE_CHARS = 60_000  # a bigger file is not put in the message (it is named instead)
 _TOKEN = re.compile(r"[\w./\\-]+")
@@ -112,6 +120,22 @@ def check_command(request: str, found: Found) -> str:
     if any(is_test_file(p) and p.endswith(".py") for p in found.listing):
         return PYTEST
     return ""
+
+
+def read_shown(root: Path, rel: str, denied: Denied | None = None) -> str | None:
+    """A shown file's text as it is now, while ``read_file`` could still show it: a regular
+    file inside the project after symlinks (a test run may have turned it into a link out of
+    it), not ``denied``, UTF-8 text under :data:`MAX_FILE_CHARS`; None otherwise."""
+    base = root.resolve()
+    try:
+        path = (base / rel).resolve()
+        if not path.is_relative_to(base) or not path.is_file():
+            return None
+    except (OSError, RuntimeError):  # a loop of links
+        return None
+    if denied is not None and denied(path):
+        return None
+    return _text(path)
 
 
 def _text(path: Path) -> str | None:

@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .edit_context import MAX_FILE_CHARS, Denied, Found, is_test_file
-from .pysyntax import UNPARSABLE
+from .edit_context import Denied, Found, is_test_file, read_shown
+from .pysyntax import parse
 
 __all__ = ["MAX_SUSPECTS", "Suspect", "blamed", "pointer", "suspects"]
 
@@ -85,7 +85,7 @@ def suspects(
         wanted += [n for n in _calls(line) if n not in wanted]
     for path, test in _FAILED.findall(output):
         if path in shown and is_test_file(path):
-            for n in _test_calls(_read(root, path, denied), test):
+            for n in _test_calls(read_shown(root, path, denied), test):
                 if n not in wanted:
                     wanted.append(n)
     out: list[Suspect] = []
@@ -121,16 +121,10 @@ def _failing_lines(output: str) -> list[str]:
 def _calls(line: str) -> list[str]:
     """The names a source line calls: ``f(x)`` → f, ``obj.m(x)`` → m."""
     text = line.strip()
-    tree = None
-    for attempt in (text, text + " pass", text.rstrip(":") + ": pass"):
-        try:
-            tree = ast.parse(attempt)
-            break
-        except UNPARSABLE:
-            continue
-    if tree is None:
-        return []
-    return _called(tree)
+    for attempt in (text, text + " pass"):  # a failing `with pytest.raises(…):` line
+        if (tree := parse(attempt)) is not None:
+            return _called(tree)
+    return []
 
 
 def _called(tree: ast.AST) -> list[str]:
@@ -150,7 +144,7 @@ def _called(tree: ast.AST) -> list[str]:
 
 def _test_calls(text: str | None, test: str) -> list[str]:
     """The names the test function ``test`` (``Class::test`` too) calls in its body."""
-    tree = _parse(text)
+    tree = parse(text) if text is not None else None
     if tree is None:
         return []
     name = test.split("::")[-1].split("[")[0]
@@ -164,8 +158,8 @@ def _definitions(root: Path, sources: list[str], denied: Denied | None) -> dict[
     """Function and method name → where it is defined, among ``sources`` (as they are now)."""
     out: dict[str, list[Suspect]] = {}
     for rel in sources:
-        text = _read(root, rel, denied)
-        tree = _parse(text)
+        text = read_shown(root, rel, denied)
+        tree = parse(text) if text is not None else None
         if text is None or tree is None:
             continue
         lines = text.splitlines()
@@ -192,26 +186,3 @@ def _functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFuncti
                 and not item.name.startswith("__")
             ]
     return out
-
-
-def _read(root: Path, rel: str, denied: Denied | None) -> str | None:
-    """``rel``'s text while it is a regular file inside ``root`` after symlinks, not denied."""
-    base = root.resolve()
-    try:
-        path = (base / rel).resolve()
-        if not path.is_relative_to(base) or not path.is_file():
-            return None
-        if (denied is not None and denied(path)) or path.stat().st_size > MAX_FILE_CHARS:
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
-    except (OSError, ValueError):
-        return None
-
-
-def _parse(text: str | None) -> ast.Module | None:
-    if text is None:
-        return None
-    try:
-        return ast.parse(text)
-    except UNPARSABLE:
-        return None

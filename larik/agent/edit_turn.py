@@ -205,7 +205,9 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
         # could not run (denied): the rounds go on without that check
         before = next((t for t in ran if t.exit_code is not None and not t.passed), None)
         before = before or next((t for t in ran if t.exit_code is not None), None)
-    first = Message.user(_first_message(request, found, fmt, before, _point(host, found, before)))
+    at_first = blamed(before.output, host.root, found) if before is not None else None
+    point = "" if at_first else _point(host, found, before)
+    first = Message.user(_first_message(request, found, fmt, before, point))
     host.append(first, True)
     yield AgentEvent(E.MESSAGE, message=first)
     text = ""
@@ -271,7 +273,7 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
                 )
             again = applied.unchanged
             where = blamed(failing.output, host.root, found) if failing is not None else None
-            point = "" if where else _point(host, found, failing)
+            point = "" if where else _point(host, found, failing)  # where: the line is said
             feedback = _feedback(
                 applied, tests, fmt, command, failing if again else None, where, point
             )
@@ -333,11 +335,10 @@ async def _ask(
 
 
 def _point(host: EditHost, found: Found, tests: _Tests | None) -> str:
-    """Where to look when a check fails and its traceback names no source line: the functions
-    the failing tests call, as they are now (:mod:`.edit_point`); "" otherwise."""
+    """Where to look when a check fails and its traceback names no source line (the callers
+    ask :func:`.edit_point.blamed` first): the functions the failing tests call, as they are
+    now (:mod:`.edit_point`); "" otherwise."""
     if tests is None or tests.exit_code in (None, 0) or tests.missing:
-        return ""
-    if blamed(tests.output, host.root, found) is not None:
         return ""
     return pointer(tests.output, host.root, found.paths, host.denies_read)
 
