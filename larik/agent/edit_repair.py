@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from typing import Any
 
 from .examples import DOCTEST_LINE
@@ -21,6 +22,7 @@ __all__ = [
     "keep_examples",
     "keep_left_out",
     "keeps_tests",
+    "said_anew",
 ]
 
 
@@ -139,8 +141,7 @@ def hidden_methods(text: str, before: str | None = None) -> list[str]:
     it already did is the project's choice (a method meant to be replaced per instance), not
     the edit's mistake, and is not said."""
     if before is not None:
-        had = {m.split(": ", 1)[1] for m in hidden_methods(before)}
-        return [m for m in hidden_methods(text) if m.split(": ", 1)[1] not in had]
+        return said_anew(hidden_methods, text, before)
     tree = parse(text)
     if tree is None:
         return []
@@ -167,6 +168,14 @@ def hidden_methods(text: str, before: str | None = None) -> list[str]:
                             f"differently (self._{t.attr})"
                         )
     return list(dict.fromkeys(said))
+
+
+def said_anew(check: Callable[[str], list[str]], text: str, before: str) -> list[str]:
+    """What ``check`` says of ``text`` ("line N: …" each) that it did not say of ``before``:
+    what the file already did is the project's, not the edit's mistake; the same mistake on
+    another line (the edit moved it) is not new either."""
+    had = {m.split(": ", 1)[1] for m in check(before)}
+    return [m for m in check(text) if m.split(": ", 1)[1] not in had]
 
 
 def _examples_of(doc: str | None) -> list[tuple[str, str]]:

@@ -12,7 +12,7 @@ a name counts as a variable of the function only where the function itself assig
 it never assigns is a global, a builtin or a closure's, and is not judged); a name set in either
 branch of an ``if`` or ``try`` counts as set after it; every name a loop's body sets counts as
 set throughout the loop (an earlier iteration may have set it); comprehensions and lambdas are
-not looked into; a statement with ``:=`` is not judged for the names it binds.
+not looked into; an expression with ``:=`` is not judged for the names it binds.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .edit_repair import said_anew
 from .pysyntax import parse
 
 __all__ = ["unbound_reads"]
@@ -34,8 +35,7 @@ def unbound_reads(text: str, before: str | None = None) -> list[str]:
     """One line per function and variable it reads before setting, for the model; [] when the
     text does not parse. ``before``: the file as it was — what it already did is not said."""
     if before is not None:
-        had = {m.split(": ", 1)[1] for m in unbound_reads(before)}
-        return [m for m in unbound_reads(text) if m.split(": ", 1)[1] not in had]
+        return said_anew(unbound_reads, text, before)
     tree = parse(text)
     if tree is None:
         return []
@@ -64,41 +64,41 @@ def _flow(body: list[ast.stmt], bound: set[str], local: set[str], found: dict[st
     a local variable not yet bound goes into ``found`` (name -> line)."""
     for st in body:
         if isinstance(st, ast.Assign):
-            _reads(st.value, bound, local, found, st)
+            _reads(st.value, bound, local, found)
             for t in st.targets:
-                _target(t, bound, local, found, st)
+                _target(t, bound, local, found)
         elif isinstance(st, ast.AugAssign):
-            _reads(st.value, bound, local, found, st)
+            _reads(st.value, bound, local, found)
             if isinstance(st.target, ast.Name):
-                _check(st.target.id, st.target.lineno, bound, local, found, st)
-            _target(st.target, bound, local, found, st)
+                _check(st.target.id, st.target.lineno, bound, local, found)
+            _target(st.target, bound, local, found)
         elif isinstance(st, ast.AnnAssign):
             if st.value is not None:
-                _reads(st.value, bound, local, found, st)
-                _target(st.target, bound, local, found, st)
+                _reads(st.value, bound, local, found)
+                _target(st.target, bound, local, found)
         elif isinstance(st, ast.For | ast.AsyncFor):
-            _reads(st.iter, bound, local, found, st)
+            _reads(st.iter, bound, local, found)
             inside = bound | _assigned([st]) & local
             _flow(st.body, inside, local, found)
             _flow(st.orelse, inside, local, found)
             bound |= inside
         elif isinstance(st, ast.While):
-            _reads(st.test, bound, local, found, st)
+            _reads(st.test, bound, local, found)
             inside = bound | _assigned(st.body) & local
             _flow(st.body, inside, local, found)
             _flow(st.orelse, inside, local, found)
             bound |= inside
         elif isinstance(st, ast.If):
-            _reads(st.test, bound, local, found, st)
+            _reads(st.test, bound, local, found)
             yes, no = set(bound), set(bound)
             _flow(st.body, yes, local, found)
             _flow(st.orelse, no, local, found)
             bound |= yes | no
         elif isinstance(st, ast.With | ast.AsyncWith):
             for item in st.items:
-                _reads(item.context_expr, bound, local, found, st)
+                _reads(item.context_expr, bound, local, found)
                 if item.optional_vars is not None:
-                    _target(item.optional_vars, bound, local, found, st)
+                    _target(item.optional_vars, bound, local, found)
             _flow(st.body, bound, local, found)
         elif isinstance(st, ast.Try | ast.TryStar):
             tried = set(bound)
@@ -116,50 +116,43 @@ def _flow(body: list[ast.stmt], bound: set[str], local: set[str], found: dict[st
             bound |= after
         elif isinstance(st, _DEFS):
             for d in st.decorator_list:
-                _reads(d, bound, local, found, st)
+                _reads(d, bound, local, found)
             bound.add(st.name)
         elif isinstance(st, ast.Import | ast.ImportFrom):
             for a in st.names:
                 bound.add((a.asname or a.name).split(".")[0])
         elif isinstance(st, ast.Match):
-            _reads(st.subject, bound, local, found, st)
+            _reads(st.subject, bound, local, found)
             bound |= _assigned([st]) & local  # the captures and what the cases set: not judged
             for case in st.cases:
                 _flow(case.body, set(bound), local, found)
         elif isinstance(st, ast.Global | ast.Nonlocal | ast.Pass | ast.Break | ast.Continue):
             continue
         else:  # Expr, Return, Raise, Assert, Delete: reads only
-            _reads(st, bound, local, found, st)
+            _reads(st, bound, local, found)
 
 
-def _reads(
-    node: ast.AST, bound: set[str], local: set[str], found: dict[str, int], st: ast.stmt
-) -> None:
-    stores: list[str] = []
-    for n in _walk(node):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-            _check(n.id, n.lineno, bound, local, found, st)
-        elif isinstance(n, ast.Name):  # a := target, set once the expression has run
-            stores.append(n.id)
-    bound.update(stores)
+def _reads(node: ast.AST, bound: set[str], local: set[str], found: dict[str, int]) -> None:
+    names = list(_walk(node))
+    walrus = {n.id for n in names if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    for n in names:  # a := target is set once the expression has run, and not judged in it
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in walrus:
+            _check(n.id, n.lineno, bound, local, found)
+    bound.update(walrus)
 
 
-def _target(
-    node: ast.AST, bound: set[str], local: set[str], found: dict[str, int], st: ast.stmt
-) -> None:
+def _target(node: ast.AST, bound: set[str], local: set[str], found: dict[str, int]) -> None:
     """An assignment's target: the names it sets, after the reads inside it (``a[i] = …``)."""
     for n in _walk(node):
         if isinstance(n, ast.Name):
             if isinstance(n.ctx, ast.Load):
-                _check(n.id, n.lineno, bound, local, found, st)
+                _check(n.id, n.lineno, bound, local, found)
             else:
                 bound.add(n.id)
 
 
-def _check(
-    name: str, line: int, bound: set[str], local: set[str], found: dict[str, int], st: ast.stmt
-) -> None:
-    if name in local and name not in bound and name not in found and name not in _walrus(st):
+def _check(name: str, line: int, bound: set[str], local: set[str], found: dict[str, int]) -> None:
+    if name in local and name not in bound and name not in found:
         found[name] = line
 
 
@@ -170,14 +163,6 @@ def _walk(node: ast.AST) -> Iterator[ast.AST]:
         n = todo.pop()
         yield n
         todo += [c for c in ast.iter_child_nodes(n) if not isinstance(c, _COMPS + _SCOPES)]
-
-
-def _walrus(st: ast.stmt) -> set[str]:
-    return {
-        n.target.id
-        for n in ast.walk(st)
-        if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)
-    }
 
 
 def _assigned(body: list[ast.stmt]) -> set[str]:
