@@ -174,7 +174,7 @@ def test_the_registry_test_notices_a_command_without_a_test(monkeypatch):
 
 async def test_slash_help_lists_every_command_and_the_keys(harness):
     app = harness.app([])
-    async with app.run_test(size=(120, 60)) as pilot:
+    async with app.run_test(size=(120, 90)) as pilot:
         await ready(pilot)
         await send(pilot, "/help")
         await wait_for(pilot, lambda: "Ctrl+C twice" in screen_text(app))
