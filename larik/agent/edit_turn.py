@@ -61,6 +61,7 @@ from .edit_repair import hidden_methods, keep_examples, keep_left_out, keeps_tes
 from .edit_reply import FileEdit, Format, Parsed, Problem, format_rules, parse_reply
 from .events import AgentEvent, AgentEventType
 from .examples import Check, doctest_files, example_checks, missing, off_by
+from .mismatch import explain
 from .profile import Profile
 from .pysyntax import UNPARSABLE, parse
 from .turn import Reply, TurnOver
@@ -164,7 +165,7 @@ class _Tests:
             )
         return (
             f"The tests {fail} (`{self.command}`, exit code {self.exit_code}):\n"
-            f"```\n{_tail(self.output)}\n```"
+            f"```\n{_tail(self.output)}\n```{explain(self.output)}"
         )
 
 

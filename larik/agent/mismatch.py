@@ -1,0 +1,120 @@
+"""What the two sides of a failed comparison differ in, said in words (issue 24).
+
+A check's output shows ``assert 'Hello- World' == 'hello-world'`` or a doctest's
+``Expected: 'hello-world' Got: 'Hello- World'``, and a small model reads the two values as
+"wrong" without seeing how: the 1.5B model, shown that doctest failure in three rounds and three
+tries, never lower-cased; the 0.5B model, shown ``assert 2 == 2.5``, kept its ``//`` every time.
+:func:`explain` reads the first few such pairs from the output and says what differs — letter
+case, the characters one side has and the other lacks, a number that is the other rounded down —
+the way :func:`.examples.off_by` says how far a printed number is from the one expected.
+
+Only literals are read (:func:`ast.literal_eval`: no code runs); a pair it cannot describe
+plainly (long strings, many differences, other types) gives nothing. In pytest's ``assert A == B``
+``A`` is the result and ``B`` what was expected (pytest's own diff marks them ``+`` and ``-``);
+a doctest names both.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from difflib import SequenceMatcher
+
+__all__ = ["explain"]
+
+_ASSERT = re.compile(r"^E\s+(?:AssertionError: )?assert (.{1,200}) == (.{1,200})$", re.M)
+_DOCTEST = re.compile(r"^Expected:\n[ \t]+(.{1,200})\nGot:\n[ \t]+(.{1,200})$", re.M)
+#: the most pairs described, and the most differences in one pair of strings
+PAIRS = 2
+CHANGES = 3
+
+
+def explain(output: str) -> str:
+    """``"\\n\\n"`` and a sentence per described pair of ``output``'s failed comparisons (result
+    first), or ""."""
+    pairs = [(got, want) for got, want in _ASSERT.findall(output)]
+    pairs += [(got, want) for want, got in _DOCTEST.findall(output)]
+    said: list[str] = []
+    for got, want in pairs:
+        line = _describe(got.strip(), want.strip())
+        if line and line not in said:
+            said.append(line)
+        if len(said) == PAIRS:
+            break
+    return "".join(f"\n\n{line}" for line in said)
+
+
+def _describe(got_text: str, want_text: str) -> str:
+    try:
+        got, want = ast.literal_eval(got_text), ast.literal_eval(want_text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return ""
+    if isinstance(got, str) and isinstance(want, str):
+        how = _strings(got, want)
+        only = " only in letter case" if got != want and got.lower() == want.lower() else ""
+        return (
+            f"The result {got_text} differs from the expected {want_text}{only}: {how}."
+            if how
+            else ""
+        )
+    if _number(got) and _number(want):
+        return _numbers(got_text, got, want_text, want)
+    return ""
+
+
+def _number(v: object) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _numbers(got_text: str, got: float, want_text: str, want: float) -> str:
+    if float(got).is_integer() and not float(want).is_integer() and got == math.floor(want):
+        return (
+            f"The result {got_text} is the expected {want_text} rounded down to a whole number: "
+            f"what integer division (`//`) gives, where `/` keeps the fraction."
+        )
+    return ""
+
+
+def _strings(got: str, want: str) -> str:
+    if got == want or max(len(got), len(want)) > 120:
+        return ""
+    case = _case(got, want)
+    if got.lower() == want.lower():
+        return case
+    ops = [op for op in SequenceMatcher(None, got.lower(), want.lower()).get_opcodes()]
+    changes = [op for op in ops if op[0] != "equal"]
+    if len(changes) > CHANGES:
+        return ""
+    parts = []
+    for tag, i1, i2, j1, j2 in changes:
+        has, lacks = got[i1:i2], want[j1:j2]
+        if tag == "delete":
+            parts.append(f"it has {has!r}, which the expected value does not")
+        elif tag == "insert":
+            parts.append(f"it lacks {lacks!r}")
+        else:
+            parts.append(f"it has {has!r} where the expected value has {lacks!r}")
+    if case:
+        parts.append(case)
+    return "; ".join(parts)
+
+
+def _case(got: str, want: str) -> str:
+    """Where the two agree but for letter case: which letters, said as "upper-case where the
+    expected value has lower-case ('H', 'W')" when they all go one way."""
+    pairs: list[tuple[str, str]] = []
+    matcher = SequenceMatcher(None, got.lower(), want.lower())
+    for tag, i1, i2, j1, _ in matcher.get_opcodes():
+        if tag == "equal":
+            pairs += [
+                (a, b) for a, b in zip(got[i1:i2], want[j1 : j1 + i2 - i1], strict=True) if a != b
+            ]
+    if not pairs:
+        return ""
+    letters = ", ".join(dict.fromkeys(repr(a) for a, _ in pairs[:4]))
+    if all(a.isupper() for a, _ in pairs):
+        return f"it has upper-case letters where the expected value has lower-case ({letters})"
+    if all(a.islower() for a, _ in pairs):
+        return f"it has lower-case letters where the expected value has upper-case ({letters})"
+    return f"the letter case differs ({letters})"
