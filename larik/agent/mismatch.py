@@ -88,16 +88,30 @@ def _strings(got: str, want: str) -> str:
         return ""
     parts = []
     for tag, i1, i2, j1, j2 in changes:
-        has, lacks = got[i1:i2], want[j1:j2]
+        has, lacks, where = got[i1:i2], want[j1:j2], _where(got, i1, i2)
         if tag == "delete":
-            parts.append(f"it has {has!r}, which the expected value does not")
+            parts.append(f"an extra {has!r} {where}")
         elif tag == "insert":
-            parts.append(f"it lacks {lacks!r}")
+            parts.append(f"no {lacks!r} {where}")
         else:
-            parts.append(f"it has {has!r} where the expected value has {lacks!r}")
+            parts.append(f"{has!r} {where} where the expected value has {lacks!r}")
+    parts = [
+        f"it has {', '.join(parts[:-1])} and {parts[-1]}"
+        if len(parts) > 1
+        else f"it has {parts[0]}"
+    ]
     if case:
         parts.append(case)
     return "; ".join(parts)
+
+
+def _where(got: str, i1: int, i2: int) -> str:
+    """Where ``got[i1:i2]`` is: at its start, at its end, or after the few characters before."""
+    if i1 == 0:
+        return "at its start"
+    if i2 == len(got):
+        return "at its end"
+    return f"after {got[max(0, i1 - 8) : i1]!r}"
 
 
 def _case(got: str, want: str) -> str:
