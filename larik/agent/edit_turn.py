@@ -56,9 +56,10 @@ from typing import TYPE_CHECKING, Any
 from ..llm.types import Block, Message, StopReason
 from ..paths import resolve_path
 from .edit_context import Found, check_command, gather, is_test_file
+from .edit_messages import cut_off, first_message, prose, review, shown_file, tail
 from .edit_point import blamed, pointer
 from .edit_repair import hidden_methods, keep_examples, keep_left_out, keeps_tests
-from .edit_reply import FileEdit, Format, Parsed, Problem, format_rules, parse_reply
+from .edit_reply import FileEdit, Format, Parsed, Problem, parse_reply
 from .events import AgentEvent, AgentEventType
 from .examples import Check, doctest_files, example_checks, missing, off_by
 from .mismatch import explain
@@ -75,7 +76,6 @@ __all__ = ["EDIT_ROUNDS", "SYSTEM", "EditHost", "run_edit_turn"]
 E = AgentEventType
 EDIT_ROUNDS = 3  # model replies per turn, the first included
 WHOLE_MAX_LINES = 250  # a longer file is changed with search/replace blocks
-TEST_OUTPUT = 3_000  # characters of a test run's output the model is given (the end of it)
 CHARS_PER_TOKEN = 3  # code is dense: fewer characters per token than prose
 DEFAULT_WINDOW = 8_192
 MAX_BUDGET = 200_000  # characters of files in the first message, whatever the window
@@ -161,11 +161,11 @@ class _Tests:
             does = {"still": "still does not"}.get(when, "does not")
             return (
                 f"`{self.command}` {does} print what the request says it should ({said}); "
-                f"it printed:\n```\n{_tail(self.output)}\n```{off_by(self.missing, self.output)}"
+                f"it printed:\n```\n{tail(self.output)}\n```{off_by(self.missing, self.output)}"
             )
         return (
             f"The tests {fail} (`{self.command}`, exit code {self.exit_code}):\n"
-            f"```\n{_tail(self.output)}\n```{explain(self.output)}"
+            f"```\n{tail(self.output)}\n```{explain(self.output)}"
         )
 
 
@@ -208,7 +208,7 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
         before = before or next((t for t in ran if t.exit_code is not None), None)
     at_first = blamed(before.output, host.root, found) if before is not None else None
     point = "" if at_first else _point(host, found, before)
-    first = Message.user(_first_message(request, found, fmt, before, point))
+    first = Message.user(first_message(request, found, fmt, before, point))
     host.append(first, True)
     yield AgentEvent(E.MESSAGE, message=first)
     text = ""
@@ -229,7 +229,7 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
         text = msg.text()
         last = round_ >= host.rounds
         if reply.stop is StopReason.MAX_TOKENS:
-            feedback = _cut_off(host.max_output)
+            feedback = cut_off(host.max_output)
             fmt = "diff"
             yield AgentEvent(
                 E.NOTICE, text="the reply was cut off at the output limit; none of it was applied"
@@ -259,7 +259,7 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
             if done and vacuous and host.profile.review and applied.written and not last:
                 vacuous = False  # one review per turn
                 reviewing = _summary(text, applied, tests)
-                back = Message.user(_review(request, applied.written, command))
+                back = Message.user(review(request, applied.written, command))
                 host.append(back, True)
                 yield AgentEvent(E.MESSAGE, message=back)
                 continue
@@ -356,38 +356,6 @@ def _format_for(found: Found) -> Format:
     focus = [t for p, t in found.files if p in found.named] or [t for _, t in found.files]
     longest = max((t.count("\n") for t in focus), default=0)
     return "whole" if longest <= WHOLE_MAX_LINES else "diff"
-
-
-def _first_message(
-    request: str, found: Found, fmt: Format, before: _Tests | None, point: str = ""
-) -> str:
-    parts = ["Here are the files of the project."]
-    for path, text in found.files:
-        parts.append(_shown_file(path, text))
-    if found.omitted:
-        parts.append(
-            "Other files (not shown, too long for this message): " + ", ".join(found.omitted)
-        )
-    if before is not None and before.exit_code is not None:
-        if before.passed:
-            parts.append(f"The tests pass now (`{before.command}`).")
-        else:
-            parts.append(before.failure("now"))
-            if point:
-                parts.append(point)
-    parts.append(format_rules(fmt))
-    parts.append(f"The request:\n{request.strip()}")
-    focus = found.focus()
-    what = f"{focus} (or the file to change) with its" if focus else "each file to change with its"
-    how = "complete new content" if fmt == "whole" else "search/replace blocks"
-    parts.append(f"Now reply: one sentence, then {what} {how}.")  # what a small model reads last
-    return "\n\n".join(parts)
-
-
-def _shown_file(path: str, text: str) -> str:
-    lang = "python" if path.endswith(".py") else ""
-    body = text if text.endswith("\n") or not text else text + "\n"
-    return f"{path}\n```{lang}\n{body}```"
 
 
 async def _apply(
@@ -566,28 +534,6 @@ async def _run_one(host: EditHost, tests: _Tests) -> AsyncIterator[AgentEvent]:
         )
 
 
-#: pytest pads its progress lines to the terminal's width: ``FF.      [100%]``
-_PADDING = re.compile(r" {3,}(\[ *\d+%\])$", re.M)
-
-
-def _tail(text: str) -> str:
-    """The end of a test run's output, its padding squeezed (pytest pads its progress lines to
-    the terminal's width: tokens a slow model would read for nothing) and nothing else: the
-    spaces inside an assertion are what the model must write (``"a   | 1"``)."""
-    text = _PADDING.sub(r"  \1", text.strip())
-    text = "\n".join(line.rstrip() for line in text.splitlines())
-    return text if len(text) <= TEST_OUTPUT else "…\n" + text[-TEST_OUTPUT:]
-
-
-def _cut_off(limit: int) -> str:
-    at = f" ({limit} tokens)" if limit else ""
-    return (
-        f"Your reply was cut off at the output limit{at} before it ended, so none of it was "
-        "applied. Reply again with search/replace blocks (a few lines each) instead of whole "
-        "files:\n\n" + format_rules("diff")
-    )
-
-
 def _feedback(
     applied: _Applied,
     tests: _Tests | None,
@@ -627,7 +573,7 @@ def _feedback(
         lines = [f"- {p.path or '(no file)'}: {p.why}" for p in applied.problems]
         parts.append("Not applied:\n" + "\n".join(lines))
     for path, text in applied.refused.items():
-        parts.append("The current content of " + _shown_file(path, text))
+        parts.append("The current content of " + shown_file(path, text))
     if tests is not None and tests.exit_code is not None and not tests.passed:
         parts.append(tests.failure())
         if blame or point:
@@ -639,10 +585,10 @@ def _feedback(
     return "\n\n".join(parts)
 
 
-def _summary(text: str, applied: _Applied, tests: _Tests | None, tail: str = "") -> str:
+def _summary(text: str, applied: _Applied, tests: _Tests | None, end: str = "") -> str:
     """The turn's final text: what the model said outside its code blocks, and what happened."""
-    prose = _prose(text)
-    lines = [prose] if prose else []
+    said = prose(text)
+    lines = [said] if said else []
     if applied.written:
         lines.append("Changed: " + ", ".join(applied.written) + ".")
     if applied.kept:
@@ -657,33 +603,6 @@ def _summary(text: str, applied: _Applied, tests: _Tests | None, tail: str = "")
         else:
             verdict = "pass" if tests.passed else f"fail (exit code {tests.exit_code})"
             lines.append(f"The tests {verdict}: `{tests.command}`.")
-    if tail:
-        lines.append(tail)
+    if end:
+        lines.append(end)
     return "\n".join(lines)
-
-
-def _prose(text: str) -> str:
-    out, inside = [], False
-    for line in text.splitlines():
-        if line.strip().startswith(("```", "~~~")):
-            inside = not inside
-            continue
-        if not inside:
-            out.append(line)
-    return "\n".join(out).strip()
-
-
-def _review(request: str, written: list[str], command: str) -> str:
-    """The review round's message: the tests passed before the edit too, so they cannot say
-    whether it does what was asked."""
-    files = ", ".join(written)
-    ran = f" (`{command}`)" if command else ""
-    return (
-        f"Applied: {files}. The tests{ran} pass, but they passed before your change too: they "
-        "do not check this request.\n\n"
-        f"The request:\n{request.strip()}\n\n"
-        "Check your code against the request and every rule its docstrings and comments "
-        "state, one by one (inputs at the edges too: empty, too long, unusual characters). "
-        f"If something is not handled, give {files} again, complete, with it handled. If "
-        "everything is handled, give the file back exactly as it is."
-    )

@@ -1,0 +1,106 @@
+"""What the edit workflow says to the model (:mod:`.edit_turn`): the first message with the
+project's files, a test run's output as the model reads it, a cut-off reply, the review round.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+from .edit_context import Found
+from .edit_reply import Format, format_rules
+
+TEST_OUTPUT = 3_000  # characters of a test run's output the model is given (the end of it)
+
+
+class Ran(Protocol):
+    """A check that ran (``edit_turn._Tests``)."""
+
+    command: str
+    exit_code: int | None
+
+    @property
+    def passed(self) -> bool: ...
+
+    def failure(self, when: str = "") -> str: ...
+
+
+def first_message(
+    request: str, found: Found, fmt: Format, before: Ran | None, point: str = ""
+) -> str:
+    parts = ["Here are the files of the project."]
+    for path, text in found.files:
+        parts.append(shown_file(path, text))
+    if found.omitted:
+        parts.append(
+            "Other files (not shown, too long for this message): " + ", ".join(found.omitted)
+        )
+    if before is not None and before.exit_code is not None:
+        if before.passed:
+            parts.append(f"The tests pass now (`{before.command}`).")
+        else:
+            parts.append(before.failure("now"))
+            if point:
+                parts.append(point)
+    parts.append(format_rules(fmt))
+    parts.append(f"The request:\n{request.strip()}")
+    focus = found.focus()
+    what = f"{focus} (or the file to change) with its" if focus else "each file to change with its"
+    how = "complete new content" if fmt == "whole" else "search/replace blocks"
+    parts.append(f"Now reply: one sentence, then {what} {how}.")  # what a small model reads last
+    return "\n\n".join(parts)
+
+
+def shown_file(path: str, text: str) -> str:
+    lang = "python" if path.endswith(".py") else ""
+    body = text if text.endswith("\n") or not text else text + "\n"
+    return f"{path}\n```{lang}\n{body}```"
+
+
+#: pytest pads its progress lines to the terminal's width: ``FF.      [100%]``
+_PADDING = re.compile(r" {3,}(\[ *\d+%\])$", re.M)
+
+
+def tail(text: str) -> str:
+    """The end of a test run's output, its padding squeezed (pytest pads its progress lines to
+    the terminal's width: tokens a slow model would read for nothing) and nothing else: the
+    spaces inside an assertion are what the model must write (``"a   | 1"``)."""
+    text = _PADDING.sub(r"  \1", text.strip())
+    text = "\n".join(line.rstrip() for line in text.splitlines())
+    return text if len(text) <= TEST_OUTPUT else "…\n" + text[-TEST_OUTPUT:]
+
+
+def cut_off(limit: int) -> str:
+    at = f" ({limit} tokens)" if limit else ""
+    return (
+        f"Your reply was cut off at the output limit{at} before it ended, so none of it was "
+        "applied. Reply again with search/replace blocks (a few lines each) instead of whole "
+        "files:\n\n" + format_rules("diff")
+    )
+
+
+def prose(text: str) -> str:
+    out, inside = [], False
+    for line in text.splitlines():
+        if line.strip().startswith(("```", "~~~")):
+            inside = not inside
+            continue
+        if not inside:
+            out.append(line)
+    return "\n".join(out).strip()
+
+
+def review(request: str, written: list[str], command: str) -> str:
+    """The review round's message: the tests passed before the edit too, so they cannot say
+    whether it does what was asked."""
+    files = ", ".join(written)
+    ran = f" (`{command}`)" if command else ""
+    return (
+        f"Applied: {files}. The tests{ran} pass, but they passed before your change too: they "
+        "do not check this request.\n\n"
+        f"The request:\n{request.strip()}\n\n"
+        "Check your code against the request and every rule its docstrings and comments "
+        "state, one by one (inputs at the edges too: empty, too long, unusual characters). "
+        f"If something is not handled, give {files} again, complete, with it handled. If "
+        "everything is handled, give the file back exactly as it is."
+    )
