@@ -26,8 +26,10 @@ class Ran(Protocol):
 
 
 def first_message(
-    request: str, found: Found, fmt: Format, before: Ran | None, point: str = ""
+    request: str, found: Found, fmt: Format, before: Ran | None, point: str = "", ask: str = ""
 ) -> str:
+    """The files, the tests' state before any change, the reply's rules and the request; it
+    ends asking for the edit, or with ``ask`` (the request's tests first: :mod:`.own_tests`)."""
     parts = ["Here are the files of the project."]
     for path, text in found.files:
         parts.append(shown_file(path, text))
@@ -44,11 +46,16 @@ def first_message(
                 parts.append(point)
     parts.append(format_rules(fmt))
     parts.append(f"The request:\n{request.strip()}")
+    parts.append(ask or now_reply(found, fmt))  # what a small model reads last
+    return "\n\n".join(parts)
+
+
+def now_reply(found: Found, fmt: Format) -> str:
+    """The last line of a message asking for the edit."""
     focus = found.focus()
     what = f"{focus} (or the file to change) with its" if focus else "each file to change with its"
     how = "complete new content" if fmt == "whole" else "search/replace blocks"
-    parts.append(f"Now reply: one sentence, then {what} {how}.")  # what a small model reads last
-    return "\n\n".join(parts)
+    return f"Now reply: one sentence, then {what} {how}."
 
 
 def shown_file(path: str, text: str) -> str:

@@ -55,8 +55,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..llm.types import Block, Message, StopReason
 from ..paths import resolve_path
+from . import own_tests
 from .edit_context import Found, check_command, gather, is_test_file
-from .edit_messages import cut_off, first_message, prose, review, shown_file, tail
+from .edit_messages import cut_off, first_message, now_reply, prose, review, shown_file, tail
 from .edit_point import blamed, pointer
 from .edit_repair import hidden_methods, keep_examples, keep_left_out, keeps_tests
 from .edit_reply import FileEdit, Format, Parsed, Problem, parse_reply
@@ -188,7 +189,18 @@ class _Applied:
 
 
 async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEvent]:
-    """The turn after the user's ``request`` was appended; raises TurnOver at its end."""
+    """The turn after the user's ``request`` was appended; raises TurnOver at its end. The
+    request's tests the model wrote first (:mod:`.own_tests`) go when it ends, however."""
+    mine: list[_Tests] = []  # their run on the unchanged code, while their file is in place
+    try:
+        async for ev in _edit_turn(host, request, mine):
+            yield ev
+    finally:
+        if mine:
+            own_tests.remove(host.root)
+
+
+async def _edit_turn(host: EditHost, request: str, mine: list[_Tests]) -> AsyncIterator[AgentEvent]:
     budget = _budget(host)
     found = gather(host.root, request, budget, host.denies_read)
     for path in found.paths:
@@ -208,13 +220,24 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
         before = before or next((t for t in ran if t.exit_code is not None), None)
     at_first = blamed(before.output, host.root, found) if before is not None else None
     point = "" if at_first else _point(host, found, before)
-    first = Message.user(first_message(request, found, fmt, before, point))
+    own = bool(
+        host.profile.own_tests and before is not None and before.passed and CHANGE.search(request)
+    )
+    ask = own_tests.ASK if own else ""
+    first = Message.user(first_message(request, found, fmt, before, point, ask))
     host.append(first, True)
     yield AgentEvent(E.MESSAGE, message=first)
     text = ""
     failing = before if before is not None and not before.passed else None  # the last failure
     again = False  # the last reply gave the file back as it is
     vacuous = before is not None and before.passed  # the tests passed before any change
+    if own:
+        async for ev in _own_tests(host, found, fmt, mine):
+            yield ev
+        if mine:  # they fail on the code as it is: the change's check, after the project's
+            checks.append(Check(own_tests.COMMAND))
+            inputs[own_tests.FILE] = own_tests.COMMAND
+            failing, vacuous = mine[0], False
     reviewing = ""  # the summary of the edit under review, while its review round runs
     for round_ in range(1, host.rounds + 1):
         reply = Reply()
@@ -284,6 +307,53 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
     raise TurnOver(StopReason.END_TURN, text)  # rounds < 1
 
 
+async def _own_tests(
+    host: EditHost, found: Found, fmt: Format, mine: list[_Tests]
+) -> AsyncIterator[AgentEvent]:
+    """The model's reply to the first message is the request's tests: placed and run on the
+    code as it is, kept in ``mine`` when some fail, else dropped; either way the next message
+    asks for the edit."""
+    reply = Reply()
+    async for ev in _ask(host, reply, own_tests.START if host.profile.prefill else ""):
+        yield ev
+    if reply.message.blocks:
+        host.append(reply.message, False)
+        yield AgentEvent(E.MESSAGE, message=reply.message)
+    if reply.stop is StopReason.MAX_TOKENS:
+        why = "your reply was cut off at the output limit"
+    else:
+        why = own_tests.place(host.root, own_tests.code_of(reply.message.text()))
+    ran: list[_Tests] = []
+    if not why:
+        mine.append(_Tests(own_tests.COMMAND))  # in place: removed at the turn's end
+        async for ev in _run_tests(host, [Check(own_tests.COMMAND)], ran):
+            yield ev
+        mine[0] = ran[0]
+        why = own_tests.verdict(ran[0].exit_code)
+        if why:
+            own_tests.remove(host.root)
+            mine.clear()
+    if why:
+        said = f"Your tests are not used: {why}.\n\n{now_reply(found, fmt)}"
+    else:
+        where = blamed(ran[0].output, host.root, found)
+        point = "" if where else _point(host, found, ran[0], [own_tests.FILE])
+        blame = f"The error is in {where[0]}, line {where[1]}." if where else point
+        parts = [
+            "Your tests check the change: they fail on the code as it is now.",
+            ran[0].failure("now"),
+        ]
+        parts += [blame] if blame else []
+        parts.append(
+            "Now make the change, so that your tests pass and the project's tests still pass. "
+            + now_reply(found, fmt)
+        )
+        said = "\n\n".join(parts)
+    back = Message.user(said)
+    host.append(back, True)
+    yield AgentEvent(E.MESSAGE, message=back)
+
+
 def _start(host: EditHost, found: Found, fmt: Format, request: str, blame: str = "") -> str:
     """How the reply starts, written for the model (a small model's profile, a request for a
     change to a file it is about: never for a question); "" for none. Whole files: the one
@@ -335,13 +405,15 @@ async def _ask(
         reply.message = reply.message.model_copy(update={"blocks": blocks})
 
 
-def _point(host: EditHost, found: Found, tests: _Tests | None) -> str:
+def _point(
+    host: EditHost, found: Found, tests: _Tests | None, more: tuple[str, ...] | list[str] = ()
+) -> str:
     """Where to look when a check fails and its traceback names no source line (the callers
     ask :func:`.edit_point.blamed` first): the functions the failing tests call, as they are
     now (:mod:`.edit_point`); "" otherwise."""
     if tests is None or tests.exit_code in (None, 0) or tests.missing:
         return ""
-    return pointer(tests.output, host.root, found.paths, host.denies_read)
+    return pointer(tests.output, host.root, [*found.paths, *more], host.denies_read)
 
 
 def _budget(host: EditHost) -> int:
@@ -380,6 +452,8 @@ async def _apply(
             continue
         if inputs and rp.rel in inputs:
             why = f"the input of `{inputs[rp.rel]}`: change the code, not the data it reads"
+            if rp.rel == own_tests.FILE:
+                why = "your tests of the request, the check of this change: change the code"
             out.problems.append(Problem(rp.rel, why))
             continue
         new, old, why = _new_text(rp.path, edit)

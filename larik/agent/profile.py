@@ -92,6 +92,9 @@ SMALL_PREFILL = True
 #: The edit workflow's review round (edit_turn.py) for small models: off until it measures
 #: better — measured no better (docs/bench.md, "tries and a review round"); ``[models] review``.
 SMALL_REVIEW = False
+#: The edit workflow asks a small model for the request's tests first when the project's pass
+#: before the change (own_tests.py); ``[models] own_tests``.
+SMALL_OWN_TESTS = False
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,7 @@ class Profile:
     prefill: bool = False  # the edit workflow starts the reply with the file's path and fence
     edit_format: Literal["whole", "diff"] | None = None  # the edit workflow's (None: by size)
     review: bool = False  # the edit workflow asks once for a check the tests cannot make
+    own_tests: bool = False  # the edit workflow asks for the request's tests first
 
     def request_options(self, warmer: float | None = None) -> dict[str, Any]:
         """What each request to this model carries beyond the conversation. ``warmer``: the
@@ -181,6 +185,7 @@ def profile_for(
         edit_format=o.edit_format if o is not None else None,
         prefill=_pick(o.prefill if o else None, small and SMALL_PREFILL),
         review=_pick(o.review if o else None, small and SMALL_REVIEW),
+        own_tests=_pick(o.own_tests if o else None, small and SMALL_OWN_TESTS),
     )
 
 

@@ -138,6 +138,8 @@ class ModelOverride(_Strict):
     """The edit workflow asks once for a check against the request when the tests cannot."""
     prefill: bool | None = None
     """The edit workflow begins the model's reply with the file's path and fence."""
+    own_tests: bool | None = None
+    """The edit workflow asks for tests of the request first when the project's pass."""
 
     @field_validator("tools")
     @classmethod
