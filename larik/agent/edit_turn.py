@@ -319,33 +319,42 @@ async def _own_tests(
     if reply.message.blocks:
         host.append(reply.message, False)
         yield AgentEvent(E.MESSAGE, message=reply.message)
-    if reply.stop is StopReason.MAX_TOKENS:
-        why = "your reply was cut off at the output limit"
-    else:
-        why = own_tests.place(host.root, own_tests.code_of(reply.message.text()))
+    cut = reply.stop is StopReason.MAX_TOKENS
+    code = None if cut else own_tests.code_of(reply.message.text())
+    why = "your reply was cut off at the output limit" if cut else own_tests.place(host.root, code)
     ran: list[_Tests] = []
     if not why:
         mine.append(_Tests(own_tests.COMMAND))  # in place: removed at the turn's end
         async for ev in _run_tests(host, [Check(own_tests.COMMAND)], ran):
             yield ev
-        mine[0] = ran[0]
-        why = own_tests.verdict(ran[0].exit_code)
+        if (
+            code is not None
+            and ran[-1].exit_code == 1
+            and (bad := own_tests.broken(ran[-1].output))
+        ):
+            left = own_tests.without(code, bad)  # the tests that failed on their own mistakes go
+            why = own_tests.rewrite(host.root, left) if left else own_tests.mistake(ran[-1].output)
+            if not why:
+                async for ev in _run_tests(host, [Check(own_tests.COMMAND)], ran):
+                    yield ev
+        mine[0] = ran[-1]
+        why = why or own_tests.verdict(ran[-1].exit_code)
         if why:
             own_tests.remove(host.root)
             mine.clear()
     if why:
         said = f"Your tests are not used: {why}.\n\n{now_reply(found, fmt)}"
     else:
-        where = blamed(ran[0].output, host.root, found)
-        point = "" if where else _point(host, found, ran[0], [own_tests.FILE])
+        where = blamed(ran[-1].output, host.root, found)
+        point = "" if where else _point(host, found, ran[-1], [own_tests.FILE])
         blame = f"The error is in {where[0]}, line {where[1]}." if where else point
         parts = [
             "Your tests check the change: they fail on the code as it is now.",
-            ran[0].failure("now"),
+            ran[-1].failure("now"),
         ]
         parts += [blame] if blame else []
         parts.append(
-            "Now make the change, so that your tests pass and the project's tests still pass. "
+            "Make the change so that your tests pass and the project's tests still pass. "
             + now_reply(found, fmt)
         )
         said = "\n\n".join(parts)

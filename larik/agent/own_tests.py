@@ -23,6 +23,7 @@ so the project's own ``pytest`` never collects it; it runs by name, sandboxed li
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import os
 import re
@@ -31,7 +32,20 @@ from pathlib import Path
 from .edit_context import OWN_TESTS as FILE
 from .pysyntax import parse
 
-__all__ = ["ASK", "COMMAND", "FILE", "START", "code_of", "place", "remove", "verdict"]
+__all__ = [
+    "ASK",
+    "COMMAND",
+    "FILE",
+    "START",
+    "broken",
+    "code_of",
+    "mistake",
+    "place",
+    "remove",
+    "verdict",
+    "rewrite",
+    "without",
+]
 
 COMMAND = f"python -m pytest -q --tb=short -p no:cacheprovider {FILE}"
 START = f"{FILE}\n```python\n"
@@ -39,7 +53,8 @@ ASK = (
     f"Before any change: write pytest tests of what the request asks, in {FILE} (it is run "
     "from the project's root, so import the project's modules by name). Each test calls the "
     "code as the request describes and asserts the result the request asks for; they must "
-    "fail on the code as it is now. Reply with "
+    "fail on the code as it is now. The file stands alone: import or define every name it "
+    "uses. Reply with "
     f"{FILE} alone on a line, then a fenced code block (```python) holding the file."
 )
 _FENCED = re.compile(r"```[\w+-]*\n(.*?)(?:\n```|\Z)", re.S)
@@ -88,3 +103,60 @@ def remove(root: Path) -> None:
     """Take :data:`FILE` away (the link itself, were a command to have made it one)."""
     with contextlib.suppress(OSError):
         os.unlink(root / FILE)
+
+
+_SECTION = re.compile(r"^_{3,} (?:ERROR at setup of )?(\S+) _{3,}$", re.M)
+_FRAME = re.compile(r"^(\S+?\.py):\d+: in ", re.M)
+_ERROR = re.compile(r"^E\s+(\w+)(?::|$)", re.M)
+
+
+def broken(output: str) -> list[str]:
+    """The tests of ``output`` that failed on their own mistake, not on the code: a name the
+    test file uses and never defines (a ``NameError`` raised in :data:`FILE` itself: the 1.5B
+    model called the project's test helper ``run`` without importing it), or an error while
+    setting the test up (a fixture that does not exist)."""
+    heads = list(_SECTION.finditer(output))
+    out: list[str] = []
+    for i, head in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(output)
+        body = output[head.end() : end]
+        frames = _FRAME.findall(body)
+        error = _ERROR.search(body)
+        setup = "ERROR at setup of" in head.group(0)
+        own = error is not None and error.group(1) == "NameError" and frames[-1:] == [FILE]
+        if setup or own:
+            out.append(head.group(1))
+    return out
+
+
+def without(code: str, names: list[str]) -> str | None:
+    """``code`` without its top-level test functions ``names``; None when no test is left."""
+    tree = parse(code)
+    if tree is None:
+        return None
+    lines = code.splitlines(keepends=True)
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef)
+    drop = [n for n in tree.body if isinstance(n, defs) and n.name in names]
+    for node in reversed(drop):
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
+        del lines[first : node.end_lineno]
+    left = "".join(lines)
+    return left if drop and _TEST.search(left) else None
+
+
+def mistake(output: str) -> str:
+    """Why tests that all failed on their own mistakes are dropped."""
+    error = next((line for line in output.splitlines() if line.startswith("E ")), "")
+    said = f" ({error[1:].strip()})" if error else ""
+    return f"they fail on their own mistakes{said}, not on the code"
+
+
+def rewrite(root: Path, code: str) -> str:
+    """Replace the harness's own :data:`FILE` (placed this turn) with ``code``: "" or why not."""
+    try:
+        fd = os.open(root / FILE, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW)
+    except OSError as e:
+        return f"{FILE} could not be written again ({e.strerror})"
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(code)
+    return ""

@@ -140,3 +140,48 @@ async def test_a_reply_that_edits_the_model_s_own_tests_is_refused(make_agent, p
     assert f"{FILE}: your tests of the request, the check of this change" in told
     assert (passing / "calc.py").read_text().endswith("return a + b\n")
     assert not (passing / FILE).exists()
+
+
+async def test_a_test_that_fails_on_its_own_mistake_is_taken_out_and_the_rest_kept(
+    make_agent, passing
+):
+    """Measured: the 1.5B model's tests called the project's test helper ``run`` without
+    importing it; every test failed with a NameError in the test file, not on the code."""
+    own = (
+        f"{FILE}\n```python\nfrom calc import add\n\n\n"
+        "def test_cli():\n    assert run('2 3') == '5'\n\n\n"
+        "@pytest.mark.skipif(False, reason='')\ndef test_setup(nope):\n    pass\n\n\n"
+        "def test_sum():\n    assert add(2, 3) == 5\n```\n"
+    ).replace("from calc", "import pytest\nfrom calc")
+    p = script({"text": own}, {"text": FIXED})
+    agent = await make_agent(p, config=own_config())
+    events = await run(agent, REQUEST)
+    asked = p.requests[1].messages[-1].blocks[-1].text
+    assert asked.startswith("Your tests check the change") and "assert -1 == 5" in asked
+    assert "test_cli" not in asked and "test_setup" not in asked  # the run after they went
+    assert commands(events).count(own_tests.COMMAND) == 3  # run, run without them, the edit's
+    assert (passing / "calc.py").read_text().endswith("return a + b\n")
+
+    only = f"{FILE}\n```python\ndef test_cli():\n    assert run('2 3') == '5'\n```\n"
+    (passing / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    p = script({"text": only}, {"text": FIXED})
+    agent = await make_agent(p, config=own_config())
+    await run(agent, REQUEST)
+    asked = p.requests[1].messages[-1].blocks[-1].text
+    assert asked.startswith(
+        "Your tests are not used: they fail on their own mistakes (NameError: name 'run' is not "
+        "defined), not on the code."
+    )
+    assert not (passing / FILE).exists()
+
+
+def test_a_name_error_in_the_code_the_tests_call_is_the_code_s_failure():
+    output = (
+        "_____ test_a _____\nlarik_request_check.py:4: in test_a\n    f()\n"
+        "calc.py:2: in f\n    return g()\nE   NameError: name 'g' is not defined\n"
+        "_____ test_b _____\nlarik_request_check.py:7: in test_b\n    run()\n"
+        "E   NameError: name 'run' is not defined\n"
+        "_____ ERROR at setup of test_c _____\nfile larik_request_check.py, line 9\n"
+        "E       fixture 'nope' not found\n"
+    )
+    assert own_tests.broken(output) == ["test_b", "test_c"]
