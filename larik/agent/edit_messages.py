@@ -5,24 +5,47 @@ project's files, a test run's output as the model reads it, a cut-off reply, the
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from dataclasses import dataclass
 
 from .edit_context import Found
 from .edit_reply import Format, format_rules
+from .examples import missing, off_by
+from .mismatch import explain
 
 TEST_OUTPUT = 3_000  # characters of a test run's output the model is given (the end of it)
 
 
-class Ran(Protocol):
-    """A check that ran (``edit_turn._Tests``)."""
+@dataclass
+class Ran:
+    """A check that ran, and what the model is told of it."""
 
     command: str
-    exit_code: int | None
+    exit_code: int | None = None  # None: it did not run (denied, failed to start)
+    output: str = ""
+    expect: tuple[str, ...] = ()  # what the output must show (the request's example)
 
     @property
-    def passed(self) -> bool: ...
+    def passed(self) -> bool:
+        return self.exit_code == 0 and not self.missing
 
-    def failure(self, when: str = "") -> str: ...
+    @property
+    def missing(self) -> list[str]:
+        return missing(self.expect, self.output) if self.exit_code == 0 else []
+
+    def failure(self, when: str = "") -> str:
+        """What the model is told about this failing check (``when``: "now", "still")."""
+        fail = {"now": "fail now", "still": "still fail"}.get(when, "fail")
+        if self.missing:
+            said = ", ".join(self.missing)
+            does = {"still": "still does not"}.get(when, "does not")
+            return (
+                f"`{self.command}` {does} print what the request says it should ({said}); "
+                f"it printed:\n```\n{tail(self.output)}\n```{off_by(self.missing, self.output)}"
+            )
+        return (
+            f"The tests {fail} (`{self.command}`, exit code {self.exit_code}):\n"
+            f"```\n{tail(self.output)}\n```{explain(self.output)}"
+        )
 
 
 def first_message(

@@ -57,13 +57,12 @@ from ..llm.types import Block, Message, StopReason
 from ..paths import resolve_path
 from . import own_tests
 from .edit_context import Found, check_command, gather, is_test_file
-from .edit_messages import cut_off, first_message, now_reply, prose, review, shown_file, tail
+from .edit_messages import Ran, cut_off, first_message, now_reply, prose, review, shown_file
 from .edit_point import blamed, pointer
 from .edit_repair import hidden_methods, keep_examples, keep_left_out, keeps_tests
 from .edit_reply import FileEdit, Format, Parsed, Problem, parse_reply
 from .events import AgentEvent, AgentEventType
-from .examples import Check, doctest_files, example_checks, missing, off_by
-from .mismatch import explain
+from .examples import Check, doctest_files, example_checks
 from .profile import Profile
 from .pysyntax import UNPARSABLE, parse
 from .turn import Reply, TurnOver
@@ -140,37 +139,6 @@ class EditHost:
 
 
 @dataclass
-class _Tests:
-    command: str
-    exit_code: int | None = None  # None: it did not run (denied, failed to start)
-    output: str = ""
-    expect: tuple[str, ...] = ()  # what the output must show (the request's example)
-
-    @property
-    def passed(self) -> bool:
-        return self.exit_code == 0 and not self.missing
-
-    @property
-    def missing(self) -> list[str]:
-        return missing(self.expect, self.output) if self.exit_code == 0 else []
-
-    def failure(self, when: str = "") -> str:
-        """What the model is told about this failing check (``when``: "now", "still")."""
-        fail = {"now": "fail now", "still": "still fail"}.get(when, "fail")
-        if self.missing:
-            said = ", ".join(self.missing)
-            does = {"still": "still does not"}.get(when, "does not")
-            return (
-                f"`{self.command}` {does} print what the request says it should ({said}); "
-                f"it printed:\n```\n{tail(self.output)}\n```{off_by(self.missing, self.output)}"
-            )
-        return (
-            f"The tests {fail} (`{self.command}`, exit code {self.exit_code}):\n"
-            f"```\n{tail(self.output)}\n```{explain(self.output)}"
-        )
-
-
-@dataclass
 class _Applied:
     written: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
@@ -191,7 +159,7 @@ class _Applied:
 async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEvent]:
     """The turn after the user's ``request`` was appended; raises TurnOver at its end. The
     request's tests the model wrote first (:mod:`.own_tests`) go when it ends, however."""
-    mine: list[_Tests] = []  # their run on the unchanged code, while their file is in place
+    mine: list[Ran] = []  # their run on the unchanged code, while their file is in place
     try:
         async for ev in _edit_turn(host, request, mine):
             yield ev
@@ -200,7 +168,7 @@ async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEven
             own_tests.remove(host.root)
 
 
-async def _edit_turn(host: EditHost, request: str, mine: list[_Tests]) -> AsyncIterator[AgentEvent]:
+async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIterator[AgentEvent]:
     budget = _budget(host)
     found = gather(host.root, request, budget, host.denies_read)
     for path in found.paths:
@@ -209,9 +177,9 @@ async def _edit_turn(host: EditHost, request: str, mine: list[_Tests]) -> AsyncI
     inputs = {path: c.command for c in checks for path in c.inputs()}
     command = checks[0].command if checks else ""
     fmt = host.profile.edit_format or _format_for(found)
-    before: _Tests | None = None
+    before: Ran | None = None
     if checks:
-        ran: list[_Tests] = []
+        ran: list[Ran] = []
         async for ev in _run_tests(host, checks, ran, every=True):
             yield ev
         checks = [c for c, t in zip(checks, ran, strict=True) if t.exit_code is not None]
@@ -268,7 +236,7 @@ async def _edit_turn(host: EditHost, request: str, mine: list[_Tests]) -> AsyncI
                 yield ev
             if reviewing and applied.unchanged:  # the review found nothing to add
                 raise TurnOver(StopReason.END_TURN, reviewing)
-            tests: _Tests | None = None
+            tests: Ran | None = None
             if checks and applied.written:
                 ran = []
                 async for ev in _run_tests(host, checks, ran):
@@ -308,40 +276,50 @@ async def _edit_turn(host: EditHost, request: str, mine: list[_Tests]) -> AsyncI
 
 
 async def _own_tests(
-    host: EditHost, found: Found, fmt: Format, mine: list[_Tests]
+    host: EditHost, found: Found, fmt: Format, mine: list[Ran]
 ) -> AsyncIterator[AgentEvent]:
     """The model's reply to the first message is the request's tests: placed and run on the
     code as it is, kept in ``mine`` when some fail, else dropped; either way the next message
     asks for the edit."""
-    reply = Reply()
-    async for ev in _ask(host, reply, own_tests.START if host.profile.prefill else ""):
-        yield ev
-    if reply.message.blocks:
-        host.append(reply.message, False)
-        yield AgentEvent(E.MESSAGE, message=reply.message)
-    cut = reply.stop is StopReason.MAX_TOKENS
-    code = None if cut else own_tests.code_of(reply.message.text())
-    why = "your reply was cut off at the output limit" if cut else own_tests.place(host.root, code)
-    ran: list[_Tests] = []
-    if not why:
-        mine.append(_Tests(own_tests.COMMAND))  # in place: removed at the turn's end
-        async for ev in _run_tests(host, [Check(own_tests.COMMAND)], ran):
+    for last in (False, True):  # tests that pass on the code as it is: asked for once more
+        reply = Reply()
+        async for ev in _ask(host, reply, own_tests.START if host.profile.prefill else ""):
             yield ev
-        if (
-            code is not None
-            and ran[-1].exit_code == 1
-            and (bad := own_tests.broken(ran[-1].output))
-        ):
-            left = own_tests.without(code, bad)  # the tests that failed on their own mistakes go
-            why = own_tests.rewrite(host.root, left) if left else own_tests.mistake(ran[-1].output)
-            if not why:
-                async for ev in _run_tests(host, [Check(own_tests.COMMAND)], ran):
-                    yield ev
-        mine[0] = ran[-1]
-        why = why or own_tests.verdict(ran[-1].exit_code)
-        if why:
-            own_tests.remove(host.root)
-            mine.clear()
+        if reply.message.blocks:
+            host.append(reply.message, False)
+            yield AgentEvent(E.MESSAGE, message=reply.message)
+        cut = reply.stop is StopReason.MAX_TOKENS
+        code = None if cut else own_tests.code_of(reply.message.text())
+        why = (
+            "your reply was cut off at the output limit"
+            if cut
+            else own_tests.place(host.root, code)
+        )
+        ran: list[Ran] = []
+        if not why:
+            mine[:] = [Ran(own_tests.COMMAND)]  # in place: removed at the turn's end
+            async for ev in _run_tests(host, [Check(own_tests.COMMAND)], ran):
+                yield ev
+            if code and ran[-1].exit_code == 1 and (bad := own_tests.broken(ran[-1].output)):
+                left = own_tests.without(code, bad)  # those failing on their own mistakes go
+                why = (
+                    own_tests.rewrite(host.root, left)
+                    if left
+                    else own_tests.mistake(ran[-1].output)
+                )
+                if not why:
+                    async for ev in _run_tests(host, [Check(own_tests.COMMAND)], ran):
+                        yield ev
+            mine[0] = ran[-1]
+            why = why or own_tests.verdict(ran[-1].exit_code)
+            if why:
+                own_tests.remove(host.root)
+                mine.clear()
+        if last or not ran or ran[-1].exit_code != 0:
+            break
+        again = Message.user(own_tests.AGAIN)
+        host.append(again, True)
+        yield AgentEvent(E.MESSAGE, message=again)
     if why:
         said = f"Your tests are not used: {why}.\n\n{now_reply(found, fmt)}"
     else:
@@ -415,7 +393,7 @@ async def _ask(
 
 
 def _point(
-    host: EditHost, found: Found, tests: _Tests | None, more: tuple[str, ...] | list[str] = ()
+    host: EditHost, found: Found, tests: Ran | None, more: tuple[str, ...] | list[str] = ()
 ) -> str:
     """Where to look when a check fails and its traceback names no source line (the callers
     ask :func:`.edit_point.blamed` first): the functions the failing tests call, as they are
@@ -587,11 +565,11 @@ def _checks(request: str, found: Found) -> list[Check]:
 
 
 async def _run_tests(
-    host: EditHost, checks: list[Check], ran: list[_Tests], every: bool = False
+    host: EditHost, checks: list[Check], ran: list[Ran], every: bool = False
 ) -> AsyncIterator[AgentEvent]:
     """Each check in turn into ``ran``, up to the first that fails (``every``: all of them)."""
     for check in checks:
-        tests = _Tests(check.command, expect=check.expect)
+        tests = Ran(check.command, expect=check.expect)
         async for ev in _run_one(host, tests):
             yield ev
         ran.append(tests)
@@ -599,7 +577,7 @@ async def _run_tests(
             return
 
 
-async def _run_one(host: EditHost, tests: _Tests) -> AsyncIterator[AgentEvent]:
+async def _run_one(host: EditHost, tests: Ran) -> AsyncIterator[AgentEvent]:
     call = Block.tool_use(f"test_{next(_ids)}", "bash", {"command": tests.command})
     ends: dict[str, AgentEvent] = {}
     async for ev in host.run_calls([call], ends):
@@ -619,10 +597,10 @@ async def _run_one(host: EditHost, tests: _Tests) -> AsyncIterator[AgentEvent]:
 
 def _feedback(
     applied: _Applied,
-    tests: _Tests | None,
+    tests: Ran | None,
     fmt: Format,
     command: str,
-    failing: _Tests | None = None,
+    failing: Ran | None = None,
     where: tuple[str, int] | None = None,
     point: str = "",
 ) -> str:
@@ -668,7 +646,7 @@ def _feedback(
     return "\n\n".join(parts)
 
 
-def _summary(text: str, applied: _Applied, tests: _Tests | None, end: str = "") -> str:
+def _summary(text: str, applied: _Applied, tests: Ran | None, end: str = "") -> str:
     """The turn's final text: what the model said outside its code blocks, and what happened."""
     said = prose(text)
     lines = [said] if said else []

@@ -11,7 +11,9 @@ them on the code as it is:
 * some fail: they check the change. They are kept as a check after the project's own tests,
   their failure goes with the request for the edit, and the rounds go on as for any failing
   test;
-* all pass, none ran, or they do not run (a syntax error, an import that fails to collect):
+* all pass: asked for once more, as tests of what the code does not do yet (the 1.5B model's
+  first tests of an LRU put and got one key, which the broken cache did right); then as below;
+* all pass again, none ran, or they do not run (a syntax error, an import that fails to collect):
   they check nothing of the change, and are dropped; the model is told so in a line, and asked
   for the edit as without them.
 
@@ -33,6 +35,7 @@ from .edit_context import OWN_TESTS as FILE
 from .pysyntax import parse
 
 __all__ = [
+    "AGAIN",
     "ASK",
     "COMMAND",
     "FILE",
@@ -56,6 +59,11 @@ ASK = (
     "fail on the code as it is now. The file stands alone: import or define every name it "
     "uses. Reply with "
     f"{FILE} alone on a line, then a fenced code block (```python) holding the file."
+)
+AGAIN = (
+    "Your tests pass on the code as it is now, so they do not check the change. The request "
+    "asks for behaviour the code does not have yet: write tests of that behaviour (the calls "
+    f"the request describes, with the results it asks for), in {FILE} again, the whole file."
 )
 _FENCED = re.compile(r"```[\w+-]*\n(.*?)(?:\n```|\Z)", re.S)
 _TEST = re.compile(r"^\s*(?:async\s+)?def test_\w*\(", re.M)
