@@ -23,6 +23,7 @@ class Ran:
     exit_code: int | None = None  # None: it did not run (denied, failed to start)
     output: str = ""
     expect: tuple[str, ...] = ()  # what the output must show (the request's example)
+    given: tuple[tuple[str, str], ...] = ()  # its input files (path, text), as they are
 
     @property
     def passed(self) -> bool:
@@ -40,7 +41,7 @@ class Ran:
             does = {"still": "still does not"}.get(when, "does not")
             return (
                 f"`{self.command}` {does} print what the request says it should ({said}); "
-                f"it printed:\n```\n{tail(self.output)}\n```{off_by(self.missing, self.output)}"
+                f"it printed:\n```\n{tail(self.output)}\n```{off_by(self.missing, self.output, self.given)}"
             )
         return (
             f"The tests {fail} (`{self.command}`, exit code {self.exit_code}):\n"

@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 from ..llm.types import Block, Message, StopReason
 from ..paths import resolve_path
 from . import own_tests
-from .edit_context import Found, check_command, gather, is_test_file
+from .edit_context import Found, check_command, gather, is_test_file, read_shown
 from .edit_messages import Ran, cut_off, first_message, now_reply, prose, review, shown_file
 from .edit_point import blamed, pointer
 from .edit_repair import hidden_methods, keep_examples, keep_left_out, keeps_tests
@@ -569,7 +569,8 @@ async def _run_tests(
 ) -> AsyncIterator[AgentEvent]:
     """Each check in turn into ``ran``, up to the first that fails (``every``: all of them)."""
     for check in checks:
-        tests = Ran(check.command, expect=check.expect)
+        given = ((p, read_shown(host.root, p, host.denies_read)) for p in check.inputs())
+        tests = Ran(check.command, expect=check.expect, given=tuple((p, t) for p, t in given if t))
         async for ev in _run_one(host, tests):
             yield ev
         ran.append(tests)

@@ -30,6 +30,7 @@ differ in the only thing the user can see.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 import shlex
 from collections.abc import Iterable
@@ -38,7 +39,7 @@ from dataclasses import dataclass
 from .pysyntax import UNPARSABLE
 from .verify import TEST_COMMAND
 
-__all__ = ["Check", "doctest_files", "example_checks", "missing", "off_by"]
+__all__ = ["Check", "accounts_for", "doctest_files", "example_checks", "missing", "off_by"]
 
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 #: a command the harness may run for its output: Python, running the project's code
@@ -92,10 +93,12 @@ def missing(expect: Iterable[str], output: str) -> list[str]:
     return out
 
 
-def off_by(missing: list[str], output: str) -> str:
+def off_by(missing: list[str], output: str, given: Iterable[tuple[str, str]] = ()) -> str:
     """How far a printed number is from the one expected (``"\n\n148.50 is 25.00 less than
     173.50."``), when both are single numbers: a small model reads a difference (the first
-    row's 2.50 × 10) more easily than two totals; "" otherwise."""
+    row's 2.50 × 10) more easily than two totals; "" otherwise. ``given``: the command's
+    input files (path, text), where one line that comes to the difference is named
+    (:func:`accounts_for`)."""
     wanted = [v for v in missing if _DECIMAL.fullmatch(v)]
     body = _EXIT_LINE.sub("", output)
     printed = _NUMBER.findall(body)
@@ -104,7 +107,46 @@ def off_by(missing: list[str], output: str) -> str:
     got, want = float(printed[0]), float(wanted[0])
     places = max(len(wanted[0].partition(".")[2]), len(printed[0].partition(".")[2]))
     more = "more" if got > want else "less"
-    return f"\n\n{printed[0]} is {abs(got - want):.{places}f} {more} than {wanted[0]}."
+    diff = f"{abs(got - want):.{places}f}"
+    line = accounts_for(abs(got - want), diff, given, twice=got > want)
+    return f"\n\n{printed[0]} is {diff} {more} than {wanted[0]}.{line}"
+
+
+_PLAIN_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+
+
+def accounts_for(
+    diff: float, said: str, given: Iterable[tuple[str, str]], twice: bool = False
+) -> str:
+    """`` 25.00 is what line 2 of data/stock.csv comes to (2.50 × 10): …`` when exactly one
+    line of the input files holds the difference, as one of its numbers or the product of two
+    (a total that leaves out a row, or counts one twice: the 1.5B model, told only the two
+    totals, never found the ``[1:]`` that skipped the first item); "" otherwise."""
+    if diff == 0:
+        return ""
+    hits: list[str] = []
+    for path, text in given:
+        for n, line in enumerate(text.splitlines()[:_LINES], 1):
+            numbers = [float(x) for x in _PLAIN_NUMBER.findall(line)][:_PER_LINE]
+            shown = _PLAIN_NUMBER.findall(line)
+            how = next((shown[i] for i, x in enumerate(numbers) if _same(x, diff)), "")
+            for i, j in itertools.combinations(range(len(numbers)), 2):
+                if not how and _same(numbers[i] * numbers[j], diff):
+                    how = f"{shown[i]} × {shown[j]}"
+            if how:
+                hits.append(f"line {n} of {path} comes to ({how}): `{line.strip()[:120]}`")
+    if len(hits) != 1:
+        return ""  # none, or no one line to name
+    done = "counts that line twice" if twice else "leaves that line out"
+    return f" {said} is what {hits[0]} — as if the code {done}."
+
+
+_LINES = 2_000  # lines of an input file looked at
+_PER_LINE = 12  # numbers of a line looked at
+
+
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) < 1e-6 * max(1.0, abs(b))
 
 
 _EXIT_LINE = re.compile(r"^\[exit code -?\d+\]$", re.M)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from larik.agent.edit_repair import keep_examples
-from larik.agent.examples import Check, doctest_files, example_checks, missing, off_by
+from larik.agent.examples import Check, accounts_for, doctest_files, example_checks, missing, off_by
 from larik.config import Config
 from larik.config.schema import ModelOverride
 from larik.llm.types import StopReason
@@ -104,6 +104,21 @@ def test_a_printed_number_s_distance_from_the_expected_one_is_said():
     assert off_by(["2.5", "3.5"], "1") == "" and off_by(["ok"], "1") == ""
 
 
+def test_the_one_line_of_the_input_a_difference_comes_to_is_named():
+    csv = "sku,name,unit_price,quantity\nA1,widget,2.50,10\nB2,gadget,12.00,3\nD4,x,5.00,0\n"
+    given = [("data/stock.csv", csv)]
+    assert off_by(["173.50"], "148.50", given).endswith(
+        " 25.00 is what line 2 of data/stock.csv comes to (2.50 × 10): `A1,widget,2.50,10` — as "
+        "if the code leaves that line out."
+    )  # "A1" is a name, not the number 1
+    assert off_by(["173.50"], "209.50", given).endswith("as if the code counts that line twice.")
+    assert accounts_for(36.0, "36.00", given) != ""  # 12.00 × 3
+    assert accounts_for(5.0, "5.00", given) != ""  # a number of the line
+    assert accounts_for(30.0, "30.00", [("a.csv", "10,3\n5,6\n")]) == ""  # two lines: not said
+    assert accounts_for(7.0, "7.00", given) == accounts_for(0.0, "0", given) == ""
+    assert off_by(["173.50"], "170.00", given) == "\n\n170.00 is 3.50 less than 173.50."
+
+
 def test_only_a_docstring_s_example_makes_a_doctest_check():
     texts = {
         "textutils.py": STUB,
@@ -172,6 +187,11 @@ async def test_a_command_that_should_print_a_value_checks_the_edit(make_agent, p
         "`python shop.py stock.txt` does not print what the request says it should (6.50)" in first
     )
     assert "5.25" in first  # what it printed
+    # the one line of the input that the difference is: the 1.5B model never found the [1:]
+    assert (
+        "5.25 is 1.25 less than 6.50. 1.25 is what line 1 of stock.txt comes to (1.25): `1.25` "
+        "— as if the code leaves that line out." in first
+    )
     told = p.requests[1].messages[-1].blocks[-1].text
     assert "does not print what the request says it should (6.50)" in told and "\n5\n" in told
     assert "5 is 1.50 less than 6.50." in told  # a difference is easier to read than two totals
