@@ -8,6 +8,7 @@ edit's own check (:func:`keep_examples`). Both put back what was lost, and say w
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from collections.abc import Callable
 from typing import Any
@@ -46,9 +47,62 @@ def keep_left_out(old: str, new: str, request: str) -> tuple[str, list[str]]:
         start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         parts.append("\n".join(lines[start - 1 : node.end_lineno]))
         kept.append(node.name)
-    if not parts:
-        return new, []
-    return new.rstrip("\n") + "\n\n\n" + "\n\n\n".join(parts) + "\n", kept
+    if parts:
+        new = new.rstrip("\n") + "\n\n\n" + "\n\n\n".join(parts) + "\n"
+    return _keep_imports(before, lines, new, words, kept)
+
+
+def _keep_imports(
+    before: ast.Module, lines: list[str], new: str, words: set[str], kept: list[str]
+) -> tuple[str, list[str]]:
+    """``new`` with the top-level imports of the old file (``before``, ``lines``) that it left
+    out and still uses put back at its top (the 1.5B model rewrote ``shop/parser.py`` without
+    ``from dataclasses import dataclass`` above the ``@dataclass`` it kept, and no test could
+    import the module); ``kept`` with ``the import of NAME`` added."""
+    after = parse(new)
+    if after is None:
+        return new, kept
+    bound = set(dir(builtins))
+    for node in after.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, _DEFS):
+            bound.add(node.name)
+        else:
+            targets = [t for n in ast.walk(node) if isinstance(n, ast.Assign) for t in n.targets]
+            bound |= {t.id for t in targets if isinstance(t, ast.Name)}
+    used = {
+        n.id for n in ast.walk(after) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+    back: list[str] = []
+    names: list[str] = []
+    for node in before.body:
+        if not isinstance(node, ast.Import | ast.ImportFrom) or (
+            isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        ):
+            continue
+        binds = [(a.asname or a.name).split(".")[0] for a in node.names]
+        need = [b for b in binds if b in used and b not in bound and b not in words and b != "*"]
+        if need:
+            back.append("\n".join(lines[node.lineno - 1 : node.end_lineno]))
+            names += [f"the import of {b}" for b in need]
+    if not back:
+        return new, kept
+    top = [n for n in after.body if _preamble(n, after)]  # the docstring, __future__
+    cut = top[-1].end_lineno or 0 if top else 0
+    new_lines = new.splitlines(keepends=True)
+    head, rest = "".join(new_lines[:cut]).rstrip("\n"), "".join(new_lines[cut:]).lstrip("\n")
+    text = (
+        (head + "\n\n" if head else "") + "\n".join(back) + "\n" + ("\n\n" + rest if rest else "")
+    )
+    return text, names + kept
+
+
+def _preamble(node: ast.stmt, tree: ast.Module) -> bool:
+    """A module docstring, or a ``from __future__`` import: what stays above the imports."""
+    if node is tree.body[0] and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return isinstance(node.value.value, str)
+    return isinstance(node, ast.ImportFrom) and node.module == "__future__"
 
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

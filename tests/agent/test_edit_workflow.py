@@ -387,6 +387,32 @@ def test_a_whole_file_that_leaves_a_definition_out_keeps_it():
     assert kept == [] and "word_count" not in renamed
 
 
+def test_an_import_the_new_file_still_uses_is_kept_too():
+    """Measured: the 1.5B model rewrote shop/parser.py as parse_row alone; Item and read_items
+    were kept, and the @dataclass above Item had lost its import (NameError at collection)."""
+    from larik.agent.edit_repair import keep_left_out
+
+    old = (
+        '"""Parse."""\n\nfrom __future__ import annotations\n\nimport csv\n'
+        "from dataclasses import dataclass, field\nimport json as j\n\n\n"
+        "@dataclass\nclass Item:\n    sku: str\n\n\ndef read(p):\n    return csv.reader(p)\n"
+    )
+    new = (
+        '"""Parse."""\n\nfrom __future__ import annotations\n\n\ndef parse_row(r):\n    return 1\n'
+    )
+    text, kept = keep_left_out(old, new, "fix parse_row")
+    assert kept == ["the import of csv", "the import of dataclass", "Item", "read"]
+    assert text.startswith(
+        '"""Parse."""\n\nfrom __future__ import annotations\n\nimport csv\n'
+        "from dataclasses import dataclass, field\n\n\ndef parse_row(r):"
+    )  # below the docstring and __future__; json is used by nothing: not put back
+    same = "import csv\n\n\ndef read(p):\n    return csv.reader(p)\n"
+    assert keep_left_out(same, "def read(p):\n    return csv.reader(p)\n", "x")[0] == same
+    bound = "import csv\n\ncsv = None\n\n\ndef read(p):\n    return csv\n"
+    assert keep_left_out(same, bound, "x") == (bound, [])  # bound again in the new file
+    assert keep_left_out(same, "def read(p):\n    return csv\n", "drop the csv import")[1] == []
+
+
 async def test_the_kept_definition_is_written_and_said(make_agent, project):
     (project / "calc.py").write_text(
         "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n"
