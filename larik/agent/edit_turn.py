@@ -38,7 +38,8 @@ finding and the running, and the model does the one thing it is good at — writ
    back as it is, or no edit, ends the turn on the reviewed edit. (The 1.5B model's edits
    passed such tests with half the docstring unhandled: docs/bench.md.)
 
-A reply with no edit in it is the answer (a question, say) and ends the turn. The messages the
+A reply with no edit in it is the answer (a question, say) and ends the turn — to a request for
+a change, only the second such reply (:data:`NO_EDIT`). The messages the
 harness writes are marked in the transcript (``"harness": true``): they are not the user's
 prompts, so /undo and /rewind count turns as before.
 """
@@ -89,6 +90,9 @@ When the request is a question, answer it in plain text."""
 _ids = itertools.count(1)
 UNCHANGED = "the edit changes nothing"
 GIVEN_BACK = "given back unchanged: nothing changed"
+#: after a reply with no file in it, to a request for a change (the 1.5B model answered "Change
+#: shop/inventory.py line 24 from … to …" and the turn ended with nothing changed)
+NO_EDIT = "Your reply has no file in it, so nothing was changed. "
 #: a request that asks for a change (not a question): the reply may be begun as a file
 CHANGE = re.compile(
     r"\b(fix|implement|add|rename|change|make|update|refactor|remove|write|extend|handle|"
@@ -198,6 +202,7 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
     text = ""
     failing = before if before is not None and not before.passed else None  # the last failure
     again = False  # the last reply gave the file back as it is
+    told = False  # a reply with no edit was asked for one
     vacuous = before is not None and before.passed  # the tests passed before any change
     if own:
         async for ev in _own_tests(host, found, fmt, mine):
@@ -229,8 +234,14 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
                 raise TurnOver(StopReason.MAX_TOKENS, text)
         else:
             parsed = parse_reply(text, found.focus(), found.paths)
-            if parsed.empty:
-                raise TurnOver(StopReason.END_TURN, reviewing or text)  # no edit: the answer
+            if parsed.empty:  # no edit: the answer — unless a change was asked for (once)
+                if told or last or reviewing or not CHANGE.search(request):
+                    raise TurnOver(StopReason.END_TURN, reviewing or text)
+                told = True
+                back = Message.user(NO_EDIT + now_reply(found, fmt))
+                host.append(back, True)
+                yield AgentEvent(E.MESSAGE, message=back)
+                continue
             applied = _Applied()
             async for ev in _apply(host, parsed, applied, request, inputs):
                 yield ev

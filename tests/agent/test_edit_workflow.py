@@ -771,3 +771,31 @@ async def test_a_hidden_method_is_said_with_the_failure(make_agent, project):
         "the method Box.items(): name the attribute differently (self._items)"
     ) in told
     assert of(events, E.TURN_END)[0].data["verify"]["passed"] is True
+
+
+async def test_a_reply_with_no_file_to_a_request_for_a_change_is_asked_for_the_edit_once(
+    make_agent, tested
+):
+    """Measured: the 1.5B model answered a fix request with only "Change shop/inventory.py line
+    24 from … to …", and the turn ended with nothing changed. It is asked once for the file; a
+    second such reply, or any to a question, is the answer."""
+    from larik.agent.edit_turn import NO_EDIT
+
+    said = "Change calc.py line 2 from a - b to a + b."
+    p = script({"text": said}, {"text": FIXED})
+    agent = await make_agent(p, config=edit_config())
+    events = await run(agent, "fix the failing test")
+    told = p.requests[1].messages[-1].blocks[-1].text
+    assert told.startswith(NO_EDIT) and told.endswith("with its complete new content.")
+    assert (tested / "calc.py").read_text().endswith("return a + b\n")
+    assert of(events, E.TURN_END)[0].stop_reason is StopReason.END_TURN
+
+    (tested / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    p = script({"text": said}, {"text": said}, {"text": FIXED})
+    agent = await make_agent(p, config=edit_config())
+    events = await run(agent, "fix the failing test")
+    assert len(p.requests) == 2 and of(events, E.TURN_END)[0].text == said  # asked once
+    p = script({"text": "It subtracts."})
+    agent = await make_agent(p, config=edit_config())
+    await run(agent, "what is in calc.py?")
+    assert len(p.requests) == 1
