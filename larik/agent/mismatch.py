@@ -5,7 +5,8 @@ A check's output shows ``assert 'Hello- World' == 'hello-world'`` or a doctest's
 "wrong" without seeing how: the 1.5B model, shown that doctest failure in three rounds and three
 tries, never lower-cased; the 0.5B model, shown ``assert 2 == 2.5``, kept its ``//`` every time.
 :func:`explain` reads the first few such pairs from the output and says what differs — letter
-case, the characters one side has and the other lacks, a number that is the other rounded down —
+case, the characters one side has and the other lacks, a number that is the other rounded down,
+a None where a value was expected —
 the way :func:`.examples.off_by` says how far a printed number is from the one expected.
 
 Only literals are read (:func:`ast.literal_eval`: no code runs); a pair it cannot describe
@@ -50,6 +51,11 @@ def _describe(got_text: str, want_text: str) -> str:
         got, want = ast.literal_eval(got_text), ast.literal_eval(want_text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return ""
+    if got is None and want is not None:
+        return (
+            f"The result is None where {want_text} is expected: the code returned nothing, or "
+            "read a place (an index, a key, an attribute) that holds None."
+        )
     if isinstance(got, str) and isinstance(want, str):
         how = _strings(got, want)
         only = " only in letter case" if got != want and got.lower() == want.lower() else ""

@@ -62,10 +62,20 @@ def test_a_whole_number_that_is_the_expected_one_rounded_down_names_integer_divi
     assert explain("E   assert 2.0 == 2") == ""
 
 
+def test_a_none_where_a_value_is_expected_says_where_a_none_comes_from():
+    """Measured: told only ``assert None == 'a'`` for ``rb.peek()`` (it read
+    ``self._items[self._start - 1]``, an empty slot), the 1.5B model rewrote peek's index
+    wrongly three rounds running in two runs of this session's three."""
+    assert explain("E   AssertionError: assert None == 'a'") == (
+        "\n\nThe result is None where 'a' is expected: the code returned nothing, or read a "
+        "place (an index, a key, an attribute) that holds None."
+    )
+
+
 def test_what_it_cannot_say_plainly_it_does_not_say():
     for output in (
         "E   assert [1] == [2]",  # not a string or a number
-        "E   assert None == 'a'",
+        "E   assert 'a' == None",  # a value where None is expected: nothing to say
         "E   assert f(x) == 'a'",  # not a literal: nothing is evaluated
         "E   assert __import__('os').system('true') == 0",
         f"E   assert {'a' * 200!r} == {'b' * 200!r}",  # too long
