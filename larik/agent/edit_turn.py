@@ -448,15 +448,15 @@ async def _apply(
                 Problem(edit.path, "outside the project: nothing outside it is read or written")
             )
             continue
+        new, old, why = _new_text(rp.path, edit)
+        if why == UNCHANGED:  # a file given back as it is (a test file, an input): not an edit
+            same.append(rp.rel)
+            continue
         if inputs and rp.rel in inputs:
             why = f"the input of `{inputs[rp.rel]}`: change the code, not the data it reads"
             if rp.rel == own_tests.FILE:
                 why = "your tests of the request, the check of this change: change the code"
             out.problems.append(Problem(rp.rel, why))
-            continue
-        new, old, why = _new_text(rp.path, edit)
-        if why == UNCHANGED:  # a file given back as it is (a test file, say): not an edit
-            same.append(rp.rel)
             continue
         if not why and is_test_file(rp.rel) and keeps_tests(request, rp.rel):
             why = "a test the request says to keep: change the code so it passes, not the test"

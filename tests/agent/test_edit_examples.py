@@ -233,3 +233,17 @@ def test_an_edit_that_drops_a_docstring_s_examples_gets_them_back():
     # a one-line def has no line to put a docstring before
     assert keep_examples(old, "class Box:\n    def size(self): return 2\n")[1] == []
     assert keep_examples(old, "def broken(:\n") == ("def broken(:\n", [])
+
+
+async def test_an_input_given_back_as_it_is_is_not_refused(make_agent, project: Path):
+    """Measured: the 1.5B model gave data/stock.csv back exactly as it was beside its code, and
+    was told it may not change the data; a file given back unchanged is no edit at all."""
+    (project / "calc.py").unlink()
+    (project / "shop.py").write_text(SHOP)
+    (project / "stock.txt").write_text("1.25\n2.25\n3.00\n")
+    same = SHOP_WRONG.replace("4.25", "3.00")
+    p = script({"text": same}, {"text": SHOP_FIXED})
+    agent = await make_agent(p, config=edit_config())
+    await run(agent, "`python shop.py stock.txt` should print the total (6.50 in all).")
+    told = p.requests[1].messages[-1].blocks[-1].text
+    assert told.startswith("Applied: shop.py.") and "the input of" not in told
