@@ -28,9 +28,11 @@ from .test_tools import gone
 PY = os.path.realpath(sys.executable)
 
 # a dev server: says where it listens, then keeps printing
+# each request line in one write (``print('GET /', i)`` unbuffered is four writes, and a read
+# that woke between them saw only " 20": a CI failure of the first-lines test)
 SERVER = (
     f"{PY} -u -c \"import time\nprint('listening on http://127.0.0.1:8000')\n"
-    "i = 0\nwhile True:\n    i += 1; print('GET /', i); time.sleep(0.05)\""
+    "i = 0\nwhile True:\n    i += 1; print(f'GET / {i}'); time.sleep(0.05)\""
 )
 # a job whose child forks a grandchild that ignores SIGTERM; it prints the three pids
 FAMILY = (
