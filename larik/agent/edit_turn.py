@@ -115,6 +115,9 @@ class EditHost:
     messages: Callable[[], list[Message]]  # the conversation as it is sent
     append: Callable[[Message, bool], None]  # (message, written by the harness)
     run_calls: Callable[[list[Block], dict[str, AgentEvent]], AsyncIterator[AgentEvent]]
+    #: the user let edits go without a question ("edits", "yolo"): the harness may write its
+    #: own scratch file (the request's tests, :mod:`.own_tests`), which no question covers
+    writes_unasked: bool = False
 
     @classmethod
     def of(cls, agent: Agent) -> EditHost:
@@ -130,6 +133,7 @@ class EditHost:
             messages=lambda: agent.messages,
             append=agent._append,
             run_calls=lambda calls, ends: agent._run_calls(calls, {}, ends=ends),
+            writes_unasked=agent.permission_mode in ("edits", "yolo"),
         )
 
     @property
@@ -193,7 +197,11 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
     at_first = blamed(before.output, host.root, found) if before is not None else None
     point = "" if at_first else _point(host, found, before)
     own = bool(
-        host.profile.own_tests and before is not None and before.passed and CHANGE.search(request)
+        host.profile.own_tests
+        and host.writes_unasked
+        and before is not None
+        and before.passed
+        and CHANGE.search(request)
     )
     ask = own_tests.ASK if own else ""
     first = Message.user(first_message(request, found, fmt, before, point, ask))

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from larik.agent import own_tests
+from larik.agent.events import Approval
 from larik.config import Config
 from larik.config.schema import ModelOverride
 
-from .conftest import E, of, run, script
+from .conftest import E, approver, of, run, script
 from .test_edit_workflow import FIXED, first_text
 
 FILE = own_tests.FILE
@@ -116,6 +117,13 @@ async def test_off_or_when_a_test_fails_already_nothing_is_asked_first(make_agen
     (project / "tests" / "test_calc.py").write_text(PASSING)
     await run(agent, REQUEST)
     assert own_tests.ASK not in first_text(p)
+    # the harness's file is a write no question covers: only where edits go unasked
+    p = script({"text": FIXED})
+    yes = approver(*[Approval(allow=True)] * 4)  # the tests run, the edit is written
+    agent = await make_agent(p, config=own_config(), permission_mode="ask", approver=yes)
+    await run(agent, REQUEST)
+    assert yes.asked  # the project's tests ran before the first message, with the user's yes
+    assert own_tests.ASK not in first_text(p) and not (project / FILE).exists()
     (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     (project / "tests" / "test_calc.py").write_text(
         PASSING + "\n\ndef test_s():\n    assert add(2, 3) == 5\n"
