@@ -10,8 +10,7 @@ from pathlib import Path
 
 from larik.agent.edit_point import MAX_SUSPECTS, pointer, suspects
 
-from .conftest import run, script
-from .test_edit_workflow import FIXED, edit_config, first_text
+from .test_edit_workflow import first_for_test
 
 RING = """class RingBuffer:
     def __init__(self, capacity):
@@ -134,20 +133,12 @@ async def test_the_first_message_says_where_to_look_when_the_traceback_names_no_
 ):
     """The failing assertion is in the test; the function it calls is shown under the
     failure. A traceback that ends in the code names that line instead (blame, not this)."""
-    (project / "tests").mkdir()
-    (project / "tests" / "test_calc.py").write_text(
-        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-    )
-    p = script({"text": FIXED})
-    agent = await make_agent(p, config=edit_config())
-    await run(agent, "fix the failing test in tests/test_calc.py")
-    text = first_text(p)
+    test = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+    text = await first_for_test(make_agent, project, test)
     assert "Where to look: the failing tests call add (calc.py, line 1)" in text
     assert "calc.py, add:\n```python\ndef add(a, b):\n    return a - b\n```" in text
     assert text.index("Where to look") > text.index("The tests fail now")
 
     (project / "calc.py").write_text("def add(a, b):\n    return a - b - None\n")
-    p = script({"text": FIXED})
-    agent = await make_agent(p, config=edit_config())
-    await run(agent, "fix the failing test in tests/test_calc.py")
-    assert "Where to look" not in first_text(p)  # the traceback blames calc.py's line
+    text = await first_for_test(make_agent, project, test)
+    assert "Where to look" not in text  # the traceback blames calc.py's line

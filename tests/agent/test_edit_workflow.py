@@ -41,6 +41,17 @@ def first_text(p) -> str:
     return p.requests[0].messages[-1].blocks[-1].text
 
 
+async def first_for_test(make_agent, project: Path, test: str) -> str:
+    """The first message the model gets for "fix the failing test" with ``test`` as
+    tests/test_calc.py (the fixed reply scripted after it)."""
+    (project / "tests").mkdir(exist_ok=True)
+    (project / "tests" / "test_calc.py").write_text(test)
+    p = script({"text": FIXED})
+    agent = await make_agent(p, config=edit_config())
+    await run(agent, "fix the failing test in tests/test_calc.py")
+    return first_text(p)
+
+
 # -- finding ----------------------------------------------------------------------------------
 
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from larik.agent.mismatch import explain
 
-from .conftest import run, script
-from .test_edit_workflow import FIXED, edit_config, first_text
+from .test_edit_workflow import first_for_test
 
 SLUG = """____________________________________ test_a ____________________________________
 tests/test_x.py:3: in test_a
@@ -90,14 +89,11 @@ def test_what_it_cannot_say_plainly_it_does_not_say():
 
 
 async def test_the_failure_the_model_is_shown_says_what_differs(make_agent, project):
-    (project / "tests").mkdir()
     (project / "calc.py").write_text("def mean(v):\n    return sum(v) // len(v)\n")
-    (project / "tests" / "test_calc.py").write_text(
-        "from calc import mean\n\n\ndef test_mean():\n    assert mean([1, 2, 3, 4]) == 2.5\n"
+    text = await first_for_test(
+        make_agent,
+        project,
+        "from calc import mean\n\n\ndef test_mean():\n    assert mean([1, 2, 3, 4]) == 2.5\n",
     )
-    p = script({"text": FIXED})
-    agent = await make_agent(p, config=edit_config())
-    await run(agent, "fix the failing test in tests/test_calc.py")
-    text = first_text(p)
     said = "The result 2 is the expected 2.5 rounded down to a whole number"
     assert said in text and text.index(said) > text.index("The tests fail now")
