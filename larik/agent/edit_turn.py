@@ -50,7 +50,7 @@ import ast
 import itertools
 import re
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,7 +58,8 @@ from ..llm.types import Block, Message, StopReason
 from ..paths import resolve_path
 from . import own_tests
 from .edit_context import Found, check_command, gather, is_test_file, read_shown
-from .edit_messages import Ran, cut_off, first_message, now_reply, prose, review, shown_file
+from .edit_feedback import GIVEN_BACK, Applied, feedback, summary
+from .edit_messages import Ran, cut_off, first_message, now_reply, review
 from .edit_point import blamed, pointer
 from .edit_repair import hidden_methods, keep_examples, keep_left_out, keeps_tests
 from .edit_reply import FileEdit, Format, Parsed, Problem, parse_reply
@@ -66,6 +67,7 @@ from .events import AgentEvent, AgentEventType
 from .examples import Check, doctest_files, example_checks
 from .profile import Profile
 from .pysyntax import UNPARSABLE, parse
+from .seen import observe
 from .turn import Reply, TurnOver
 from .unbound import unbound_reads
 
@@ -89,7 +91,6 @@ When the request is a question, answer it in plain text."""
 
 _ids = itertools.count(1)
 UNCHANGED = "the edit changes nothing"
-GIVEN_BACK = "given back unchanged: nothing changed"
 #: after a reply with no file in it, to a request for a change (the 1.5B model answered "Change
 #: shop/inventory.py line 24 from … to …" and the turn ended with nothing changed)
 NO_EDIT = "Your reply has no file in it, so nothing was changed. "
@@ -146,24 +147,6 @@ class EditHost:
         return tool in self.profile.tools
 
 
-@dataclass
-class _Applied:
-    written: list[str] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    refused: dict[str, str] = field(default_factory=dict)  # path -> the current text, to resend
-    kept: list[str] = field(default_factory=list)  # definitions a whole file left out, kept
-    same: list[str] = field(default_factory=list)  # files given back exactly as they are
-    diagnostics: list[str] = field(default_factory=list)  # what the language servers found
-    mistakes: list[str] = field(default_factory=list)  # what the harness itself sees wrong
-
-    @property
-    def unchanged(self) -> bool:
-        """Only files given back as they are: nothing written, nothing else wrong."""
-        return (
-            bool(self.same) and not self.written and all(p.why == GIVEN_BACK for p in self.problems)
-        )
-
-
 async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEvent]:
     """The turn after the user's ``request`` was appended; raises TurnOver at its end. The
     request's tests the model wrote first (:mod:`.own_tests`) go when it ends, however."""
@@ -196,6 +179,10 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
         before = before or next((t for t in ran if t.exit_code is not None), None)
     at_first = blamed(before.output, host.root, found) if before is not None else None
     point = "" if at_first else _point(host, found, before)
+    said = [point]
+    async for ev in _seen(host, found, before if point else None, said):
+        yield ev
+    point = "\n\n".join(said)
     own = bool(
         host.profile.own_tests
         and host.writes_unasked
@@ -233,7 +220,7 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
         text = msg.text()
         last = round_ >= host.rounds
         if reply.stop is StopReason.MAX_TOKENS:
-            feedback = cut_off(host.max_output)
+            back_text = cut_off(host.max_output)
             fmt = "diff"
             yield AgentEvent(
                 E.NOTICE, text="the reply was cut off at the output limit; none of it was applied"
@@ -250,7 +237,7 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
                 host.append(back, True)
                 yield AgentEvent(E.MESSAGE, message=back)
                 continue
-            applied = _Applied()
+            applied = Applied()
             async for ev in _apply(host, parsed, applied, request, inputs):
                 yield ev
             if reviewing and applied.unchanged:  # the review found nothing to add
@@ -268,27 +255,31 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
             done = not applied.problems and (tests is None or tests.passed)
             if done and vacuous and host.profile.review and applied.written and not last:
                 vacuous = False  # one review per turn
-                reviewing = _summary(text, applied, tests)
+                reviewing = summary(text, applied, tests)
                 back = Message.user(review(request, applied.written, command))
                 host.append(back, True)
                 yield AgentEvent(E.MESSAGE, message=back)
                 continue
             reviewing = ""
             if done or (tests is not None and tests.passed and last):
-                raise TurnOver(StopReason.END_TURN, _summary(text, applied, tests))
+                raise TurnOver(StopReason.END_TURN, summary(text, applied, tests))
             if last:
                 raise TurnOver(
                     StopReason.END_TURN,
-                    _summary(text, applied, tests, f"stopped after {host.rounds} replies"),
+                    summary(text, applied, tests, f"stopped after {host.rounds} replies"),
                     {"edit_rounds": host.rounds},
                 )
             again = applied.unchanged
             where = blamed(failing.output, host.root, found) if failing is not None else None
             point = "" if where else _point(host, found, failing)  # where: the line is said
-            feedback = _feedback(
+            said = [point]
+            async for ev in _seen(host, found, failing if point else None, said):
+                yield ev
+            point = "\n\n".join(said)
+            back_text = feedback(
                 applied, tests, fmt, command, failing if again else None, where, point
             )
-        back = Message.user(feedback)
+        back = Message.user(back_text)
         host.append(back, True)
         yield AgentEvent(E.MESSAGE, message=back)
     raise TurnOver(StopReason.END_TURN, text)  # rounds < 1
@@ -422,6 +413,15 @@ def _point(
     return pointer(tests.output, host.root, [*found.paths, *more], host.denies_read)
 
 
+async def _seen(
+    host: EditHost, found: Found, tests: Ran | None, said: list[str]
+) -> AsyncIterator[AgentEvent]:
+    """What the code saw when ``tests`` failed (:mod:`.seen`), added to ``said``."""
+    if tests is not None:
+        async for ev in observe(host, found.paths, tests.command, tests.output, said):
+            yield ev
+
+
 def _budget(host: EditHost) -> int:
     window = host.window or DEFAULT_WINDOW
     reply = host.max_output or 4_096
@@ -439,7 +439,7 @@ def _format_for(found: Found) -> Format:
 async def _apply(
     host: EditHost,
     parsed: Parsed,
-    out: _Applied,
+    out: Applied,
     request: str,
     inputs: dict[str, str] | None = None,
 ) -> AsyncIterator[AgentEvent]:
@@ -613,77 +613,3 @@ async def _run_one(host: EditHost, tests: Ran) -> AsyncIterator[AgentEvent]:
             E.NOTICE,
             text=f"the tests could not be run: {end.text.splitlines()[0] if end.text else ''}",
         )
-
-
-def _feedback(
-    applied: _Applied,
-    tests: Ran | None,
-    fmt: Format,
-    command: str,
-    failing: Ran | None = None,
-    where: tuple[str, int] | None = None,
-    point: str = "",
-) -> str:
-    """What the model is told after a reply. ``failing``: the reply only gave files back as
-    they are while these tests fail — said plainly, with the failure again. ``where``: the
-    source file and line the failure's traceback ends in. ``point``: else the functions the
-    failing tests call (:func:`.edit_point.pointer`)."""
-    blame = f"The error is in {where[0]}, line {where[1]}: change {where[0]}." if where else ""
-    if applied.unchanged:
-        files = ", ".join(applied.same)
-        said = [f"Your reply gave {files} back exactly as it is: nothing changed."]
-        if failing is not None:
-            said.append(failing.failure("still"))
-        if blame or point:
-            said.append(blame or point)
-        how = "the whole corrected file" if fmt == "whole" else "search/replace blocks"
-        what = "which line is wrong and why" if failing is not None else "what must change"
-        said.append(f"First say in one sentence {what}, then write {how} with the change.")
-        return "\n\n".join(said)
-    parts: list[str] = []
-    if applied.written:
-        parts.append("Applied: " + ", ".join(applied.written) + ".")
-    if applied.kept:
-        parts.append("Kept: " + "; ".join(applied.kept) + ".")
-    if applied.diagnostics:  # a NameError the tests only show as an empty output, say
-        found = "\n".join(applied.diagnostics)
-        parts.append(f"The language server found errors in your edit:\n```\n{found}\n```")
-    if applied.mistakes:
-        parts.append("A mistake in your edit:\n" + "\n".join(f"- {m}" for m in applied.mistakes))
-    if applied.problems:
-        lines = [f"- {p.path or '(no file)'}: {p.why}" for p in applied.problems]
-        parts.append("Not applied:\n" + "\n".join(lines))
-    for path, text in applied.refused.items():
-        parts.append("The current content of " + shown_file(path, text))
-    if tests is not None and tests.exit_code is not None and not tests.passed:
-        parts.append(tests.failure())
-        if blame or point:
-            parts.append(blame or point)
-    elif tests is None and command and not applied.written:
-        parts.append("Nothing was changed, so the tests were not run again.")
-    how = "the whole file" if fmt == "whole" else "search/replace blocks"
-    parts.append(f"Fix it: reply with {how} for each file you change, in the same format.")
-    return "\n\n".join(parts)
-
-
-def _summary(text: str, applied: _Applied, tests: Ran | None, end: str = "") -> str:
-    """The turn's final text: what the model said outside its code blocks, and what happened."""
-    said = prose(text)
-    lines = [said] if said else []
-    if applied.written:
-        lines.append("Changed: " + ", ".join(applied.written) + ".")
-    if applied.kept:
-        lines.append("Kept: " + "; ".join(applied.kept) + ".")
-    if applied.problems:
-        lines.append("Not applied: " + "; ".join(f"{p.path}: {p.why}" for p in applied.problems))
-    if tests is not None and tests.exit_code is not None:
-        if tests.expect:
-            shown = ", ".join(tests.missing or tests.expect)
-            said = "does not print" if tests.missing else "prints, as the request says,"
-            lines.append(f"`{tests.command}` {said} {shown}.")
-        else:
-            verdict = "pass" if tests.passed else f"fail (exit code {tests.exit_code})"
-            lines.append(f"The tests {verdict}: `{tests.command}`.")
-    if end:
-        lines.append(end)
-    return "\n".join(lines)

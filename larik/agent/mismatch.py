@@ -22,7 +22,7 @@ import math
 import re
 from difflib import SequenceMatcher
 
-__all__ = ["explain"]
+__all__ = ["compared", "explain"]
 
 _ASSERT = re.compile(r"^E\s+(?:AssertionError: )?assert (.{1,200}) == (.{1,200})$", re.M)
 _DOCTEST = re.compile(r"^Expected:\n[ \t]+(.{1,200})\nGot:\n[ \t]+(.{1,200})$", re.M)
@@ -34,16 +34,20 @@ CHANGES = 3
 def explain(output: str) -> str:
     """``"\\n\\n"`` and a sentence per described pair of ``output``'s failed comparisons (result
     first), or ""."""
-    pairs = [(got, want) for got, want in _ASSERT.findall(output)]
-    pairs += [(got, want) for want, got in _DOCTEST.findall(output)]
     said: list[str] = []
-    for got, want in pairs:
-        line = _describe(got.strip(), want.strip())
+    for got, want in compared(output):
+        line = _describe(got, want)
         if line and line not in said:
             said.append(line)
         if len(said) == PAIRS:
             break
     return "".join(f"\n\n{line}" for line in said)
+
+
+def compared(output: str) -> list[tuple[str, str]]:
+    """The failed comparisons ``output`` shows, as (result, expected) source texts."""
+    pairs = [(got.strip(), want.strip()) for got, want in _ASSERT.findall(output)]
+    return pairs + [(got.strip(), want.strip()) for want, got in _DOCTEST.findall(output)]
 
 
 def _describe(got_text: str, want_text: str) -> str:

@@ -133,7 +133,12 @@ async def test_a_whole_file_fix_is_applied_and_checked_by_the_tests(make_agent, 
     assert end.stop_reason is StopReason.END_TURN
     assert end.data["verify"]["passed"] is True  # the harness's test run, after the edit
     names = [e.tool_name for e in of(events, E.TOOL_END)]
-    assert names == ["bash", "write_file", "bash"]
+    # the tests, what the code saw (:mod:`larik.agent.seen`), the edit, the tests
+    assert names == ["bash", "bash", "write_file", "bash"]
+    assert (
+        "What the code saw: in test_add, add returned -1 at calc.py line 2, `return a - b`, "
+        "where `a` is 2 and `b` is 3. `a + b` there is 5, the expected value." in first
+    )
 
 
 async def test_a_failure_goes_back_for_another_round(make_agent, tested):
