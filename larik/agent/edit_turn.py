@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..llm.types import Block, Message, StopReason
 from ..paths import resolve_path
-from . import own_tests
+from . import edit_line, own_tests
 from .edit_context import Found, check_command, gather, is_test_file, read_shown
 from .edit_feedback import GIVEN_BACK, Applied, feedback, summary
 from .edit_messages import Ran, cut_off, first_message, now_reply, review
@@ -67,7 +67,7 @@ from .events import AgentEvent, AgentEventType
 from .examples import Check, doctest_files, example_checks
 from .profile import Profile
 from .pysyntax import UNPARSABLE, parse
-from .seen import observe
+from .seen import Saw, observe
 from .turn import Reply, TurnOver
 from .unbound import unbound_reads
 
@@ -179,10 +179,11 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
         before = before or next((t for t in ran if t.exit_code is not None), None)
     at_first = blamed(before.output, host.root, found) if before is not None else None
     point = "" if at_first else _point(host, found, before)
-    said = [point]
-    async for ev in _seen(host, found, before if point else None, said):
+    said, saw = [point], list[Saw]()
+    async for ev in _seen(host, found, before if point else None, said, saw):
         yield ev
     point = "\n\n".join(said)
+    line: edit_line.LineAsk | None = None  # the one line asked for alone (:mod:`.edit_line`)
     own = bool(
         host.profile.own_tests
         and host.writes_unasked
@@ -211,6 +212,7 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
         reply = Reply()
         at = blamed(failing.output, host.root, found) if failing is not None else None
         start = "" if again else _start(host, found, fmt, request, at[0] if at else "")
+        start = edit_line.start(line) if line else start
         async for ev in _ask(host, reply, start, _hotter(host.profile) if again else None):
             yield ev
         msg = reply.message
@@ -228,7 +230,9 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
             if last:
                 raise TurnOver(StopReason.MAX_TOKENS, text)
         else:
-            parsed = parse_reply(text, found.focus(), found.paths)
+            parsed = line and edit_line.parsed(host.root, line, text, host.denies_read)
+            body = text[len(start) :] if line and text.startswith(start) else text  # not begun
+            parsed = parsed or parse_reply(body, found.focus(), found.paths)
             if parsed.empty:  # no edit: the answer — unless a change was asked for (once)
                 if told or last or reviewing or not CHANGE.search(request):
                     raise TurnOver(StopReason.END_TURN, reviewing or text)
@@ -272,13 +276,18 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
             again = applied.unchanged
             where = blamed(failing.output, host.root, found) if failing is not None else None
             point = "" if where else _point(host, found, failing)  # where: the line is said
-            said = [point]
-            async for ev in _seen(host, found, failing if point else None, said):
+            said, earlier = [point], list(saw)
+            async for ev in _seen(host, found, failing if point else None, said, saw):
                 yield ev
             point = "\n\n".join(said)
             back_text = feedback(
                 applied, tests, fmt, command, failing if again else None, where, point
             )
+            line = None  # after a reply refused for what it is, not for its line
+            if again or applied.written:
+                line = edit_line.ask_for(host.root, saw, earlier, host.denies_read)
+            if line:  # the line the wrong value comes from, left as it was: that line alone
+                back_text = back_text.rsplit("\n\n", 1)[0] + "\n\n" + edit_line.message(line)
         back = Message.user(back_text)
         host.append(back, True)
         yield AgentEvent(E.MESSAGE, message=back)
@@ -414,12 +423,15 @@ def _point(
 
 
 async def _seen(
-    host: EditHost, found: Found, tests: Ran | None, said: list[str]
+    host: EditHost, found: Found, tests: Ran | None, said: list[str], saw: list[Saw]
 ) -> AsyncIterator[AgentEvent]:
-    """What the code saw when ``tests`` failed (:mod:`.seen`), added to ``said``."""
+    """What the code saw when ``tests`` failed (:mod:`.seen`): into ``saw``, and its words
+    added to ``said``."""
+    saw.clear()
     if tests is not None:
-        async for ev in observe(host, found.paths, tests.command, tests.output, said):
+        async for ev in observe(host, found.paths, tests.command, tests.output, saw):
             yield ev
+    said += [s.text for s in saw]
 
 
 def _budget(host: EditHost) -> int:

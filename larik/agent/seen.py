@@ -29,6 +29,7 @@ import json
 import re
 import shlex
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -38,7 +39,7 @@ from .edit_point import Suspect, suspects
 from .events import AgentEvent
 from .mismatch import compared
 
-__all__ = ["MARK", "PROBE", "command", "observe", "words"]
+__all__ = ["MARK", "PROBE", "Saw", "command", "observe", "words"]
 
 PROBE = Path(__file__).with_name("values_probe.py")
 MARK = "LARIK-SEEN "
@@ -47,6 +48,17 @@ MAX_SAID = 2  # functions described
 _FAILED = re.compile(r"^FAILED (\S+?\.py::\S+?)(?: - .*)?$", re.M)
 _PYTHON = re.compile(r"^\s*(\S*python[\d.]*)\s+-m\s+pytest\b")
 _ids = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class Saw:
+    """What the model is told of one function's return, and where that return is."""
+
+    text: str
+    path: str
+    line: int
+    source: str  # the return statement, as the probe unparsed it
+    fix: str  # a one-token change of its expression that gives the expected value ("": none)
 
 
 class Host(Protocol):
@@ -76,7 +88,7 @@ def command(
 
 
 async def observe(
-    host: Host, shown: list[str], check: str, output: str, out: list[str]
+    host: Host, shown: list[str], check: str, output: str, out: list[Saw]
 ) -> AsyncIterator[AgentEvent]:
     """Run the probe on ``output``'s failing tests (``check``'s output) and put what it saw
     into ``out`` (nothing when there is nothing to say: no compared values, no function)."""
@@ -93,25 +105,32 @@ async def observe(
         yield ev
     end = ends.get(call.id)
     if end is not None and not end.data.get("denied"):
-        said = words(end.text, found)
-        if said:
-            out.append(said)
+        out += saw(end.text, found)
 
 
 def words(output: str, found: list[Suspect]) -> str:
     """What the probe's report in ``output`` says, for the functions of ``found`` whose return
     was the compared value; "" when it says nothing usable."""
+    return "\n\n".join(s.text for s in saw(output, found))
+
+
+def saw(output: str, found: list[Suspect]) -> list[Saw]:
+    """:func:`words`, each with where its return is."""
     report = _report(output)
     where = {s.name: s.path for s in found}
-    said: list[str] = []
+    out: list[Saw] = []
     for test, functions in report.items():
         for name, seen in functions.items():
             if name not in where or not seen.get("matched"):
                 continue
-            said.append(_sentence(test, name, where[name], seen))
-            if len(said) == MAX_SAID:
-                return "\n\n".join(said)
-    return "\n\n".join(said)
+            fixes = seen.get("fixes", [])
+            text = _sentence(test, name, where[name], seen)
+            out.append(
+                Saw(text, where[name], seen["line"], seen["source"], fixes[0][0] if fixes else "")
+            )
+            if len(out) == MAX_SAID:
+                return out
+    return out
 
 
 def _report(output: str) -> dict[str, dict[str, dict[str, Any]]]:

@@ -515,6 +515,8 @@ async def test_a_file_given_back_as_it_is_is_asked_again_hotter_with_the_failure
 
     from .conftest import resolved
 
+    # `a * b`: no one-token change gives 5, so no line is asked for alone (:mod:`.edit_line`)
+    (tested / "calc.py").write_text("def add(a, b):\n    return a * b\n")
     copy = "calc.py\n```python\n" + (tested / "calc.py").read_text() + "```\n"
     p = script({"text": copy}, {"text": FIXED})
     agent = await make_agent(p, resolver=lambda s: resolved(p, model="qwen2.5-coder-1.5b"))
@@ -525,11 +527,61 @@ async def test_a_file_given_back_as_it_is_is_asked_again_hotter_with_the_failure
     back = second.messages[-1]
     assert back.role == "user"  # not begun this time: the sentence comes first
     said = back.text()
-    assert "gave calc.py back exactly as it is" in said and "assert -1 == 5" in said
+    assert "gave calc.py back exactly as it is" in said and "assert 6 == 5" in said
     assert "which line is wrong" in said
     assert second.temperature == HOTTER > (SMALL_SAMPLING.temperature or 0)
     assert (tested / "calc.py").read_text().endswith("a + b\n")
     assert of(events, E.TURN_END)[0].data["verify"]["passed"] is True
+
+
+async def test_the_line_a_wrong_value_comes_from_is_asked_for_alone_after_a_copy(
+    make_agent, tested
+):
+    """Told what the code saw and that `a + b` gives the expected value, a small model still
+    copies the file back; the next message asks for line 2 alone, the reply is begun with a
+    fence and the line's indentation, and the one line the model writes replaces that line."""
+    (tested / "calc.py").write_text("# calc\ndef add(a, b):\n    return a - b\n\n\nX = 1\n")
+    copy = "calc.py\n```python\n" + (tested / "calc.py").read_text() + "```\n"
+    p = script({"text": copy}, {"text": "return a + b\n```\n"})
+    agent = await make_agent(p, config=edit_config())
+    events = await run(agent, "The test fails. Fix calc.py.")
+    _, second = p.requests
+    asked = second.messages[-2].text()
+    assert "`a + b` there is 5, the expected value." in asked
+    assert asked.endswith(
+        "Line 3 of calc.py is where the wrong value comes from. It is now:\n```python\n"
+        "return a - b\n```\n\nReply with only line 3 as it should be, in a ```python block: "
+        "one line, not the whole file."
+    )
+    begun = second.messages[-1]
+    assert begun.role == "assistant" and begun.text() == "```python\n    "
+    assert (
+        tested / "calc.py"
+    ).read_text() == "# calc\ndef add(a, b):\n    return a + b\n\n\nX = 1\n"
+    assert of(events, E.TURN_END)[0].data["verify"]["passed"] is True
+
+
+async def test_a_whole_file_or_prose_for_the_line_is_read_as_any_reply(make_agent, tested):
+    """Asked for one line, the model may write the whole file anyway (read as such), or prose
+    (no line of code: not written in place of the line)."""
+    copy = "calc.py\n```python\n" + (tested / "calc.py").read_text() + "```\n"
+    p = script({"text": copy}, {"text": "Use + instead of -.\n\n" + FIXED})
+    agent = await make_agent(p, config=edit_config())
+    events = await run(agent, "The test fails. Fix calc.py.")
+    assert len(p.requests) == 2 and p.requests[1].messages[-1].role == "assistant"
+    assert (tested / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    assert of(events, E.TURN_END)[0].data["verify"]["passed"] is True
+
+
+async def test_a_line_left_as_it_was_by_an_edit_elsewhere_is_asked_for_too(make_agent, tested):
+    """The model changes another line and leaves the return the wrong value comes from."""
+    (tested / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    other = "calc.py\n```python\n# adds\ndef add(a, b):\n    return a - b\n```\n"
+    p = script({"text": other}, {"text": "    return a + b"})
+    agent = await make_agent(p, config=edit_config())
+    await run(agent, "The test fails. Fix calc.py.")
+    assert "Line 3 of calc.py is where" in p.requests[1].messages[-2].text()
+    assert (tested / "calc.py").read_text() == "# adds\ndef add(a, b):\n    return a + b\n"
 
 
 async def test_a_copy_after_a_failed_edit_repeats_that_failure(make_agent, tested):

@@ -12,7 +12,7 @@ from pathlib import Path
 from larik.agent.edit_point import Suspect
 from larik.agent.seen import MARK, PROBE, command, words
 
-RING = '''class Ring:
+RING = """class Ring:
     def __init__(self):
         self._items = [None, None, None]
         self._start = 0
@@ -24,8 +24,8 @@ RING = '''class Ring:
 
     def peek(self):
         return self._items[self._start - 1]
-'''
-RING_TEST = '''from ring import Ring
+"""
+RING_TEST = """from ring import Ring
 
 
 def test_peek():
@@ -33,7 +33,7 @@ def test_peek():
     r.push("a")
     r.push("b")
     assert r.peek() == "a"
-'''
+"""
 
 
 def probe(root: Path, *args: str) -> dict:

@@ -1,0 +1,102 @@
+"""One line, asked for alone (issue 24): the edit workflow's narrowest reply.
+
+Told what the code saw (:mod:`.seen`) — ``peek`` returned ``self._items[self._start - 1]``,
+``self._start`` is 0, ``self._items[self._start]`` is the expected ``'a'`` — the 1.5B model gave
+``ringbuffer.py`` back exactly as it was, 45 lines, and then answered with a sentence; the 0.5B
+model gave ``stats.py`` back with its ``//`` after being told ``/`` gives the expected 2.5.
+Copying a whole file is what a small model does best. So when the probe found a one-token
+change of a return line that gives the expected value, and the model's last reply left that
+line as it was (gave the file back, or changed something else), the next message asks for that
+one line alone — its number, its text now, a reply of only the corrected line — and the reply is
+begun for the model with the line's indentation inside a fence. The reply replaces that line
+and nothing else, and goes through the same checks as any edit (it must parse; the tests run).
+The model still writes the line: the harness names the line and what it should evaluate to,
+never writes the code.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .edit_context import Denied, read_shown
+from .edit_reply import FileEdit, Parsed
+from .pysyntax import parse
+from .seen import Saw
+
+__all__ = ["LineAsk", "ask_for", "message", "parsed", "start"]
+
+_FENCE = re.compile(r"^\s*```")
+
+
+@dataclass(frozen=True)
+class LineAsk:
+    path: str
+    line: int  # 1-based
+    text: str  # the line as it is now, without its newline
+
+
+def ask_for(root: Path, saw: list[Saw], before: list[Saw], denied: Denied | None) -> LineAsk | None:
+    """The line to ask for: the first return of ``saw`` with a one-token fix whose line reads
+    as it did when ``before`` was seen (the last reply left it alone); None for none."""
+    earlier = {(s.path, s.source) for s in before}
+    for s in saw:
+        if not s.fix or (s.path, s.source) not in earlier:
+            continue
+        text = read_shown(root, s.path, denied)
+        lines = text.splitlines() if text is not None else []
+        if 0 < s.line <= len(lines) and lines[s.line - 1].lstrip().startswith("return"):
+            return LineAsk(s.path, s.line, lines[s.line - 1])
+    return None
+
+
+def message(ask: LineAsk) -> str:
+    """The paragraph that ends the message: the line, then what to reply."""
+    return (
+        f"Line {ask.line} of {ask.path} is where the wrong value comes from. It is now:\n"
+        f"```python\n{ask.text.strip()}\n```\n\n"
+        f"Reply with only line {ask.line} as it should be, in a ```python block: "
+        "one line, not the whole file."
+    )
+
+
+def start(ask: LineAsk) -> str:
+    """How the reply is begun: a fence and the line's indentation."""
+    return "```python\n" + _indent(ask.text)
+
+
+def parsed(root: Path, ask: LineAsk, reply: str, denied: Denied | None) -> Parsed | None:
+    """The reply as an edit of the whole file with that line replaced; None when the reply is
+    not one line of code (a whole file, a definition, nothing) or the file changed meanwhile."""
+    line = _first_line(reply)
+    if line is None or line.lstrip().startswith(("def ", "class ", "@", "import ", "from ")):
+        return None
+    if parse(line.strip()) is None:  # prose, or the start of a whole file
+        return None
+    text = read_shown(root, ask.path, denied)
+    if text is None:
+        return None
+    lines = text.splitlines(keepends=True)
+    if not 0 < ask.line <= len(lines) or lines[ask.line - 1].rstrip("\r\n") != ask.text:
+        return None
+    end = lines[ask.line - 1][len(ask.text) :]  # its newline, as the file has it
+    lines[ask.line - 1] = _indent(ask.text) + line.strip() + end
+    return Parsed(edits=[FileEdit(ask.path, whole="".join(lines))])
+
+
+def _first_line(reply: str) -> str | None:
+    """The first line of code in the reply's first fenced block (or of the reply, unfenced)."""
+    lines = reply.splitlines()
+    fenced = [i for i, x in enumerate(lines) if _FENCE.match(x)]
+    body = lines[fenced[0] + 1 :] if fenced else lines
+    for x in body:
+        if _FENCE.match(x):
+            break
+        if x.strip() and not x.lstrip().startswith("#"):
+            return x
+    return None
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
