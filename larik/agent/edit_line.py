@@ -35,6 +35,8 @@ class LineAsk:
     path: str
     line: int  # 1-based
     text: str  # the line as it is now, without its newline
+    fix: str = ""  # the expression that gives the expected value there
+    want: str = ""  # that value
 
 
 def ask_for(root: Path, saw: list[Saw], before: list[Saw], denied: Denied | None) -> LineAsk | None:
@@ -47,17 +49,20 @@ def ask_for(root: Path, saw: list[Saw], before: list[Saw], denied: Denied | None
         text = read_shown(root, s.path, denied)
         lines = text.splitlines() if text is not None else []
         if 0 < s.line <= len(lines) and lines[s.line - 1].lstrip().startswith("return"):
-            return LineAsk(s.path, s.line, lines[s.line - 1])
+            return LineAsk(s.path, s.line, lines[s.line - 1], s.fix, s.want)
     return None
 
 
 def message(ask: LineAsk) -> str:
-    """The paragraph that ends the message: the line, then what to reply."""
+    """The paragraph that ends the message: the line, what gives the expected value there, and
+    what to reply. The line as it is now is quoted in the sentence, not shown as a block: the
+    0.5B model copies the last code block it was shown, and shown the line that way, it copied
+    the line back."""
+    there = f": there `{ask.fix}` is {ask.want}, the expected value" if ask.fix else ""
     return (
-        f"Line {ask.line} of {ask.path} is where the wrong value comes from. It is now:\n"
-        f"```python\n{ask.text.strip()}\n```\n\n"
-        f"Reply with only line {ask.line} as it should be, in a ```python block: "
-        "one line, not the whole file."
+        f"Line {ask.line} of {ask.path}, `{ask.text.strip()}`, is where the wrong value comes "
+        f"from{there}.\n\nReply with only line {ask.line} as it should be, in a ```python "
+        "block: one line, not the whole file."
     )
 
 

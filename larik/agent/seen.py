@@ -59,6 +59,7 @@ class Saw:
     line: int
     source: str  # the return statement, as the probe unparsed it
     fix: str  # a one-token change of its expression that gives the expected value ("": none)
+    want: str = ""  # that value
 
 
 class Host(Protocol):
@@ -125,9 +126,8 @@ def saw(output: str, found: list[Suspect]) -> list[Saw]:
                 continue
             fixes = seen.get("fixes", [])
             text = _sentence(test, name, where[name], seen)
-            out.append(
-                Saw(text, where[name], seen["line"], seen["source"], fixes[0][0] if fixes else "")
-            )
+            fix, want = fixes[0] if fixes else ("", "")
+            out.append(Saw(text, where[name], seen["line"], seen["source"], fix, want))
             if len(out) == MAX_SAID:
                 return out
     return out

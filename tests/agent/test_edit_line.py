@@ -12,12 +12,13 @@ CALC = "def add(a, b):\n    return a - b\n"
 
 
 def saw(fix: str = "a + b", source: str = "return a - b", line: int = 2) -> Saw:
-    return Saw("…", "calc.py", line, source, fix)
+    return Saw("…", "calc.py", line, source, fix, "5" if fix else "")
 
 
 def test_only_a_return_with_a_fix_left_as_it_was_is_asked_for(tmp_path: Path):
     (tmp_path / "calc.py").write_text(CALC)
-    assert ask_for(tmp_path, [saw()], [saw()], None) == LineAsk("calc.py", 2, "    return a - b")
+    asked = LineAsk("calc.py", 2, "    return a - b", "a + b", "5")
+    assert ask_for(tmp_path, [saw()], [saw()], None) == asked
     assert ask_for(tmp_path, [saw(fix="")], [saw()], None) is None  # no change gives the value
     assert ask_for(tmp_path, [saw()], [saw(source="return a * b")], None) is None  # it changed
     assert ask_for(tmp_path, [saw()], [], None) is None  # nothing seen before the reply

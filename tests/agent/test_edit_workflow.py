@@ -549,9 +549,9 @@ async def test_the_line_a_wrong_value_comes_from_is_asked_for_alone_after_a_copy
     asked = second.messages[-2].text()
     assert "`a + b` there is 5, the expected value." in asked
     assert asked.endswith(
-        "Line 3 of calc.py is where the wrong value comes from. It is now:\n```python\n"
-        "return a - b\n```\n\nReply with only line 3 as it should be, in a ```python block: "
-        "one line, not the whole file."
+        "Line 3 of calc.py, `return a - b`, is where the wrong value comes from: there "
+        "`a + b` is 5, the expected value.\n\nReply with only line 3 as it should be, in a "
+        "```python block: one line, not the whole file."
     )
     begun = second.messages[-1]
     assert begun.role == "assistant" and begun.text() == "```python\n    "
@@ -580,7 +580,7 @@ async def test_a_line_left_as_it_was_by_an_edit_elsewhere_is_asked_for_too(make_
     p = script({"text": other}, {"text": "    return a + b"})
     agent = await make_agent(p, config=edit_config())
     await run(agent, "The test fails. Fix calc.py.")
-    assert "Line 3 of calc.py is where" in p.requests[1].messages[-2].text()
+    assert "Line 3 of calc.py, `return a - b`, is where" in p.requests[1].messages[-2].text()
     assert (tested / "calc.py").read_text() == "# adds\ndef add(a, b):\n    return a + b\n"
 
 
