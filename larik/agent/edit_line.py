@@ -7,8 +7,8 @@ model gave ``stats.py`` back with its ``//`` after being told ``/`` gives the ex
 Copying a whole file is what a small model does best. So when the probe found a one-token
 change of a return line that gives the expected value, and the model's last reply left that
 line as it was (gave the file back, or changed something else), the next message asks for that
-one line alone — its number, its text now, a reply of only the corrected line — and the reply is
-begun for the model with the line's indentation inside a fence. The reply replaces that line
+one line alone — its number, its text now, a question to work out first, then a reply of only
+the corrected line (not begun for the model: the reasoning comes first). The reply replaces that line
 and nothing else, and goes through the same checks as any edit (it must parse; the tests run).
 The model still writes the line: the harness names the line and what it should evaluate to,
 never writes the code.
@@ -25,7 +25,7 @@ from .edit_reply import FileEdit, Parsed
 from .pysyntax import parse
 from .seen import Saw
 
-__all__ = ["LineAsk", "ask_for", "message", "parsed", "start"]
+__all__ = ["LineAsk", "ask_for", "message", "parsed"]
 
 _FENCE = re.compile(r"^\s*```")
 
@@ -37,6 +37,8 @@ class LineAsk:
     text: str  # the line as it is now, without its newline
     fix: str = ""  # the expression that gives the expected value there
     want: str = ""  # that value
+    kind: str = ""  # what the change is (:class:`.seen.Saw`)
+    detail: str = ""
 
 
 def ask_for(root: Path, saw: list[Saw], before: list[Saw], denied: Denied | None) -> LineAsk | None:
@@ -49,26 +51,36 @@ def ask_for(root: Path, saw: list[Saw], before: list[Saw], denied: Denied | None
         text = read_shown(root, s.path, denied)
         lines = text.splitlines() if text is not None else []
         if 0 < s.line <= len(lines) and lines[s.line - 1].lstrip().startswith("return"):
-            return LineAsk(s.path, s.line, lines[s.line - 1], s.fix, s.want)
+            line = lines[s.line - 1]
+            return LineAsk(s.path, s.line, line, s.fix, s.want, s.kind, s.detail)
     return None
 
 
 def message(ask: LineAsk) -> str:
-    """The paragraph that ends the message: the line, what gives the expected value there, and
-    what to reply. The line as it is now is quoted in the sentence, not shown as a block: the
-    0.5B model copies the last code block it was shown, and shown the line that way, it copied
-    the line back."""
+    """The paragraph that ends the message: the line, what gives the expected value there, a
+    question to work out first, and what to reply. The line as it is now is quoted in the
+    sentence, not shown as a block (the 0.5B model copies the last block it was shown). Asked
+    for the line at once, the 1.5B model wrote peek's line back as it was, even after naming
+    the expression that gives 'a'; asked first which index holds the expected value and which
+    of the values equals it, it wrote `self._items[self._start]` (two of three samples)."""
     there = f": there `{ask.fix}` is {ask.want}, the expected value" if ask.fix else ""
+    if ask.kind == "index":
+        first = (
+            f"First say which index of `{ask.detail}` holds the expected value {ask.want}, "
+            "and which expression of the ones above equals that index."
+        )
+    elif ask.kind == "operator":
+        first = (
+            f"First say which operator, in place of `{ask.detail}`, gives the expected value "
+            f"{ask.want} from the values above."
+        )
+    else:
+        first = f"First say how the line must change to give the expected value {ask.want}."
     return (
         f"Line {ask.line} of {ask.path}, `{ask.text.strip()}`, is where the wrong value comes "
-        f"from{there}.\n\nReply with only line {ask.line} as it should be, in a ```python "
-        "block: one line, not the whole file."
+        f"from{there}.\n\n{first} Then reply with line {ask.line} as it should be, in a "
+        "```python block: one line, not the whole file."
     )
-
-
-def start(ask: LineAsk) -> str:
-    """How the reply is begun: a fence and the line's indentation."""
-    return "```python\n" + _indent(ask.text)
 
 
 def parsed(root: Path, ask: LineAsk, reply: str, denied: Denied | None) -> Parsed | None:

@@ -212,7 +212,7 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
         reply = Reply()
         at = blamed(failing.output, host.root, found) if failing is not None else None
         start = "" if again else _start(host, found, fmt, request, at[0] if at else "")
-        start = edit_line.start(line) if line else start
+        start = "" if line else start  # the line alone: the reasoning first, not begun
         async for ev in _ask(host, reply, start, _hotter(host.profile) if again else None):
             yield ev
         msg = reply.message

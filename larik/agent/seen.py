@@ -60,6 +60,8 @@ class Saw:
     source: str  # the return statement, as the probe unparsed it
     fix: str  # a one-token change of its expression that gives the expected value ("": none)
     want: str = ""  # that value
+    kind: str = ""  # what the change is: "index" (inside a subscript), "operator", "other"
+    detail: str = ""  # the subscripted container's source, or the operator replaced
 
 
 class Host(Protocol):
@@ -126,8 +128,8 @@ def saw(output: str, found: list[Suspect]) -> list[Saw]:
                 continue
             fixes = seen.get("fixes", [])
             text = _sentence(test, name, where[name], seen)
-            fix, want = fixes[0] if fixes else ("", "")
-            out.append(Saw(text, where[name], seen["line"], seen["source"], fix, want))
+            fix = fixes[0] if fixes else ["", "", "", ""]
+            out.append(Saw(text, where[name], seen["line"], seen["source"], *fix))
             if len(out) == MAX_SAID:
                 return out
     return out
@@ -157,14 +159,15 @@ def _valid(seen: object) -> bool:
     if not isinstance(seen, dict):
         return False
     texts = (seen.get("source"), seen.get("returned"))
-    pairs = [*seen.get("parts", ()), *seen.get("fixes", ())] if _lists(seen) else None
+    if not _lists(seen):
+        return False
+    rows = [(p, 2) for p in seen.get("parts", ())] + [(f, 4) for f in seen.get("fixes", ())]
     return (
         isinstance(seen.get("line"), int)
         and all(isinstance(t, str) for t in texts)
-        and pairs is not None
         and all(
-            isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p)
-            for p in pairs
+            isinstance(p, list) and len(p) == n and all(isinstance(x, str) for x in p)
+            for p, n in rows
         )
     )
 
@@ -184,6 +187,6 @@ def _sentence(test: str, name: str, path: str, seen: dict[str, Any]) -> str:
         listed = ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else parts[0]
         head += f", where {listed}"
     said = [head + "."]
-    for text, value in seen.get("fixes", [])[:1]:
+    for text, value, _, _ in seen.get("fixes", [])[:1]:
         said.append(f"`{text}` there is {value}, the expected value.")
     return " ".join(said)

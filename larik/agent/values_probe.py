@@ -47,6 +47,22 @@ _SWAP = {
     ast.Is: (ast.IsNot,),
     ast.IsNot: (ast.Is,),
 }
+_OPS = {
+    ast.FloorDiv: "//",
+    ast.Div: "/",
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+}
 _PLAIN = (
     ast.Name,
     ast.Attribute,
@@ -170,10 +186,10 @@ class _Target:
             if not _same(value, got):
                 continue
             matched = True
-            for variant in _variants(node.value):
+            for variant, kind, detail in _variants(node.value):
                 try:
                     if _same(_eval(variant, scope), want):
-                        fixes.append((ast.unparse(variant), _repr(want)))
+                        fixes.append((ast.unparse(variant), _repr(want), kind, detail))
                 except Exception:
                     continue
                 if len(fixes) == 2:
@@ -260,28 +276,49 @@ def _eval(node: ast.AST, scope: dict):  # type: ignore[no-untyped-def]
     return eval(compile(expr, "<probe>", "eval"), {"__builtins__": __builtins__}, scope)
 
 
-def _variants(expr: ast.AST) -> list[ast.AST]:
-    """``expr`` with one small change each, the smallest first."""
+def _variants(expr: ast.AST) -> list[tuple[ast.AST, str, str]]:
+    """``expr`` with one small change each, the smallest first, and what the change is:
+    ``("index", CONTAINER)`` for a change inside a subscript's index (``self._items``),
+    ``("operator", OLD)`` for another operator in place of ``OLD``, ``("other", "")``."""
     if not _plain(expr, {}):
         return []
-    out: list[ast.AST] = []
+    inside: dict[int, str] = {}  # a node in a subscript's index → the container's source
+    for sub in ast.walk(expr):
+        if isinstance(sub, ast.Subscript) and not isinstance(sub.slice, ast.Slice):
+            for n in ast.walk(sub.slice):
+                inside[id(n)] = ast.unparse(sub.value)
+    out: list[tuple[ast.AST, str, str]] = []
+
+    def add(index: int, node: ast.AST, change, kind: str = "other", detail: str = "") -> None:  # type: ignore[no-untyped-def]
+        if id(node) in inside:
+            kind, detail = "index", inside[id(node)]
+        out.append((_replace(expr, index, change), kind, detail))
+
     for index, node in enumerate(ast.walk(expr)):
         if isinstance(node, ast.BinOp):
             for op in _SWAP.get(type(node.op), ()):
-                out.append(_replace(expr, index, lambda n, op=op: _with(n, op=op())))
+                add(
+                    index, node, lambda n, op=op: _with(n, op=op()), "operator", _OPS[type(node.op)]
+                )
             if isinstance(node.right, ast.Constant) and type(node.right.value) is int:
-                out.append(_replace(expr, index, lambda n: n.left))
+                add(index, node, lambda n: n.left)
         elif isinstance(node, ast.Compare) and len(node.ops) == 1:
             for op in _SWAP.get(type(node.ops[0]), ()):
-                out.append(_replace(expr, index, lambda n, op=op: _with(n, ops=[op()])))
+                add(
+                    index,
+                    node,
+                    lambda n, op=op: _with(n, ops=[op()]),
+                    "operator",
+                    _OPS[type(node.ops[0])],
+                )
         elif isinstance(node, ast.Constant) and type(node.value) is int:
             for step in (1, -1):
                 value = node.value + step
-                out.append(_replace(expr, index, lambda n, v=value: ast.Constant(value=v)))
+                add(index, node, lambda n, v=value: ast.Constant(value=v))
         elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-            out.append(_replace(expr, index, lambda n: n.value))
+            add(index, node, lambda n: n.value)
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            out.append(_replace(expr, index, lambda n: n.operand))
+            add(index, node, lambda n: n.operand)
         if len(out) >= MAX_VARIANTS:
             break
     return out[:MAX_VARIANTS]

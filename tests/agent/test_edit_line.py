@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from larik.agent.edit_line import LineAsk, ask_for, parsed, start
+from larik.agent.edit_line import LineAsk, ask_for, message, parsed
 from larik.agent.seen import Saw
 
 CALC = "def add(a, b):\n    return a - b\n"
 
 
 def saw(fix: str = "a + b", source: str = "return a - b", line: int = 2) -> Saw:
-    return Saw("…", "calc.py", line, source, fix, "5" if fix else "")
+    return Saw("…", "calc.py", line, source, fix, "5" if fix else "", "operator", "-")
 
 
 def test_only_a_return_with_a_fix_left_as_it_was_is_asked_for(tmp_path: Path):
     (tmp_path / "calc.py").write_text(CALC)
-    asked = LineAsk("calc.py", 2, "    return a - b", "a + b", "5")
+    asked = LineAsk("calc.py", 2, "    return a - b", "a + b", "5", "operator", "-")
     assert ask_for(tmp_path, [saw()], [saw()], None) == asked
     assert ask_for(tmp_path, [saw(fix="")], [saw()], None) is None  # no change gives the value
     assert ask_for(tmp_path, [saw()], [saw(source="return a * b")], None) is None  # it changed
@@ -29,7 +29,6 @@ def test_only_a_return_with_a_fix_left_as_it_was_is_asked_for(tmp_path: Path):
 def test_the_reply_s_first_line_of_code_replaces_the_line_and_nothing_else(tmp_path: Path):
     (tmp_path / "calc.py").write_text("# c\r\ndef add(a, b):\r\n    return a - b\r\nX = 1\r\n")
     ask = LineAsk("calc.py", 3, "    return a - b")
-    assert start(ask) == "```python\n    "
     [edit] = parsed(tmp_path, ask, "```python\n    # the fix\n  return a + b\n```", None).edits
     assert edit.path == "calc.py"
     assert edit.whole == "# c\r\ndef add(a, b):\r\n    return a + b\r\nX = 1\r\n"
@@ -48,3 +47,33 @@ def test_what_is_not_one_line_of_code_is_not_taken_as_the_line(tmp_path: Path):
         assert parsed(tmp_path, ask, reply, None) is None, reply
     (tmp_path / "calc.py").write_text("def add(a, b):\n    return b - a\n")  # changed since
     assert parsed(tmp_path, ask, "return a + b", None) is None
+
+
+def test_the_question_to_work_out_first_fits_the_change():
+    """Asked for the line at once, the 1.5B model copied peek's line back; asked first which
+    index holds the expected value, it wrote the right index (docs/bench.md)."""
+    index = LineAsk(
+        "ring.py",
+        9,
+        "        return self._items[self._start - 1]",
+        "self._items[self._start]",
+        "'a'",
+        "index",
+        "self._items",
+    )
+    assert message(index) == (
+        "Line 9 of ring.py, `return self._items[self._start - 1]`, is where the wrong value "
+        "comes from: there `self._items[self._start]` is 'a', the expected value.\n\n"
+        "First say which index of `self._items` holds the expected value 'a', and which "
+        "expression of the ones above equals that index. Then reply with line 9 as it should "
+        "be, in a ```python block: one line, not the whole file."
+    )
+    operator = LineAsk(
+        "s.py", 5, "    return sum(v) // len(v)", "sum(v) / len(v)", "2.5", "operator", "//"
+    )
+    assert (
+        "First say which operator, in place of `//`, gives the expected value 2.5 from the values above."
+        in message(operator)
+    )
+    other = LineAsk("s.py", 5, "    return x[1:]", "x", "[1, 2]", "other", "")
+    assert "First say how the line must change to give the expected value [1, 2]." in message(other)

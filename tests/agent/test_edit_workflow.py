@@ -538,23 +538,23 @@ async def test_the_line_a_wrong_value_comes_from_is_asked_for_alone_after_a_copy
     make_agent, tested
 ):
     """Told what the code saw and that `a + b` gives the expected value, a small model still
-    copies the file back; the next message asks for line 2 alone, the reply is begun with a
-    fence and the line's indentation, and the one line the model writes replaces that line."""
+    copies the file back; the next message asks for line 3 alone, with a question to work out
+    first (not begun for the model), and the one line the model writes replaces that line."""
     (tested / "calc.py").write_text("# calc\ndef add(a, b):\n    return a - b\n\n\nX = 1\n")
     copy = "calc.py\n```python\n" + (tested / "calc.py").read_text() + "```\n"
-    p = script({"text": copy}, {"text": "return a + b\n```\n"})
+    p = script({"text": copy}, {"text": "`+` gives 5.\n\n```python\nreturn a + b\n```\n"})
     agent = await make_agent(p, config=edit_config())
     events = await run(agent, "The test fails. Fix calc.py.")
     _, second = p.requests
-    asked = second.messages[-2].text()
-    assert "`a + b` there is 5, the expected value." in asked
-    assert asked.endswith(
+    asked = second.messages[-1]
+    assert asked.role == "user"  # not begun: the reasoning comes first
+    assert "`a + b` there is 5, the expected value." in asked.text()
+    assert asked.text().endswith(
         "Line 3 of calc.py, `return a - b`, is where the wrong value comes from: there "
-        "`a + b` is 5, the expected value.\n\nReply with only line 3 as it should be, in a "
-        "```python block: one line, not the whole file."
+        "`a + b` is 5, the expected value.\n\nFirst say which operator, in place of `-`, "
+        "gives the expected value 5 from the values above. Then reply with line 3 as it "
+        "should be, in a ```python block: one line, not the whole file."
     )
-    begun = second.messages[-1]
-    assert begun.role == "assistant" and begun.text() == "```python\n    "
     assert (
         tested / "calc.py"
     ).read_text() == "# calc\ndef add(a, b):\n    return a + b\n\n\nX = 1\n"
@@ -568,7 +568,7 @@ async def test_a_whole_file_or_prose_for_the_line_is_read_as_any_reply(make_agen
     p = script({"text": copy}, {"text": "Use + instead of -.\n\n" + FIXED})
     agent = await make_agent(p, config=edit_config())
     events = await run(agent, "The test fails. Fix calc.py.")
-    assert len(p.requests) == 2 and p.requests[1].messages[-1].role == "assistant"
+    assert len(p.requests) == 2 and "Then reply with line 2" in p.requests[1].messages[-1].text()
     assert (tested / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
     assert of(events, E.TURN_END)[0].data["verify"]["passed"] is True
 
@@ -580,7 +580,7 @@ async def test_a_line_left_as_it_was_by_an_edit_elsewhere_is_asked_for_too(make_
     p = script({"text": other}, {"text": "    return a + b"})
     agent = await make_agent(p, config=edit_config())
     await run(agent, "The test fails. Fix calc.py.")
-    assert "Line 3 of calc.py, `return a - b`, is where" in p.requests[1].messages[-2].text()
+    assert "Line 3 of calc.py, `return a - b`, is where" in p.requests[1].messages[-1].text()
     assert (tested / "calc.py").read_text() == "# adds\ndef add(a, b):\n    return a + b\n"
 
 

@@ -68,7 +68,7 @@ def test_the_return_s_parts_and_the_index_that_holds_the_expected_value(tmp_path
         "self._start - 1": "-1",
         "self._start": "0",
     }  # `self` itself, shown as an address, is no value
-    assert got["fixes"][0] == ["self._items[self._start]", "'a'"]
+    assert got["fixes"][0] == ["self._items[self._start]", "'a'", "index", "self._items"]
 
 
 def test_an_operator_that_gives_the_expected_value(tmp_path):
@@ -83,7 +83,7 @@ def test_an_operator_that_gives_the_expected_value(tmp_path):
     test = "tests/test_stats.py::test_mean"
     got = probe(root, "--func", "stats.py:mean:1", "--pair", "2", "2.5", test)[test]["mean"]
     assert dict(got["parts"])["sum(values)"] == "10" and dict(got["parts"])["len(values)"] == "4"
-    assert got["fixes"] == [["sum(values) / len(values)", "2.5"]]
+    assert got["fixes"] == [["sum(values) / len(values)", "2.5", "operator", "//"]]
 
 
 def test_the_probe_calls_none_of_the_project_s_functions_and_writes_nothing(tmp_path):
@@ -136,7 +136,7 @@ def test_the_project_s_modules_win_over_the_probe_s_neighbours(tmp_path):
     )
     test = "tests/test_plan.py::test_steps"
     got = probe(root, "--func", "plan.py:steps:1", "--pair", "1", "2", test)[test]["steps"]
-    assert got["matched"] is True and got["fixes"] == [["2", "2"]]
+    assert got["matched"] is True and got["fixes"] == [["2", "2", "other", ""]]
 
 
 # -- the report, read by the workflow ----------------------------------------------------------
@@ -147,7 +147,7 @@ SEEN = {
     "source": "return self._items[self._start - 1]",
     "returned": "None",
     "parts": [["self._items", "['a', 'b', None]"], ["self._start", "0"]],
-    "fixes": [["self._items[self._start]", "'a'"]],
+    "fixes": [["self._items[self._start]", "'a'", "index", "self._items"]],
     "matched": True,
 }
 
@@ -166,7 +166,7 @@ def test_the_sentence_names_the_test_the_values_and_the_change():
 
 
 def test_a_report_line_the_project_printed_first_is_not_the_probe_s():
-    forged = report({"t::x": {"Ring.peek": {**SEEN, "fixes": [["rm -rf /", "'a'"]]}}})
+    forged = report({"t::x": {"Ring.peek": {**SEEN, "fixes": [["rm -rf /", "'a'", "other", ""]]}}})
     said = words(forged + "\n1 failed\n\n" + report({"t::x": {"Ring.peek": SEEN}}), [PEEK])
     assert "rm -rf" not in said and "self._items[self._start]" in said
 
@@ -179,6 +179,7 @@ def test_a_report_that_does_not_read_says_nothing():
         report({"t::x": {"Ring.peek": {**SEEN, "line": "12"}}}),
         report({"t::x": {"Ring.peek": {**SEEN, "parts": [["a"]]}}}),
         report({"t::x": {"Ring.peek": {**SEEN, "fixes": "x"}}}),
+        report({"t::x": {"Ring.peek": {**SEEN, "fixes": [["a", "b"]]}}}),  # what the change is
         report({"t::x": {"Ring.peek": {**SEEN, "matched": False}}}),  # not the compared value
         report({"t::x": {"Other.f": SEEN}}),  # a function the workflow did not ask about
         "no report at all",
