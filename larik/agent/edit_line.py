@@ -5,8 +5,10 @@ Told what the code saw (:mod:`.seen`) — ``peek`` returned ``self._items[self._
 ``ringbuffer.py`` back exactly as it was, 45 lines, and then answered with a sentence; the 0.5B
 model gave ``stats.py`` back with its ``//`` after being told ``/`` gives the expected 2.5.
 Copying a whole file is what a small model does best. So when the probe found a one-token
-change of a return line that gives the expected value, and the model's last reply left that
-line as it was (gave the file back, or changed something else), the next message asks for that
+change of a return line that gives the expected value, and the model's last reply did not make
+that value right (gave the file back, changed something else, or changed the line to another
+wrong one: the 1.5B model's first reply turned ``self._start - 1`` into
+``(self._start - 1) % self.capacity``), the next message asks for that
 one line alone — its number, its text now, a question to work out first, then a reply of only
 the corrected line (not begun for the model: the reasoning comes first). The reply replaces that line
 and nothing else, and goes through the same checks as any edit (it must parse; the tests run).
@@ -42,11 +44,12 @@ class LineAsk:
 
 
 def ask_for(root: Path, saw: list[Saw], before: list[Saw], denied: Denied | None) -> LineAsk | None:
-    """The line to ask for: the first return of ``saw`` with a one-token fix whose line reads
-    as it did when ``before`` was seen (the last reply left it alone); None for none."""
-    earlier = {(s.path, s.source) for s in before}
+    """The line to ask for: the first return of ``saw`` with a one-token fix, in a file whose
+    wrong value was seen before the last reply too (``before``: the reply did not make it
+    right — left the line alone, or changed it to another wrong one); None for none."""
+    earlier = {s.path for s in before}
     for s in saw:
-        if not s.fix or (s.path, s.source) not in earlier:
+        if not s.fix or s.path not in earlier:
             continue
         text = read_shown(root, s.path, denied)
         lines = text.splitlines() if text is not None else []

@@ -15,12 +15,18 @@ def saw(fix: str = "a + b", source: str = "return a - b", line: int = 2) -> Saw:
     return Saw("…", "calc.py", line, source, fix, "5" if fix else "", "operator", "-")
 
 
-def test_only_a_return_with_a_fix_left_as_it_was_is_asked_for(tmp_path: Path):
+def test_only_a_return_with_a_fix_whose_value_the_last_reply_left_wrong_is_asked_for(
+    tmp_path: Path,
+):
     (tmp_path / "calc.py").write_text(CALC)
     asked = LineAsk("calc.py", 2, "    return a - b", "a + b", "5", "operator", "-")
     assert ask_for(tmp_path, [saw()], [saw()], None) == asked
     assert ask_for(tmp_path, [saw(fix="")], [saw()], None) is None  # no change gives the value
-    assert ask_for(tmp_path, [saw()], [saw(source="return a * b")], None) is None  # it changed
+    # the line changed to another wrong one: still asked for
+    assert ask_for(tmp_path, [saw()], [saw(source="return a * b")], None) == asked
+    assert (
+        ask_for(tmp_path, [saw()], [Saw("…", "other.py", 2, "return a - b", "a + b")], None) is None
+    )
     assert ask_for(tmp_path, [saw()], [], None) is None  # nothing seen before the reply
     assert ask_for(tmp_path, [saw(line=1)], [saw(line=1)], None) is None  # not a return line
     assert ask_for(tmp_path, [saw()], [saw()], lambda p: p.name == "calc.py") is None  # denied

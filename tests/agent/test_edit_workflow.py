@@ -584,6 +584,17 @@ async def test_a_line_left_as_it_was_by_an_edit_elsewhere_is_asked_for_too(make_
     assert (tested / "calc.py").read_text() == "# adds\ndef add(a, b):\n    return a + b\n"
 
 
+async def test_a_line_changed_to_another_wrong_one_is_asked_for_alone(make_agent, tested):
+    """The 1.5B model's first reply turned peek's `self._start - 1` into another wrong index:
+    the value is still wrong, a one-token change still gives the expected one."""
+    other = "calc.py\n```python\ndef add(a, b):\n    return b - a\n```\n"
+    p = script({"text": other}, {"text": "`+`.\n```python\nreturn b + a\n```"})
+    agent = await make_agent(p, config=edit_config())
+    await run(agent, "The test fails. Fix calc.py.")
+    assert "Line 2 of calc.py, `return b - a`, is where" in p.requests[1].messages[-1].text()
+    assert (tested / "calc.py").read_text() == "def add(a, b):\n    return b + a\n"
+
+
 async def test_a_copy_after_a_failed_edit_repeats_that_failure(make_agent, tested):
     """The failure given back is the latest one (the tests after the last written edit), and
     a round after a real edit goes at the profile's temperature again."""
