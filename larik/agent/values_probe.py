@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import importlib.util
 import json
 import os
 import sys
@@ -135,6 +136,8 @@ def main(argv: list[str]) -> int:
 
     sys.dont_write_bytecode = True
     flags = ["-q", "--tb=no", "-p", "no:cacheprovider", "-p", "no:randomly"]
+    if importlib.util.find_spec("xdist") is not None:
+        flags += ["-n", "0"]  # the project's `addopts = -n …` would run the tests elsewhere
     try:
         pytest.main([*flags, *args.tests], plugins=[Plugin()])
     finally:

@@ -199,3 +199,19 @@ def test_the_command_quotes_every_argument_and_runs_the_check_s_python():
     assert "--pair ''\"'\"'it'\"'\"''\"'\"'s'\"'\"'' ''\"'\"'$(rm -rf ~)'\"'\"''" in cmd
     assert cmd.endswith("-- 'tests/t.py::test_x[a b]'")
     assert command("make test", [PEEK], ["t.py::x"], []).startswith(f"python {PROBE} ")
+
+
+def test_a_project_that_runs_its_tests_in_workers_is_still_seen(tmp_path):
+    """`addopts = -n 2` (pytest-xdist) would run the tests in other processes, out of the
+    probe's sight: the probe runs them in its own."""
+    root = project(
+        tmp_path,
+        {
+            "pytest.ini": "[pytest]\naddopts = -n 2\n",
+            "m.py": "def f():\n    return 1\n",
+            "tests/test_m.py": "from m import f\n\n\ndef test_f():\n    assert f() == 2\n",
+        },
+    )
+    test = "tests/test_m.py::test_f"
+    got = probe(root, "--func", "m.py:f:1", "--pair", "1", "2", test)[test]["f"]
+    assert got["matched"] is True and got["returned"] == "1"
