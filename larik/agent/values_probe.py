@@ -20,12 +20,14 @@ import argparse
 import ast
 import copy
 import importlib.util
+import inspect
 import json
 import os
 import sys
 import types
 
 MARK = "LARIK-SEEN "
+_SUSPENDS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 SAFE_CALLS = frozenset(
     "abs all any bool float int len list max min repr round set sorted str sum tuple".split()
 )
@@ -155,7 +157,8 @@ class _Target:
 
     def owns(self, code) -> bool:  # type: ignore[no-untyped-def]
         return (
-            code.co_name == self.name.rsplit(".", 1)[-1]
+            not code.co_flags & _SUSPENDS  # a yield or an await is a return event too
+            and code.co_name == self.name.rsplit(".", 1)[-1]
             and self.first <= code.co_firstlineno <= self.line
             and os.path.realpath(code.co_filename) == self.path
         )

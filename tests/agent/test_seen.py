@@ -215,3 +215,17 @@ def test_a_project_that_runs_its_tests_in_workers_is_still_seen(tmp_path):
     test = "tests/test_m.py::test_f"
     got = probe(root, "--func", "m.py:f:1", "--pair", "1", "2", test)[test]["f"]
     assert got["matched"] is True and got["returned"] == "1"
+
+
+def test_a_generator_s_yield_is_no_return(tmp_path):
+    """A yield (or an await) ends the frame's run with a return event: not the function's
+    return, so nothing is recorded for it."""
+    root = project(
+        tmp_path,
+        {
+            "g.py": "def g():\n    return (yield 1)\n",  # suspended on the return's line
+            "tests/test_g.py": "from g import g\n\n\ndef test_g():\n    assert next(g()) == 2\n",
+        },
+    )
+    test = "tests/test_g.py::test_g"
+    assert probe(root, "--func", "g.py:g:1", "--pair", "1", "2", test) == {}
