@@ -138,8 +138,10 @@ def main(argv: list[str]) -> int:
 
     sys.dont_write_bytecode = True
     flags = ["-q", "--tb=no", "-p", "no:cacheprovider", "-p", "no:randomly"]
-    if importlib.util.find_spec("xdist") is not None:
-        flags += ["-n", "0"]  # the project's `addopts = -n …` would run the tests elsewhere
+    if importlib.util.find_spec("xdist") is not None and not os.environ.get(
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
+    ):  # loaded: the project's `addopts = -n …` would run the tests elsewhere
+        flags += ["-n", "0"]  # (not loaded, `-n` is an argument pytest does not know)
     try:
         pytest.main([*flags, *args.tests], plugins=[Plugin()])
     finally:

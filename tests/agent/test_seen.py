@@ -229,3 +229,18 @@ def test_a_generator_s_yield_is_no_return(tmp_path):
     )
     test = "tests/test_g.py::test_g"
     assert probe(root, "--func", "g.py:g:1", "--pair", "1", "2", test) == {}
+
+
+def test_without_plugin_autoload_the_probe_still_runs(tmp_path, monkeypatch):
+    """`PYTEST_DISABLE_PLUGIN_AUTOLOAD=1` (the suite's own `python`, and some users'): xdist is
+    installed but not loaded, so `-n 0` would be an argument pytest does not know."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    root = project(
+        tmp_path,
+        {
+            "m.py": "def f():\n    return 1\n",
+            "tests/test_m.py": "from m import f\n\n\ndef test_f():\n    assert f() == 2\n",
+        },
+    )
+    test = "tests/test_m.py::test_f"
+    assert probe(root, "--func", "m.py:f:1", "--pair", "1", "2", test)[test]["f"]["matched"]
