@@ -25,7 +25,7 @@ from pathlib import Path
 from .edit_context import Denied, Found, is_test_file, read_shown
 from .pysyntax import parse
 
-__all__ = ["MAX_SUSPECTS", "Suspect", "blamed", "pointer", "suspects"]
+__all__ = ["MAX_SUSPECTS", "Suspect", "blamed", "failed_tests", "pointer", "suspects"]
 
 MAX_SUSPECTS = 3  # functions shown; more is a listing, not a pointer
 MAX_LINES = 40  # a longer function is named, not shown
@@ -83,7 +83,7 @@ def suspects(
     wanted: list[str] = []
     for line in _failing_lines(output):
         wanted += [n for n in _calls(line) if n not in wanted]
-    for path, test in _FAILED.findall(output):
+    for path, test in failed_tests(output):
         if path in shown and is_test_file(path):
             for n in _test_calls(read_shown(root, path, denied), test):
                 if n not in wanted:
@@ -110,6 +110,12 @@ def pointer(output: str, root: Path, shown: list[str], denied: Denied | None = N
         if s.source:
             parts.append(f"{s.path}, {s.name}:\n```python\n{s.source}\n```")
     return "\n\n".join(parts)
+
+
+def failed_tests(output: str) -> list[tuple[str, str]]:
+    """The failing tests of pytest's summary in ``output`` (``FAILED path::test``), as (path,
+    test), each once, in order."""
+    return list(dict.fromkeys(_FAILED.findall(output)))
 
 
 def _failing_lines(output: str) -> list[str]:

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from ..llm.types import Block
 from .edit_context import Denied
-from .edit_point import Suspect, suspects
+from .edit_point import Suspect, failed_tests, suspects
 from .events import AgentEvent
 from .mismatch import compared
 
@@ -45,7 +45,6 @@ PROBE = Path(__file__).with_name("values_probe.py")
 MARK = "LARIK-SEEN "
 MAX_TESTS = 5  # failing tests run again
 MAX_SAID = 2  # functions described
-_FAILED = re.compile(r"^FAILED (\S+?\.py::\S+?)(?: - .*)?$", re.M)
 _PYTHON = re.compile(r"^\s*(\S*python[\d.]*)\s+-m\s+pytest\b")
 _ids = itertools.count(1)
 
@@ -96,7 +95,7 @@ async def observe(
     """Run the probe on ``output``'s failing tests (``check``'s output) and put what it saw
     into ``out`` (nothing when there is nothing to say: no compared values, no function)."""
     pairs = compared(output)
-    tests = list(dict.fromkeys(_FAILED.findall(output)))[:MAX_TESTS]
+    tests = [f"{path}::{test}" for path, test in failed_tests(output)][:MAX_TESTS]
     found = suspects(output, host.root, shown, host.denies_read)
     if not pairs or not tests or not found:
         return
