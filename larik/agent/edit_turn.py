@@ -231,8 +231,7 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
                 raise TurnOver(StopReason.MAX_TOKENS, text)
         else:
             parsed = line and edit_line.parsed(host.root, line, text, host.denies_read)
-            body = text[len(start) :] if line and text.startswith(start) else text  # not begun
-            parsed = parsed or parse_reply(body, found.focus(), found.paths)
+            parsed = parsed or parse_reply(text, found.focus(), found.paths)
             if parsed.empty:  # no edit: the answer — unless a change was asked for (once)
                 if told or last or reviewing or not CHANGE.search(request):
                     raise TurnOver(StopReason.END_TURN, reviewing or text)
