@@ -26,8 +26,9 @@ from .edit_context import Denied, read_shown
 from .edit_reply import FileEdit, Parsed
 from .pysyntax import parse
 from .seen import Saw
+from .skips import Skip
 
-__all__ = ["LineAsk", "ask_for", "message", "parsed"]
+__all__ = ["LineAsk", "ask_for", "for_skip", "message", "parsed"]
 
 _FENCE = re.compile(r"^\s*```")
 
@@ -59,6 +60,16 @@ def ask_for(root: Path, saw: list[Saw], before: list[Saw], denied: Denied | None
     return None
 
 
+def for_skip(now: Skip | None, before: Skip | None) -> LineAsk | None:
+    """The loop that leaves an item out (:mod:`.skips`), when the last reply left it as it was
+    (found before the reply and after it, the same line); None otherwise."""
+    if now is None or before is None:
+        return None
+    if (now.path, now.text, now.part) != (before.path, before.text, before.part):
+        return None
+    return LineAsk(now.path, now.line, now.text, kind="skip", want=now.place, detail=now.part)
+
+
 def message(ask: LineAsk) -> str:
     """The paragraph that ends the message: the line, what gives the expected value there, a
     question to work out first, and what to reply. The line as it is now is quoted in the
@@ -66,6 +77,14 @@ def message(ask: LineAsk) -> str:
     for the line at once, the 1.5B model wrote peek's line back as it was, even after naming
     the expression that gives 'a'; asked first which index holds the expected value and which
     of the values equals it, it wrote `self._items[self._start]` (two of three samples)."""
+    if ask.kind == "skip":
+        how = "starts from the second item" if ask.want == "first" else "stops before the last"
+        return (
+            f"Line {ask.line} of {ask.path}, `{ask.text.strip()}`, is where the {ask.want} item "
+            f"is left out: `{ask.detail}` {how}.\n\nFirst say what that line must loop over "
+            f"so that no item is left out. Then reply with line {ask.line} as it should be, in "
+            "a ```python block: one line, not the whole file."
+        )
     there = f": there `{ask.fix}` is {ask.want}, the expected value" if ask.fix else ""
     if ask.kind == "index":
         first = (
@@ -92,7 +111,7 @@ def parsed(root: Path, ask: LineAsk, reply: str, denied: Denied | None) -> Parse
     line = _first_line(reply)
     if line is None or line.lstrip().startswith(("def ", "class ", "@", "import ", "from ")):
         return None
-    if parse(line.strip()) is None:  # prose, or the start of a whole file
+    if not _statement(line.strip()):  # prose, or the start of a whole file
         return None
     text = read_shown(root, ask.path, denied)
     if text is None:
@@ -103,6 +122,17 @@ def parsed(root: Path, ask: LineAsk, reply: str, denied: Denied | None) -> Parse
     end = lines[ask.line - 1][len(ask.text) :]  # its newline, as the file has it
     lines[ask.line - 1] = _indent(ask.text) + line.strip() + end
     return Parsed(edits=[FileEdit(ask.path, whole="".join(lines))])
+
+
+def _statement(line: str) -> bool:
+    """A line of code on its own: a statement, or the header of one (``for x in xs:``), which
+    parses with a body."""
+    if parse(line) is not None:
+        return True
+    return line.endswith(":") and line.startswith(_HEADERS) and parse(line + " pass") is not None
+
+
+_HEADERS = ("for ", "async for ", "if ", "while ", "with ")
 
 
 def _first_line(reply: str) -> str | None:

@@ -68,6 +68,7 @@ from .examples import Check, doctest_files, example_checks
 from .profile import Profile
 from .pysyntax import UNPARSABLE, parse
 from .seen import Saw, observe
+from .skips import Skip, left_out
 from .turn import Reply, TurnOver
 from .unbound import unbound_reads
 
@@ -182,7 +183,9 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
     said, saw = [point], list[Saw]()
     async for ev in _seen(host, found, before if point else None, said, saw):
         yield ev
-    point = "\n\n".join(said)
+    skip = _skip(host, found, before)  # the loop that leaves a row out (:mod:`.skips`)
+    said += [skip.words] if skip else []
+    point = "\n\n".join(x for x in said if x)
     line: edit_line.LineAsk | None = None  # the one line asked for alone (:mod:`.edit_line`)
     own = bool(
         host.profile.own_tests
@@ -278,13 +281,16 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
             said, earlier = [point], list(saw)
             async for ev in _seen(host, found, failing if point else None, said, saw):
                 yield ev
-            point = "\n\n".join(said)
+            skipped, skip = skip, _skip(host, found, failing)
+            said += [skip.words] if skip else []
+            point = "\n\n".join(x for x in said if x)
             back_text = feedback(
                 applied, tests, fmt, command, failing if again else None, where, point
             )
             line = None  # after a reply refused for what it is, not for its line
             if again or applied.written:
                 line = edit_line.ask_for(host.root, saw, earlier, host.denies_read)
+                line = line or edit_line.for_skip(skip, skipped)
             if line:  # the line the wrong value comes from, left as it was: that line alone
                 back_text = back_text.rsplit("\n\n", 1)[0] + "\n\n" + edit_line.message(line)
         back = Message.user(back_text)
@@ -419,6 +425,16 @@ def _point(
     if tests is None or tests.exit_code in (None, 0) or tests.missing:
         return ""
     return pointer(tests.output, host.root, [*found.paths, *more], host.denies_read)
+
+
+def _skip(host: EditHost, found: Found, tests: Ran | None) -> Skip | None:
+    """The loop that leaves out the row a printed total lacks (:mod:`.skips`), in the
+    project's files as they are now; None when ``tests`` is not such a failure."""
+    if tests is None or not tests.missing:
+        return None
+    texts = ((p, read_shown(host.root, p, host.denies_read)) for p in found.paths)
+    sources = [(p, t) for p, t in texts if t is not None]
+    return left_out(tests.missing, tests.output, tests.given, sources)
 
 
 async def _seen(

@@ -39,7 +39,17 @@ from dataclasses import dataclass
 from .pysyntax import UNPARSABLE
 from .verify import TEST_COMMAND
 
-__all__ = ["Check", "accounts_for", "doctest_files", "example_checks", "missing", "off_by"]
+__all__ = [
+    "Check",
+    "Row",
+    "accounts_for",
+    "difference",
+    "doctest_files",
+    "example_checks",
+    "line_of",
+    "missing",
+    "off_by",
+]
 
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 #: a command the harness may run for its output: Python, running the project's code
@@ -99,17 +109,25 @@ def off_by(missing: list[str], output: str, given: Iterable[tuple[str, str]] = (
     row's 2.50 × 10) more easily than two totals; "" otherwise. ``given``: the command's
     input files (path, text), where one line that comes to the difference is named
     (:func:`accounts_for`)."""
-    wanted = [v for v in missing if _DECIMAL.fullmatch(v)]
-    body = _EXIT_LINE.sub("", output)
-    printed = _NUMBER.findall(body)
-    if len(wanted) != 1 or len(printed) != 1:
+    off = difference(missing, output)
+    if off is None:
         return ""
+    got, want, diff = off
+    more = "more" if float(got) > float(want) else "less"
+    line = accounts_for(abs(float(got) - float(want)), diff, given, twice=more == "more")
+    return f"\n\n{got} is {diff} {more} than {want}.{line}"
+
+
+def difference(missing: list[str], output: str) -> tuple[str, str, str] | None:
+    """The number printed, the one expected and how far apart they are, as written
+    (``("148.50", "173.50", "25.00")``), when each is a single number; None otherwise."""
+    wanted = [v for v in missing if _DECIMAL.fullmatch(v)]
+    printed = _NUMBER.findall(_EXIT_LINE.sub("", output))
+    if len(wanted) != 1 or len(printed) != 1:
+        return None
     got, want = float(printed[0]), float(wanted[0])
     places = max(len(wanted[0].partition(".")[2]), len(printed[0].partition(".")[2]))
-    more = "more" if got > want else "less"
-    diff = f"{abs(got - want):.{places}f}"
-    line = accounts_for(abs(got - want), diff, given, twice=got > want)
-    return f"\n\n{printed[0]} is {diff} {more} than {wanted[0]}.{line}"
+    return printed[0], wanted[0], f"{abs(got - want):.{places}f}"
 
 
 _PLAIN_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
@@ -122,11 +140,37 @@ def accounts_for(
     line of the input files holds the difference, as one of its numbers or the product of two
     (a total that leaves out a row, or counts one twice: the 1.5B model, told only the two
     totals, never found the ``[1:]`` that skipped the first item); "" otherwise."""
+    hit = line_of(diff, given)
+    if hit is None:
+        return ""  # none, or no one line to name
+    done = "counts that line twice" if twice else "leaves that line out"
+    return (
+        f" {said} is what line {hit.line} of {hit.path} comes to ({hit.how}): "
+        f"`{hit.text.strip()[:120]}` — as if the code {done}."
+    )
+
+
+@dataclass(frozen=True)
+class Row:
+    """The one line of an input file that comes to a difference (:func:`line_of`)."""
+
+    path: str
+    line: int  # 1-based
+    text: str
+    how: str  # "2.50 × 10", or the number itself
+    place: str  # "first" or "last" of the file's lines with numbers, else ""
+
+
+def line_of(diff: float, given: Iterable[tuple[str, str]]) -> Row | None:
+    """The one line of the input files that holds ``diff``, as one of its numbers or the
+    product of two; None for none, or for more than one."""
     if diff == 0:
-        return ""
-    hits: list[str] = []
+        return None
+    hits: list[Row] = []
     for path, text in given:
-        for n, line in enumerate(text.splitlines()[:_LINES], 1):
+        lines = text.splitlines()[:_LINES]
+        rows = [n for n, line in enumerate(lines, 1) if _PLAIN_NUMBER.search(line)]
+        for n, line in enumerate(lines, 1):
             numbers = [float(x) for x in _PLAIN_NUMBER.findall(line)][:_PER_LINE]
             shown = _PLAIN_NUMBER.findall(line)
             how = next((shown[i] for i, x in enumerate(numbers) if _same(x, diff)), "")
@@ -134,11 +178,9 @@ def accounts_for(
                 if not how and _same(numbers[i] * numbers[j], diff):
                     how = f"{shown[i]} × {shown[j]}"
             if how:
-                hits.append(f"line {n} of {path} comes to ({how}): `{line.strip()[:120]}`")
-    if len(hits) != 1:
-        return ""  # none, or no one line to name
-    done = "counts that line twice" if twice else "leaves that line out"
-    return f" {said} is what {hits[0]} — as if the code {done}."
+                place = "first" if n == rows[0] else "last" if n == rows[-1] else ""
+                hits.append(Row(path, n, line, how, place if len(rows) > 1 else ""))
+    return hits[0] if len(hits) == 1 else None
 
 
 _LINES = 2_000  # lines of an input file looked at

@@ -1,0 +1,153 @@
+"""The loop that leaves a row out (issue 24): a total short by the first (or last) row of its
+input points at the one loop over a slice or range that skips it, and when a reply leaves that
+loop as it was, the line is asked for alone. Scripted model, real files, real bash (sandboxed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from larik.agent.edit_line import LineAsk, for_skip, message, parsed
+from larik.agent.skips import Skip, left_out
+from larik.config import Config
+from larik.config.schema import ModelOverride
+
+from .conftest import E, of, run, script
+
+CSV = "sku,name,unit_price,quantity\nA1,widget,2.50,10\nB2,gadget,12.00,3\nC3,gizmo,0.75,150\n"
+GIVEN = [("data/stock.csv", CSV)]
+INVENTORY = (
+    '"""Inventory arithmetic."""\n\n\ndef line_value(item):\n    return item[0] * item[1]\n\n\n'
+    "def total_value(items):\n    total = 0.0\n    for item in items[1:]:\n"
+    "        total += line_value(item)\n    return round(total, 2)\n"
+)
+MAIN = (
+    "import sys\n\nfrom shop.inventory import total_value\n\nraise SystemExit(main(sys.argv[1:]))\n"
+)
+
+
+def sources(inventory: str = INVENTORY) -> list[tuple[str, str]]:
+    return [("shop/__main__.py", MAIN), ("shop/inventory.py", inventory)]
+
+
+def test_a_total_short_by_the_first_row_names_the_one_loop_that_starts_late():
+    skip = left_out(["173.50"], "148.50\n[exit code 0]", GIVEN, sources())
+    assert skip == Skip("shop/inventory.py", 10, "    for item in items[1:]:", "first", "items[1:]")
+    assert skip.words == (
+        "Line 10 of shop/inventory.py, `for item in items[1:]:`, leaves out the first item: "
+        "`items[1:]` starts from the second item."
+    )  # sys.argv[1:] in __main__ is the command's arguments, not an item list
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "for i in range(1, len(items)):\n        item = items[i]",
+        "for n, item in enumerate(items[1:]):",
+        "for item in list(items)[1:]:",
+    ],
+)
+def test_a_range_or_an_enumerate_that_starts_late_is_such_a_loop(loop: str):
+    text = INVENTORY.replace("for item in items[1:]:", loop)
+    skip = left_out(["173.50"], "148.50", GIVEN, sources(text))
+    assert skip is not None and skip.place == "first" and skip.line == 10
+
+
+@pytest.mark.parametrize(
+    "loop", ["for item in items[:-1]:", "for i in range(len(items) - 1):\n        item = items[i]"]
+)
+def test_a_total_short_by_the_last_row_names_a_loop_that_stops_early(loop: str):
+    text = INVENTORY.replace("for item in items[1:]:", loop)
+    # the last row, C3: 0.75 × 150 = 112.50
+    skip = left_out(["173.50"], "61.00", GIVEN, sources(text))
+    assert skip is not None and skip.place == "last"
+    assert skip.words.endswith("stops before the last.")
+    assert left_out(["173.50"], "61.00", GIVEN, sources()) is None  # [1:] keeps the last row
+
+
+def test_no_loop_is_named_when_it_is_not_known_which():
+    two = INVENTORY + "\n\ndef names(items):\n    return [i for i in items[1:]]\n"
+    assert left_out(["173.50"], "148.50", GIVEN, sources(two)) is None  # two such loops
+    assert left_out(["173.50"], "209.50", GIVEN, sources()) is None  # a row counted twice
+    assert left_out(["173.50"], "137.50", GIVEN, sources()) is None  # the middle row (36.00)
+    assert left_out(["173.50"], "170.00", GIVEN, sources()) is None  # no one row
+    assert left_out(["ok"], "148.50", GIVEN, sources()) is None  # not a number
+    test_file = [("tests/test_inventory.py", INVENTORY)]
+    assert left_out(["173.50"], "148.50", GIVEN, test_file) is None  # a test's loop is not it
+    assert left_out(["173.50"], "148.50", GIVEN, [("shop/x.py", "def f(:\n")]) is None
+    one_row = [("data/stock.csv", "sku,price\nA1,25.00\n")]  # first and last: no place
+    assert left_out(["25.00"], "0.00", one_row, sources()) is None
+
+
+def test_the_loop_left_as_it_was_is_asked_for_alone():
+    skip = left_out(["173.50"], "148.50", GIVEN, sources())
+    moved = Skip("shop/inventory.py", 12, skip.text, "first", skip.part)  # lines added above
+    ask = for_skip(moved, skip)
+    assert ask == LineAsk(
+        "shop/inventory.py",
+        12,
+        "    for item in items[1:]:",
+        kind="skip",
+        want="first",
+        detail="items[1:]",
+    )
+    assert message(ask) == (
+        "Line 12 of shop/inventory.py, `for item in items[1:]:`, is where the first item is left "
+        "out: `items[1:]` starts from the second item.\n\nFirst say what that line must loop "
+        "over so that no item is left out. Then reply with line 12 as it should be, in a "
+        "```python block: one line, not the whole file."
+    )
+    assert for_skip(skip, None) is None and for_skip(None, skip) is None
+    changed = Skip("shop/inventory.py", 10, "    for item in items[2:]:", "first", "items[2:]")
+    assert for_skip(changed, skip) is None  # changed to another wrong one: said, not asked
+
+
+def test_a_loop_s_header_is_one_line_of_code(tmp_path: Path):
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "inventory.py").write_text(INVENTORY)
+    ask = LineAsk("shop/inventory.py", 10, "    for item in items[1:]:", kind="skip")
+    got = parsed(
+        tmp_path, ask, "It must loop over `items`.\n```python\nfor item in items:\n```", None
+    )
+    assert got is not None
+    [edit] = got.edits
+    assert edit.whole == INVENTORY.replace("items[1:]", "items")
+    for prose in ("for every item, all of them:", "while the items last", "if so: pass it on"):
+        assert parsed(tmp_path, ask, prose, None) is None
+
+
+SHOP_CSV = "name,price,qty\nwidget,2.50,10\ngadget,12.00,3\ngizmo,0.75,150\n"
+SHOP = (
+    "import csv\nimport sys\n\n\ndef total(rows):\n    t = 0.0\n    for row in rows[1:]:\n"
+    "        t += float(row['price']) * int(row['qty'])\n    return t\n\n\n"
+    "with open(sys.argv[1], newline='') as fh:\n"
+    "    print(f'{total(list(csv.DictReader(fh))):.2f}')\n"
+)
+
+
+async def test_a_copied_file_gets_the_skipping_loop_asked_for_alone(make_agent, project: Path):
+    """The 1.5B model's way on the bench's trace-bug task: the files back as they were."""
+    (project / "calc.py").unlink()
+    (project / "shop.py").write_text(SHOP)
+    (project / "stock.csv").write_text(SHOP_CSV)
+    copy = "Fixed.\n\nshop.py\n```python\n" + SHOP + "```\n"
+    line = "It must loop over every row: `rows`.\n\n```python\nfor row in rows:\n```\n"
+    p = script({"text": copy}, {"text": line})
+    config = Config(models={"scripted/m": ModelOverride(workflow="edit")})
+    agent = await make_agent(p, config=config)
+    events = await run(agent, "`python shop.py stock.csv` should print the total (173.50 in all).")
+    first = p.requests[0].messages[-1].text()
+    assert (
+        "Line 7 of shop.py, `for row in rows[1:]:`, leaves out the first item: `rows[1:]` "
+        "starts from the second item." in first
+    )
+    asked = p.requests[1].messages[-1]
+    assert asked.role == "user"  # not begun: what to loop over is said first
+    assert asked.text().endswith(
+        "Then reply with line 7 as it should be, in a ```python block: one line, not the whole "
+        "file."
+    )
+    assert (project / "shop.py").read_text() == SHOP.replace("rows[1:]", "rows")
+    [end] = of(events, E.TURN_END)
+    assert "`python shop.py stock.csv` prints, as the request says, 173.50." in end.text
