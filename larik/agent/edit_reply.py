@@ -212,7 +212,32 @@ def parse_reply(text: str, default_path: str = "", known: Collection[str] = ()) 
             )
             continue
         _add(out, path).whole = content
+    if not out.edits and not out.problems and not any(_FENCE.match(x) for x in lines):
+        _said(text, default_path, known, out)
     return out
+
+
+#: an edit said in a sentence: "Change `shop/inventory.py` line 16 from `for item in
+#: in_stock(items)[1:]` to `for item in in_stock(items)`." (the 1.5B model, twice running,
+#: asked for the whole file), "replace `a - b` with `a + b` in calc.py"
+_SAID = re.compile(
+    r"\b(?:change|replace)\b[^`\n]*(?:`[^`\n]*`[^`\n]*?)??"
+    r"(?:\bfrom\s+)?`(?P<old>[^`\n]+)`\s+(?:to|with|into|by)\s+`(?P<new>[^`\n]+)`",
+    re.I,
+)
+
+
+def _said(text: str, default_path: str, known: Collection[str], out: Parsed) -> None:
+    """The edits a reply with no code block says in words, each a search/replace of the text
+    in its first backticks by that in its second, in the file the sentence names (or the
+    request's one file)."""
+    for line in text.splitlines():
+        for m in _SAID.finditer(line):
+            old, new = m.group("old"), m.group("new")
+            path = _mentioned(line, known) or default_path
+            if not path or old == new or old in known or new in known:
+                continue
+            _add(out, path).blocks.append((old, new))
 
 
 def _add(out: Parsed, path: str) -> FileEdit:
@@ -290,10 +315,13 @@ def _path_in(line: str, comment_only: bool = False) -> str:
 
 
 def _mentioned(line: str, known: Collection[str]) -> str:
-    """The one file of ``known`` a sentence names ("" for none, or for more than one)."""
+    """The one file of ``known`` a sentence names, by its path or else by its name alone
+    ("" for none, or for more than one: ``__init__.py`` of two packages names neither)."""
     junk = "`*'\"()[],:;!?"
     words = {w.strip(junk).rstrip(".").strip(junk) for w in line.split()}
     named = [k for k in known if k in words]
+    if not named:  # "the updated `inventory.py`" for shop/inventory.py: its name, if only it
+        named = [k for k in known if "/" in k and k.rpartition("/")[2] in words]
     return named[0] if len(named) == 1 else ""
 
 

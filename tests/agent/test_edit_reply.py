@@ -32,6 +32,17 @@ def test_a_sentence_naming_one_shown_file_gives_the_block_its_path():
     assert p.edits[0].path == "stats.py"
 
 
+def test_a_sentence_naming_a_shown_file_by_its_name_alone_gives_its_path():
+    """Measured: the 1.5B model fixed shop/inventory.py's loop under "Here's the updated
+    `inventory.py`:", three replies running, and none was applied."""
+    reply = "Here's the updated `inventory.py`:\n```python\nx = 1\n```\n"
+    known = ["shop/inventory.py", "shop/parser.py"]
+    assert parse_reply(reply, known=known).edits[0].path == "shop/inventory.py"
+    both = ["shop/__init__.py", "tools/__init__.py"]  # a name two files have names neither
+    p = parse_reply("The new `__init__.py`:\n```python\nx = 1\n```\n", known=both)
+    assert not p.edits and "no file path" in p.problems[0].why
+
+
 def test_a_block_without_a_path_is_the_focus_file_or_a_problem():
     reply = "```python\nx = 1\n```\n"
     assert parse_reply(reply, default_path="calc.py").edits[0].path == "calc.py"
@@ -101,3 +112,33 @@ def test_the_rules_have_no_example_to_copy_and_a_copy_of_the_old_one_is_refused(
     assert "greet" not in rules and "<<<<<<< SEARCH" in format_rules("diff")
     p = parse_reply('stats.py\n```python\ndef greet(name):\n    return "hello " + name\n```\n')
     assert not p.edits and "the example" in p.problems[0].why
+
+
+def test_an_edit_said_in_a_sentence_is_a_search_and_replace():
+    """Measured: asked for the whole file, the 1.5B model answered twice running "Change
+    `shop/inventory.py` line 16 from `for item in in_stock(items)[1:]` to `for item in
+    in_stock(items)`." — the right fix, in words, and nothing was changed."""
+    known = ["shop/inventory.py", "shop/parser.py", "calc.py"]
+    said = (
+        "Change `shop/inventory.py` line 16 from `for item in in_stock(items)[1:]` to "
+        "`for item in in_stock(items)`."
+    )
+    [edit] = parse_reply(said, known=known).edits
+    assert edit.path == "shop/inventory.py"
+    assert edit.blocks == [("for item in in_stock(items)[1:]", "for item in in_stock(items)")]
+    for said in (
+        "Replace `a - b` with `a + b` in calc.py.",
+        "In calc.py, change `a - b` to `a + b`.",
+    ):
+        [edit] = parse_reply(said, known=known).edits
+        assert (edit.path, edit.blocks) == ("calc.py", [("a - b", "a + b")]), said
+    assert parse_reply("Change `a - b` to `a + b`.", default_path="calc.py").edits[0].path == (
+        "calc.py"
+    )
+    # no file named and no one file the request is about; a file renamed; no change; a reply
+    # with a code block is read as its blocks
+    assert not parse_reply("Change `a - b` to `a + b`.", known=known).edits
+    assert not parse_reply("Change `shop/parser.py` to `calc.py`.", known=known).edits
+    assert not parse_reply("In calc.py change `a` to `a`.", known=known).edits
+    fenced = "In calc.py change `a - b` to `a + b`:\n```python\nx = 1\n```\n"
+    assert parse_reply(fenced, known=known).edits[0].whole == "x = 1\n"
