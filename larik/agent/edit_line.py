@@ -67,7 +67,7 @@ def for_skip(now: Skip | None, before: Skip | None) -> LineAsk | None:
         return None
     if (now.path, now.text, now.part) != (before.path, before.text, before.part):
         return None
-    return LineAsk(now.path, now.line, now.text, kind="skip", want=now.place, detail=now.part)
+    return LineAsk(now.path, now.line, now.text, kind="skip", want=now.place, detail=now.how)
 
 
 def message(ask: LineAsk) -> str:
@@ -77,11 +77,10 @@ def message(ask: LineAsk) -> str:
     for the line at once, the 1.5B model wrote peek's line back as it was, even after naming
     the expression that gives 'a'; asked first which index holds the expected value and which
     of the values equals it, it wrote `self._items[self._start]` (two of three samples)."""
-    if ask.kind == "skip":
-        how = "starts from the second item" if ask.want == "first" else "stops before the last"
+    if ask.kind == "skip":  # detail: how (:attr:`.skips.Skip.how`)
         return (
             f"Line {ask.line} of {ask.path}, `{ask.text.strip()}`, is where the {ask.want} item "
-            f"is left out: `{ask.detail}` {how}.\n\nFirst say what that line must loop over "
+            f"is left out: {ask.detail}.\n\nFirst say what that line must loop over "
             f"so that no item is left out. Then reply with line {ask.line} as it should be, in "
             "a ```python block: one line, not the whole file."
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,7 @@ __all__ = [
     "hidden_methods",
     "keep_examples",
     "keep_left_out",
+    "methods_into",
     "keeps_tests",
     "said_anew",
 ]
@@ -50,6 +52,46 @@ def keep_left_out(old: str, new: str, request: str) -> tuple[str, list[str]]:
     if parts:
         new = new.rstrip("\n") + "\n\n\n" + "\n\n\n".join(parts) + "\n"
     return _keep_imports(before, lines, new, words, kept)
+
+
+def methods_into(old: str, new: str) -> str | None:
+    """``old`` with ``new``'s methods in place of theirs, when ``new`` is methods alone: it does
+    not parse as it is (indented), does once dedented, and is only functions, all of them
+    methods of one class of ``old``. Measured: asked for one line of ``RingBuffer.peek``, the
+    1.5B model wrote the whole method, indented as in the class, which as a file does not
+    parse. None when ``new`` is not such a reply."""
+    if parse(new) is not None or (before := parse(old)) is None:
+        return None
+    tree = parse(textwrap.dedent(new))
+    if tree is None or not tree.body or not all(isinstance(n, _FUNCS) for n in tree.body):
+        return None
+    names = [n.name for n in tree.body if isinstance(n, _FUNCS)]
+    if len(set(names)) != len(names):
+        return None
+    homes = []
+    for cls in before.body:
+        if isinstance(cls, ast.ClassDef):
+            have = {n.name: n for n in cls.body if isinstance(n, _FUNCS)}
+            if all(name in have for name in names):
+                homes.append(have)
+    if len(homes) != 1:
+        return None
+    lines = old.splitlines(keepends=True)
+    mine = textwrap.dedent(new).splitlines(keepends=True)
+    spans = []
+    for node in tree.body:
+        assert isinstance(node, _FUNCS)
+        theirs = homes[0][node.name]
+        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        text = "".join(mine[start - 1 : node.end_lineno])
+        at = min([theirs.lineno, *(d.lineno for d in theirs.decorator_list)])
+        spans.append((at, theirs.end_lineno or at, textwrap.indent(text, " " * theirs.col_offset)))
+    for at, end, text in sorted(spans, reverse=True):
+        lines[at - 1 : end] = [text if text.endswith("\n") else text + "\n"]
+    return "".join(lines)
+
+
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def _keep_imports(

@@ -20,7 +20,7 @@ writes a file: :mod:`.edit_turn` applies what is parsed, through the tool runner
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -149,11 +149,17 @@ def format_rules(fmt: Format) -> str:
     )
 
 
-def parse_reply(text: str, default_path: str = "", known: Collection[str] = ()) -> Parsed:
+def parse_reply(
+    text: str,
+    default_path: str = "",
+    known: Collection[str] = (),
+    texts: Mapping[str, str] | None = None,
+) -> Parsed:
     """The edits in a reply. ``default_path``: the file a block without a path is taken to be
     (the request is about that one file); "" when there is no such file. ``known``: the files
     the model was shown: a sentence before a block that names exactly one of them ("Here is
-    the fixed `stats.py`:") gives the block its path."""
+    the fixed `stats.py`:") gives the block its path. ``texts``: their text now, where an edit
+    said in words that names no file finds the one file that has the text it changes."""
     out = Parsed()
     lines = text.splitlines(keepends=True)
     i = 0
@@ -213,7 +219,7 @@ def parse_reply(text: str, default_path: str = "", known: Collection[str] = ()) 
             continue
         _add(out, path).whole = content
     if not out.edits and not out.problems and not any(_FENCE.match(x) for x in lines):
-        _said(text, default_path, known, out)
+        _said(text, default_path, known, texts or {}, out)
     return out
 
 
@@ -227,17 +233,25 @@ _SAID = re.compile(
 )
 
 
-def _said(text: str, default_path: str, known: Collection[str], out: Parsed) -> None:
+def _said(
+    text: str, default_path: str, known: Collection[str], texts: Mapping[str, str], out: Parsed
+) -> None:
     """The edits a reply with no code block says in words, each a search/replace of the text
-    in its first backticks by that in its second, in the file the sentence names (or the
-    request's one file)."""
+    in its first backticks by that in its second, in the file the sentence names, else the
+    request's one file, else the one file of ``texts`` that has that text."""
     for line in text.splitlines():
         for m in _SAID.finditer(line):
             old, new = m.group("old"), m.group("new")
-            path = _mentioned(line, known) or default_path
-            if not path or old == new or old in known or new in known:
+            if old == new or old in known or new in known:
                 continue
-            _add(out, path).blocks.append((old, new))
+            if new.endswith(":") != old.endswith(":"):  # a line's header, with or without ':'
+                new = new + ":" if old.endswith(":") else new[:-1]
+            path = _mentioned(line, known) or default_path
+            if not path:
+                having = [p for p, t in texts.items() if old in t]
+                path = having[0] if len(having) == 1 else ""
+            if path:
+                _add(out, path).blocks.append((old, new))
 
 
 def _add(out: Parsed, path: str) -> FileEdit:

@@ -61,7 +61,7 @@ from .edit_context import Found, check_command, gather, is_test_file, read_shown
 from .edit_feedback import GIVEN_BACK, Applied, feedback, summary
 from .edit_messages import Ran, cut_off, first_message, now_reply, review
 from .edit_point import blamed, pointer
-from .edit_repair import hidden_methods, keep_examples, keep_left_out, keeps_tests
+from .edit_repair import hidden_methods, keep_examples, keep_left_out, keeps_tests, methods_into
 from .edit_reply import FileEdit, Format, Parsed, Problem, parse_reply
 from .events import AgentEvent, AgentEventType
 from .examples import Check, doctest_files, example_checks
@@ -234,7 +234,7 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
                 raise TurnOver(StopReason.MAX_TOKENS, text)
         else:
             parsed = line and edit_line.parsed(host.root, line, text, host.denies_read)
-            parsed = parsed or parse_reply(text, found.focus(), found.paths)
+            parsed = parsed or parse_reply(text, found.focus(), found.paths, _texts(host, found))
             if parsed.empty:  # no edit: the answer — unless a change was asked for (once)
                 if told or last or reviewing or not CHANGE.search(request):
                     raise TurnOver(StopReason.END_TURN, reviewing or text)
@@ -282,15 +282,15 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
             async for ev in _seen(host, found, failing if point else None, said, saw):
                 yield ev
             skipped, skip = skip, _skip(host, found, failing)
-            said += [skip.words] if skip else []
-            point = "\n\n".join(x for x in said if x)
-            back_text = feedback(
-                applied, tests, fmt, command, failing if again else None, where, point
-            )
             line = None  # after a reply refused for what it is, not for its line
             if again or applied.written:
                 line = edit_line.ask_for(host.root, saw, earlier, host.denies_read)
                 line = line or edit_line.for_skip(skip, skipped)
+            said += [skip.words] if skip and not (line and line.kind == "skip") else []
+            point = "\n\n".join(x for x in said if x)
+            back_text = feedback(
+                applied, tests, fmt, command, failing if again else None, where, point
+            )
             if line:  # the line the wrong value comes from, left as it was: that line alone
                 back_text = back_text.rsplit("\n\n", 1)[0] + "\n\n" + edit_line.message(line)
         back = Message.user(back_text)
@@ -427,14 +427,18 @@ def _point(
     return pointer(tests.output, host.root, [*found.paths, *more], host.denies_read)
 
 
+def _texts(host: EditHost, found: Found) -> dict[str, str]:
+    """The shown files' text as it is now."""
+    texts = ((p, read_shown(host.root, p, host.denies_read)) for p in found.paths)
+    return {p: t for p, t in texts if t is not None}
+
+
 def _skip(host: EditHost, found: Found, tests: Ran | None) -> Skip | None:
     """The loop that leaves out the row a printed total lacks (:mod:`.skips`), in the
     project's files as they are now; None when ``tests`` is not such a failure."""
     if tests is None or not tests.missing:
         return None
-    texts = ((p, read_shown(host.root, p, host.denies_read)) for p in found.paths)
-    sources = [(p, t) for p, t in texts if t is not None]
-    return left_out(tests.missing, tests.output, tests.given, sources)
+    return left_out(tests.missing, tests.output, tests.given, _texts(host, found).items())
 
 
 async def _seen(
@@ -559,6 +563,8 @@ def _new_text(path: Path, edit: FileEdit) -> tuple[str | None, str | None, str]:
             return None, None, f"cannot be read as text ({type(e).__name__})"
     if edit.whole is not None:
         new = edit.whole
+        if old is not None and path.suffix == ".py":  # a class's methods alone, indented
+            new = methods_into(old, new) or new
     elif old is None:
         if any(s.strip() for s, _ in edit.blocks):
             return None, None, "the file does not exist, so its SEARCH text cannot be found"

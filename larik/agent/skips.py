@@ -38,13 +38,22 @@ class Skip:
     text: str  # the line as it is now
     place: str  # "first" or "last"
     part: str  # the expression that skips it: "in_stock(items)[1:]"
+    whole: str = ""  # the same without the skip: "in_stock(items)"
 
     @property
     def words(self) -> str:
-        how = "starts from the second item" if self.place == "first" else "stops before the last"
         return (
             f"Line {self.line} of {self.path}, `{self.text.strip()}`, leaves out the "
-            f"{self.place} item: `{self.part}` {how}."
+            f"{self.place} item: {self.how}."
+        )
+
+    @property
+    def how(self) -> str:
+        """``in_stock(items)[1:]`` starts from the second item, where ``in_stock(items)``
+        has them all."""
+        how = "starts from the second item" if self.place == "first" else "stops before the last"
+        return f"`{self.part}` {how}" + (
+            f", where `{self.whole}` has them all" if self.whole else ""
         )
 
 
@@ -80,27 +89,28 @@ def left_out(
                 else []
             )
             for it in iters:
-                part = _skipping(it, row.place)
-                if part is not None and 0 < it.lineno <= len(lines):
-                    found.append(Skip(path, it.lineno, lines[it.lineno - 1], row.place, part))
+                got = _skipping(it, row.place)
+                if got is not None and 0 < it.lineno <= len(lines):
+                    line = lines[it.lineno - 1]
+                    found.append(Skip(path, it.lineno, line, row.place, *got))
     return found[0] if len(found) == 1 else None
 
 
-def _skipping(node: ast.expr, place: str) -> str | None:
-    """The source of the part of a loop's iterable that leaves out its ``place`` item, if any:
-    a slice ``[1:]`` (``[:-1]``) of it, or of the sequence handed to ``enumerate`` or
-    ``reversed``; ``range(1, …)`` (``range(len(…) - 1)``)."""
+def _skipping(node: ast.expr, place: str) -> tuple[str, str] | None:
+    """The source of the part of a loop's iterable that leaves out its ``place`` item, and
+    of that part without the skip, if any: a slice ``[1:]`` (``[:-1]``) of it, or of the
+    sequence handed to ``enumerate`` or ``reversed``; ``range(1, …)`` (``range(len(…) - 1)``)."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         if node.func.id in ("enumerate", "reversed", "list", "sorted") and node.args:
             return _skipping(node.args[0], place)
         if node.func.id == "range" and not node.keywords:
             args = node.args
-            if place == "first" and len(args) >= 2 and _const(args[0], 1):
-                return ast.unparse(node)
-            stop = args[0] if len(args) == 1 else args[1] if len(args) >= 2 else None
-            if place == "last" and stop is not None and _less_one(stop):
+            if place == "first" and len(args) == 2 and _const(args[0], 1):
+                return ast.unparse(node), f"range({ast.unparse(args[1])})"
+            stop = args[0] if len(args) == 1 else args[1] if len(args) == 2 else None
+            if place == "last" and isinstance(stop, ast.BinOp) and _less_one(stop):
                 if len(args) == 1 or _const(args[0], 0):
-                    return ast.unparse(node)
+                    return ast.unparse(node), f"range({ast.unparse(stop.left)})"
         return None
     if not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Slice):
         return None
@@ -108,9 +118,9 @@ def _skipping(node: ast.expr, place: str) -> str | None:
     if s.step is not None or _argv(node.value):
         return None
     if place == "first" and _const(s.lower, 1) and s.upper is None:
-        return ast.unparse(node)
+        return ast.unparse(node), ast.unparse(node.value)
     if place == "last" and (s.lower is None or _const(s.lower, 0)) and _const(s.upper, -1):
-        return ast.unparse(node)
+        return ast.unparse(node), ast.unparse(node.value)
     return None
 
 

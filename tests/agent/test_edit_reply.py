@@ -142,3 +142,18 @@ def test_an_edit_said_in_a_sentence_is_a_search_and_replace():
     assert not parse_reply("In calc.py change `a` to `a`.", known=known).edits
     fenced = "In calc.py change `a - b` to `a + b`:\n```python\nx = 1\n```\n"
     assert parse_reply(fenced, known=known).edits[0].whole == "x = 1\n"
+
+
+def test_an_edit_said_in_words_naming_no_file_is_in_the_one_file_that_has_its_text():
+    """Measured: "Change `for item in in_stock(items)[1:]` to `for item in in_stock(items):`."
+    — no file named, and a colon the text it replaces does not have."""
+    texts = {
+        "shop/inventory.py": "def t(items):\n    for item in in_stock(items)[1:]:\n        pass\n",
+        "shop/parser.py": "def p():\n    return 1\n",
+    }
+    said = "Change `for item in in_stock(items)[1:]` to `for item in in_stock(items):`."
+    [edit] = parse_reply(said, known=list(texts), texts=texts).edits
+    assert edit.path == "shop/inventory.py"
+    assert edit.blocks == [("for item in in_stock(items)[1:]", "for item in in_stock(items)")]
+    texts["shop/parser.py"] += "# for item in in_stock(items)[1:]\n"  # two files have it
+    assert not parse_reply(said, known=list(texts), texts=texts).edits

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from larik.agent.edit_line import LineAsk, for_skip, message, parsed
+from larik.agent.edit_repair import methods_into
 from larik.agent.skips import Skip, left_out
 from larik.config import Config
 from larik.config.schema import ModelOverride
@@ -33,36 +34,44 @@ def sources(inventory: str = INVENTORY) -> list[tuple[str, str]]:
 
 def test_a_total_short_by_the_first_row_names_the_one_loop_that_starts_late():
     skip = left_out(["173.50"], "148.50\n[exit code 0]", GIVEN, sources())
-    assert skip == Skip("shop/inventory.py", 10, "    for item in items[1:]:", "first", "items[1:]")
+    assert skip == Skip(
+        "shop/inventory.py", 10, "    for item in items[1:]:", "first", "items[1:]", "items"
+    )
     assert skip.words == (
         "Line 10 of shop/inventory.py, `for item in items[1:]:`, leaves out the first item: "
-        "`items[1:]` starts from the second item."
+        "`items[1:]` starts from the second item, where `items` has them all."
     )  # sys.argv[1:] in __main__ is the command's arguments, not an item list
 
 
 @pytest.mark.parametrize(
-    "loop",
+    ("loop", "whole"),
     [
-        "for i in range(1, len(items)):\n        item = items[i]",
-        "for n, item in enumerate(items[1:]):",
-        "for item in list(items)[1:]:",
+        ("for i in range(1, len(items)):\n        item = items[i]", "range(len(items))"),
+        ("for n, item in enumerate(items[1:]):", "items"),
+        ("for item in list(items)[1:]:", "list(items)"),
     ],
 )
-def test_a_range_or_an_enumerate_that_starts_late_is_such_a_loop(loop: str):
+def test_a_range_or_an_enumerate_that_starts_late_is_such_a_loop(loop: str, whole: str):
     text = INVENTORY.replace("for item in items[1:]:", loop)
     skip = left_out(["173.50"], "148.50", GIVEN, sources(text))
     assert skip is not None and skip.place == "first" and skip.line == 10
+    assert skip.whole == whole
 
 
 @pytest.mark.parametrize(
-    "loop", ["for item in items[:-1]:", "for i in range(len(items) - 1):\n        item = items[i]"]
+    ("loop", "whole"),
+    [
+        ("for item in items[:-1]:", "items"),
+        ("for i in range(len(items) - 1):\n        item = items[i]", "range(len(items))"),
+        ("for i in range(0, len(items) - 1):\n        item = items[i]", "range(len(items))"),
+    ],
 )
-def test_a_total_short_by_the_last_row_names_a_loop_that_stops_early(loop: str):
+def test_a_total_short_by_the_last_row_names_a_loop_that_stops_early(loop: str, whole: str):
     text = INVENTORY.replace("for item in items[1:]:", loop)
     # the last row, C3: 0.75 × 150 = 112.50
     skip = left_out(["173.50"], "61.00", GIVEN, sources(text))
     assert skip is not None and skip.place == "last"
-    assert skip.words.endswith("stops before the last.")
+    assert skip.words.endswith(f"stops before the last, where `{whole}` has them all.")
     assert left_out(["173.50"], "61.00", GIVEN, sources()) is None  # [1:] keeps the last row
 
 
@@ -82,7 +91,7 @@ def test_no_loop_is_named_when_it_is_not_known_which():
 
 def test_the_loop_left_as_it_was_is_asked_for_alone():
     skip = left_out(["173.50"], "148.50", GIVEN, sources())
-    moved = Skip("shop/inventory.py", 12, skip.text, "first", skip.part)  # lines added above
+    moved = Skip("shop/inventory.py", 12, skip.text, "first", skip.part, skip.whole)  # lines added
     ask = for_skip(moved, skip)
     assert ask == LineAsk(
         "shop/inventory.py",
@@ -90,16 +99,19 @@ def test_the_loop_left_as_it_was_is_asked_for_alone():
         "    for item in items[1:]:",
         kind="skip",
         want="first",
-        detail="items[1:]",
+        detail="`items[1:]` starts from the second item, where `items` has them all",
     )
     assert message(ask) == (
         "Line 12 of shop/inventory.py, `for item in items[1:]:`, is where the first item is left "
-        "out: `items[1:]` starts from the second item.\n\nFirst say what that line must loop "
+        "out: `items[1:]` starts from the second item, where `items` has them all.\n\n"
+        "First say what that line must loop "
         "over so that no item is left out. Then reply with line 12 as it should be, in a "
         "```python block: one line, not the whole file."
     )
     assert for_skip(skip, None) is None and for_skip(None, skip) is None
-    changed = Skip("shop/inventory.py", 10, "    for item in items[2:]:", "first", "items[2:]")
+    changed = Skip(
+        "shop/inventory.py", 10, "    for item in items[2:]:", "first", "items[2:]", "items"
+    )
     assert for_skip(changed, skip) is None  # changed to another wrong one: said, not asked
 
 
@@ -140,10 +152,11 @@ async def test_a_copied_file_gets_the_skipping_loop_asked_for_alone(make_agent, 
     first = p.requests[0].messages[-1].text()
     assert (
         "Line 7 of shop.py, `for row in rows[1:]:`, leaves out the first item: `rows[1:]` "
-        "starts from the second item." in first
+        "starts from the second item, where `rows` has them all." in first
     )
     asked = p.requests[1].messages[-1]
     assert asked.role == "user"  # not begun: what to loop over is said first
+    assert asked.text().count("starts from the second item") == 1  # said once, as the ask
     assert asked.text().endswith(
         "Then reply with line 7 as it should be, in a ```python block: one line, not the whole "
         "file."
@@ -151,3 +164,42 @@ async def test_a_copied_file_gets_the_skipping_loop_asked_for_alone(make_agent, 
     assert (project / "shop.py").read_text() == SHOP.replace("rows[1:]", "rows")
     [end] = of(events, E.TURN_END)
     assert "`python shop.py stock.csv` prints, as the request says, 173.50." in end.text
+
+
+RING = (
+    "class Ring:\n    def __init__(self):\n        self._items = ['a']\n\n"
+    "    @property\n    def size(self):\n        return 1\n\n"
+    "    def peek(self):\n        return self._items[-1]\n\n    def pop(self):\n        return None\n"
+)
+
+
+def test_a_class_s_methods_alone_replace_theirs():
+    """Measured: asked for one line of RingBuffer.peek, the 1.5B model wrote the method whole,
+    indented as in the class: as a file it does not parse, and nothing was written."""
+    mine = "    def peek(self):\n        return self._items[0]\n"
+    assert methods_into(RING, mine) == RING.replace("self._items[-1]", "self._items[0]")
+    both = (
+        "    @property\n    def size(self):\n        return 2\n\n    def pop(self):\n        pass\n"
+    )
+    assert methods_into(RING, both) == RING.replace("return 1", "return 2").replace(
+        "return None", "pass"
+    )
+    assert methods_into(RING, "def peek(self):\n    return 0\n") is None  # parses: a file
+    assert methods_into(RING, "    def other(self):\n        return 0\n") is None  # not its
+    assert methods_into(RING, "    x = 1\n") is None  # not methods alone
+    two = RING + "\n\nclass Other:\n    def peek(self):\n        return 0\n"
+    assert methods_into(two, mine) is None  # which class: not known
+
+
+async def test_a_reply_of_a_method_alone_is_written_into_its_class(make_agent, project: Path):
+    (project / "calc.py").unlink()
+    (project / "ring.py").write_text(RING)
+    reply = (
+        "Index 0.\n\nring.py\n```python\n    def peek(self):\n        return self._items[0]\n```\n"
+    )
+    p = script({"text": reply})
+    agent = await make_agent(
+        p, config=Config(models={"scripted/m": ModelOverride(workflow="edit")})
+    )
+    await run(agent, "Fix peek in ring.py: it must return the first item.")
+    assert (project / "ring.py").read_text() == RING.replace("self._items[-1]", "self._items[0]")
