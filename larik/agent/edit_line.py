@@ -42,6 +42,7 @@ class LineAsk:
     want: str = ""  # that value
     kind: str = ""  # what the change is (:class:`.seen.Saw`)
     detail: str = ""
+    at: str = ""  # the index that holds the expected value (:attr:`.seen.Saw.at`)
 
 
 def ask_for(root: Path, saw: list[Saw], before: list[Saw], denied: Denied | None) -> LineAsk | None:
@@ -56,7 +57,7 @@ def ask_for(root: Path, saw: list[Saw], before: list[Saw], denied: Denied | None
         lines = text.splitlines() if text is not None else []
         if 0 < s.line <= len(lines) and lines[s.line - 1].lstrip().startswith("return"):
             line = lines[s.line - 1]
-            return LineAsk(s.path, s.line, line, s.fix, s.want, s.kind, s.detail)
+            return LineAsk(s.path, s.line, line, s.fix, s.want, s.kind, s.detail, s.at)
     return None
 
 
@@ -85,7 +86,12 @@ def message(ask: LineAsk) -> str:
             "a ```python block: one line, not the whole file."
         )
     there = f": there `{ask.fix}` is {ask.want}, the expected value" if ask.fix else ""
-    if ask.kind == "index":
+    if ask.kind == "index" and ask.at:
+        first = (
+            f"The expected value {ask.want} is `{ask.detail}[{ask.at}]`. First say which "
+            f"expression of the ones above equals {ask.at}."
+        )
+    elif ask.kind == "index":
         first = (
             f"First say which index of `{ask.detail}` holds the expected value {ask.want}, "
             "and which expression of the ones above equals that index."

@@ -61,6 +61,7 @@ class Saw:
     want: str = ""  # that value
     kind: str = ""  # what the change is: "index" (inside a subscript), "operator", "other"
     detail: str = ""  # the subscripted container's source, or the operator replaced
+    at: str = ""  # "index": the one index of the container that holds the expected value
 
 
 class Host(Protocol):
@@ -128,10 +129,28 @@ def saw(output: str, found: list[Suspect]) -> list[Saw]:
             fixes = seen.get("fixes", [])
             text = _sentence(test, name, where[name], seen)
             fix = fixes[0] if fixes else ["", "", "", ""]
-            out.append(Saw(text, where[name], seen["line"], seen["source"], *fix))
+            at = _index_of(seen.get("parts", []), fix[3], fix[1]) if fix[2] == "index" else ""
+            out.append(Saw(text, where[name], seen["line"], seen["source"], *fix, at=at))
             if len(out) == MAX_SAID:
                 return out
     return out
+
+
+def _index_of(parts: list[list[str]], container: str, want: str) -> str:
+    """The one index of the list or tuple ``container`` (its source; its value among
+    ``parts``) that holds ``want``, as text; "" when it is not one (asked which index of
+    ['a', 'b', None] holds 'a', the 1.5B model said 2, three times running)."""
+    import ast
+
+    values = [v for t, v in parts if t == container]
+    try:
+        seq, wanted = ast.literal_eval(values[0]), ast.literal_eval(want)
+    except (IndexError, ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return ""
+    if not isinstance(seq, list | tuple):
+        return ""
+    hits = [i for i, x in enumerate(seq) if type(x) is type(wanted) and x == wanted]
+    return str(hits[0]) if len(hits) == 1 else ""
 
 
 def _report(output: str) -> dict[str, dict[str, dict[str, Any]]]:

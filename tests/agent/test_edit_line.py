@@ -74,6 +74,15 @@ def test_the_question_to_work_out_first_fits_the_change():
         "expression of the ones above equals that index. Then reply with line 9 as it should "
         "be, in a ```python block: one line, not the whole file."
     )
+    # where the one index that holds it is known, it is said: the question is which of the
+    # values equals it (the 1.5B model named the wrong index three rounds running)
+    known = LineAsk(
+        index.path, index.line, index.text, index.fix, index.want, "index", "self._items", "0"
+    )
+    assert (
+        "is 'a', the expected value.\n\nThe expected value 'a' is `self._items[0]`. First say "
+        "which expression of the ones above equals 0. Then reply with line 9" in message(known)
+    )
     operator = LineAsk(
         "s.py", 5, "    return sum(v) // len(v)", "sum(v) / len(v)", "2.5", "operator", "//"
     )

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from larik.agent.edit_point import Suspect
-from larik.agent.seen import MARK, PROBE, command, words
+from larik.agent.seen import MARK, PROBE, command, saw, words
 
 RING = """class Ring:
     def __init__(self):
@@ -163,6 +163,16 @@ def test_the_sentence_names_the_test_the_values_and_the_change():
         "`return self._items[self._start - 1]`, where `self._items` is ['a', 'b', None] and "
         "`self._start` is 0. `self._items[self._start]` there is 'a', the expected value."
     )
+
+
+def test_the_one_index_that_holds_the_expected_value_is_kept_for_the_line_ask():
+    """Asked which index of ['a', 'b', None] holds 'a', the 1.5B model said 2, three times."""
+    [got] = saw(report({"tests/test_ring.py::test_peek": {"Ring.peek": SEEN}}), [PEEK])
+    assert (got.kind, got.detail, got.at) == ("index", "self._items", "0")
+    for items in ("['a', 'a', None]", "{'k': 'a'}", "[1, 'b']", "not a literal", "[True, 'a']"):
+        parts = [["self._items", items], ["self._start", "0"]]
+        [got] = saw(report({"t::x": {"Ring.peek": {**SEEN, "parts": parts}}}), [PEEK])
+        assert got.at == ("1" if items == "[True, 'a']" else ""), items
 
 
 def test_a_report_line_the_project_printed_first_is_not_the_probe_s():
