@@ -112,11 +112,13 @@ def message(ask: LineAsk) -> str:
 
 def parsed(root: Path, ask: LineAsk, reply: str, denied: Denied | None) -> Parsed | None:
     """The reply as an edit of the whole file with that line replaced; None when the reply is
-    not one line of code (a whole file, a definition, nothing) or the file changed meanwhile."""
-    line = _first_line(reply)
+    not one line of code (a whole file, a definition, two lines, nothing), a loop's header for
+    a line that is none or the other way round, or the file changed meanwhile."""
+    line = _the_line(reply)
     if line is None or line.lstrip().startswith(("def ", "class ", "@", "import ", "from ")):
         return None
-    if not _statement(line.strip()):  # prose, or the start of a whole file
+    kind = _statement(line.strip())
+    if kind is None or kind != _statement(ask.text.strip()):  # prose; a header for a return
         return None
     text = read_shown(root, ask.path, denied)
     if text is None:
@@ -129,28 +131,34 @@ def parsed(root: Path, ask: LineAsk, reply: str, denied: Denied | None) -> Parse
     return Parsed(edits=[FileEdit(ask.path, whole="".join(lines))])
 
 
-def _statement(line: str) -> bool:
-    """A line of code on its own: a statement, or the header of one (``for x in xs:``), which
-    parses with a body."""
+def _statement(line: str) -> str | None:
+    """What a line of code on its own is: "simple" (a statement), "header" (of a compound
+    one, ``for x in xs:``, which parses with a body), None for neither (prose)."""
     if parse(line) is not None:
-        return True
-    return line.endswith(":") and line.startswith(_HEADERS) and parse(line + " pass") is not None
+        return "simple"
+    if line.startswith(_HEADERS) and parse(line + "\n    pass") is not None:
+        return "header"
+    return None
 
 
 _HEADERS = ("for ", "async for ", "if ", "while ", "with ")
 
 
-def _first_line(reply: str) -> str | None:
-    """The first line of code in the reply's first fenced block (or of the reply, unfenced)."""
+def _the_line(reply: str) -> str | None:
+    """The one line of code in the reply's first fenced block — None when it has more than one
+    (the start of a whole file is no line) — or the reply's first line, unfenced."""
     lines = reply.splitlines()
     fenced = [i for i, x in enumerate(lines) if _FENCE.match(x)]
     body = lines[fenced[0] + 1 :] if fenced else lines
+    code: list[str] = []
     for x in body:
         if _FENCE.match(x):
             break
         if x.strip() and not x.lstrip().startswith("#"):
-            return x
-    return None
+            code.append(x)
+            if not fenced:
+                break
+    return code[0] if len(code) == 1 else None
 
 
 def _indent(line: str) -> str:

@@ -184,9 +184,12 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
     async for ev in _seen(host, found, before if point else None, said, saw):
         yield ev
     skip = _skip(host, found, before)  # the loop that leaves a row out (:mod:`.skips`)
-    said += [skip.words] if skip else []
+    # the one line asked for alone (:mod:`.edit_line`): that loop's, at once (asked for the
+    # whole file, the 1.5B model kept the `[1:]` three times in three; asked for the line, it
+    # wrote `for item in in_stock(items):` two times in three)
+    line = edit_line.for_skip(skip, skip) if CHANGE.search(request) else None
+    said += [skip.words] if skip and not line else []
     point = "\n\n".join(x for x in said if x)
-    line: edit_line.LineAsk | None = None  # the one line asked for alone (:mod:`.edit_line`)
     own = bool(
         host.profile.own_tests
         and host.writes_unasked
@@ -194,7 +197,7 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
         and before.passed
         and CHANGE.search(request)
     )
-    ask = own_tests.ASK if own else ""
+    ask = own_tests.ASK if own else edit_line.message(line) if line else ""
     first = Message.user(first_message(request, found, fmt, before, point, ask))
     host.append(first, True)
     yield AgentEvent(E.MESSAGE, message=first)

@@ -49,6 +49,9 @@ def test_what_is_not_one_line_of_code_is_not_taken_as_the_line(tmp_path: Path):
         "```python\n    from os import system\n```",
         "```python\n```",
         "",
+        # a whole file begun: its first line would stand in for the return
+        '```python\n"""Calc."""\ndef add(a, b):\n    return a + b\n```',
+        "```python\nreturn a + b\nreturn a\n```",  # two lines: which is it
     ):
         assert parsed(tmp_path, ask, reply, None) is None, reply
     (tmp_path / "calc.py").write_text("def add(a, b):\n    return b - a\n")  # changed since

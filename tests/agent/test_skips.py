@@ -127,6 +127,12 @@ def test_a_loop_s_header_is_one_line_of_code(tmp_path: Path):
     assert edit.whole == INVENTORY.replace("items[1:]", "items")
     for prose in ("for every item, all of them:", "while the items last", "if so: pass it on"):
         assert parsed(tmp_path, ask, prose, None) is None
+    commented = "```python\nfor item in items:  # every item\n```"  # a header's comment
+    assert parsed(tmp_path, ask, commented, None) is not None
+    # a statement for a header (or a header for a return) is not that line
+    assert parsed(tmp_path, ask, "```python\ntotal += 1\n```", None) is None
+    ret = LineAsk("shop/inventory.py", 12, "    return round(total, 2)")
+    assert parsed(tmp_path, ret, "```python\nfor item in items:\n```", None) is None
 
 
 SHOP_CSV = "name,price,qty\nwidget,2.50,10\ngadget,12.00,3\ngizmo,0.75,150\n"
@@ -138,8 +144,12 @@ SHOP = (
 )
 
 
-async def test_a_copied_file_gets_the_skipping_loop_asked_for_alone(make_agent, project: Path):
-    """The 1.5B model's way on the bench's trace-bug task: the files back as they were."""
+async def test_the_skipping_loop_is_asked_for_alone_at_once_and_again_after_a_copy(
+    make_agent, project: Path
+):
+    """Asked for the whole file, the 1.5B model kept the trace-bug task's `[1:]` three times in
+    three; asked for the line, it wrote the loop over every item two times in three. A reply
+    that gives the file back anyway (the model's other way) gets the line asked for again."""
     (project / "calc.py").unlink()
     (project / "shop.py").write_text(SHOP)
     (project / "stock.csv").write_text(SHOP_CSV)
@@ -148,22 +158,37 @@ async def test_a_copied_file_gets_the_skipping_loop_asked_for_alone(make_agent, 
     p = script({"text": copy}, {"text": line})
     config = Config(models={"scripted/m": ModelOverride(workflow="edit")})
     agent = await make_agent(p, config=config)
-    events = await run(agent, "`python shop.py stock.csv` should print the total (173.50 in all).")
-    first = p.requests[0].messages[-1].text()
-    assert (
-        "Line 7 of shop.py, `for row in rows[1:]:`, leaves out the first item: `rows[1:]` "
-        "starts from the second item, where `rows` has them all." in first
+    request = "`python shop.py stock.csv` should print the total (173.50 in all). Fix it."
+    events = await run(agent, request)
+    ask = (
+        "Line 7 of shop.py, `for row in rows[1:]:`, is where the first item is left out: "
+        "`rows[1:]` starts from the second item, where `rows` has them all.\n\nFirst say what "
+        "that line must loop over so that no item is left out. Then reply with line 7 as it "
+        "should be, in a ```python block: one line, not the whole file."
     )
-    asked = p.requests[1].messages[-1]
-    assert asked.role == "user"  # not begun: what to loop over is said first
-    assert asked.text().count("starts from the second item") == 1  # said once, as the ask
-    assert asked.text().endswith(
-        "Then reply with line 7 as it should be, in a ```python block: one line, not the whole "
-        "file."
-    )
+    first, again = (r.messages[-1] for r in p.requests)
+    assert first.role == again.role == "user"  # not begun: what to loop over is said first
+    assert first.text().endswith(ask) and again.text().endswith(ask)
+    assert first.text().count("starts from the second item") == 1  # said once, as the ask
     assert (project / "shop.py").read_text() == SHOP.replace("rows[1:]", "rows")
     [end] = of(events, E.TURN_END)
     assert "`python shop.py stock.csv` prints, as the request says, 173.50." in end.text
+
+
+async def test_a_request_that_asks_for_no_change_gets_the_loop_named_not_asked_for(
+    make_agent, project: Path
+):
+    (project / "calc.py").unlink()
+    (project / "shop.py").write_text(SHOP)
+    (project / "stock.csv").write_text(SHOP_CSV)
+    p = script({"text": "The loop starts at the second row."})
+    agent = await make_agent(
+        p, config=Config(models={"scripted/m": ModelOverride(workflow="edit")})
+    )
+    await run(agent, "`python shop.py stock.csv` should print the total (173.50 in all). Why not?")
+    first = p.requests[0].messages[-1].text()
+    assert "leaves out the first item: `rows[1:]` starts from the second item" in first
+    assert "Then reply with line 7" not in first and (project / "shop.py").read_text() == SHOP
 
 
 RING = (
