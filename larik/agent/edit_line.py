@@ -112,19 +112,21 @@ def message(ask: LineAsk) -> str:
 
 def parsed(root: Path, ask: LineAsk, reply: str, denied: Denied | None) -> Parsed | None:
     """The reply as an edit of the whole file with that line replaced; None when the reply is
-    not one line of code (a whole file, a definition, two lines, nothing), a loop's header for
-    a line that is none or the other way round, or the file changed meanwhile."""
-    line = _the_line(reply)
-    if line is None or line.lstrip().startswith(("def ", "class ", "@", "import ", "from ")):
-        return None
-    kind = _statement(line.strip())
-    if kind is None or kind != _statement(ask.text.strip()):  # prose; a header for a return
-        return None
+    not that line (a whole file changed elsewhere, a definition, prose, nothing), a loop's
+    header for a line that is none or the other way round, or the file changed meanwhile.
+    The line may come with its neighbours as the file has them (the 1.5B model wrote the
+    loop's header and its body): the one line of the reply where the file's line is."""
     text = read_shown(root, ask.path, denied)
     if text is None:
         return None
     lines = text.splitlines(keepends=True)
     if not 0 < ask.line <= len(lines) or lines[ask.line - 1].rstrip("\r\n") != ask.text:
+        return None
+    line = _the_line(_code(reply), [x.rstrip("\r\n") for x in lines], ask.line)
+    if line is None or line.lstrip().startswith(("def ", "class ", "@", "import ", "from ")):
+        return None
+    kind = _statement(line.strip())
+    if kind is None or kind != _statement(ask.text.strip()):  # prose; a header for a return
         return None
     end = lines[ask.line - 1][len(ask.text) :]  # its newline, as the file has it
     lines[ask.line - 1] = _indent(ask.text) + line.strip() + end
@@ -144,9 +146,8 @@ def _statement(line: str) -> str | None:
 _HEADERS = ("for ", "async for ", "if ", "while ", "with ")
 
 
-def _the_line(reply: str) -> str | None:
-    """The one line of code in the reply's first fenced block — None when it has more than one
-    (the start of a whole file is no line) — or the reply's first line, unfenced."""
+def _code(reply: str) -> list[str]:
+    """The lines of code in the reply's first fenced block, or its first line, unfenced."""
     lines = reply.splitlines()
     fenced = [i for i, x in enumerate(lines) if _FENCE.match(x)]
     body = lines[fenced[0] + 1 :] if fenced else lines
@@ -154,11 +155,31 @@ def _the_line(reply: str) -> str | None:
     for x in body:
         if _FENCE.match(x):
             break
-        if x.strip() and not x.lstrip().startswith("#"):
+        if _is_code(x):
             code.append(x)
             if not fenced:
                 break
-    return code[0] if len(code) == 1 else None
+    return code
+
+
+def _the_line(code: list[str], lines: list[str], at: int) -> str | None:
+    """The line of ``code`` that stands where line ``at`` of the file (``lines``) is, when
+    the rest of ``code`` is the file's lines around it as they are (blank lines and comments
+    aside); None when no one placing fits."""
+    idx = [i for i, x in enumerate(lines) if _is_code(x)]
+    if not code or at - 1 not in idx:
+        return None
+    k, n = idx.index(at - 1), len(code)
+    hits = {
+        code[k - o]
+        for o in range(max(0, k - n + 1), min(k, len(idx) - n) + 1)
+        if all(code[m].strip() == lines[idx[o + m]].strip() for m in range(n) if m != k - o)
+    }
+    return hits.pop() if len(hits) == 1 else None
+
+
+def _is_code(line: str) -> bool:
+    return bool(line.strip()) and not line.lstrip().startswith("#")
 
 
 def _indent(line: str) -> str:

@@ -45,7 +45,7 @@ def test_what_is_not_one_line_of_code_is_not_taken_as_the_line(tmp_path: Path):
     ask = LineAsk("calc.py", 2, "    return a - b")
     for reply in (
         "```python\n    Use + instead of -.\n```",  # prose
-        "```python\ndef add(a, b):\n    return a + b\n```",  # the whole function
+        "```python\ndef add(x, y):\n    return x + y\n```",  # a function changed elsewhere too
         "```python\n    from os import system\n```",
         "```python\n```",
         "",
@@ -54,6 +54,10 @@ def test_what_is_not_one_line_of_code_is_not_taken_as_the_line(tmp_path: Path):
         "```python\nreturn a + b\nreturn a\n```",  # two lines: which is it
     ):
         assert parsed(tmp_path, ask, reply, None) is None, reply
+    # the line with its neighbours as the file has them (the 1.5B model wrote a loop's header
+    # and its body; or the function, that line changed): that line
+    whole = parsed(tmp_path, ask, "```python\ndef add(a, b):\n    return a + b\n```", None)
+    assert whole is not None and whole.edits[0].whole == "def add(a, b):\n    return a + b\n"
     (tmp_path / "calc.py").write_text("def add(a, b):\n    return b - a\n")  # changed since
     assert parsed(tmp_path, ask, "return a + b", None) is None
 

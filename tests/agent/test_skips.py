@@ -129,6 +129,10 @@ def test_a_loop_s_header_is_one_line_of_code(tmp_path: Path):
         assert parsed(tmp_path, ask, prose, None) is None
     commented = "```python\nfor item in items:  # every item\n```"  # a header's comment
     assert parsed(tmp_path, ask, commented, None) is not None
+    body = "```python\nfor item in items:\n    total += line_value(item)\n```"  # with its body
+    assert parsed(tmp_path, ask, body, None).edits[0].whole == INVENTORY.replace("[1:]", "")
+    other = "```python\nfor item in items:\n    total -= 1\n```"  # a body that is not the file's
+    assert parsed(tmp_path, ask, other, None) is None
     # a statement for a header (or a header for a return) is not that line
     assert parsed(tmp_path, ask, "```python\ntotal += 1\n```", None) is None
     ret = LineAsk("shop/inventory.py", 12, "    return round(total, 2)")
