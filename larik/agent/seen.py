@@ -129,8 +129,11 @@ def saw(output: str, found: list[Suspect]) -> list[Saw]:
             fixes = seen.get("fixes", [])
             text = _sentence(test, name, where[name], seen)
             fix = fixes[0] if fixes else ["", "", "", ""]
-            at = _index_of(seen.get("parts", []), fix[3], fix[1]) if fix[2] == "index" else ""
-            out.append(Saw(text, where[name], seen["line"], seen["source"], *fix, at=at))
+            fixed, want, kind, detail = fix[:4]
+            at = _index_of(seen.get("parts", []), detail, want) if kind == "index" else ""
+            out.append(
+                Saw(text, where[name], seen["line"], seen["source"], fixed, want, kind, detail, at)
+            )
             if len(out) == MAX_SAID:
                 return out
     return out
