@@ -89,28 +89,42 @@ def left_out(
                 else []
             )
             for it in iters:
-                got = _skipping(it, row.place)
+                got = _skipping(it, row.place, text)
                 if got is not None and 0 < it.lineno <= len(lines):
                     line = lines[it.lineno - 1]
                     found.append(Skip(path, it.lineno, line, row.place, *got))
     return found[0] if len(found) == 1 else None
 
 
-def _skipping(node: ast.expr, place: str) -> tuple[str, str] | None:
+def _skipping(node: ast.expr, place: str, text: str) -> tuple[str, str] | None:
     """The source of the part of a loop's iterable that leaves out its ``place`` item, and
     of that part without the skip, if any: a slice ``[1:]`` (``[:-1]``) of it, or of the
-    sequence handed to ``enumerate`` or ``reversed``; ``range(1, …)`` (``range(len(…) - 1)``)."""
+    sequence handed to ``enumerate`` or ``reversed``; ``range(1, …)`` (``range(len(…) - 1)``).
+    The sources are the file's own text (``text``), one line of at most :data:`_PART`
+    characters, else the loop is none: never :func:`ast.unparse`, which recurses as deep as the
+    expression (a hostile file's 500-term sum in a slice raised ``RecursionError``)."""
+
+    def src(n: ast.AST) -> str | None:
+        seg = ast.get_source_segment(text, n)
+        return seg if seg and len(seg) <= _PART and "\n" not in seg else None
+
+    def both(part: ast.AST, whole: str | None) -> tuple[str, str] | None:
+        got = src(part)
+        return (got, whole) if got and whole else None
+
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         if node.func.id in ("enumerate", "reversed", "list", "sorted") and node.args:
-            return _skipping(node.args[0], place)
+            return _skipping(node.args[0], place, text)
         if node.func.id == "range" and not node.keywords:
             args = node.args
             if place == "first" and len(args) == 2 and _const(args[0], 1):
-                return ast.unparse(node), f"range({ast.unparse(args[1])})"
+                stop_src = src(args[1])
+                return both(node, f"range({stop_src})" if stop_src else None)
             stop = args[0] if len(args) == 1 else args[1] if len(args) == 2 else None
             if place == "last" and isinstance(stop, ast.BinOp) and _less_one(stop):
                 if len(args) == 1 or _const(args[0], 0):
-                    return ast.unparse(node), f"range({ast.unparse(stop.left)})"
+                    left = src(stop.left)
+                    return both(node, f"range({left})" if left else None)
         return None
     if not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Slice):
         return None
@@ -118,10 +132,13 @@ def _skipping(node: ast.expr, place: str) -> tuple[str, str] | None:
     if s.step is not None or _argv(node.value):
         return None
     if place == "first" and _const(s.lower, 1) and s.upper is None:
-        return ast.unparse(node), ast.unparse(node.value)
+        return both(node, src(node.value))
     if place == "last" and (s.lower is None or _const(s.lower, 0)) and _const(s.upper, -1):
-        return ast.unparse(node), ast.unparse(node.value)
+        return both(node, src(node.value))
     return None
+
+
+_PART = 120  # characters of a loop's iterable said to the model
 
 
 def _const(node: ast.expr | None, value: int) -> bool:

@@ -232,3 +232,14 @@ async def test_a_reply_of_a_method_alone_is_written_into_its_class(make_agent, p
     )
     await run(agent, "Fix peek in ring.py: it must return the first item.")
     assert (project / "ring.py").read_text() == RING.replace("self._items[-1]", "self._items[0]")
+
+
+def test_a_hostile_file_s_deep_or_long_loop_is_not_said_and_breaks_nothing():
+    """A 500-term sum in a slice parses, and ast.unparse of it raised RecursionError (the turn
+    would have ended in a traceback); a loop too long to quote is not named."""
+    deep = "def f(a):\n    for x in (" + "+".join(["a"] * 900) + ")[1:]:\n        pass\n"
+    assert left_out(["173.50"], "148.50", GIVEN, [("shop/deep.py", deep)]) is None
+    long = INVENTORY.replace("items[1:]", "(" + " or ".join(["items"] * 40) + ")[1:]")
+    assert left_out(["173.50"], "148.50", GIVEN, sources(long)) is None
+    many = [("shop/deep.py", deep), *sources()]  # the one loop that can be said still is
+    assert left_out(["173.50"], "148.50", GIVEN, many) is not None
