@@ -23,6 +23,7 @@ __all__ = [
     "hidden_methods",
     "keep_examples",
     "keep_left_out",
+    "keep_renamed",
     "methods_into",
     "keeps_tests",
     "said_anew",
@@ -52,6 +53,64 @@ def keep_left_out(old: str, new: str, request: str) -> tuple[str, list[str]]:
     if parts:
         new = new.rstrip("\n") + "\n\n\n" + "\n\n\n".join(parts) + "\n"
     return _keep_imports(before, lines, new, words, kept)
+
+
+#: "Rename the function `calc_total` in billing.py to `compute_total`": the old and new names
+RENAME = re.compile(
+    r"\brenam\w*\s+(?:the\s+)?(?:function|method|class)?\s*`(?P<old>\w+)`[^`\n]*?\bto\s+"
+    r"`(?P<new>\w+)`",
+    re.I,
+)
+#: words that ask for more than a rename (and its callers' update)
+_MORE = re.compile(
+    r"\b(?:fix|implement|add|change|make|refactor|remove|write|extend|handle|support|replace|"
+    r"correct|repair|convert|move|simplif|improv|optimi)\w*",
+    re.I,
+)
+
+
+def keep_renamed(old: str, new: str, request: str) -> tuple[str, str]:
+    """``new`` with the definition a rename-only request renames as it was in ``old``, under
+    its new name, and that name ("" when nothing was put back). Measured: asked to rename
+    ``calc_total`` to ``compute_total`` and update its callers, the 1.5B model wrote
+    ``compute_total(items)``, its ``tax_rate`` parameter gone, and the project's tests (which
+    do not pass a rate) passed. A request that asks for anything more than the rename
+    ("rename it and add a parameter") is left to the model, as is a definition that did not
+    change but for its name."""
+    m = RENAME.search(request)
+    if m is None or _MORE.search(RENAME.sub(" ", request)):
+        return new, ""
+    was, now = m.group("old"), m.group("new")
+    before, after = parse(old), parse(new)
+    if before is None or after is None:
+        return new, ""
+    theirs = [n for n in before.body if isinstance(n, _DEFS) and n.name == was]
+    mine = [n for n in after.body if isinstance(n, _DEFS) and n.name == now]
+    if (
+        len(theirs) != 1
+        or len(mine) != 1
+        or any(
+            isinstance(n, _DEFS) and n.name in (was, now) for n in before.body if n is not theirs[0]
+        )
+    ):
+        return new, ""
+    source = _source(old, theirs[0])
+    renamed = re.sub(rf"\b{re.escape(was)}\b", now, source)
+    was_tree, now_tree = parse(renamed), parse(_source(new, mine[0]))
+    if was_tree is None or now_tree is None or ast.dump(was_tree) == ast.dump(now_tree):
+        return new, ""  # only the name changed: as asked
+    lines = new.splitlines(keepends=True)
+    node = mine[0]
+    start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    lines[start - 1 : node.end_lineno] = [renamed + "\n"]
+    return "".join(lines), now
+
+
+def _source(text: str, node: ast.stmt) -> str:
+    """A top-level definition's lines, its decorators included."""
+    assert isinstance(node, _DEFS)
+    start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    return "".join(text.splitlines(keepends=True)[start - 1 : node.end_lineno]).rstrip("\n")
 
 
 def methods_into(old: str, new: str) -> str | None:

@@ -61,7 +61,14 @@ from .edit_context import Found, check_command, gather, is_test_file, read_shown
 from .edit_feedback import GIVEN_BACK, Applied, feedback, summary
 from .edit_messages import Ran, cut_off, first_message, now_reply, review
 from .edit_point import blamed, pointer
-from .edit_repair import hidden_methods, keep_examples, keep_left_out, keeps_tests, methods_into
+from .edit_repair import (
+    hidden_methods,
+    keep_examples,
+    keep_left_out,
+    keep_renamed,
+    keeps_tests,
+    methods_into,
+)
 from .edit_reply import FileEdit, Format, Parsed, Problem, parse_reply
 from .events import AgentEvent, AgentEventType
 from .examples import Check, doctest_files, example_checks
@@ -513,6 +520,12 @@ async def _apply(
             new, kept = keep_left_out(old, new, request)
             if kept:
                 out.kept.append(f"{rp.rel}: kept {', '.join(kept)}, which your file left out")
+            new, renamed = keep_renamed(old, new, request)
+            if renamed:
+                out.kept.append(
+                    f"{rp.rel}: kept {renamed} as it was but for its name (the request asks "
+                    "for a rename only)"
+                )
         if old is not None and rp.path.suffix == ".py":
             new, docs = keep_examples(old, new, request)
             if docs:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from larik.agent.edit_line import LineAsk, for_skip, message, parsed
-from larik.agent.edit_repair import methods_into
+from larik.agent.edit_repair import keep_renamed, methods_into
 from larik.agent.skips import Skip, left_out
 from larik.config import Config
 from larik.config.schema import ModelOverride
@@ -243,3 +243,41 @@ def test_a_hostile_file_s_deep_or_long_loop_is_not_said_and_breaks_nothing():
     assert left_out(["173.50"], "148.50", GIVEN, sources(long)) is None
     many = [("shop/deep.py", deep), *sources()]  # the one loop that can be said still is
     assert left_out(["173.50"], "148.50", GIVEN, many) is not None
+
+
+BILLING = (
+    '"""Invoice arithmetic."""\n\nTAX_RATE = 0.2\n\n\ndef calc_total(items, tax_rate=TAX_RATE):\n'
+    '    """Total, tax included."""\n    return round(sum(p * q for p, q in items) * (1 + tax_rate), 2)\n'
+)
+RENAME = (
+    "Rename the function `calc_total` in billing.py to `compute_total`, and update every caller."
+)
+
+
+def test_a_rename_only_request_keeps_the_definition_as_it_was_but_for_its_name():
+    """Measured: the 1.5B model renamed calc_total and dropped its tax_rate parameter; the
+    project's tests passed, the task's did not."""
+    dropped = BILLING.replace("calc_total(items, tax_rate=TAX_RATE)", "compute_total(items)")
+    dropped = dropped.replace("(1 + tax_rate)", "(1 + TAX_RATE)")
+    assert keep_renamed(BILLING, dropped, RENAME) == (
+        BILLING.replace("calc_total", "compute_total"),
+        "compute_total",
+    )
+    just = BILLING.replace("calc_total", "compute_total")
+    assert keep_renamed(BILLING, just, RENAME) == (just, "")  # as asked: nothing to say
+    more = RENAME + " Add a `currency` parameter to it."
+    assert keep_renamed(BILLING, dropped, more) == (dropped, "")  # more than a rename: the model's
+    assert keep_renamed(BILLING, dropped, "Make the total faster.") == (dropped, "")
+    assert keep_renamed(BILLING, BILLING, RENAME) == (BILLING, "")  # not renamed at all
+
+
+async def test_a_rename_that_drops_a_parameter_gets_it_back(make_agent, project: Path):
+    (project / "calc.py").unlink()
+    (project / "billing.py").write_text(BILLING)
+    dropped = BILLING.replace("calc_total(items, tax_rate=TAX_RATE)", "compute_total(items)")
+    p = script({"text": "Renamed.\n\nbilling.py\n```python\n" + dropped + "```\n"})
+    agent = await make_agent(
+        p, config=Config(models={"scripted/m": ModelOverride(workflow="edit")})
+    )
+    await run(agent, RENAME)
+    assert (project / "billing.py").read_text() == BILLING.replace("calc_total", "compute_total")
