@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..llm.types import Block, Message
 from .edit_context import Found
 from .edit_reply import Format, format_rules
 from .examples import missing, off_by
@@ -135,3 +136,16 @@ def review(request: str, written: list[str], command: str) -> str:
         f"If something is not handled, give {files} again, complete, with it handled. If "
         "everything is handled, give the file back exactly as it is."
     )
+
+
+def put_out(said: list[Message], reply: Message, what: str) -> None:
+    """Leave ``reply`` out of what the model is sent from now on: a reply that changed
+    nothing, which a small model otherwise writes again word for word. The transcript keeps
+    it; a reply with a tool call stays (its result must follow a call)."""
+    if any(b.type != "text" for b in reply.blocks):
+        return
+    for i in range(len(said) - 1, -1, -1):
+        if said[i] is reply:
+            note = Block.text_block(f"[this reply is left out: {what}]")
+            said[i] = reply.model_copy(update={"blocks": [note]})
+            return

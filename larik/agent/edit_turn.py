@@ -59,7 +59,7 @@ from ..paths import resolve_path
 from . import edit_line, own_tests
 from .edit_context import Found, check_command, gather, is_test_file, read_shown
 from .edit_feedback import GIVEN_BACK, Applied, feedback, summary
-from .edit_messages import Ran, cut_off, first_message, now_reply, review
+from .edit_messages import Ran, cut_off, first_message, now_reply, put_out, review
 from .edit_point import blamed, pointer
 from .edit_repair import (
     hidden_methods,
@@ -249,6 +249,7 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
                 if told or last or reviewing or not CHANGE.search(request):
                     raise TurnOver(StopReason.END_TURN, reviewing or text)
                 told = True
+                put_out(host.messages(), msg, "it had no edit in it")
                 back = Message.user(NO_EDIT + now_reply(found, fmt))
                 host.append(back, True)
                 yield AgentEvent(E.MESSAGE, message=back)
@@ -286,6 +287,8 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
                     {"edit_rounds": host.rounds},
                 )
             again = applied.unchanged
+            if again:
+                put_out(host.messages(), msg, f"it gave {', '.join(applied.same)} back unchanged")
             where = blamed(failing.output, host.root, found) if failing is not None else None
             point = "" if where else _point(host, found, failing)  # where: the line is said
             said, earlier = [point], list(saw)

@@ -742,6 +742,57 @@ async def test_the_same_reply_again_is_a_copy_though_the_harness_completed_the_f
     )
 
 
+async def test_a_reply_that_changed_nothing_is_not_sent_again(make_agent, tested):
+    """Measured (qwen2.5-coder-1.5b, trace-bug): given its own reply back in the history, the
+    model wrote it again word for word in the next two rounds, at 0.7 too. A reply that changed
+    nothing (the file given back as it is, or no edit to a request for one) is left out of what
+    the model is sent from then on; the transcript keeps it."""
+    (tested / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    same = "calc.py\n```python\ndef add(a, b):\n    return a - b\n```\n"
+    p = script({"text": same}, {"text": WRONG}, {"text": FIXED})
+    agent = await make_agent(p, config=edit_config())
+    await run(agent, "The test fails. Fix calc.py.")
+    assert len(p.requests) == 3
+    replies = [m.text() for m in p.requests[2].messages if m.role == "assistant"]
+    assert replies == ["[this reply is left out: it gave calc.py back unchanged]", WRONG]
+    assert "gave calc.py back exactly as it is" in p.requests[1].messages[-1].text()
+    lines = Path(agent.transcript_path).read_text().splitlines()
+    kept = [json.loads(x)["message"] for x in lines if '"kind":"message"' in x]
+    assert [m["blocks"][0]["text"] for m in kept if m["role"] == "assistant"] == [
+        same,
+        WRONG,
+        FIXED,
+    ]
+    assert (tested / "calc.py").read_text().endswith("return a + b\n")
+
+    (tested / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    said = "Change calc.py line 2 from a - b to a + b."
+    p = script({"text": said}, {"text": FIXED})
+    agent = await make_agent(p, config=edit_config())
+    await run(agent, "fix the failing test")
+    replies = [m.text() for m in p.requests[1].messages if m.role == "assistant"]
+    assert replies == ["[this reply is left out: it had no edit in it]"]
+
+
+def test_a_reply_with_a_tool_call_is_never_put_out():
+    """A tool call's result must follow its call: such a reply stays as it was sent."""
+    from larik.agent.edit_messages import put_out
+    from larik.llm.types import Block, Message
+
+    call = Message(
+        role="assistant",
+        blocks=[Block.text_block("reading"), Block.tool_use("t1", "read_file", {"path": "a"})],
+    )
+    text = Message(role="assistant", blocks=[Block.text_block("calc.py as it is")])
+    said = [Message.user("fix it"), call, text]
+    put_out(said, call, "it had no edit in it")
+    assert said[1] is call
+    put_out(said, Message(role="assistant", blocks=[Block.text_block("calc.py as it is")]), "x")
+    assert said[2] is text  # only the reply itself, by identity, not an equal one
+    put_out(said, text, "it gave calc.py back unchanged")
+    assert said[2].text() == "[this reply is left out: it gave calc.py back unchanged]"
+
+
 @pytest.mark.parametrize(
     ("request_text", "path", "kept"),
     [
