@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import ast
 import asyncio
+import gc
 import json
 import os
 import re
@@ -156,7 +157,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 tries = {"attempts": args.attempts} if args.attempts > 1 else {}
                 runner = _watch(make_agent_runner(config, folder, **tries), broken)
                 [res] = asyncio.run(
-                    run_bench([spec], [tasks[name]], runner, repeat=1, jobs=1, **tries)
+                    _closed(run_bench([spec], [tasks[name]], runner, repeat=1, jobs=1, **tries))
                 )
                 row = {"passed": res.passed, "reason": res.reason}
                 if tries:
@@ -170,6 +171,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             # after every run, not at the end: a run stopped or a machine lost keeps its rows
             args.out.write_text(json.dumps(out, indent=1))
     return out
+
+
+async def _closed(run: Any) -> Any:
+    """``run``'s result, its model clients closed on its own event loop: each run has a loop
+    of its own, and an SDK client collected on the next one closes its connection on a loop
+    that is gone ("Task exception was never retrieved … Event loop is closed" on stderr)."""
+    res = await run
+    gc.collect()  # the clients' finalizers schedule their close on this loop
+    await asyncio.sleep(0)  # and it runs here, before the loop ends
+    await asyncio.sleep(0)
+    return res
 
 
 def _commit(checkout: Path) -> str:

@@ -14,11 +14,13 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
+from ..words import count
 from .examples import DOCTEST_LINE
 from .pysyntax import parse
 
 __all__ = [
     "CHANGE_EXAMPLES",
+    "fragment",
     "KEEP_TESTS",
     "hidden_methods",
     "keep_examples",
@@ -53,6 +55,24 @@ def keep_left_out(old: str, new: str, request: str) -> tuple[str, list[str]]:
     if parts:
         new = new.rstrip("\n") + "\n\n\n" + "\n\n\n".join(parts) + "\n"
     return _keep_imports(before, lines, new, words, kept)
+
+
+def fragment(old: str, new: str) -> str:
+    """Why a whole file ``new`` is a piece of ``old``, not all of it ("" when it is not): it
+    defines nothing where ``old`` defines functions or classes, and is less than half its
+    length (the 1.5B model's "whole file" was the one line it changed,
+    ``text = re.sub(…).lower()``, and ``slugify`` would have gone)."""
+    before, after = parse(old), parse(new)
+    if before is None or after is None or any(isinstance(n, _DEFS) for n in after.body):
+        return ""
+    names = [n.name for n in before.body if isinstance(n, _DEFS)]
+    lines = [x for x in new.splitlines() if x.strip()]
+    if not names or 2 * len(lines) >= len([x for x in old.splitlines() if x.strip()]):
+        return ""
+    return (
+        f"a piece of the file, not all of it ({count(len(lines), 'line')}, where the file defines "
+        f"{', '.join(names)}): write the whole file, or a search/replace block for those lines"
+    )
 
 
 #: "Rename the function `calc_total` in billing.py to `compute_total`": the old and new names

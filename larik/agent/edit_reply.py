@@ -164,16 +164,21 @@ def parse_reply(
     lines = text.splitlines(keepends=True)
     i = 0
     last_path = ""  # a path line seen since the last block
+    prose: list[str] = []  # the lines of words since the last block
+    was: _Whole | None = None  # the block before, a whole file, and the words before it
     while i < len(lines):
         line = lines[i]
         fence = _FENCE.match(line)
         if fence is None:
             if _SEARCH.match(line):  # search/replace blocks outside a fence (aider accepts them)
                 i = _bare_blocks(lines, i, last_path or default_path, out)
+                was = None
                 continue
             candidate = _path_in(line) or _mentioned(line, known)
             if candidate:
                 last_path = candidate
+            if line.strip():
+                prose.append(line.strip())
             i += 1
             continue
         ticks, info, extra = fence.group(1), fence.group(2), fence.group(3)
@@ -182,6 +187,15 @@ def parse_reply(
         path = _fence_path(info, extra) or last_path
         if not path and body and (inside := _path_in(body[0], comment_only=True)):
             path, body = inside, body[1:]
+        words, prose = prose, []
+        if end is not None and was is not None and not path and _from_to(was.words, words):
+            # "change it from: ```A``` to: ```B```": a search/replace, not two whole files
+            e = _add(out, was.path)
+            e.whole = was.whole_before
+            e.blocks.append((was.content, "".join(body)))
+            i, was, last_path = end + 1, None, ""
+            continue
+        was = None
         path = path or default_path
         last_path = ""
         if end is None:
@@ -217,10 +231,43 @@ def parse_reply(
                 Problem(path, "that is the example from the instructions, not this project")
             )
             continue
-        _add(out, path).whole = content
+        e = _add(out, path)
+        was = _Whole(path, content, words, e.whole)
+        e.whole = content
     if not out.edits and not out.problems and not any(_FENCE.match(x) for x in lines):
         _said(text, default_path, known, texts or {}, out)
     return out
+
+
+@dataclass(frozen=True)
+class _Whole:
+    """A whole-file block as parsed, which the next block may make the first half of a
+    search/replace said in words."""
+
+    path: str
+    content: str
+    words: list[str]  # the lines of words before it
+    whole_before: str | None  # the file's whole text before this block set it
+
+
+#: the words before the first of two blocks that say an edit: "Line 15 of textutils.py
+#: should be changed from:", "Replace this line:", and between them: "to:", "with this:"
+_FROM = re.compile(r"\b(?:chang|replac)\w*\b|\bfrom\s*:?\s*$", re.I)
+_TO = re.compile(
+    r"^(?:to|with|into|by)(?:\s+(?:this|these|that|it|the following(?: lines?| code)?))?\s*:?$",
+    re.I,
+)
+
+
+def _from_to(before: list[str], between: list[str]) -> bool:
+    """Whether two blocks are the text to change and what it becomes (the 1.5B model, asked
+    for the whole file: "The line 15 of textutils.py should be changed from: ```…``` to:
+    ```…```"), by the words before and between them."""
+    return (
+        bool(before and between)
+        and bool(_FROM.search(before[-1]))
+        and all(_TO.match(x) for x in between)
+    )
 
 
 #: an edit said in a sentence: "Change `shop/inventory.py` line 16 from `for item in

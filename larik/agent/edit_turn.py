@@ -62,6 +62,7 @@ from .edit_feedback import GIVEN_BACK, Applied, feedback, summary
 from .edit_messages import Ran, cut_off, first_message, now_reply, put_out, review
 from .edit_point import blamed, pointer
 from .edit_repair import (
+    fragment,
     hidden_methods,
     keep_examples,
     keep_left_out,
@@ -510,6 +511,8 @@ async def _apply(
                 why = "your tests of the request, the check of this change: change the code"
             out.problems.append(Problem(rp.rel, why))
             continue
+        if not why and edit.whole is not None and old is not None and rp.path.suffix == ".py":
+            why = fragment(old, new or "")
         if not why and is_test_file(rp.rel) and keeps_tests(request, rp.rel):
             why = "a test the request says to keep: change the code so it passes, not the test"
         if why:

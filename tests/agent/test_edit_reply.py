@@ -144,6 +144,34 @@ def test_an_edit_said_in_a_sentence_is_a_search_and_replace():
     assert parse_reply(fenced, known=known).edits[0].whole == "x = 1\n"
 
 
+def test_two_blocks_said_as_from_and_to_are_a_search_and_replace():
+    """Measured (implement-stub, the third reply): "The line 15 of textutils.py should be
+    changed from: ```A``` to: ```B```" was taken for two whole files, the second one line, and
+    that line was written as textutils.py."""
+    known = ["textutils.py", "tests/test_textutils.py"]
+    old = "text = re.sub(r'[^a-z]', '-', text)\n"
+    new = "text = re.sub(r'[^a-z]', '-', text).lower()\n"
+    for before, between in [
+        ("The line 15 of textutils.py should be changed from:", "to:"),
+        ("In textutils.py, replace this line:", "with this:"),
+        ("Change textutils.py from", "To"),
+    ]:
+        said = f"{before}\n```python\n{old}```\n{between}\n```python\n{new}```\n\nThat is all.\n"
+        [edit] = parse_reply(said, "", known).edits
+        assert (edit.path, edit.whole, edit.blocks) == ("textutils.py", None, [(old, new)]), before
+    # a second block with a path of its own, words between that are not "to:", or none that
+    # say a change: two files, each whole
+    two = [
+        "Fixed textutils.py:\n```python\nA = 1\n```\nto:\n```python\nB = 2\n```\n",
+        "Change textutils.py:\n```python\nA = 1\n```\nAnd the tests:\n```python\nB = 2\n```\n",
+        "Change textutils.py from:\n```python\nA = 1\n```\nto:\n"
+        "```python tests/test_textutils.py\nB = 2\n```\n",
+    ]
+    for said in two:
+        p = parse_reply(said, "textutils.py", known)
+        assert all(e.whole is not None and not e.blocks for e in p.edits), said
+
+
 def test_an_edit_said_in_words_naming_no_file_is_in_the_one_file_that_has_its_text():
     """Measured: "Change `for item in in_stock(items)[1:]` to `for item in in_stock(items):`."
     — no file named, and a colon the text it replaces does not have."""

@@ -774,6 +774,52 @@ async def test_a_reply_that_changed_nothing_is_not_sent_again(make_agent, tested
     assert replies == ["[this reply is left out: it had no edit in it]"]
 
 
+async def test_a_line_said_as_from_and_to_is_changed_in_place(make_agent, tested):
+    """Measured (implement-stub): the reply "should be changed from: ```A``` to: ```B```"
+    was written as the file: its one line, and ``slugify`` gone with the rest."""
+    (tested / "calc.py").write_text(
+        "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return -b + a\n"
+    )
+    said = (
+        "Line 2 of calc.py should be changed from:\n```python\nreturn a - b\n```\nto:\n"
+        "```python\nreturn a + b\n```\n"
+    )
+    p = script({"text": said}, {"text": FIXED})
+    agent = await make_agent(p, config=edit_config())
+    events = await run(agent, "The test fails. Fix calc.py.")
+    assert len(p.requests) == 1
+    assert (tested / "calc.py").read_text() == (
+        "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return -b + a\n"
+    )
+    assert of(events, E.TURN_END)[0].data["verify"]["passed"] is True
+
+
+async def test_a_few_lines_given_as_the_whole_file_are_refused(make_agent, tested):
+    """A "whole file" that defines nothing, where the file defines functions, and is less than
+    half of it, is a piece of it: refused and said, the file left as it was."""
+    before = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n"
+    (tested / "calc.py").write_text(before)
+    piece = "calc.py\n```python\nx = a + b\n```\n"
+    p = script({"text": piece}, {"text": FIXED})
+    agent = await make_agent(p, config=edit_config())
+    await run(agent, "The test fails. Fix calc.py.")
+    told = p.requests[1].messages[-1].text()
+    assert "a piece of the file, not all of it (1 line, where the file defines add, sub)" in told
+    assert (tested / "calc.py").read_text().startswith("def add(a, b):\n    return a + b\n")
+    assert "def sub(a, b):" in (tested / "calc.py").read_text()
+
+
+def test_only_a_piece_without_definitions_is_a_fragment():
+    from larik.agent.edit_repair import fragment
+
+    old = "import re\n\n\ndef f(x):\n    y = x\n    return y\n\n\nX = 1\n"
+    assert fragment(old, "y = 2\n")
+    assert not fragment(old, "def f(x):\n    return 2\n")  # a definition: a file
+    assert not fragment(old, "import re\n\nX = 1\nY = 2\n")  # half the file or more
+    assert not fragment("X = 1\nY = 2\nZ = 3\n", "X = 2\n")  # the file defined nothing
+    assert not fragment(old, "y = (\n")  # unparsable: said as such elsewhere
+
+
 def test_a_reply_with_a_tool_call_is_never_put_out():
     """A tool call's result must follow its call: such a reply stays as it was sent."""
     from larik.agent.edit_messages import put_out
