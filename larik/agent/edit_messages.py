@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..llm.types import Block, Message
+from ..llm.types import Message
 from .edit_context import Found
 from .edit_reply import Format, format_rules
 from .examples import missing, off_by
@@ -138,14 +138,16 @@ def review(request: str, written: list[str], command: str) -> str:
     )
 
 
-def put_out(said: list[Message], reply: Message, what: str) -> None:
+def put_out(said: list[Message], reply: Message) -> None:
     """Leave ``reply`` out of what the model is sent from now on: a reply that changed
-    nothing, which a small model otherwise writes again word for word. The transcript keeps
-    it; a reply with a tool call stays (its result must follow a call)."""
+    nothing, which a small model otherwise writes again word for word. It stays in the list
+    with no blocks (so no index moves), and a request drops it (``merge_adjacent``); the
+    transcript keeps it. Not a note in its place: told "[this reply is left out: …]", the 1.5B
+    model wrote that note as its next reply. A reply with a tool call stays (its result must
+    follow a call)."""
     if any(b.type != "text" for b in reply.blocks):
         return
     for i in range(len(said) - 1, -1, -1):
         if said[i] is reply:
-            note = Block.text_block(f"[this reply is left out: {what}]")
-            said[i] = reply.model_copy(update={"blocks": [note]})
+            said[i] = reply.model_copy(update={"blocks": []})
             return

@@ -250,7 +250,7 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
                 if told or last or reviewing or not CHANGE.search(request):
                     raise TurnOver(StopReason.END_TURN, reviewing or text)
                 told = True
-                put_out(host.messages(), msg, "it had no edit in it")
+                put_out(host.messages(), msg)
                 back = Message.user(NO_EDIT + now_reply(found, fmt))
                 host.append(back, True)
                 yield AgentEvent(E.MESSAGE, message=back)
@@ -289,7 +289,7 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
                 )
             again = applied.unchanged
             if again:
-                put_out(host.messages(), msg, f"it gave {', '.join(applied.same)} back unchanged")
+                put_out(host.messages(), msg)
             where = blamed(failing.output, host.root, found) if failing is not None else None
             point = "" if where else _point(host, found, failing)  # where: the line is said
             said, earlier = [point], list(saw)
