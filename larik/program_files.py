@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import shell
+from . import host_programs, shell
 from .words import count
 
 __all__ = ["MAX_BYTES", "MAX_FILES", "RUNNERS", "Coverage", "Entry", "covered"]
@@ -268,7 +268,7 @@ def _listing(folder: Path) -> list[Path]:
     try:
         proc = subprocess.run(
             [
-                "git",
+                host_programs.find("git", folder),
                 *_READ_ONLY_GIT,
                 "ls-files",
                 "-z",
@@ -282,7 +282,7 @@ def _listing(folder: Path) -> list[Path]:
             capture_output=True,
             timeout=10,
             check=False,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+            env={**host_programs.host_env(None, folder), "GIT_OPTIONAL_LOCKS": "0"},
         )
     except (OSError, subprocess.TimeoutExpired):
         proc = None

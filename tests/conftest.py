@@ -230,6 +230,18 @@ def _fresh_cooldowns() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _fresh_host_guards() -> Iterator[None]:
+    """The folders a test's sessions guarded (larik/host_programs.py) are the test's own: one
+    test's project (a wide root, ``/``) does not keep the next from finding git."""
+    from larik import host_programs
+
+    saved = set(host_programs._guarded)
+    yield
+    host_programs._guarded.clear()
+    host_programs._guarded.update(saved)
+
+
+@pytest.fixture(autouse=True)
 def _fresh_secrets() -> Iterator[None]:
     from larik.llm.secrets import forget_all
 

@@ -65,6 +65,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import host_programs
 from ..llm.errors import LarikError
 from . import checkpoint_files as cfiles
 from . import checkpoint_rules as rules_file
@@ -230,7 +231,7 @@ class ShadowRepo:
     def _env(self) -> dict[str, str]:
         home = str(self.git_dir)
         return {
-            "PATH": os.environ.get("PATH", os.defpath),
+            "PATH": host_programs.safe_path(roots=(self.root,)),
             "HOME": home,
             "XDG_CONFIG_HOME": home,
             "GIT_DIR": home,
@@ -250,7 +251,7 @@ class ShadowRepo:
     def _git(self, *args: str, stdin: bytes | None = None) -> bytes:
         try:
             proc = subprocess.run(
-                ["git", *_FLAGS, *args],
+                [host_programs.find("git", self.root), *_FLAGS, *args],
                 input=stdin,
                 capture_output=True,
                 env=self._env(),
@@ -258,6 +259,8 @@ class ShadowRepo:
                 timeout=self.limits.timeout,
                 check=False,
             )
+        except host_programs.NotOwn as e:
+            raise CheckpointError(f"{e}: checkpoints need it") from None
         except FileNotFoundError:
             raise CheckpointError("git is not installed: checkpoints need it") from None
         except subprocess.TimeoutExpired:

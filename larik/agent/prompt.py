@@ -26,6 +26,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import host_programs
 from ..protected import INSTRUCTION_FILES  # one list: the files a model must not rewrite unasked
 from ..words import count
 
@@ -243,10 +244,10 @@ _READ_ONLY_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"
 
 
 def _git(root: Path, *args: str) -> str | None:
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
+    env = {**host_programs.host_env(None, root), "GIT_OPTIONAL_LOCKS": "0"}
     try:
         proc = subprocess.run(
-            ["git", *_READ_ONLY_GIT, *args],
+            [host_programs.find("git", root), *_READ_ONLY_GIT, *args],
             cwd=root,
             capture_output=True,
             text=True,

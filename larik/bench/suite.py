@@ -127,9 +127,15 @@ def fetch_suite(url: str, cache: Path | None = None) -> Path:
     except ValueError as e:
         raise ConfigError(f"--suite {url}: {e}") from None
     folder = (cache or _cache_root()) / "git" / hashlib.sha256(url.encode()).hexdigest()[:16]
-    git = ["git", "-c", "protocol.allow=never", "-c", "protocol.https.allow=always"]
+    from .. import host_programs
+
+    try:
+        git = [host_programs.find("git", folder.parent)]
+    except host_programs.NotOwn as e:
+        raise ConfigError(f"--suite: a URL needs git: {e}") from None
+    git += ["-c", "protocol.allow=never", "-c", "protocol.https.allow=always"]
     git += ["-c", "protocol.http.allow=always", "-c", "core.hooksPath=/dev/null"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env = {k: v for k, v in host_programs.host_env().items() if not k.startswith("GIT_")}
     env |= {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1"}
 
     def run(args: list[str], cwd: Path | None = None) -> None:

@@ -7,6 +7,7 @@ runs. The accounts live under ``<state>/accounts`` (``Config.accounts_dir``).
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Any
@@ -154,12 +155,24 @@ def _ask(question: str) -> bool:
 
 
 def _open(url: str) -> None:
+    """The sign-in page in a browser that is not the project's: :mod:`webbrowser` looks its
+    programs (``xdg-open``, a browser's name) up on ``PATH``, so it looks on a ``PATH`` that
+    leads into no project (:mod:`larik.host_programs`) and its browser gets that ``PATH``."""
     import webbrowser
 
+    from .. import host_programs
+
+    saved = os.environ.get("PATH")
+    os.environ["PATH"] = host_programs.safe_path(roots=(os.getcwd(),))
     try:
         webbrowser.open(url)
     except webbrowser.Error:
         pass
+    finally:
+        if saved is None:
+            os.environ.pop("PATH", None)
+        else:
+            os.environ["PATH"] = saved
 
 
 def _show_url(browser: bool, *, pasting: bool) -> Any:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from .. import host_programs
 from ..processes import child_env, kill_group, read_pipe, start_token, wait_exit
 
 __all__ = ["GRACE", "MAX_STDERR", "MAX_STDOUT", "Finished", "Head", "run_hook"]
@@ -66,8 +67,13 @@ class Finished:
     error: str = ""  # it could not be started
 
 
-def hook_env(root: Path) -> dict[str, str]:
+def hook_env(root: Path, *, sandboxed: bool = True) -> dict[str, str]:
+    """The hook's environment: no credentials; unsandboxed, a ``PATH`` that leads into no
+    project (:func:`larik.host_programs.host_env`: what a project, a model or a sandboxed
+    command wrote does not run outside the sandbox by being found first)."""
     env = child_env()
+    if not sandboxed:
+        env = host_programs.host_env(env, root)
     env.update(LARIK_PROJECT_DIR=str(root), CLAUDE_PROJECT_DIR=str(root))
     return env
 
@@ -80,13 +86,13 @@ async def run_hook(
     out, err = Head(MAX_STDOUT), Head(MAX_STDERR)
     try:
         proc = subprocess.Popen(
-            argv or ["bash", "-c", command],
+            argv or [host_programs.find("bash", cwd), "-c", command],
             cwd=cwd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            env=hook_env(cwd),
+            env=hook_env(cwd, sandboxed=argv is not None),
         )
     except OSError as e:
         return Finished(None, out, err, error=e.strerror or str(e))

@@ -30,6 +30,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import host_programs
 from ..llm.errors import LarikError
 from ..llm.schema import tool_schema
 from ..processes import end_group
@@ -340,9 +341,12 @@ class McpServer:
 
         cwd = (self.root / exp.cwd) if exp.cwd else self.root
         argv = self._argv(exp, cwd)
-        params = StdioServerParameters(
-            command=argv[0], args=argv[1:], env=exp.env or None, cwd=str(cwd)
-        )
+        env = exp.env or None
+        if not self.sandboxed:  # what it starts is found outside the project too
+            from mcp.client.stdio import get_default_environment
+
+            env = host_programs.host_env({**get_default_environment(), **(exp.env or {})}, cwd)
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=str(cwd))
         read_fd, write_fd = os.pipe()
         pipe_inode = os.fstat(write_fd).st_ino
         errlog = os.fdopen(write_fd, "w")
@@ -389,13 +393,13 @@ class McpServer:
         )
         self.sandboxed = box is not None
         if box is None:
-            return [exp.command, *exp.args]
+            return [_own_program(exp.command, cwd), *exp.args]
         program = program_path(exp.command, exp.env, cwd)
         if program is None:  # said as the unsandboxed start says it, not as bwrap would
             raise _StartError(f"cannot start {exp.command!r}: No such file or directory")
         argv = [program, *exp.args]
         if cwd.resolve() != self.root.resolve():  # bwrap starts it in the root
-            argv = ["env", "-C", str(cwd), "--", *argv]
+            return box.wrap(["env", "-C", str(cwd), "--", *argv], self.root)
         return box.wrap(argv, self.root)
 
     def _on_stderr_eof(self) -> None:
@@ -567,6 +571,17 @@ class McpServer:
 
 class _StartError(Exception):
     pass
+
+
+def _own_program(command: str, cwd: Path) -> str:
+    """An unsandboxed server's program: a path as written (the user's own config named it),
+    a name found outside the project (:mod:`larik.host_programs`), else why it is not run."""
+    if "/" in command:
+        return command
+    try:
+        return host_programs.find(command, cwd)
+    except host_programs.NotOwn as e:
+        raise _StartError(f"cannot start {command!r}: {e}") from None
 
 
 def fit_schema(schema: dict[str, Any]) -> tuple[dict[str, Any], str]:

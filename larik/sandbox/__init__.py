@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from .. import host_programs
 from . import kept
 
 Mode = Literal["workspace-write", "read-only", "off"]
@@ -77,17 +78,26 @@ REFUSAL = re.compile(
 )
 
 
-@functools.cache
 def probe() -> str:
     """ "" when bwrap can run a sandbox here, else why not (one line). It runs ``true`` with
     the flags every command gets (:func:`isolation`: a user namespace, no capabilities, a
-    private pid namespace, …), so a kernel that refuses one of them is found here, once."""
+    private pid namespace, …), so a kernel that refuses one of them is found here, once per
+    bwrap. The bwrap is Larik's own (:func:`~larik.host_programs.find`): one found only in a
+    project (its ``.venv/bin``) is not run."""
     if sys.platform != "linux":  # macOS: a sandbox-exec profile is the plan (docs/security.md)
         name = "macOS" if sys.platform == "darwin" else sys.platform
         return f"bubblewrap needs Linux, not {name} (sandbox-exec is planned for macOS)"
-    exe = shutil.which("bwrap")
-    if exe is None:
-        return "bubblewrap (bwrap) is not installed"
+    try:
+        exe = host_programs.find("bwrap")
+    except host_programs.NotOwn as e:
+        return (
+            "bubblewrap (bwrap) is not installed" if e.line == "bwrap is not installed" else e.line
+        )
+    return _probe(exe)
+
+
+@functools.cache
+def _probe(exe: str) -> str:
     argv = Sandbox(mode="read-only").wrap(["true"], Path("/"))
     try:
         done = subprocess.run(
@@ -206,6 +216,7 @@ class Space:
         """The session's ``/tmp`` folder on the host (None once closed)."""
         if self._tmp is None and not self.closed:
             self._tmp = Path(tempfile.mkdtemp(prefix="larik-tmp-"))
+            host_programs.guard(self._tmp)  # its commands write it: no program is found there
             _open_spaces.add(self)
         return self._tmp
 
@@ -264,9 +275,10 @@ def _hold_network() -> tuple[int, int, str] | str:
     """A new user and network namespace (its loopback up: bwrap brings it up), as two open
     file descriptors and the nsenter to enter them with: a bwrap made them and waits on its
     stdin until they are opened. Or why that cannot be done."""
-    exe, nsenter = shutil.which("bwrap"), shutil.which("nsenter")
-    if exe is None or nsenter is None:
-        return "nsenter is not installed" if exe else "bwrap is not installed"
+    try:
+        exe, nsenter = host_programs.find("bwrap"), host_programs.find("nsenter")
+    except host_programs.NotOwn as e:
+        return e.line
     ids = ["--uid", str(NOBODY), "--gid", str(NOBODY)] if os.geteuid() == 0 else []
     argv = [exe, "--unshare-user", "--unshare-net", *ids, "--cap-drop", "ALL"]
     argv += ["--die-with-parent", "--ro-bind", "/", "/"]
@@ -358,7 +370,9 @@ class Sandbox:
         """``argv`` as a bwrap command line for a command run in ``root`` (with ``guard``,
         the one :meth:`guard` made for it: its plans are not worked out twice)."""
         root = root.resolve()
-        out = ["bwrap", *isolation(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        written = (root, *self.writable) if self.mode == "workspace-write" else ()
+        bwrap = host_programs.find("bwrap", *written)  # Larik's own: never the project's
+        out = [bwrap, *isolation(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         tmp = self.space.tmp() if self.space is not None else None
         out += ["--bind", str(tmp), "/tmp"] if tmp is not None else ["--tmpfs", "/tmp"]
         for path in own_install():  # before the project's binds, which may lie inside them
@@ -452,6 +466,7 @@ def for_session(config: object, root: Path) -> tuple[Sandbox | None, list[str]]:
     """The session's sandbox from ``config.sandbox``, and the notice to show once: none when
     it runs as configured, else why commands run unsandboxed (guarded by the prompts only)."""
     cfg = getattr(config, "sandbox", None)
+    host_programs.guard(root)  # the session's commands may write it: no own program is found there
     if cfg is None or cfg.mode == "off":
         return None, []
     why = probe()
@@ -460,7 +475,9 @@ def for_session(config: object, root: Path) -> tuple[Sandbox | None, list[str]]:
             f"no OS sandbox: {why}; commands run unsandboxed, guarded by the permission prompts "
             "only (docs/security.md)"
         ]
-    return from_config(cfg.mode, cfg.network, cfg.writable, root), _root_notes(cfg.mode, root)
+    box = from_config(cfg.mode, cfg.network, cfg.writable, root)
+    host_programs.guard(*box.writable)
+    return box, _root_notes(cfg.mode, root)
 
 
 def _root_notes(mode: Mode, root: Path) -> list[str]:

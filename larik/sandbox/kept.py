@@ -39,6 +39,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import host_programs
 from ..protected import PROTECTED
 
 __all__ = ["GIT_KEPT", "PROJECT_KEPT", "Guard", "Plan", "plan"]
@@ -272,7 +273,7 @@ def plain_repository(gitdir: Path) -> str:
     try:
         done = subprocess.run(
             [
-                "git",
+                host_programs.find("git", gitdir.parent),
                 "config",
                 "--file",
                 str(gitdir / "config"),
@@ -284,6 +285,7 @@ def plain_repository(gitdir: Path) -> str:
             text=True,
             timeout=10,
             stdin=subprocess.DEVNULL,
+            env=host_programs.host_env(None, gitdir.parent),
         )
     except (OSError, subprocess.TimeoutExpired):
         return "a config that could not be read"

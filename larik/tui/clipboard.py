@@ -1,15 +1,16 @@
 """The terminal's clipboard: ``/copy`` writes to it with OSC 52 (Textual's
 ``App.copy_to_clipboard``), which reaches the clipboard of the machine the terminal runs on —
 over SSH too. A terminal known not to take OSC 52 (macOS Terminal.app, the Linux console) gets
-a local clipboard program instead when one is on PATH (``pbcopy``, ``wl-copy``, ``xclip``,
+a local clipboard program instead when one is on PATH (outside the project: :mod:`larik.host_programs`) (``pbcopy``, ``wl-copy``, ``xclip``,
 ``xsel``); with neither, the caller says how else to get the text."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Mapping
+
+from .. import host_programs
 
 __all__ = ["PROGRAMS", "copy_with_program", "osc52_supported"]
 
@@ -36,7 +37,8 @@ def copy_with_program(text: str, timeout: float = 5.0) -> str:
     """Copy ``text`` with the first clipboard program found; its name, or "" when none is
     there or it failed. (``wl-copy`` needs a Wayland session, ``xclip``/``xsel`` an X one.)"""
     for argv in PROGRAMS:
-        if shutil.which(argv[0]) is None:
+        exe = host_programs.which(argv[0], os.getcwd())  # never one the project put on PATH
+        if exe is None:
             continue
         if argv[0] == "wl-copy" and not os.environ.get("WAYLAND_DISPLAY"):
             continue
@@ -44,8 +46,9 @@ def copy_with_program(text: str, timeout: float = 5.0) -> str:
             continue
         try:
             done = subprocess.run(
-                argv,
+                [exe, *argv[1:]],
                 input=text.encode(),
+                env=host_programs.host_env(None, os.getcwd()),
                 timeout=timeout,
                 stdout=subprocess.DEVNULL,  # xclip's selection server keeps it: no waiting
                 stderr=subprocess.DEVNULL,

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from .. import host_programs
 from ..paths import resolve_path
 from ..session.attachments import (
     IMAGE_TYPES,
@@ -172,10 +172,11 @@ def read_clipboard(timeout: float | None = None) -> Clipboard:
     """The clipboard's image, read with the first clipboard program that applies."""
     tried = []
     for needs, argv in PROGRAMS:
-        if shutil.which(argv[0]) is None or (needs and not os.environ.get(needs)):
+        exe = host_programs.which(argv[0], os.getcwd())  # never one the project put on PATH
+        if exe is None or (needs and not os.environ.get(needs)):
             continue
         tried.append(argv[0])
-        raw, problem = _run(argv, TIMEOUT if timeout is None else timeout)
+        raw, problem = _run((exe, *argv[1:]), TIMEOUT if timeout is None else timeout)
         if problem:
             return Clipboard(problem=problem)
         media = image_type(raw)
@@ -198,9 +199,10 @@ def _run(argv: tuple[str, ...], timeout: float) -> tuple[bytes, str]:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
+            env=host_programs.host_env(None, os.getcwd()),
         )
     except OSError as e:
-        return b"", f"Ctrl+V: {argv[0]} did not start ({e.strerror or e})"
+        return b"", f"Ctrl+V: {os.path.basename(argv[0])} did not start ({e.strerror or e})"
     try:
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -209,5 +211,5 @@ def _run(argv: tuple[str, ...], timeout: float) -> tuple[bytes, str]:
         except OSError:
             proc.kill()
         proc.communicate()
-        return b"", f"Ctrl+V: {argv[0]} gave no answer in {timeout:g} s, stopped"
+        return b"", f"Ctrl+V: {os.path.basename(argv[0])} gave no answer in {timeout:g} s, stopped"
     return (out if proc.returncode == 0 else b""), ""

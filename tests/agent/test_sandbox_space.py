@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import socket
 import sys
 from pathlib import Path
 
 import pytest
 
-from larik import sandbox as sb
+from larik import host_programs
 from larik.agent.tools import ToolContext
 from larik.agent.tools import bash as bash_tool
 from larik.config import Config
@@ -150,12 +149,14 @@ def test_where_the_loopback_cannot_be_shared_the_job_says_why_and_what_to_set(
     tmp_path, monkeypatch
 ):
     project = _project(tmp_path)
-    real = shutil.which
+    real = host_programs.find
 
-    def which(name: str, *a, **kw):
-        return None if name == "nsenter" else real(name, *a, **kw)
+    def find(name: str, *roots):
+        if name == "nsenter":
+            raise host_programs.NotOwn("nsenter is not installed")
+        return real(name, *roots)
 
-    monkeypatch.setattr(sb.shutil, "which", which)
+    monkeypatch.setattr(host_programs, "find", find)
 
     async def go() -> tuple[str, str]:
         agent = await _session(project)

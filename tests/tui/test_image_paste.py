@@ -34,6 +34,12 @@ def fake_tool(bindir: Path, name: str, body: str) -> None:
     script.chmod(0o755)
 
 
+def bin_beside(project: Path) -> Path:
+    """A folder for fake programs beside the project, not in it: Larik runs no program it
+    finds inside the project (larik/host_programs.py)."""
+    return project.parent / f"{project.name}-bin"
+
+
 def only_on_path(monkeypatch, bindir: Path, *, wayland: bool = True) -> None:
     bindir.mkdir(exist_ok=True)
     monkeypatch.setenv("PATH", str(bindir))
@@ -164,7 +170,7 @@ async def test_a_model_that_takes_no_images_gets_the_existing_refusal(harness):
 
 async def test_ctrl_v_takes_the_clipboard_image_from_wl_paste(harness, tmp_path, monkeypatch):
     (tmp_path / "clip.png").write_bytes(PNG)
-    bindir = tmp_path / "bin"
+    bindir = bin_beside(tmp_path)
     fake_tool(
         bindir,
         "wl-paste",
@@ -189,7 +195,7 @@ async def test_ctrl_v_takes_the_clipboard_image_from_wl_paste(harness, tmp_path,
 
 async def test_ctrl_v_with_xclip_in_an_x_session(harness, tmp_path, monkeypatch):
     (tmp_path / "clip.png").write_bytes(PNG)
-    bindir = tmp_path / "bin"
+    bindir = bin_beside(tmp_path)
     fake_tool(bindir, "xclip", f"exec /bin/cat '{tmp_path / 'clip.png'}'\n")
     fake_tool(bindir, "wl-paste", "exit 1\n")  # no Wayland session: not tried
     only_on_path(monkeypatch, bindir, wayland=False)
@@ -204,7 +210,7 @@ async def test_ctrl_v_with_xclip_in_an_x_session(harness, tmp_path, monkeypatch)
 async def test_a_clipboard_program_that_hangs_is_killed_at_its_timeout(
     harness, tmp_path, monkeypatch
 ):
-    bindir = tmp_path / "bin"
+    bindir = bin_beside(tmp_path)
     pids = tmp_path / "pids"
     # the program and a child of its own, both holding the output open
     fake_tool(bindir, "wl-paste", f"/bin/sleep 60 &\necho $$ $! > '{pids}'\nwait\n")
@@ -237,7 +243,7 @@ def _alive(pid: int) -> bool:
 async def test_ctrl_v_without_a_clipboard_program_or_image_says_so_in_one_line(
     harness, tmp_path, monkeypatch
 ):
-    bindir = tmp_path / "bin"
+    bindir = bin_beside(tmp_path)
     only_on_path(monkeypatch, bindir)
     app = harness.app([])
     async with app.run_test(size=(100, 30)) as pilot:

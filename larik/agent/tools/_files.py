@@ -27,6 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from ... import host_programs
 from . import ToolError
 
 if TYPE_CHECKING:
@@ -339,8 +340,9 @@ def _within(path: Path, root: Path, base: Path) -> bool:
 def _git_files(base: Path) -> list[str] | None:
     try:
         proc = subprocess.run(
-            ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+            [host_programs.find("git", base), "ls-files", "-co", "--exclude-standard", "-z"],
             cwd=base,
+            env=host_programs.host_env(None, base),
             capture_output=True,
             timeout=30,
             check=False,

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from ... import host_programs
 from ...processes import child_env, kill_group, read_pipe, start_token, wait_exit
 from ...sandbox import Sandbox, kept
 from . import ToolArgs, ToolContext, ToolError, ToolResult
@@ -168,9 +169,13 @@ def editor_argv(
     """The command line an editor's terminal runs for ``command``: the same sandbox as
     :func:`spawn_shell`'s, and the environment without credentials set from nothing
     (``env -i``: the editor's own environment is not the command's)."""
-    argv = ["bash", "-c", command]
-    wrapped = box.wrap(argv, cwd, guard) if box is not None else argv
-    return ["env", "-i", *(f"{k}={v}" for k, v in child_env().items()), *wrapped]
+    env = _own("env", cwd)  # the editor starts it: never one its PATH finds in the project
+    return [
+        env,
+        "-i",
+        *(f"{k}={v}" for k, v in child_env().items()),
+        *shell_argv(command, cwd, box, guard),
+    ]
 
 
 async def _in_editor(
@@ -204,9 +209,8 @@ def spawn_shell(
     """``bash -c command`` started in a new session, synchronously: its pid is known before
     anything can interrupt the start (asyncio's own start, interrupted, kills only the shell
     and leaves what it already started running)."""
-    argv = ["bash", "-c", command]
     return subprocess.Popen(
-        box.wrap(argv, cwd, guard) if box is not None else argv,
+        shell_argv(command, cwd, box, guard),
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -214,6 +218,25 @@ def spawn_shell(
         start_new_session=True,
         env=child_env(),
     )
+
+
+def shell_argv(
+    command: str, cwd: Path, box: Sandbox | None = None, guard: kept.Guard | None = None
+) -> list[str]:
+    """``bash -c command``: in the sandbox, the bash the sandbox finds (on the user's ``PATH``,
+    inside it: a virtualenv's tools are what the user means); without one, Larik's own bash
+    (:mod:`larik.host_programs`: never one a project put on ``PATH``)."""
+    if box is not None:
+        return box.wrap(["bash", "-c", command], cwd, guard)
+    return [_own("bash", cwd), "-c", command]
+
+
+def _own(name: str, cwd: Path) -> str:
+    """Larik's own ``name`` (an absolute path), or a ToolError that says why there is none."""
+    try:
+        return host_programs.find(name, cwd)
+    except host_programs.NotOwn as e:
+        raise ToolError(str(e)) from None
 
 
 def _result(

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -29,6 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import Field
 
+from ... import host_programs
 from ...paths import shown
 from . import ToolArgs, ToolContext, ToolError, ToolResult
 from ._files import glob_regex, open_regular, special_kind, visible_files
@@ -68,9 +68,10 @@ def summary(args: Args) -> str:
     return f"/{args.pattern}/{where}" + (f" ({args.glob})" if args.glob else "")
 
 
-def ripgrep() -> str | None:
-    """The ripgrep to run, or None for the Python search."""
-    return shutil.which("rg")
+def ripgrep(root: Path | None = None) -> str | None:
+    """The ripgrep to run (Larik's own: never one in the project), or None for the Python
+    search."""
+    return host_programs.which("rg", *([root] if root is not None else []))
 
 
 async def run(args: Args, ctx: ToolContext) -> ToolResult:
@@ -90,7 +91,7 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
             raise ToolError(f"{ctx.show(base)} is {kind}; grep searches only regular files")
         if ctx.denied(NAME, base):
             raise ToolError(f"{ctx.show(base)} is covered by a permissions.deny rule")
-    rg = ripgrep()
+    rg = ripgrep(root)
     if rg:
         lines, stopped = await _ripgrep(rg, args, base, root, ctx)
     else:
