@@ -40,6 +40,7 @@ import fnmatch
 import os
 import subprocess
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -152,6 +153,7 @@ MAX_FILES = 64  # config files read for one repository
 MAX_TARGETS = 1000  # what one repository's config may point at
 MAX_VALUE = 4096  # a longer value is no path, and no command line worth reading
 TIMEOUT = 10.0
+FRESH_NS = 2_000_000_000  # a file changed this close to a read is read again (coarse clocks)
 # the variables that say where the user's own config is; every other GIT_* is dropped
 KEPT_ENV = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM")
 QUIET = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
@@ -181,8 +183,9 @@ def targets(folder: Path | str) -> tuple[Target, ...]:
         hit = _CACHE.get(folder)
     if hit is not None and hit[0] == _stamp(hit[1]):
         return hit[2]
+    started = time.time_ns()
     found, files = _read(folder)
-    stamp = _stamp(files)
+    stamp = _stamp(files, fresh_after=started - FRESH_NS)
     with _LOCK:
         if len(_CACHE) > 64:
             _CACHE.clear()
@@ -194,13 +197,19 @@ _LOCK = threading.Lock()
 _CACHE: dict[Path, tuple[tuple[object, ...], tuple[Path, ...], tuple[Target, ...]]] = {}
 
 
-def _stamp(files: tuple[Path, ...]) -> tuple[object, ...]:
+def _stamp(files: tuple[Path, ...], fresh_after: int | None = None) -> tuple[object, ...]:
+    """What each file is now (None: missing). A file changed after ``fresh_after`` may have
+    changed while git read it, in the same tick: that stamp matches nothing, so the next look
+    reads again."""
     out: list[object] = []
     for f in files:
         try:
             st = os.stat(f)
         except (OSError, ValueError):
             out.append(None)
+            continue
+        if fresh_after is not None and max(st.st_mtime_ns, st.st_ctime_ns) >= fresh_after:
+            out.append(object())
             continue
         out.append((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
     return tuple(out)

@@ -182,3 +182,23 @@ def test_a_config_git_refuses_gives_nothing_and_the_users_git_runs_nothing(proje
     assert targets(project) == ()
     status = subprocess.run(["git", "status"], cwd=project, capture_output=True)
     assert status.returncode != 0  # the user's git refuses it too: nothing of it runs
+
+
+def test_an_unchanged_config_is_not_read_again(project, monkeypatch):
+    git(project, "config", "core.hooksPath", ".githooks")
+    monkeypatch.setattr(git_followed, "FRESH_NS", 0)  # no file counts as just changed
+    calls: list[list[str]] = []
+    real = git_followed._git
+
+    def counted(args: list[str], cwd: Path) -> bytes | None:
+        calls.append(args)
+        return real(args, cwd)
+
+    monkeypatch.setattr(git_followed, "_git", counted)
+    first = targets(project)
+    assert calls and targets(project) == first
+    seen = len(calls)
+    assert targets(project) == first and len(calls) == seen  # from the cache
+    (project / "shared.gitconfig").write_text("")
+    git(project, "config", "include.path", "../shared.gitconfig")
+    assert project / "shared.gitconfig" in paths(project) and len(calls) > seen

@@ -413,7 +413,8 @@ class Sandbox:
         else:
             where = (
                 "outside the project the file system is read-only, and so are the files that "
-                "decide what runs next time (.git's config and hooks, .larik/, .mcp.json, "
+                "decide what runs next time (.git's config and hooks and the files that "
+                "config names, .larik/, .mcp.json, "
                 ".claude/settings*.json, AGENTS.md, …)"
             )
         alone = f" ({self.space.problem})" if self.space is not None and self.space.problem else ""

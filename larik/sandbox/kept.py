@@ -4,7 +4,10 @@ A writable folder (the project, a ``writable`` path) holds files that decide wha
 time*, outside any sandbox: Larik's and Claude Code's config, commands, skills and instruction
 files (:data:`larik.protected.PROTECTED`), and what the user's own git runs — a repository's
 config (``core.fsmonitor``, ``core.hooksPath``, aliases, filters), its hooks, a ``commondir``
-that moves all of that elsewhere. A command must not change them. Three means, per path:
+that moves all of that elsewhere, and every file that config points git at (a hooks folder, an
+included config, a program a key names: :mod:`larik.git_followed`, read anew before each
+command, so a config changed during a session keeps its new targets). A command must not
+change them. Three means, per path:
 
 - **read-only** (``--ro-bind`` onto itself): what exists. A mount point cannot be written,
   removed or renamed, and a read-only folder holds nothing new. Through a symlink the target is
