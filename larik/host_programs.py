@@ -72,6 +72,7 @@ PROGRAMS: dict[str, str] = {
 STARTS: dict[str, str] = {
     "larik/sandbox/__init__.py": "bwrap, nsenter",
     "larik/sandbox/kept.py": "git",
+    "larik/git_followed.py": "git",
     "larik/agent/prompt.py": "git",
     "larik/agent/checkpoints.py": "git",
     "larik/agent/tools/_files.py": "git",

@@ -11,7 +11,9 @@ instructions the prompt carries — without the user seeing it happen. So:
 
 It holds what decides what *git* runs too (``.git/hooks/``, ``.git/config``, …): a model's
 ``write_file`` of ``.git/hooks/pre-commit`` would run at the user's next commit, outside any
-sandbox.
+sandbox. And what that config points git at, wherever it is (:mod:`larik.git_followed`: a
+``core.hooksPath`` folder, an ``include.path`` file, a program a key names), read from the
+repository's config and read again when it changes.
 
 :data:`PROTECTED` is the list, as patterns relative to a folder. Each matches at any depth of
 the project (``sub/.mcp.json`` too): Larik finds a project's config from the folder it starts
@@ -24,6 +26,8 @@ from __future__ import annotations
 import fnmatch
 import os
 from pathlib import Path
+
+from . import git_followed
 
 __all__ = ["INSTRUCTION_FILES", "PROTECTED", "is_protected", "protected_pattern"]
 
@@ -87,6 +91,17 @@ def protected_pattern(path: Path | str, root: Path) -> str | None:
         hit = _match(tuple(s.casefold() for s in parts))
         if hit is not None:
             return hit
+    return followed_by_git(candidates, root)
+
+
+def followed_by_git(paths: list[Path], root: Path) -> str | None:
+    """Why git follows one of ``paths`` (absolute) out of the config of the repository
+    ``root`` is in (:mod:`larik.git_followed`: a hooks folder, an included config, a program
+    a key names), or None."""
+    for target in git_followed.targets(root):
+        for p in paths:
+            if target.covers(p):
+                return target.why
     return None
 
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from .. import host_programs
+from .. import git_followed, host_programs
 from . import kept
 
 Mode = Literal["workspace-write", "read-only", "off"]
@@ -401,8 +401,9 @@ class Sandbox:
         """What stays read-only in each writable folder (:mod:`.kept`); none in read-only mode."""
         if self.mode != "workspace-write":
             return {}
-        folders = (root.resolve(), *self.writable)
-        return {p: kept.plan(p) for p in dict.fromkeys(folders) if p.is_dir()}
+        folders = [p for p in dict.fromkeys((root.resolve(), *self.writable)) if p.is_dir()]
+        followed = [t for p in folders for t in git_followed.targets(p)]
+        return {p: kept.plan(p, followed) for p in folders}
 
     def guard(self, root: Path) -> kept.Guard:
         """Before a command in ``root``: what it must not make; ``settle()`` after it ends."""
@@ -425,7 +426,8 @@ class Sandbox:
         else:
             where = (
                 "outside the project the file system is read-only, and so are the files that "
-                "decide what runs next time (.git's config and hooks, .larik/, .mcp.json, "
+                "decide what runs next time (.git's config and hooks and the files that "
+                "config names, .larik/, .mcp.json, "
                 ".claude/settings*.json, AGENTS.md, …)"
             )
         alone = f" ({self.space.problem})" if self.space is not None and self.space.problem else ""

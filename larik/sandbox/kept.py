@@ -4,7 +4,10 @@ A writable folder (the project, a ``writable`` path) holds files that decide wha
 time*, outside any sandbox: Larik's and Claude Code's config, commands, skills and instruction
 files (:data:`larik.protected.PROTECTED`), and what the user's own git runs — a repository's
 config (``core.fsmonitor``, ``core.hooksPath``, aliases, filters), its hooks, a ``commondir``
-that moves all of that elsewhere. A command must not change them. Three means, per path:
+that moves all of that elsewhere, and every file that config points git at (a hooks folder, an
+included config, a program a key names: :mod:`larik.git_followed`, read anew before each
+command, so a config changed during a session keeps its new targets). A command must not
+change them. Three means, per path:
 
 - **read-only** (``--ro-bind`` onto itself): what exists. A mount point cannot be written,
   removed or renamed, and a read-only folder holds nothing new. Through a symlink the target is
@@ -36,10 +39,12 @@ import re
 import shutil
 import stat
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import host_programs
+from ..git_followed import Target
 from ..protected import PROTECTED
 
 __all__ = ["GIT_KEPT", "PROJECT_KEPT", "Guard", "Plan", "plan"]
@@ -120,9 +125,9 @@ def _kind(path: Path | str) -> str | None:
 
 def _keep(folder: Path, rel: str, out: Plan, *, empty: bool = False) -> None:
     """Plan one entry ``rel`` (may hold ``*``) of ``folder``."""
-    pattern = str(folder / rel)
+    pattern = os.path.join(glob.escape(str(folder)), rel)  # the folder's own name literal
     matches = [Path(p) for p in _glob(pattern)]
-    if not matches and empty and "*" not in rel:
+    if not matches and empty and not _MAGIC.search(rel):
         out.emptied.append(folder / rel)  # made in place, read-only: nothing to watch
         return
     out.watched.append(pattern)  # what appears, or a link that changes, is undone after
@@ -196,15 +201,18 @@ def _checkout_of(gitdir: Path) -> Path | None:
     return Path(os.path.normpath(gitdir / m.group(1).strip('"')))
 
 
-def plan(folder: Path) -> Plan:
-    """What to keep in writable folder ``folder`` (resolved)."""
+def plan(folder: Path, followed: Iterable[Target] = ()) -> Plan:
+    """What to keep in writable folder ``folder`` (resolved): and of ``followed`` (what the
+    user's git follows out of its config, :mod:`larik.git_followed`), what lies inside it."""
     out = Plan()
     for rel in PROJECT_KEPT:
+        _keep(folder, rel, out)
+    for rel in _inside(folder, followed):
         _keep(folder, rel, out)
     git = folder / ".git"
     kind = _kind(git)
     if kind == "link":  # watched; the git directory it leads to kept when it is in the folder
-        out.watched.append(str(git))
+        out.watched.append(glob.escape(str(git)))
         try:
             git = git.resolve(strict=True)
         except (OSError, RuntimeError):
@@ -233,18 +241,33 @@ def plan(folder: Path) -> Plan:
         _pin_between(folder, gitdir, out)
         for rel in WORKTREE_KEPT:
             _keep(gitdir, rel, out)
-    out.watched.append(str(git))  # the .git a command must not replace: checked after
+    out.watched.append(glob.escape(str(git)))  # the .git a command must not replace: checked after
     return out
+
+
+def _inside(folder: Path, followed: Iterable[Target]) -> list[str]:
+    """The targets strictly inside ``folder``, as patterns relative to it (their own ``*``,
+    ``?`` and ``[`` taken literally). One that is the folder or holds it is not kept: the
+    folder would be read-only (a hooks folder there is its hooks' names already)."""
+    out = []
+    for t in followed:
+        if t.path != folder and t.path.is_relative_to(folder):
+            out.append(glob.escape(t.path.relative_to(folder).as_posix()))
+    return list(dict.fromkeys(out))
 
 
 # ------------------------------------------------------------------------ after the command
 
+_MAGIC = re.compile(r"[*?[]")
+
 
 def _glob(pattern: str) -> list[str]:
-    """What ``pattern`` (``*`` in its last names only) matches; cheap when nothing does."""
-    if "*" not in pattern:
+    """What ``pattern`` (``*`` in its last names only; ``[*]`` a literal one) matches; cheap
+    when nothing does."""
+    magic = _MAGIC.search(pattern)
+    if magic is None:
         return [pattern] if _kind(pattern) else []
-    fixed = pattern[: pattern.index("*")].rsplit("/", 1)[0]
+    fixed = pattern[: magic.start()].rsplit("/", 1)[0]
     if _kind(fixed) != "dir":  # .claude missing: nothing to match
         return []
     return glob.glob(pattern, include_hidden=True)
