@@ -34,7 +34,9 @@ hooks, fsmonitor, CRLF conversion and gc off, and ``info/attributes`` unsets ``t
 project's ``.gitignore`` files apply (and ``LIMITS.excluded``, heavy folders such as
 ``node_modules/`` and ``.venv/``, in a folder that is not a git repository as well). Left out,
 and so never restored nor deleted by an undo: ignored files, files over
-``LIMITS.max_file_bytes`` (5 MiB), nested git repositories, ``.git`` folders, empty folders.
+``LIMITS.max_file_bytes`` (5 MiB), nested git repositories, ``.git`` folders, empty folders,
+and what is neither a regular file nor a symlink (a FIFO, a socket in a file's place counts as
+the file removed). Python bytecode a turn wrote is removed all the same (:meth:`bytecode`).
 The ignore rules are those of the snapshot before the turn, never the ones the turn wrote
 (``snapshot(rules=before.rules)``; :mod:`.checkpoint_rules`). More than ``LIMITS.max_files``
 new files at once (the first snapshot of a home folder, a turn that generates a build) are not
@@ -46,7 +48,8 @@ each folder on the way is opened with ``O_NOFOLLOW`` relative to the one before 
 has become a symlink, say to outside the project, is refused, never written through), a file
 is written to a temporary name in its folder and renamed over the old one (a symlink in its
 place is replaced, not followed), a ``.git`` path component or ``..`` is refused, and a file
-that is now over the size limit is left alone and reported.
+that is now over the size limit is left alone and reported (:func:`.checkpoint_files.restore`).
+A file that cannot be written (a full disk) is reported in :attr:`Restored.refused`, as it was.
 
 Paths are bytes (git's ``-z`` output) so names that are not UTF-8, or hold newlines, work;
 :func:`show` makes one printable.

@@ -9,9 +9,10 @@ turn changed. The transcript holds it all, so a resumed (or forked) session can 
 
     {"kind": "turn", "turn": 3, "at": "2026-12-01T10:00:00+00:00"}          before the prompt
     (and "typed": "/review x" when a command expanded what was typed: lists show that)
-    {"kind": "checkpoint", "id": "<tree>", "turn": 3, "rules": "<sha256>"}    before the 1st change
+    {"kind": "checkpoint", "id": "<tree>", "turn": 3, "rules": "<sha256>", "bytecode": "<blob>"}
     {"kind": "checkpoint_done", "id": "<tree>", "turn": 3, "after": "<tree>", "files": [...]}
     {"kind": "undo", "turns": [3], "saved": "<tree>", "files": [...], "kept": [...]}
+    (or "undo_incomplete", with "refused": [[path, why], ...]: the turns are not undone)
 
 ``/undo`` takes back the newest turn with changes that is not undone yet (repeated, it walks
 back); ``/rewind N`` takes back turns N and later. A file someone changed after the turn that
