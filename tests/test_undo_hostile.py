@@ -105,6 +105,21 @@ def test_undo_removes_sourceless_bytecode_a_turn_planted_beside_the_sources(proj
     assert not (project / "helper.pyc").exists() and not (project / "pkg").exists()
 
 
+def test_undo_removes_bytecode_moved_in_from_where_checkpoints_do_not_look(project, tmp_path):
+    """A folder moved keeps its files' ctimes: a __pycache__ made before the turn in an
+    ignored .venv/ (never listed) and moved beside app.py by the turn is new there all the same."""
+    cached = os.path.relpath(importlib.util.cache_from_source(str(project / "app.py")), project)
+    stage = project / ".venv" / "stage" / "__pycache__"
+    stage.mkdir(parents=True)
+    (stage / os.path.basename(cached)).write_bytes(
+        forged_pyc(project / "app.py", "print('PLANTED')")
+    )
+    bash_turn(tmp_path, "mv .venv/stage/__pycache__ __pycache__")
+    assert "PLANTED" in run_python(project, "import app").stdout
+    assert larik("undo")[0] == 0
+    assert "PLANTED" not in run_python(project, "import app").stdout
+
+
 def test_undo_keeps_the_bytecode_the_turn_did_not_write(project, tmp_path):
     """Only what the turn wrote goes: a cache from before it is left as it was, byte for byte
     and file for file (same inode)."""

@@ -13,8 +13,9 @@ so removing what a turn wrote loses nothing.
 files (``*.pyc``, and everything named so in a ``__pycache__`` folder) where its snapshot
 looks — the folders its ignore rules do not leave out whole, so a ``.venv/`` is not walked —
 each with a *stamp*: device, inode, ctime, mtime and size, and stores the list in the
-checkpoint store. A file whose stamp differs later was written, replaced, renamed or linked
-there since (any of those sets the ctime, which no program can set back), or is new. The
+checkpoint store. A file whose stamp at its path differs later was written, replaced, renamed
+or linked there since (each sets the ctime, which no program can set back), or is new there
+(one moved in with its folder keeps its ctime, but not its path). The
 turn's end names them (``checkpoint_done``'s ``bytecode``); an undo removes every bytecode
 file written since the checkpoint of the oldest turn it takes back, also those written after
 the turn (by the user's own runs): all are rebuilt on the next import.
