@@ -34,7 +34,9 @@ hooks, fsmonitor, CRLF conversion and gc off, and ``info/attributes`` unsets ``t
 project's ``.gitignore`` files apply (and ``LIMITS.excluded``, heavy folders such as
 ``node_modules/`` and ``.venv/``, in a folder that is not a git repository as well). Left out,
 and so never restored nor deleted by an undo: ignored files, files over
-``LIMITS.max_file_bytes`` (5 MiB), nested git repositories, ``.git`` folders, empty folders.
+``LIMITS.max_file_bytes`` (5 MiB), nested git repositories, ``.git`` folders, empty folders,
+and what is neither a regular file nor a symlink (a FIFO, a socket in a file's place counts as
+the file removed). Python bytecode a turn wrote is removed all the same (:meth:`bytecode`).
 The ignore rules are those of the snapshot before the turn, never the ones the turn wrote
 (``snapshot(rules=before.rules)``; :mod:`.checkpoint_rules`). More than ``LIMITS.max_files``
 new files at once (the first snapshot of a home folder, a turn that generates a build) are not
@@ -46,7 +48,8 @@ each folder on the way is opened with ``O_NOFOLLOW`` relative to the one before 
 has become a symlink, say to outside the project, is refused, never written through), a file
 is written to a temporary name in its folder and renamed over the old one (a symlink in its
 place is replaced, not followed), a ``.git`` path component or ``..`` is refused, and a file
-that is now over the size limit is left alone and reported.
+that is now over the size limit is left alone and reported (:func:`.checkpoint_files.restore`).
+A file that cannot be written (a full disk) is reported in :attr:`Restored.refused`, as it was.
 
 Paths are bytes (git's ``-z`` output) so names that are not UTF-8, or hold newlines, work;
 :func:`show` makes one printable.
@@ -59,7 +62,6 @@ import os
 import re
 import stat
 import subprocess
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -67,6 +69,7 @@ from pathlib import Path
 
 from .. import host_programs
 from ..llm.errors import LarikError
+from . import checkpoint_bytecode as pyc
 from . import checkpoint_files as cfiles
 from . import checkpoint_rules as rules_file
 from .checkpoint_files import show
@@ -182,11 +185,13 @@ class Plan:
 
     ``target``: per path, what it becomes (None: it is removed). ``conflicts``: paths whose
     current content is not what the step left, i.e. changed since (by the user, or anything
-    else): they are only overwritten when the caller says so."""
+    else): they are only overwritten when the caller says so. ``bytecode``: Python bytecode
+    written since the oldest step began (:mod:`.checkpoint_bytecode`), removed."""
 
     current: Snapshot
     target: dict[bytes, Entry | None] = field(default_factory=dict)
     conflicts: list[bytes] = field(default_factory=list)
+    bytecode: list[bytes] = field(default_factory=list)  # written since: removed, never kept
 
     @property
     def paths(self) -> list[bytes]:
@@ -195,14 +200,24 @@ class Plan:
 
 @dataclass
 class Restored:
+    """What :meth:`ShadowRepo.apply` did. ``refused``: what it could not restore (a full disk,
+    a folder where a file was, a folder that became a symlink): the steps are not all taken
+    back, and taking them back again is what the caller offers."""
+
     written: list[bytes] = field(default_factory=list)  # restored or re-created
     removed: list[bytes] = field(default_factory=list)  # files the steps had created
     kept: list[bytes] = field(default_factory=list)  # conflicts left as the user has them
     refused: list[tuple[bytes, str]] = field(default_factory=list)  # (path, why)
+    bytecode: list[bytes] = field(default_factory=list)  # caches written since, removed
 
     @property
     def changed(self) -> list[bytes]:
         return sorted({*self.written, *self.removed})
+
+    @property
+    def complete(self) -> bool:
+        """Whether every path was restored or removed (or kept, as asked)."""
+        return not self.refused
 
 
 def checkpoints_dir(root: Path) -> Path:
@@ -423,12 +438,12 @@ class ShadowRepo:
                     st = os.lstat(os.path.join(base, p))
                 except OSError:
                     pass
-            if st is None:  # gone, or now behind a symlink
-                drop.append(p)
+            if st is None or not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+                drop.append(p)  # gone, behind a symlink, or no file now (a FIFO, a folder)
             elif stat.S_ISREG(st.st_mode) and st.st_size > self.limits.max_file_bytes:
                 skipped.append(p)
                 drop.append(p)
-            elif stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
+            else:
                 update.append(p)
         added = [p for p in update if p in new]
         left = rules_file.choose_left(added, self.limits.max_files) or []
@@ -438,8 +453,36 @@ class ShadowRepo:
         if drop:
             self._git("update-index", "--force-remove", "-z", "--stdin", stdin=_z(drop))
         if update:
-            self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=_z(update))
+            # --replace: a file where a folder of recorded files was, or the other way round
+            args = ("update-index", "--add", "--remove", "--replace", "-z", "--stdin")
+            self._git(*args, stdin=_z(update))
         return tuple(sorted(skipped)), left
+
+    # -- bytecode (checkpoint_bytecode) -------------------------------------------------------
+    def bytecode(self, rules: str = "") -> str:
+        """Store the list of the Python bytecode files in the project now, where a snapshot
+        under ``rules`` (a :attr:`Snapshot.rules`; without: the ignore files now) looks; the
+        id of the stored list (:mod:`.checkpoint_bytecode`)."""
+        found = pyc.encode(self._bytecode(rules))
+        with self._locked():
+            return self._git("hash-object", "-w", "--stdin", stdin=found).decode().strip()
+
+    def bytecode_since(self, listed: str, rules: str) -> list[bytes]:
+        """The bytecode files written since the list ``listed`` (:meth:`bytecode`) was made."""
+        before = pyc.decode(self._blobs({listed}).get(listed, b""))
+        return pyc.written(before, self._bytecode(rules))
+
+    def _bytecode(self, rules: str) -> dict[bytes, pyc.Stamp]:
+        with self._locked():
+            if rules:
+                self._rules_text(rules)  # a rules id, and the store holds it
+                path = self._rules_dir() / rules
+            else:
+                path = self._store_rules(self._fresh_rules())
+            ignored = self._git(
+                "ls-files", "-z", "--others", "--ignored", "--directory", f"--exclude-from={path}"
+            )
+        return pyc.listing(ignored, os.fsencode(self.root))
 
     # -- comparing ------------------------------------------------------------------------
     def diff(self, before: str, after: str) -> dict[bytes, tuple[Entry | None, Entry | None]]:
@@ -507,6 +550,10 @@ class ShadowRepo:
                 e = todo[p]
                 assert e is not None
                 self._one(root_fd, p, e, blobs.get(e.oid, b""), out)
+            caches = Restored()  # bytecode: the interpreter writes it again
+            for p in plan.bytecode:
+                self._one(root_fd, p, None, b"", caches)
+            out.bytecode, out.refused = caches.removed, out.refused + caches.refused
         finally:
             os.close(root_fd)
         return out
@@ -544,75 +591,16 @@ class ShadowRepo:
     def _one(
         self, root_fd: int, path: bytes, entry: Entry | None, data: bytes, out: Restored
     ) -> None:
-        parts = path.split(b"/")
-        if not cfiles.safe_parts(parts):
-            out.refused.append((path, "not a path inside the project"))
-            return
+        mode = entry.mode if entry is not None else None
         try:
-            dir_fd = cfiles.open_dirs(root_fd, parts[:-1], create=entry is not None)
+            done = cfiles.restore(root_fd, path, mode, data, self.limits.max_file_bytes)
         except cfiles.Refused as r:
             out.refused.append((path, str(r)))
             return
-        except FileNotFoundError:
-            return  # removing a file whose folder is gone already: nothing to do
-        name = parts[-1]
-        try:
-            self._put(dir_fd, name, entry, data, path, out)
-        except cfiles.Refused as r:
-            out.refused.append((path, str(r)))
-        except OSError as e:
-            out.refused.append((path, e.strerror or str(e)))
-        finally:
-            os.close(dir_fd)
-        if entry is None:
-            cfiles.prune(root_fd, parts[:-1])
-
-    def _put(
-        self, dir_fd: int, name: bytes, entry: Entry | None, data: bytes, path: bytes,
-        out: Restored,
-    ) -> None:  # fmt: skip
-        try:
-            st: os.stat_result | None = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-        except FileNotFoundError:
-            st = None
-        if st is not None and stat.S_ISDIR(st.st_mode):
-            raise cfiles.Refused("it is a folder now")
-        if st is not None and stat.S_ISREG(st.st_mode) and st.st_size > self.limits.max_file_bytes:
-            raise cfiles.Refused(
-                f"over {self.limits.max_file_bytes // (1024 * 1024)} MiB: not checkpointed"
-            )
-        if entry is None:
-            if st is not None:
-                os.unlink(name, dir_fd=dir_fd)
-                out.removed.append(path)
-            return
-        tmp = b".larik-restore-%d-%d" % (os.getpid(), time.monotonic_ns())
-        if entry.mode == "120000":
-            os.symlink(data, tmp, dir_fd=dir_fd)
-        elif entry.mode in ("100644", "100755"):
-            perm = 0o777 if entry.mode == "100755" else 0o666
-            fd = os.open(
-                tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, perm,
-                dir_fd=dir_fd,
-            )  # fmt: skip
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                if st is not None and stat.S_ISREG(st.st_mode):  # keep the user's permissions
-                    mode = stat.S_IMODE(st.st_mode)
-                    mode = mode | ((mode & 0o444) >> 2) if entry.mode == "100755" else mode & ~0o111
-                    os.fchmod(fd, mode)
-            finally:
-                os.close(fd)
-        else:
-            raise cfiles.Refused(f"entry of mode {entry.mode} is not restored")
-        try:
-            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except OSError:
-            os.unlink(tmp, dir_fd=dir_fd)
-            raise
-        out.written.append(path)
+        if done == "written":
+            out.written.append(path)
+        elif done == "removed":
+            out.removed.append(path)
 
 
 def _under(prefixes: list[bytes]) -> Callable[[bytes], bool]:

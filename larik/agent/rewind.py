@@ -9,9 +9,10 @@ turn changed. The transcript holds it all, so a resumed (or forked) session can 
 
     {"kind": "turn", "turn": 3, "at": "2026-12-01T10:00:00+00:00"}          before the prompt
     (and "typed": "/review x" when a command expanded what was typed: lists show that)
-    {"kind": "checkpoint", "id": "<tree>", "turn": 3, "rules": "<sha256>"}    before the 1st change
+    {"kind": "checkpoint", "id": "<tree>", "turn": 3, "rules": "<sha256>", "bytecode": "<blob>"}
     {"kind": "checkpoint_done", "id": "<tree>", "turn": 3, "after": "<tree>", "files": [...]}
     {"kind": "undo", "turns": [3], "saved": "<tree>", "files": [...], "kept": [...]}
+    (or "undo_incomplete", with "refused": [[path, why], ...]: the turns are not undone)
 
 ``/undo`` takes back the newest turn with changes that is not undone yet (repeated, it walks
 back); ``/rewind N`` takes back turns N and later. A file someone changed after the turn that
@@ -74,11 +75,13 @@ class Turn:
     repos: list[str] = field(default_factory=list)  # git repositories it made (not recorded)
     big: list[str] = field(default_factory=list)  # files it made over the size limit
     seen: str = ""  # the files' state its last look at changes saw (Checkpointer.changes)
+    listed: str = ""  # the bytecode files before it (a list in the store: checkpoint_bytecode)
+    bytecode: list[str] = field(default_factory=list)  # bytecode files it wrote, printable
 
     @property
     def changed(self) -> bool:
         """Whether it may have changed files (a turn that never ended cleanly may have)."""
-        return bool(self.before) and (bool(self.files) or not self.after)
+        return bool(self.before) and (bool(self.files) or bool(self.bytecode) or not self.after)
 
 
 def turns_of(records: list[dict[str, Any]]) -> list[Turn]:
@@ -104,11 +107,14 @@ def turns_of(records: list[dict[str, Any]]) -> list[Turn]:
                 t.before = cid
                 rules = _text(rec.get("rules"))
                 t.rules = rules if _RULES.fullmatch(rules) else ""
+                listed = _text(rec.get("bytecode"))
+                t.listed = listed if _ID.fullmatch(listed) else ""
             elif t.before == cid and _ID.fullmatch(_text(rec.get("after"))):
                 t.after = rec["after"]
                 t.files = _strings(rec.get("files"))
                 t.repos = _strings(rec.get("repos"))
                 t.big = _strings(rec.get("big"))
+                t.bytecode = _strings(rec.get("bytecode"))
                 left = rec.get("left")
                 t.left = [
                     (x[0], x[1])
@@ -179,8 +185,14 @@ class Undone:
     big: list[str] = field(default_factory=list)  # files the turns made over the size limit
     max_size: str = ""  # that limit, in words ("5 MiB")
 
+    @property
+    def complete(self) -> bool:
+        """Whether every file was restored (or kept, as asked): the turns are undone."""
+        return self.restored.complete
+
     def summary(self) -> str:
-        """One line: which turns, which files, and what could not be taken back."""
+        """One line: which turns, which files, and what could not be taken back; when a file
+        could not be restored (the turns are then not undone), one more line for each."""
         r = self.restored
         what = f"{plural(len(self.turns), 'turn')} " + ", ".join(str(n) for n in self.turns)
         parts = []
@@ -188,9 +200,14 @@ class Undone:
             parts.append("restored " + _names(r.changed))
         if r.kept:
             parts.append("kept your changes to " + _names(r.kept))
-        for p, why in r.refused:
-            parts.append(f"left {show(p)} ({why})")
+        if r.bytecode:
+            parts.append("removed the Python bytecode written since: " + _names(r.bytecode))
         parts += self.not_recorded()
+        if not r.complete:
+            head = f"{what} is not taken back yet: {count(len(r.refused), 'file')} could not be"
+            head += " restored (below); " + "; ".join([*parts, "undo again once they can be"])
+            lines = [f"could not restore {show(p)}: {why}" for p, why in r.refused]
+            return "\n".join([head, *lines])
         if not parts:
             return f"{what}: the files were already as they were before it"
         if not r.changed:  # it said "took back turn 1" with nothing restored
@@ -262,6 +279,7 @@ class Checkpointer:
         self._current: Turn | None = None
         self._lock = asyncio.Lock()
         self._warm: asyncio.Future[None] | None = None
+        self._listing: asyncio.Future[str] | None = None  # the turn's bytecode, listed
         self._told_left: tuple[str, ...] = ()
 
     @property
@@ -284,6 +302,8 @@ class Checkpointer:
         self._record({**rec, "typed": typed} if typed else rec)
         if self.enabled and self._warm is None:
             self._warm = asyncio.get_running_loop().run_in_executor(None, self._warm_up)
+        if self.enabled:
+            self._listing = asyncio.get_running_loop().run_in_executor(None, self._list_bytecode)
 
     def _warm_up(self) -> None:
         """The session's first snapshot, while the model thinks: in a project never
@@ -293,6 +313,15 @@ class Checkpointer:
             self.repo.snapshot()
         except CheckpointError:
             pass  # the turn's own checkpoint says why
+
+    def _list_bytecode(self) -> str:
+        """The bytecode files as the turn begins, listed while the model thinks: before the
+        turn's first change, which is all that counts (one written in between is the user's,
+        and removing bytecode loses nothing: checkpoint_bytecode). "" when it failed."""
+        try:
+            return self.repo.bytecode()
+        except CheckpointError:
+            return ""
 
     async def before_change(self, emit: Callable[[AgentEvent], None] | None = None) -> None:
         """Before a tool call that may change files: the turn's checkpoint, once; its event
@@ -309,14 +338,15 @@ class Checkpointer:
                 # writing, and the turn's end would then misjudge which files are new (and which
                 # folders to leave out): a late warm-up left a generated dist/ behind an undo
                 await self._warm
+            listed = await self._listing if self._listing is not None else ""
             try:
                 snap = await asyncio.to_thread(self.repo.snapshot)
             except CheckpointError as e:
                 ev = self._off(str(e))
             else:
-                turn.before, turn.rules = snap.tree, snap.rules
+                turn.before, turn.rules, turn.listed = snap.tree, snap.rules, listed
                 rec = {"kind": "checkpoint", "id": snap.tree, "turn": turn.n, "rules": snap.rules}
-                self._record(rec)
+                self._record({**rec, "bytecode": listed} if listed else rec)
                 data = {"checkpoint": snap.tree, "turn": turn.n}
                 ev = AgentEvent(AgentEventType.CHECKPOINT, data=data)
                 notice = self._left_out(snap.left)
@@ -385,8 +415,10 @@ class Checkpointer:
         try:
             snap = self.repo.snapshot(rules=turn.rules)  # the rules before it, not its own
             changed = self.repo.changed(turn.before, snap.tree)
+            caches = self.repo.bytecode_since(turn.listed, turn.rules) if turn.listed else []
         except CheckpointError as e:
             return [self._off(str(e))]
+        turn.bytecode = [show(p) for p in caches]
         turn.after = snap.tree
         turn.files = [show(p) for p in changed]
         turn.left = [(show(p), n) for p, n in snap.left]
@@ -404,6 +436,8 @@ class Checkpointer:
             rec["repos"] = turn.repos[:MAX_FILES_LISTED]
         if turn.big:
             rec["big"] = turn.big[:MAX_FILES_LISTED]
+        if turn.bytecode:
+            rec["bytecode"] = turn.bytecode[:MAX_FILES_LISTED]
         self._record(rec)
         data = {"checkpoint": turn.before, "turn": turn.n, "files": turn.files, "done": True}
         return [AgentEvent(AgentEventType.CHECKPOINT, data=data)]
@@ -443,7 +477,11 @@ class Checkpointer:
         for t in turns:  # newest first
             after = t.after or self._next_before(t) or ended.get(t.n) or current.tree
             steps.append(Step(t.before, after))
-        return Rewind(turns, self.repo.plan(steps, current))
+        plan = self.repo.plan(steps, current)
+        oldest = turns[-1] if turns else None
+        if oldest is not None and oldest.listed and oldest.rules:
+            plan.bytecode = self.repo.bytecode_since(oldest.listed, oldest.rules)
+        return Rewind(turns, plan)
 
     def _next_before(self, turn: Turn) -> str:
         for t in self.turns[turn.n :]:
@@ -452,17 +490,33 @@ class Checkpointer:
         return ""
 
     def carry_out(self, rewind: Rewind, *, overwrite: bool = False) -> Undone:
-        """Write the files back and record it. Conflicts are kept unless ``overwrite``."""
+        """Write the files back and record it. Conflicts are kept unless ``overwrite``.
+
+        The turns count as undone only when every file was restored (or kept, as asked):
+        otherwise the record says ``undo_incomplete`` with what was refused, and the same
+        undo can be done again (what was restored then is no longer to do)."""
         restored = self.repo.apply(rewind.plan, overwrite=overwrite)
         ns = [t.n for t in rewind.turns]
-        for t in rewind.turns:
-            t.undone = True
-        rec: dict[str, Any] = {"kind": "undo", "turns": ns, "saved": rewind.plan.current.tree}
+        kind = "undo" if restored.complete else "undo_incomplete"
+        rec: dict[str, Any] = {"kind": kind, "turns": ns, "saved": rewind.plan.current.tree}
         rec.update(
             files=[show(p) for p in restored.changed][:MAX_FILES_LISTED],
             kept=[show(p) for p in restored.kept][:MAX_FILES_LISTED],
         )
-        self._record(rec)
+        if restored.bytecode:
+            rec["bytecode"] = [show(p) for p in restored.bytecode][:MAX_FILES_LISTED]
+        if restored.refused:
+            rec["refused"] = [[show(p), why] for p, why in restored.refused][:MAX_FILES_LISTED]
+        try:
+            self._record(rec)
+        except OSError as e:  # a full disk: the files are back, the transcript does not say so
+            raise CheckpointError(
+                f"the files were restored but the undo could not be written to the session "
+                f"({e.strerror or e}); undo again to record it"
+            ) from None
+        if restored.complete:
+            for t in rewind.turns:
+                t.undone = True
         left = [x for t in rewind.turns for x in t.left]
         repos = [r for t in rewind.turns for r in t.repos]
         big = [b for t in rewind.turns for b in t.big]

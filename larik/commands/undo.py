@@ -8,7 +8,8 @@
 
 A file changed since the turn that last changed it is a conflict: without ``--force``
 (overwrite it) or ``--keep`` (leave it), nothing is written and the conflicts are listed
-(exit 1). A conversation rewind writes a new session (a fork); the original is never changed.
+(exit 1). A file that cannot be restored (a full disk) is named on a line of its own (exit 1)
+and the turn is not recorded as undone: the same command tries again. A conversation rewind writes a new session (a fork); the original is never changed.
 Light at import time: the agent's modules are imported when a command runs.
 """
 
@@ -113,6 +114,12 @@ def _run(
             if plan is not None:
                 done = cp.carry_out(plan, overwrite=force)
                 out.update(_restored(done))
+                if not done.complete:  # said path by path; not undone: it can be done again
+                    if json_out:
+                        print(json.dumps(out, ensure_ascii=False))
+                    for line in done.summary().splitlines():
+                        _fail(line, 1)
+                    return 1
                 if not json_out:
                     print(done.summary())
     except (CheckpointError, LarikError) as e:
@@ -142,10 +149,12 @@ def _restored(done: Any) -> dict[str, Any]:
     r = done.restored
     return {
         "turns": done.turns,
+        "complete": done.complete,  # false: not undone, what is refused can be done again
         "restored": [show(p) for p in r.written],
         "removed": [show(p) for p in r.removed],
         "kept": [show(p) for p in r.kept],
         "refused": [{"path": show(p), "why": why} for p, why in r.refused],
+        "bytecode": [show(p) for p in r.bytecode],  # written since the turn began: removed
         "left": [{"path": path, "files": n} for path, n in done.left],  # not recorded: too many
         "repos": done.repos,  # git repositories the turn made (not recorded)
         "big": done.big,  # files it made over the size limit (not recorded)
