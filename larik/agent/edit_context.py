@@ -10,9 +10,10 @@ finds them. :func:`gather` picks, in this order of importance:
 3. when the project is small enough to fit the budget, every other text file.
 
 Only what a ``read_file`` call could show is read: regular files inside the project after
-symlinks (:func:`~.tools._files.visible_files`), not covered by a deny rule, UTF-8 text under
-:data:`MAX_FILE_CHARS`. A request that names ``/etc/passwd`` or ``../secrets.txt`` gets nothing
-read: a name only ever matches a file of the project's own listing.
+symlinks (:func:`.edit_files.project_files`), not covered by a deny rule, UTF-8 text of at
+most :data:`~.edit_files.MAX_BYTES`, each read through :func:`.edit_files.read_shown`. A
+request that names ``/etc/passwd`` or ``../secrets.txt`` gets nothing read: a name only ever
+matches a file of the project's own listing.
 
 It also picks the command that checks an edit (:func:`check_command`): one the request names in
 backticks (```python -m pytest```), else pytest on a test file the request names, else pytest on
@@ -23,31 +24,25 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .edit_files import Denied, project_files, read_shown
 from .pysyntax import UNPARSABLE
 from .verify import TEST_COMMAND
 
 __all__ = [
-    "MAX_FILE_CHARS",
-    "Denied",
     "Found",
     "check_command",
     "gather",
     "is_test_file",
-    "read_shown",
 ]
 
-MAX_FILE_CHARS = 60_000  # a bigger file is not put in the message (it is named instead)
 _TOKEN = re.compile(r"[\w./\\-]+")
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 _MODULE_RUN = re.compile(r"python3?\s+-m\s+([\w.]+)")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 PYTEST = "python -m pytest -q --tb=short"
-
-Denied = Callable[[Path], bool]
 
 
 @dataclass
@@ -89,13 +84,11 @@ def is_test_file(path: str) -> bool:
 
 def gather(root: Path, request: str, budget_chars: int, denied: Denied | None = None) -> Found:
     """The files for the first message, within ``budget_chars`` characters of file text."""
-    from .tools._files import visible_files
-
     base = root.resolve()
-    listing = visible_files(base, base, denied)
+    listing = project_files(base, denied)
     texts: dict[str, str] = {}
     for rel in listing:
-        text = _text(base / rel)
+        text = read_shown(base, rel, denied)
         if text is not None:
             texts[rel] = text
     named = _named(request, listing, texts)
@@ -130,37 +123,6 @@ def check_command(request: str, found: Found) -> str:
     if any(is_test_file(p) and p.endswith(".py") for p in found.listing):
         return PYTEST
     return ""
-
-
-def read_shown(root: Path, rel: str, denied: Denied | None = None) -> str | None:
-    """A shown file's text as it is now, while ``read_file`` could still show it: a regular
-    file inside the project after symlinks (a test run may have turned it into a link out of
-    it), not ``denied``, UTF-8 text under :data:`MAX_FILE_CHARS`; None otherwise."""
-    base = root.resolve()
-    try:
-        path = (base / rel).resolve()
-        if not path.is_relative_to(base) or not path.is_file():
-            return None
-    except (OSError, RuntimeError):  # a loop of links
-        return None
-    if denied is not None and denied(path):
-        return None
-    return _text(path)
-
-
-def _text(path: Path) -> str | None:
-    try:
-        if path.stat().st_size > MAX_FILE_CHARS:
-            return None
-        data = path.read_bytes()
-    except OSError:
-        return None
-    if b"\x00" in data[:8192]:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
 
 
 def _named(request: str, listing: list[str], texts: dict[str, str]) -> list[str]:

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .edit_context import Denied, read_shown
+from .edit_files import Denied, read_shown
 from .edit_reply import FileEdit, Parsed
 from .pysyntax import parse
 from .seen import Saw

@@ -22,7 +22,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .edit_context import Denied, Found, is_test_file, read_shown
+from .edit_context import Found, is_test_file
+from .edit_files import Denied, read_shown
 from .pysyntax import parse
 
 __all__ = ["MAX_SUSPECTS", "Suspect", "blamed", "failed_tests", "pointer", "suspects"]

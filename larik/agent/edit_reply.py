@@ -43,6 +43,10 @@ _DIVIDER = re.compile(r"^\s*={5,9}\s*$")
 _REPLACE = re.compile(r"^\s*>{5,9}\s*REPLACE\s*$")
 #: a path-looking token: no spaces, a dot or a slash in it, no quotes or brackets
 _PATH = re.compile(r"^[\w.\-/\\]+\.[\w]+$|^[\w.\-]+(?:/[\w.\-]+)+$")
+#: a word alone on its line that is a path, if an odd one (``~/pwn.txt``, ``/etc/x``,
+#: ``$HOME/x``, ``C:\x``, ``a@b.py``): the header of the block after it all the same, so that
+#: block is refused for it (:func:`.edit_files.place`), never taken for the request's own file
+_ODD_PATH = re.compile(r"^(?:[~$%/\\]|[A-Za-z]:)\S*$|^\S*[/\\]\S*$|^\S+\.\w+$")
 _PATH_DECOR = re.compile(r"^(?:#+|//|--|>|\*+|-)?\s*(?:file(?:name)?\s*:\s*)?", re.IGNORECASE)
 #: a comment that stands for lines the model left out of a "whole" file
 _ELISION = re.compile(
@@ -364,15 +368,18 @@ def _one_block(lines: list[str], i: int, path: str, out: Parsed) -> int:
 
 
 def _path_in(line: str, comment_only: bool = False) -> str:
-    """The path a line names on its own ("" when it is not such a line)."""
+    """The path a line names on its own ("" when it is not such a line); an odd one too
+    (:data:`_ODD_PATH`), which the harness then refuses to place."""
     text = line.strip()
-    if not text or len(text) > 200:
+    if not text:
         return ""
     if comment_only and not text.startswith(("#", "//", "--")):
         return ""
     text = _PATH_DECOR.sub("", text).strip()
     text = text.strip("*`'\"").rstrip(":").strip("*`'\"").strip()
-    return text if _PATH.match(text) and not text.endswith(".") else ""
+    if len(text) <= 200 and _PATH.match(text) and not text.endswith("."):
+        return text
+    return text if _ODD_PATH.match(text) else ""
 
 
 def _mentioned(line: str, known: Collection[str]) -> str:
@@ -389,6 +396,6 @@ def _mentioned(line: str, known: Collection[str]) -> str:
 def _fence_path(info: str, extra: str) -> str:
     """A path on the fence line itself: ```` ```python x.py ```` or ```` ```x.py ````."""
     for token in (extra, info):
-        if token and token.lower() not in _LANGS and _PATH.match(token):
+        if token and token.lower() not in _LANGS and (_PATH.match(token) or _ODD_PATH.match(token)):
             return token
     return ""

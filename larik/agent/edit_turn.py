@@ -12,11 +12,13 @@ finding and the running, and the model does the one thing it is good at — writ
    file, or pytest on the project), so a failing test's output is in that message too;
 3. **the model replies** with no tools offered: the whole new file, or search/replace blocks
    (:func:`.edit_reply.parse_reply`);
-4. **the harness applies it** as ``write_file`` calls through the tool runner, exactly as the
-   model's own calls would run: the permission policy (a protected file is asked, or denied with
-   nobody to ask; a path outside the project never gets that far: nothing outside it is read or
-   written), the checkpoint before the first change, PreToolUse/PostToolUse hooks, the events a
-   face shows. A reply cut off at the output limit applies nothing, nor does a block that never
+4. **the harness applies it** (:mod:`.edit_apply`) as ``write_file`` calls through the tool
+   runner, exactly as the model's own calls would run: the permission policy (a protected file
+   is asked, or denied with nobody to ask; a path it cannot place — outside the project, ``~``,
+   absolute, ``..`` — never gets that far), the checkpoint before the first change,
+   PreToolUse/PostToolUse hooks, the events a face shows. Every file the harness reads for the
+   model is read by read_file's rules, and nothing else here touches a file
+   (:mod:`.edit_files`). A reply cut off at the output limit applies nothing, nor does a block that never
    ends, a whole file with an elision, a search that does not match, or a Python file that
    would no longer parse — each is said to the model instead;
 5. **the test command runs** (``bash``, sandboxed, the same rules), then the request's own
@@ -46,7 +48,6 @@ prompts, so /undo and /rewind count turns as before.
 
 from __future__ import annotations
 
-import ast
 import itertools
 import re
 from collections.abc import AsyncIterator, Callable
@@ -55,30 +56,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..llm.types import Block, Message, StopReason
-from ..paths import resolve_path
 from . import edit_line, own_tests
-from .edit_context import Found, check_command, gather, is_test_file, read_shown
-from .edit_feedback import GIVEN_BACK, Applied, feedback, summary
+from .edit_apply import apply_reply, write_own
+from .edit_context import Found, check_command, gather
+from .edit_feedback import Applied, feedback, summary
+from .edit_files import read_shown
 from .edit_messages import Ran, cut_off, first_message, now_reply, put_out, review
 from .edit_point import blamed, pointer
-from .edit_repair import (
-    fragment,
-    hidden_methods,
-    keep_examples,
-    keep_left_out,
-    keep_renamed,
-    keeps_tests,
-    methods_into,
-)
-from .edit_reply import FileEdit, Format, Parsed, Problem, parse_reply
+from .edit_reply import Format, parse_reply
 from .events import AgentEvent, AgentEventType
 from .examples import Check, doctest_files, example_checks
 from .profile import Profile
-from .pysyntax import UNPARSABLE, parse
 from .seen import Saw, observe
 from .skips import Skip, left_out
 from .turn import Reply, TurnOver
-from .unbound import unbound_reads
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -99,7 +90,6 @@ format the message describes; Larik applies them and runs the tests, and tells y
 When the request is a question, answer it in plain text."""
 
 _ids = itertools.count(1)
-UNCHANGED = "the edit changes nothing"
 #: after a reply with no file in it, to a request for a change (the 1.5B model answered "Change
 #: shop/inventory.py line 24 from … to …" and the turn ended with nothing changed)
 NO_EDIT = "Your reply has no file in it, so nothing was changed. "
@@ -256,7 +246,7 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
                 yield AgentEvent(E.MESSAGE, message=back)
                 continue
             applied = Applied()
-            async for ev in _apply(host, parsed, applied, request, inputs):
+            async for ev in apply_reply(host, parsed, applied, request, inputs):
                 yield ev
             if reviewing and applied.unchanged:  # the review found nothing to add
                 raise TurnOver(StopReason.END_TURN, reviewing)
@@ -329,22 +319,27 @@ async def _own_tests(
         cut = reply.stop is StopReason.MAX_TOKENS
         code = None if cut else own_tests.code_of(reply.message.text())
         why = (
-            "your reply was cut off at the output limit"
-            if cut
-            else own_tests.place(host.root, code)
+            "your reply was cut off at the output limit" if cut else own_tests.free(host.root, code)
         )
         ran: list[Ran] = []
-        if not why:
+        if not why and code is not None:
+            wrote: list[str] = []
+            async for ev in write_own(host, code, wrote):
+                yield ev
+            why = wrote[0] if wrote else ""
+            if why:  # not written, or refused after it was (a hook): none of it stays
+                own_tests.remove(host.root)
+        if not why and code is not None:
             mine[:] = [Ran(own_tests.COMMAND)]  # in place: removed at the turn's end
             async for ev in _run_tests(host, [Check(own_tests.COMMAND)], ran):
                 yield ev
-            if code and ran[-1].exit_code == 1 and (bad := own_tests.broken(ran[-1].output)):
+            if ran[-1].exit_code == 1 and (bad := own_tests.broken(ran[-1].output)):
                 left = own_tests.without(code, bad)  # those failing on their own mistakes go
-                why = (
-                    own_tests.rewrite(host.root, left)
-                    if left
-                    else own_tests.mistake(ran[-1].output)
-                )
+                wrote = [] if left else [own_tests.mistake(ran[-1].output)]
+                if left:
+                    async for ev in write_own(host, left, wrote, again=True):
+                        yield ev
+                why = wrote[0] if wrote else ""
                 if not why:
                     async for ev in _run_tests(host, [Check(own_tests.COMMAND)], ran):
                         yield ev
@@ -479,155 +474,6 @@ def _format_for(found: Found) -> Format:
     focus = [t for p, t in found.files if p in found.named] or [t for _, t in found.files]
     longest = max((t.count("\n") for t in focus), default=0)
     return "whole" if longest <= WHOLE_MAX_LINES else "diff"
-
-
-async def _apply(
-    host: EditHost,
-    parsed: Parsed,
-    out: Applied,
-    request: str,
-    inputs: dict[str, str] | None = None,
-) -> AsyncIterator[AgentEvent]:
-    """Each file's new text, checked, then written with write_file through the tool runner.
-    ``inputs``: the files an example's command reads (path -> the command), never changed."""
-    out.problems += parsed.problems
-    calls: list[Block] = []
-    same: list[str] = []
-    hiding: dict[str, list[str]] = {}  # path -> mistakes of the new text the old did not have
-    for edit in parsed.edits:
-        rp = resolve_path(host.root, edit.path)
-        if not rp.inside:
-            out.problems.append(
-                Problem(edit.path, "outside the project: nothing outside it is read or written")
-            )
-            continue
-        new, old, why = _new_text(rp.path, edit)
-        if why == UNCHANGED:  # a file given back as it is (a test file, an input): not an edit
-            same.append(rp.rel)
-            continue
-        if inputs and rp.rel in inputs:
-            why = f"the input of `{inputs[rp.rel]}`: change the code, not the data it reads"
-            if rp.rel == own_tests.FILE:
-                why = "your tests of the request, the check of this change: change the code"
-            out.problems.append(Problem(rp.rel, why))
-            continue
-        if not why and edit.whole is not None and old is not None and rp.path.suffix == ".py":
-            why = fragment(old, new or "")
-        if not why and is_test_file(rp.rel) and keeps_tests(request, rp.rel):
-            why = "a test the request says to keep: change the code so it passes, not the test"
-        if why:
-            out.problems.append(Problem(rp.rel, why))
-            if old is not None:
-                out.refused[rp.rel] = old
-            continue
-        assert new is not None
-        kept_before = list(out.kept)
-        if edit.whole is not None and old is not None and rp.path.suffix == ".py":
-            new, kept = keep_left_out(old, new, request)
-            if kept:
-                out.kept.append(f"{rp.rel}: kept {', '.join(kept)}, which your file left out")
-            new, renamed = keep_renamed(old, new, request)
-            if renamed:
-                out.kept.append(
-                    f"{rp.rel}: kept {renamed} as it was but for its name (the request asks "
-                    "for a rename only)"
-                )
-        if old is not None and rp.path.suffix == ".py":
-            new, docs = keep_examples(old, new, request)
-            if docs:
-                out.kept.append(
-                    f"{rp.rel}: kept the docstring of {', '.join(docs)} as it was (its "
-                    "examples check your code: change the code, not them)"
-                )
-        if new == old:  # the last reply again, less what the harness kept: given back
-            out.kept = kept_before
-            same.append(rp.rel)
-            continue
-        if rp.path.suffix == ".py":
-            hiding[rp.rel] = hidden_methods(new, old) + unbound_reads(new, old)
-        calls.append(
-            Block.tool_use(f"edit_{next(_ids)}", "write_file", {"path": rp.rel, "content": new})
-        )
-    if not calls:
-        if same and not out.problems:
-            out.problems.append(Problem(", ".join(same), GIVEN_BACK))
-        out.same += same
-        return
-    if not host.can_run("write_file"):
-        for c in calls:
-            out.problems.append(
-                Problem(c.input_dict()["path"], "write_file is not this model's tool")
-            )
-        return
-    ends: dict[str, AgentEvent] = {}
-    async for ev in host.run_calls(calls, ends):
-        yield ev
-    for c in calls:
-        path = c.input_dict()["path"]
-        end = ends.get(c.id)
-        if end is not None and not end.is_error:
-            out.written.append(path)
-            out.mistakes += [f"{path}, {m}" for m in hiding.get(path, [])]
-            out.diagnostics += (end.data or {}).get("diagnostics") or []  # larik.lsp, if on
-        else:
-            out.problems.append(Problem(path, end.text if end is not None else "not run"))
-
-
-def _new_text(path: Path, edit: FileEdit) -> tuple[str | None, str | None, str]:
-    """(the file's new text, its current text, why it is not written — "" when it is)."""
-    from .tools._match import Ambiguous, relaxed_match
-
-    old: str | None = None
-    if path.exists():
-        try:
-            old = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            return None, None, f"cannot be read as text ({type(e).__name__})"
-    if edit.whole is not None:
-        new = edit.whole
-        if old is not None and path.suffix == ".py":  # a class's methods alone, indented
-            new = methods_into(old, new) or new
-    elif old is None:
-        if any(s.strip() for s, _ in edit.blocks):
-            return None, None, "the file does not exist, so its SEARCH text cannot be found"
-        new = "".join(r for _, r in edit.blocks)
-    else:
-        new = old
-        for search, replace in edit.blocks:
-            if not search.strip():
-                return None, old, "an empty SEARCH part: give the exact lines to replace"
-            count = new.count(search)
-            if count == 1:
-                new = new.replace(search, replace, 1)
-                continue
-            if count > 1:
-                return None, old, f"a SEARCH part occurs {count} times: add lines to make it unique"
-            try:
-                found = relaxed_match(new, search, replace)
-            except Ambiguous as e:
-                return None, old, f"a SEARCH part matches {e.count} places: add lines to it"
-            if found is None:
-                return None, old, "a SEARCH part was not found: copy the lines exactly"
-            new = found.apply(new)
-    if old is not None and new == old:
-        return None, old, UNCHANGED
-    if path.suffix == ".py" and (why := _breaks(old, new)):
-        return None, old, why
-    return new, old, ""
-
-
-def _breaks(old: str | None, new: str) -> str:
-    """Why ``new`` is refused as Python: it does not parse where ``old`` did ("" when fine)."""
-    try:
-        ast.parse(new)
-        return ""
-    except UNPARSABLE as e:
-        err = e
-    if old is not None and parse(old) is None:
-        return ""  # it did not parse before either: not made worse
-    if isinstance(err, SyntaxError):
-        return f"not written: the new file would not parse (line {err.lineno}: {err.msg})"
-    return f"not written: the new file would not parse ({type(err).__name__}: nested too deep?)"
 
 
 def _checks(request: str, found: Found) -> list[Check]:

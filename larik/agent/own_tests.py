@@ -18,20 +18,22 @@ them on the code as it is:
   for the edit as without them.
 
 The file is the harness's, not the project's: written only where no file of that name is (not
-over a user's file, not through a link), never edited by the model's replies (refused with the
-reason), and removed when the turn ends however it ends. Its name is not pytest's ``test_*.py``,
+over a user's file, not through a link), and as the model's own write_file call would be, through
+the tool runner: a ``write_file`` deny rule or a question holds, hooks see it, the checkpoint
+comes first (:func:`.edit_turn._write_own`). It is never edited by the model's replies (refused
+with the reason), and removed when the turn ends however it ends. Its name is not pytest's ``test_*.py``,
 so the project's own ``pytest`` never collects it; it runs by name, sandboxed like any test.
 """
 
 from __future__ import annotations
 
 import ast
-import contextlib
 import os
 import re
 from pathlib import Path
 
 from .edit_context import OWN_TESTS as FILE
+from .edit_files import remove_own
 from .pysyntax import parse
 
 __all__ = [
@@ -42,11 +44,10 @@ __all__ = [
     "START",
     "broken",
     "code_of",
+    "free",
     "mistake",
-    "place",
     "remove",
     "verdict",
-    "rewrite",
     "without",
 ]
 
@@ -79,19 +80,14 @@ def code_of(text: str) -> str | None:
     return code if code.endswith("\n") else code + "\n"
 
 
-def place(root: Path, code: str | None) -> str:
-    """Write ``code`` as :data:`FILE` at ``root``: "" when written, else why not."""
+def free(root: Path, code: str | None) -> str:
+    """Why ``code`` cannot become :data:`FILE` at ``root`` ("" when it can): no code, or a
+    file (or a link) of that name the project has. The write itself is a write_file call
+    through the tool runner (:mod:`.edit_turn`), as the model's own would be."""
     if code is None:
         return "your reply held no test file that Python can parse"
-    path = root / FILE
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-    except FileExistsError:
+    if os.path.lexists(root / FILE):
         return f"the project already has a {FILE}, which is not the harness's to replace"
-    except OSError as e:
-        return f"{FILE} could not be written ({e.strerror})"
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(code)
     return ""
 
 
@@ -109,8 +105,7 @@ def verdict(exit_code: int | None) -> str:
 
 def remove(root: Path) -> None:
     """Take :data:`FILE` away (the link itself, were a command to have made it one)."""
-    with contextlib.suppress(OSError):
-        os.unlink(root / FILE)
+    remove_own(root, FILE)
 
 
 _SECTION = re.compile(r"^_{3,} (?:ERROR at setup of )?(\S+) _{3,}$", re.M)
@@ -157,14 +152,3 @@ def mistake(output: str) -> str:
     error = next((line for line in output.splitlines() if line.startswith("E ")), "")
     said = f" ({error[1:].strip()})" if error else ""
     return f"they fail on their own mistakes{said}, not on the code"
-
-
-def rewrite(root: Path, code: str) -> str:
-    """Replace the harness's own :data:`FILE` (placed this turn) with ``code``: "" or why not."""
-    try:
-        fd = os.open(root / FILE, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW)
-    except OSError as e:
-        return f"{FILE} could not be written again ({e.strerror})"
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(code)
-    return ""

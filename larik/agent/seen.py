@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..llm.types import Block
-from .edit_context import Denied
+from .edit_files import Denied
 from .edit_point import Suspect, failed_tests, suspects
 from .events import AgentEvent
 from .mismatch import compared

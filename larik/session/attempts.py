@@ -120,7 +120,9 @@ async def judge(
     passed, how = await _tests(session, request, verify)
     if passed is False:
         return passed, how
-    for check in await asyncio.to_thread(_examples, request, Path(session.cwd)):
+    denies = getattr(session.agent, "path_denied", None)
+    denied = (lambda p: denies("read_file", p)) if denies is not None else None
+    for check in await asyncio.to_thread(_examples, request, Path(session.cwd), denied):
         ok, said = await _run_check(session, check.command, check.expect)
         if ok is None:
             continue  # could not run: it tells nothing
@@ -148,11 +150,13 @@ async def _tests(
     return None, ""
 
 
-def _examples(request: str, root: Path) -> list[Any]:
+def _examples(request: str, root: Path, denied: Any = None) -> list[Any]:
+    """The request's own examples as checks, from the files it names that read_file could
+    show (``denied``: the session's read_file deny rules)."""
     from ..agent.edit_context import gather
     from ..agent.examples import doctest_files, example_checks
 
-    found = gather(root, request, budget_chars=0)  # the named files, whatever the budget
+    found = gather(root, request, budget_chars=0, denied=denied)  # the named files, any budget
     return example_checks(request, doctest_files(found.named, dict(found.files)))
 
 

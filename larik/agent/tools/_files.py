@@ -203,12 +203,17 @@ def _entries(ctx: ToolContext, tool: str, folder: Path) -> str:
     return ", ".join(n if shown == "." else f"{shown}/{n}" for n in names[:LISTED]) + more
 
 
-def read_text(path: Path, shown: str) -> str:
-    """The file's text with its line endings untouched; a clear error if it is not text."""
+def read_text(path: Path, shown: str, limit: int | None = None) -> str:
+    """The file's text with its line endings untouched; a clear error if it is not text.
+    ``limit``: the most bytes read — a bigger file is an error, and no more than that is read
+    of it, even one that grows meanwhile."""
     if path.is_dir():
         raise ToolError(f"{shown} is a directory")
     with open_regular(path, shown) as fh:
-        data = fh.read()
+        data = fh.read() if limit is None else fh.read(limit + 1)
+        if limit is not None and len(data) > limit:
+            size = max(os.fstat(fh.fileno()).st_size, len(data))
+            raise ToolError(f"{shown} is {size:,} bytes, over the limit of {limit:,}")
     if b"\x00" in data[:8192]:
         raise ToolError(f"{shown} is a binary file; it cannot be edited as text")
     try:
