@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from . import kept
+from . import kept, seccomp
 
 Mode = Literal["workspace-write", "read-only", "off"]
 
@@ -89,9 +89,10 @@ def probe() -> str:
     if exe is None:
         return "bubblewrap (bwrap) is not installed"
     argv = Sandbox(mode="read-only").wrap(["true"], Path("/"))
+    argv[argv.index("bwrap")] = exe  # after the filter's opener (:func:`seccomp.launch`)
     try:
         done = subprocess.run(
-            [exe, *argv[1:]],
+            argv,
             capture_output=True,
             timeout=10,
             stdin=subprocess.DEVNULL,
@@ -358,7 +359,9 @@ class Sandbox:
         """``argv`` as a bwrap command line for a command run in ``root`` (with ``guard``,
         the one :meth:`guard` made for it: its plans are not worked out twice)."""
         root = root.resolve()
-        out = ["bwrap", *isolation(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        opener, refused = seccomp.launch()  # the system calls refused (:mod:`.seccomp`)
+        out = ["bwrap", *isolation(), *refused, "--ro-bind", "/", "/", "--dev", "/dev"]
+        out += ["--proc", "/proc", *_proc_hidden()]
         tmp = self.space.tmp() if self.space is not None else None
         out += ["--bind", str(tmp), "/tmp"] if tmp is not None else ["--tmpfs", "/tmp"]
         for path in own_install():  # before the project's binds, which may lie inside them
@@ -381,7 +384,7 @@ class Sandbox:
             if not enter:
                 out.append("--unshare-net")
         out += ["--chdir", str(root), "--", *argv]
-        return [*enter, *out]
+        return [*opener, *enter, *out]
 
     def plans(self, root: Path) -> dict[Path, kept.Plan]:
         """What stays read-only in each writable folder (:mod:`.kept`); none in read-only mode."""
@@ -422,6 +425,20 @@ class Sandbox:
         )
 
 
+#: What a command's ``/proc`` does not show: the keys of the keyrings it could view (their
+#: names and sizes; the filter refuses every keyring call, so these are all that is left).
+PROC_HIDDEN = ("/proc/keys", "/proc/key-users")
+
+
+def _proc_hidden() -> list[str]:
+    """bwrap arguments covering :data:`PROC_HIDDEN` (what this kernel has of it)."""
+    out: list[str] = []
+    for path in PROC_HIDDEN:
+        if os.path.exists(path):
+            out += ["--ro-bind", "/dev/null", path]
+    return out
+
+
 def _hide(path: Path, root: Path, writable: Iterable[Path]) -> list[str]:
     """bwrap arguments covering ``path`` (none when it does not exist, or when it holds the
     project or a writable path: hiding those would break the command)."""
@@ -460,7 +477,8 @@ def for_session(config: object, root: Path) -> tuple[Sandbox | None, list[str]]:
             f"no OS sandbox: {why}; commands run unsandboxed, guarded by the permission prompts "
             "only (docs/security.md)"
         ]
-    return from_config(cfg.mode, cfg.network, cfg.writable, root), _root_notes(cfg.mode, root)
+    notes = [*_root_notes(cfg.mode, root), *filter(None, [seccomp.problem()])]
+    return from_config(cfg.mode, cfg.network, cfg.writable, root), notes
 
 
 def _root_notes(mode: Mode, root: Path) -> list[str]:
