@@ -420,8 +420,9 @@ class Sandbox:
         alone = f" ({self.space.problem})" if self.space is not None and self.space.problem else ""
         return (
             f"[this may be the sandbox ({', '.join(what)}): {where}; secrets in $HOME are "
-            f"hidden{alone}. If the command needs more, run it again with sandbox: false — the "
-            "user is asked to approve that]"
+            f"hidden{alone}; the kernel keyring, new namespaces and mounts are refused. If the "
+            "command needs more, run it again with sandbox: false — the user is asked to approve "
+            "that]"
         )
 
 

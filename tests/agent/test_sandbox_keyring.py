@@ -223,6 +223,13 @@ def test_each_refused_call_fails_with_its_errno_inside(project):
     assert json.loads(line[6:]) == {}
 
 
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="util-linux's unshare")
+def test_a_refused_call_s_failure_says_it_may_be_the_sandbox(project):
+    out, data = run(project, "unshare -U true", sb.Sandbox())
+    assert data["exit_code"] != 0 and "Operation not permitted" in out, out
+    assert "new namespaces and mounts are refused" in out
+
+
 def test_ordinary_work_still_runs_under_the_filter(project):
     (project / "t.c").write_text(
         "#include <pthread.h>\n#include <stdio.h>\n"
