@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Literal
 
 from .. import git_followed, host_programs
-from . import kept
+from . import kept, seccomp
 
 Mode = Literal["workspace-write", "read-only", "off"]
 
@@ -99,9 +99,11 @@ def probe() -> str:
 @functools.cache
 def _probe(exe: str) -> str:
     argv = Sandbox(mode="read-only").wrap(["true"], Path("/"))
+    at = next(i for i, word in enumerate(argv) if os.path.basename(word) == "bwrap")
+    argv[at] = exe  # after the filter's opener (:func:`seccomp.launch`)
     try:
         done = subprocess.run(
-            [exe, *argv[1:]],
+            argv,
             capture_output=True,
             timeout=10,
             stdin=subprocess.DEVNULL,
@@ -372,7 +374,9 @@ class Sandbox:
         root = root.resolve()
         written = (root, *self.writable) if self.mode == "workspace-write" else ()
         bwrap = host_programs.find("bwrap", *written)  # Larik's own: never the project's
-        out = [bwrap, *isolation(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        opener, refused = seccomp.launch()  # the system calls refused (:mod:`.seccomp`)
+        out = [bwrap, *isolation(), *refused, "--ro-bind", "/", "/", "--dev", "/dev"]
+        out += ["--proc", "/proc", *_proc_hidden()]
         tmp = self.space.tmp() if self.space is not None else None
         out += ["--bind", str(tmp), "/tmp"] if tmp is not None else ["--tmpfs", "/tmp"]
         for path in own_install():  # before the project's binds, which may lie inside them
@@ -395,7 +399,7 @@ class Sandbox:
             if not enter:
                 out.append("--unshare-net")
         out += ["--chdir", str(root), "--", *argv]
-        return [*enter, *out]
+        return [*opener, *enter, *out]
 
     def plans(self, root: Path) -> dict[Path, kept.Plan]:
         """What stays read-only in each writable folder (:mod:`.kept`); none in read-only mode."""
@@ -433,9 +437,24 @@ class Sandbox:
         alone = f" ({self.space.problem})" if self.space is not None and self.space.problem else ""
         return (
             f"[this may be the sandbox ({', '.join(what)}): {where}; secrets in $HOME are "
-            f"hidden{alone}. If the command needs more, run it again with sandbox: false — the "
-            "user is asked to approve that]"
+            f"hidden{alone}; the kernel keyring, new namespaces and mounts are refused. If the "
+            "command needs more, run it again with sandbox: false — the user is asked to approve "
+            "that]"
         )
+
+
+#: What a command's ``/proc`` does not show: the keys of the keyrings it could view (their
+#: names and sizes; the filter refuses every keyring call, so these are all that is left).
+PROC_HIDDEN = ("/proc/keys", "/proc/key-users")
+
+
+def _proc_hidden() -> list[str]:
+    """bwrap arguments covering :data:`PROC_HIDDEN` (what this kernel has of it)."""
+    out: list[str] = []
+    for path in PROC_HIDDEN:
+        if os.path.exists(path):
+            out += ["--ro-bind", "/dev/null", path]
+    return out
 
 
 def _hide(path: Path, root: Path, writable: Iterable[Path]) -> list[str]:
@@ -479,7 +498,8 @@ def for_session(config: object, root: Path) -> tuple[Sandbox | None, list[str]]:
         ]
     box = from_config(cfg.mode, cfg.network, cfg.writable, root)
     host_programs.guard(*box.writable)
-    return box, _root_notes(cfg.mode, root)
+    notes = [*_root_notes(cfg.mode, root), *filter(None, [seccomp.problem()])]
+    return box, notes
 
 
 def _root_notes(mode: Mode, root: Path) -> list[str]:
