@@ -48,6 +48,7 @@ from typing import Any, Literal
 
 from ..config import StuckConfig
 from ..llm.types import Block, Message
+from ..others_parse import json_value
 from ..tool_names import ANSWER
 
 __all__ = ["HAVE_IT", "Pattern", "StuckDetector", "Verdict", "call_key", "have_it"]
@@ -266,7 +267,7 @@ def call_key(name: str, args: Mapping[str, Any] | str) -> str:
     Pass the validated arguments (defaults filled in) when there are any."""
     if isinstance(args, str):
         try:
-            parsed = json.loads(args)
+            parsed = json_value(args)
         except ValueError:
             return f"{name} {' '.join(args.split())}"
         if not isinstance(parsed, dict):

@@ -26,6 +26,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ...others_parse import json_value
 from ..errors import APIError, ConfigError, ContextOverflow, redact
 from ..options import positive_number
 from ..toolcalls import TOOL_IMAGES_NOTE, recover_tool_calls
@@ -229,7 +230,7 @@ class OllamaProvider:
 
     def _parse_chunk(self, line: bytes) -> dict[str, Any]:
         try:
-            obj = json.loads(line)
+            obj = json_value(line)
         except ValueError as exc:
             raise common.malformed_stream(self.name, exc) from None
         if not isinstance(obj, dict):
