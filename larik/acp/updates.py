@@ -33,7 +33,7 @@ from acp.schema import (
 )
 
 from ..agent.events import AgentEvent, AgentEventType
-from ..others_parse import json_value
+from ..llm.others_parse import json_value
 from ..paths import resolve_path
 
 __all__ = [

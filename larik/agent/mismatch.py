@@ -21,7 +21,7 @@ import math
 import re
 from difflib import SequenceMatcher
 
-from ..others_parse import literal
+from ..llm.others_parse import literal
 
 __all__ = ["compared", "explain"]
 

@@ -6,12 +6,12 @@ a NUL byte (``ValueError`` on Python 3.11), nesting too deep for the parser (``M
 place that parses such text catches all of them (the edit workflow's checks and repairs, the
 write tools' syntax guard, the finding of files and examples); until then the edit workflow's
 turn ended in a ``MemoryError`` on such a reply. The parsers themselves are
-:mod:`larik.others_parse`'s, the one bounded helper for every parser of others' text.
+:mod:`larik.llm.others_parse`'s, the one bounded helper for every parser of others' text.
 """
 
 from __future__ import annotations
 
-from ..others_parse import UNPARSABLE
-from ..others_parse import python as parse
+from ..llm.others_parse import UNPARSABLE
+from ..llm.others_parse import python as parse
 
 __all__ = ["UNPARSABLE", "parse"]

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..llm.others_parse import json_value, literal
 from ..llm.types import Block
-from ..others_parse import json_value, literal
 from .edit_context import Denied
 from .edit_point import Suspect, failed_tests, suspects
 from .events import AgentEvent

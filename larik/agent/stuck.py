@@ -47,8 +47,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..config import StuckConfig
+from ..llm.others_parse import json_value
 from ..llm.types import Block, Message
-from ..others_parse import json_value
 from ..tool_names import ANSWER
 
 __all__ = ["HAVE_IT", "Pattern", "StuckDetector", "Verdict", "call_key", "have_it"]

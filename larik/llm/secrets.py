@@ -16,7 +16,7 @@ import json
 import threading
 from typing import Any
 
-from ..paths import shown
+from .encodable import encodable as shown
 
 __all__ = [
     "MIN_LENGTH",
@@ -94,7 +94,7 @@ def forget_all() -> None:
 
 class MaskingWriter:
     """A text stream whose every write is masked (print mode's stdout and stderr), and
-    encodable: a lone surrogate is written as its escape (:func:`larik.paths.shown`), never an
+    encodable: a lone surrogate is written as its escape (:mod:`larik.llm.encodable`), never an
     exception (a JSON line has none left: :func:`larik.others_text.encodable_json`)."""
 
     def __init__(self, stream: Any) -> None:

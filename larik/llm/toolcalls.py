@@ -46,7 +46,7 @@ import secrets
 from collections.abc import Iterable
 from typing import Any
 
-from ..others_parse import json_value
+from .others_parse import json_value
 from .types import Block
 
 __all__ = [

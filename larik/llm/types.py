@@ -23,8 +23,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..others_parse import json_value
-from ..paths import shown
+from .encodable import encodable as shown
+from .others_parse import json_value
 
 __all__ = [
     "Block",

@@ -31,7 +31,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..llm.net import is_loopback_url
-from ..others_parse import json_value
+from ..llm.others_parse import json_value
 
 __all__ = [
     "FoundServer",

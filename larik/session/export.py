@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..llm.errors import LarikError
-from ..others_parse import json_value
+from ..llm.others_parse import json_value
 from ..words import count
 
 __all__ = ["FORMATS", "ExportError", "export", "last_reply", "parse_args", "render"]

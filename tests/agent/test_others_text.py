@@ -25,13 +25,13 @@ from larik.agent.tools.bash import MAX_OUTPUT
 from larik.agent.tools.web_fetch import MAX_CHARS
 from larik.agent.transcript import load_transcript
 from larik.hooks.runner import MAX_CONTEXT, MAX_REASON, Outcome, _Reader
+from larik.llm.others_parse import Unreadable, json_value, literal, unparse
 from larik.llm.providers.openai_compat import OpenAICompatProvider
 from larik.llm.types import Block, StreamEvent
 from larik.lsp.session import MAX_CODE, MAX_MESSAGE, format_line
 from larik.mcp.content import MAX_NAME, MAX_TEXT, clip, described_text, result_parts, short
 from larik.mcp.manager import MAX_INSTRUCTIONS, instructions_text
 from larik.mcp.server import MAX_DESCRIPTION, State
-from larik.others_parse import Unreadable, json_value, literal, unparse
 from larik.others_text import MAX_RESULT, bounded, clean, encodable_json
 from tests.llm.helpers import endpoint
 from tests.llm.providers.kits.openai_compat import chunk, reply

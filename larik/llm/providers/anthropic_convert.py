@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ...others_parse import json_value
+from ..others_parse import json_value
 from ..replay import messages_for
 from ..types import Block, Message, Request, StopReason, Usage
 from .common import tool_arguments

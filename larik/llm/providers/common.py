@@ -25,8 +25,8 @@ import re
 import time
 from typing import Any
 
-from ...others_parse import json_value
 from ..errors import APIError
+from ..others_parse import json_value
 
 __all__ = [
     "RAW_ARGUMENTS",

@@ -26,9 +26,9 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ...others_parse import json_value
 from ..errors import APIError, ConfigError, ContextOverflow, redact
 from ..options import positive_number
+from ..others_parse import json_value
 from ..toolcalls import TOOL_IMAGES_NOTE, recover_tool_calls
 from ..types import Block, Message, Request, StopReason, StreamEvent, Usage
 from . import common

@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ...others_parse import json_value
+from ..others_parse import json_value
 from ..replay import messages_for
 from ..toolcalls import TOOL_IMAGES_NOTE, new_call_id, repair_arguments
 from ..types import Block, Request

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...others_parse import json_value
+from ..others_parse import json_value
 from ..replay import messages_for
 from ..types import Block, Message, Request, StopReason, ToolSpec, Usage
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ...others_parse import json_value
 from ..errors import SignInError, redact
 from ..net import is_loopback_host, login_url_problem
+from ..others_parse import json_value
 
 __all__ = ["MAX_ANSWER", "TIMEOUT", "Answer", "request", "url_problem"]
 

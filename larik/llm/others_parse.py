@@ -10,7 +10,8 @@ exception, :class:`Unreadable` (a ``ValueError``, so a caller's ``except ValueEr
 * :func:`python` — ``ast.parse``, None when it does not parse (:data:`UNPARSABLE`);
 * :func:`unparse` — ``ast.unparse``, "" when the tree is too deep to write back.
 
-A leaf: nothing but the standard library.
+In the model layer, the lowest, because it parses a model's replies too: every layer may use
+it. A leaf: nothing but the standard library.
 """
 
 from __future__ import annotations
