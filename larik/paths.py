@@ -17,9 +17,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .llm.encodable import encodable as shown  # the rule of every text Larik sends or writes
+
 __all__ = ["ResolvedPath", "resolve_path", "shown", "wide_root", "wide_root_line"]
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPED_BYTE = re.compile(r"\\x([89a-fA-F][0-9a-fA-F])")
 
 
@@ -51,19 +52,6 @@ def resolve_path(root: Path, raw: str) -> ResolvedPath:
 def _absolute(root: Path, raw: str) -> Path:
     p = Path(raw).expanduser() if raw else Path(".")
     return p if p.is_absolute() else root / p
-
-
-def shown(text: str) -> str:
-    """``text`` as valid UTF-8: an undecodable byte kept by ``os.fsdecode`` becomes ``\\xNN``,
-    any other lone surrogate ``\\udNNN``."""
-    if text.isascii() or not _SURROGATE.search(text):
-        return text
-    return _SURROGATE.sub(_escape, text)
-
-
-def _escape(m: re.Match[str]) -> str:
-    code = ord(m[0])
-    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
 
 
 def wide_root(root: Path, home: Path | None = None) -> str:

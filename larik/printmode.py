@@ -35,6 +35,7 @@ from .agent.events import AgentEvent, AgentEventType
 from .llm.errors import ConfigError, LarikError, LoginExpired, ResolveError
 from .llm.secrets import MaskingWriter
 from .llm.types import EFFORTS, StopReason
+from .others_text import encodable_json
 from .session import Session, SessionEvent, SessionEventType, SessionOptions, Turn
 from .session.core import Subscription
 from .session.plans import plan_json
@@ -147,6 +148,12 @@ class _StopSignals:
     @property
     def stop_reason(self) -> str:
         return STOP_SIGNALS.get(self.signum, "interrupted")
+
+
+def _json_line(value: Any) -> str:
+    """One line of stdout's JSON: whatever text it holds (a lone surrogate in a tool's
+    arguments), encodable (:func:`larik.others_text.encodable_json`), never an exception."""
+    return encodable_json(json.dumps(value, ensure_ascii=False))
 
 
 def run_print(
@@ -287,7 +294,7 @@ async def _run(
         result = _result(agent, outcome, ok, opts)
         if tries is not None:
             result["attempts"] = [a.to_json() for a in made]
-        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        out.write(_json_line(result) + "\n")
     out.flush()
     if outcome.login:  # like a missing key: the user must act (larik login NAME)
         return 2
@@ -508,7 +515,7 @@ def _stopped(
     try:
         print(line, file=err)
         if opts.output_format != "text":
-            out.write(json.dumps(result, ensure_ascii=False) + "\n")
+            out.write(_json_line(result) + "\n")
         out.flush()
     except OSError:
         pass
@@ -581,7 +588,7 @@ def _on_event(ev: AgentEvent, fmt: str, outcome: _Outcome, out: IO[str], err: IO
         outcome.error, outcome.stop = ev.text, "error"
         outcome.login = outcome.login or bool(ev.data.get("sign_in"))
     if fmt == "stream-json":
-        out.write(json.dumps(event_json(ev), ensure_ascii=False) + "\n")
+        out.write(_json_line(event_json(ev)) + "\n")
         out.flush()
     elif fmt == "text" and ev.type is E.NOTICE and ev.level != "info":
         print(f"larik: {ev.level}: {ev.text}", file=err)

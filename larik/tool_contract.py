@@ -31,6 +31,9 @@ class ToolResult:
     is_error: bool = False
     images: list[Block] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)  # for front ends: diff, exit_code, …
+    # a file's own text (read_file, grep): bounded, but its characters kept for an edit to
+    # quote; every other result is cleaned too (larik.others_text, applied by the tool runner)
+    exact: bool = False
 
     def __post_init__(self) -> None:
         # the one place every tool's text passes: nothing unencodable reaches a model or a file

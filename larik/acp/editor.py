@@ -26,6 +26,7 @@ from ..agent.runner import CALL_ID
 from ..agent.tools import ToolError
 from ..agent.tools._editor import MAX_TEXT, EditorRun
 from ..agent.tools.bash import MAX_OUTPUT
+from ..others_text import one_line
 
 if TYPE_CHECKING:
     from .conversation import Conversation
@@ -38,6 +39,7 @@ T = TypeVar("T")
 REQUEST_WAIT = 60.0  # seconds the client may take to answer one fs or terminal request
 OUTPUT_LIMIT = 4 * MAX_OUTPUT  # bytes of a command's output the client is asked to keep
 CLEANUP_WAIT = 5.0
+MAX_WHY = 300  # characters of an editor's error message the model gets
 
 
 class ClientEditor:
@@ -70,7 +72,7 @@ class ClientEditor:
         except TimeoutError:
             raise ToolError(f"the editor did not answer ({what}) within {wait:g} s") from None
         except RequestError as e:
-            why = " ".join(str(e).split())[:300]
+            why = one_line(e, MAX_WHY)  # the editor's text: the one rule (larik.others_text)
             raise ToolError(f"the editor could not {what}: {why}") from None
         except (ConnectionError, OSError):
             raise ToolError(f"the editor is gone ({what})") from None
@@ -130,7 +132,8 @@ class ClientEditor:
                     "stop the command", client.kill_terminal(session_id=sid, terminal_id=tid)
                 )
             except RequestError as e:
-                raise ToolError(f"the editor could not run the command: {e}") from None
+                why = one_line(e, MAX_WHY)
+                raise ToolError(f"the editor could not run the command: {why}") from None
             out = await self._ask(
                 "send the output", client.terminal_output(session_id=sid, terminal_id=tid)
             )

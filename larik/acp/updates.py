@@ -14,7 +14,6 @@ tool call and its result.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from acp.schema import (
 )
 
 from ..agent.events import AgentEvent, AgentEventType
+from ..llm.others_parse import json_value
 from ..paths import resolve_path
 
 __all__ = [
@@ -258,7 +258,7 @@ def _user_block(
 
 def _input(b: Any) -> dict[str, Any]:
     try:
-        value = json.loads(b.input) if b.input else {}
+        value = json_value(b.input) if b.input else {}
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..others_text import clean
 from ..processes import read_pipe, start_token
 from ..words import count
 from .tools import ToolError, ToolResult
@@ -233,7 +234,7 @@ class JobTable:
         job = self.get(job_id)
         data, lost = job.out.since(job.read_pos)
         job.read_pos = job.out.total
-        text = data.decode("utf-8", "replace")
+        text = clean(data.decode("utf-8", "replace"))  # the one rule, before the cut
         if len(text) > READ_CAP:
             lost += len(text[: len(text) - READ_CAP].encode("utf-8"))
             text = text[len(text) - READ_CAP :]

@@ -17,10 +17,11 @@ a doctest names both.
 
 from __future__ import annotations
 
-import ast
 import math
 import re
 from difflib import SequenceMatcher
+
+from ..llm.others_parse import literal
 
 __all__ = ["compared", "explain"]
 
@@ -52,8 +53,8 @@ def compared(output: str) -> list[tuple[str, str]]:
 
 def _describe(got_text: str, want_text: str) -> str:
     try:
-        got, want = ast.literal_eval(got_text), ast.literal_eval(want_text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        got, want = literal(got_text), literal(want_text)
+    except ValueError:  # Unreadable: not a literal, too long, too deep
         return ""
     if got is None and want is not None:
         return (

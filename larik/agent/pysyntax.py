@@ -5,20 +5,13 @@ a NUL byte (``ValueError`` on Python 3.11), nesting too deep for the parser (``M
 ``return ----…1`` with 100,000 minus signs) or for the compiler (``RecursionError``). Every
 place that parses such text catches all of them (the edit workflow's checks and repairs, the
 write tools' syntax guard, the finding of files and examples); until then the edit workflow's
-turn ended in a ``MemoryError`` on such a reply.
+turn ended in a ``MemoryError`` on such a reply. The parsers themselves are
+:mod:`larik.llm.others_parse`'s, the one bounded helper for every parser of others' text.
 """
 
 from __future__ import annotations
 
-import ast
+from ..llm.others_parse import UNPARSABLE
+from ..llm.others_parse import python as parse
 
-#: what ``ast.parse`` raises for text that is not Python it can read
-UNPARSABLE: tuple[type[Exception], ...] = (SyntaxError, ValueError, RecursionError, MemoryError)
-
-
-def parse(text: str, filename: str = "<unknown>") -> ast.Module | None:
-    """The module ``text`` parses to, or None when it does not parse (:data:`UNPARSABLE`)."""
-    try:
-        return ast.parse(text, filename=filename)
-    except UNPARSABLE:
-        return None
+__all__ = ["UNPARSABLE", "parse"]

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from ..llm.types import Block
+from ..others_text import MAX_RESULT, bounded
 from .events import AgentEvent, AgentEventType, NoticeLevel
 from .live import LiveOutput
 from .permissions import PermissionPolicy
@@ -32,7 +33,7 @@ from .tools import AnyTool, ToolContext, ToolError, ToolResult, ToolSource, get_
 if TYPE_CHECKING:
     from ..hooks.runner import Hooks, Outcome
 
-__all__ = ["CALL_ID", "INTERRUPTED", "ToolRunner", "answer_all", "cut_off_result"]
+__all__ = ["CALL_ID", "INTERRUPTED", "ToolRunner", "answer_all", "cut_off_result", "settled"]
 
 #: the id of the tool call running in this task (a subagent's transcript is linked to it)
 CALL_ID: ContextVar[str] = ContextVar("larik_call_id", default="")
@@ -120,7 +121,7 @@ class ToolRunner:
         and its result returned, no events; a refusal has ``data["denied"]``. Hooks meet it
         as they meet the model's calls (their notices are dropped: there is no event)."""
         p = self.prepare(Block.tool_use("user_call", name, tool_input))
-        return await self._refusal(p, _drop) or await self._execute(p, _drop)
+        return settled(await self._refusal(p, _drop) or await self._execute(p, _drop))
 
     async def run_all(
         self, calls: list[Block], emit: Emit, results: dict[int, Block], refuse: str = ""
@@ -161,7 +162,7 @@ class ToolRunner:
         # the time the user (or a hook) takes to answer is not the tool's
         result = await self._refusal(p, emit)
         start = time.monotonic()
-        result = result or await self._execute(p, emit)
+        result = settled(result or await self._execute(p, emit))
         duration = seconds(time.monotonic() - start)  # as kept: a resumed card reads the same
         results[pos] = Block.tool_result(call.id, result.content, result.is_error, result.images)
         if self.record is not None:  # how the call went, for a resumed view (shown.py)
@@ -275,6 +276,13 @@ class ToolRunner:
         """The stop a hook asked for in the last round of calls (then forgotten)."""
         stop, self.stop_request = self.stop_request, None
         return stop
+
+
+def settled(result: ToolResult) -> ToolResult:
+    """The result as the model and the screen get it: whatever the tool, a hook or a server
+    put in it, bounded and cleaned by the one rule (:mod:`larik.others_text`), last."""
+    result.content = bounded(result.content, MAX_RESULT, exact=result.exact)
+    return result
 
 
 def _drop(ev: AgentEvent) -> None:

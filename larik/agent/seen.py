@@ -25,7 +25,6 @@ only says what its own output could say anyway.
 from __future__ import annotations
 
 import itertools
-import json
 import re
 import shlex
 from collections.abc import AsyncIterator, Callable
@@ -33,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..llm.others_parse import json_value, literal
 from ..llm.types import Block
 from .edit_files import Denied
 from .edit_point import Suspect, failed_tests, suspects
@@ -143,12 +143,10 @@ def _index_of(parts: list[list[str]], container: str, want: str) -> str:
     """The one index of the list or tuple ``container`` (its source; its value among
     ``parts``) that holds ``want``, as text; "" when it is not one (asked which index of
     ['a', 'b', None] holds 'a', the 1.5B model said 2, three times running)."""
-    import ast
-
     values = [v for t, v in parts if t == container]
     try:
-        seq, wanted = ast.literal_eval(values[0]), ast.literal_eval(want)
-    except (IndexError, ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        seq, wanted = literal(values[0]), literal(want)
+    except (IndexError, ValueError):
         return ""
     if not isinstance(seq, list | tuple):
         return ""
@@ -162,7 +160,7 @@ def _report(output: str) -> dict[str, dict[str, dict[str, Any]]]:
     if not lines:
         return {}
     try:
-        data = json.loads(lines[-1][len(MARK) :])
+        data = json_value(lines[-1][len(MARK) :])
     except ValueError:
         return {}
     tests = data.get("tests") if isinstance(data, dict) else None

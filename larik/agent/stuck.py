@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..config import StuckConfig
+from ..llm.others_parse import json_value
 from ..llm.types import Block, Message
 from ..tool_names import ANSWER
 
@@ -266,7 +267,7 @@ def call_key(name: str, args: Mapping[str, Any] | str) -> str:
     Pass the validated arguments (defaults filled in) when there are any."""
     if isinstance(args, str):
         try:
-            parsed = json.loads(args)
+            parsed = json_value(args)
         except ValueError:
             return f"{name} {' '.join(args.split())}"
         if not isinstance(parsed, dict):

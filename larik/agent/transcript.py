@@ -38,6 +38,7 @@ from .. import __version__
 from ..llm.errors import LarikError
 from ..llm.secrets import mask
 from ..llm.types import Message
+from ..others_text import encodable_json
 
 __all__ = [
     "FORMAT_VERSION",
@@ -151,10 +152,10 @@ class Transcript:
         true``): not a prompt for /undo and /rewind."""
         # Built by hand so the message part is exactly Message.model_dump_json().
         tail = ',"harness":true}' if harness else "}"
-        self._write_line('{"kind":"message","message":' + message.model_dump_json() + tail)
+        self._write_line('{"kind":"message","message":' + _message_json(message) + tail)
 
     def _write_line(self, line: str) -> None:
-        line = mask(line)  # no key Larik knows is ever written down
+        line = mask(encodable_json(line))  # no key Larik knows is ever written down
         if "\n" in line:  # json.dumps never emits raw newlines; guard against misuse
             raise ValueError("a transcript record must be one line")
         self._fh.write(line + "\n")
@@ -175,6 +176,15 @@ class Transcript:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _message_json(message: Message) -> str:
+    """``message.model_dump_json()``; a block given a lone surrogate after it was built
+    (Block keeps none) is written through :func:`encodable_json`, never an exception."""
+    try:
+        return message.model_dump_json()
+    except ValueError:
+        return json.dumps(message.model_dump(), ensure_ascii=False, separators=(",", ":"))
 
 
 def private_dir(path: Path) -> None:

@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..llm.secrets import mask
+from ..others_text import bounded
 from .config import HookCommand, HookEntry, HooksConfig, tool_names
 from .process import MAX_STDOUT, Finished, run_hook
 
@@ -296,8 +297,9 @@ def _label(event: str, cmd: HookCommand, entry: HookEntry) -> str:
 
 
 def _clip(text: str, limit: int) -> str:
-    text = text.strip()
-    return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit:,} more chars]"
+    """A hook's text (a reason, context, a message), bounded and cleaned by the one rule of
+    others' text (:func:`larik.others_text.bounded`)."""
+    return bounded(text.strip(), limit)
 
 
 class _Reader:

@@ -16,6 +16,8 @@ import json
 import threading
 from typing import Any
 
+from .encodable import encodable as shown
+
 __all__ = [
     "MIN_LENGTH",
     "MaskingWriter",
@@ -91,13 +93,15 @@ def forget_all() -> None:
 
 
 class MaskingWriter:
-    """A text stream whose every write is masked (print mode's stdout and stderr)."""
+    """A text stream whose every write is masked (print mode's stdout and stderr), and
+    encodable: a lone surrogate is written as its escape (:mod:`larik.llm.encodable`), never an
+    exception (a JSON line has none left: :func:`larik.others_text.encodable_json`)."""
 
     def __init__(self, stream: Any) -> None:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        return self._stream.write(mask(text))
+        return self._stream.write(mask(shown(text)))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

@@ -46,6 +46,7 @@ import secrets
 from collections.abc import Iterable
 from typing import Any
 
+from .others_parse import json_value
 from .types import Block
 
 __all__ = [
@@ -71,7 +72,7 @@ def repair_arguments(raw: str) -> str:
     if not raw.strip():
         return raw
     try:
-        if isinstance(json.loads(raw), dict):
+        if isinstance(json_value(raw), dict):
             return raw
     except ValueError:
         pass
@@ -93,7 +94,7 @@ def _repair_object(text: str) -> dict[str, Any] | None:
 def loads_lenient(text: str) -> Any:
     """Strict JSON first, json-repair as the fallback; None when neither gives a value."""
     try:
-        return json.loads(text)
+        return json_value(text)
     except ValueError:
         pass
     try:

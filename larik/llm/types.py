@@ -23,6 +23,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .encodable import encodable as shown
+from .others_parse import json_value
+
 __all__ = [
     "Block",
     "BlockType",
@@ -80,6 +83,13 @@ class Block(_Model):
     provider: str = ""
     raw: str = ""
 
+    @field_validator("text", "name", "input", "content", "raw", mode="after")
+    @classmethod
+    def _encodable(cls, v: str) -> str:
+        # a lone surrogate (a model's JSON-escaped ``\udcff``, an undecodable file name) as
+        # its escape: every block can be sent, written to a transcript and shown
+        return shown(v)
+
     # -- constructors -------------------------------------------------------------------------
     @classmethod
     def text_block(cls, text: str) -> Block:
@@ -119,7 +129,7 @@ class Block(_Model):
         """The tool arguments parsed; ``{}`` for empty input. Raises ValueError if not an object."""
         if not self.input.strip():
             return {}
-        value = json.loads(self.input)
+        value = json_value(self.input)
         if not isinstance(value, dict):
             raise ValueError("tool arguments are not a JSON object")
         return value
@@ -254,6 +264,9 @@ class StreamEvent:
     message: Message | None = None
     usage: Usage | None = None
     stop_reason: StopReason | None = None
+
+    def __post_init__(self) -> None:
+        self.text = shown(self.text)  # what a delta shows is encodable too (Block's rule)
 
     @classmethod
     def text_delta(cls, text: str) -> StreamEvent:

@@ -21,11 +21,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..others_text import one_line
 from .servers import SUFFIXES, Found, find, language_of, project_own, specs
 
 __all__ = ["LspSession", "for_session", "format_line", "status_text"]
 
 _SEVERITY = {1: "error", 2: "warning", 3: "info", 4: "hint"}
+MAX_MESSAGE = 200  # characters of a diagnostic's message said
+MAX_CODE = 60  # characters of its code
 MAX_COMMAND_FILES = 50  # files a shell command changed that are checked (the rest counted)
 SLOW_SNAPSHOT = 2.0  # seconds: a project whose snapshot after a command takes longer is not
 # snapshotted after commands again in the session (a huge tree)
@@ -59,9 +62,11 @@ def for_session(
 
 
 def format_line(shown: str, d: Any) -> str:
-    """``file:line:col severity code message`` of one diagnostic (one line, cut to 200)."""
-    code = f" {d.code}" if d.code not in (None, "") else ""
-    message = " ".join(str(d.message).split())[:200]
+    """``file:line:col severity code message`` of one diagnostic: one line, its code and
+    message each bounded and cleaned (:func:`larik.others_text.one_line`) — a server's text.
+    Nothing else a diagnostic carries (source, related information, a code's link) is said."""
+    code = f" {one_line(d.code, MAX_CODE)}" if d.code not in (None, "") else ""
+    message = one_line(d.message, MAX_MESSAGE)
     sev = _SEVERITY.get(int(d.severity or 1), "error")
     pos = d.range.start
     return f"{shown}:{pos.line + 1}:{pos.character + 1} {sev}{code} {message}"

@@ -11,7 +11,8 @@ resources; ``structuredContent`` may come with it. What the model gets:
 * ``structuredContent`` as JSON when the content list has no text (servers are asked to send
   both; when they do, the text is used once, not twice);
 * everything cut to :data:`MAX_TEXT` characters, with a note saying how much was left out
-  (a 5 MB result must not fill the context window).
+  (a 5 MB result must not fill the context window), and cleaned of what acts on a terminal
+  (:mod:`larik.others_text`, the one rule of every channel of others' text).
 
 The same bounds hold for everything else a server supplies (a lying server may send megabytes
 of anything): an error's message (a JSON-RPC error, an ``isError`` result, an exception's text)
@@ -31,6 +32,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..image_bytes import MEDIA_TYPES
+from ..others_text import bounded, one_line
+from ..others_text import short as described_text
 
 if TYPE_CHECKING:
     from ..llm.types import Block
@@ -43,6 +46,7 @@ __all__ = [
     "Converted",
     "add_image",
     "clip",
+    "described_text",
     "result_parts",
     "resource_text",
     "short",
@@ -63,18 +67,15 @@ class Converted:
 
 
 def clip(text: str, limit: int = MAX_TEXT) -> str:
-    if len(text) <= limit:
-        return text
-    return (
-        text[:limit]
-        + f"\n[… cut: the text has {len(text):,} characters; the first {limit:,} are shown]"
-    )
+    """A server's text (a result, an error), bounded and cleaned by the one rule
+    (:func:`larik.others_text.bounded`)."""
+    return bounded(text, limit)
 
 
 def short(text: object, limit: int = MAX_NAME) -> str:
-    """A server-supplied name or description, at most ``limit`` characters (…-ended if cut)."""
-    text = str(text or "")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """A server-supplied name or description: one line of at most ``limit`` characters
+    (…-ended if cut), cleaned (:func:`larik.others_text.one_line`)."""
+    return one_line(text or "", limit)
 
 
 def add_image(images: list[Block], texts: list[str], mime: str, data: str) -> None:

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from ..others_text import bounded
 from ..words import count
 from .server import McpServer, PromptInfo, ResourceInfo, State, ToolInfo
 
@@ -61,9 +62,7 @@ def instructions_text(servers: list[McpServer]) -> str:
         body = server.mask(server.instructions.strip()) if server.state is State.READY else ""
         if not body or left <= 0:
             continue
-        cap = min(MAX_INSTRUCTIONS, left)
-        if len(body) > cap:
-            body = body[:cap] + f"\n[… cut at {cap:,} characters]"
+        body = bounded(body, min(MAX_INSTRUCTIONS, left))  # the one rule of others' text
         left -= len(body)
         body = _TAG_RE.sub("[tag removed]", body)
         blocks.append(f'<{_TAG} server="{server.name}">\n{body}\n</{_TAG}>')

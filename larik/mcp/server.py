@@ -36,7 +36,7 @@ from ..llm.schema import tool_schema
 from ..processes import end_group
 from ..sandbox import REFUSAL
 from .config import ExpandedServer, McpServerConfig, expand
-from .content import MAX_NAME, clip, short
+from .content import MAX_NAME, clip, described_text, short
 from .names import exposed_name
 
 if TYPE_CHECKING:
@@ -488,7 +488,7 @@ class McpServer:
                     server=self.name,
                     remote=t.name,
                     name=name,
-                    description=short(described, MAX_DESCRIPTION) + note,
+                    description=described_text(described, MAX_DESCRIPTION) + note,
                     schema=schema,
                     read_only=bool(ann is not None and ann.read_only_hint),
                     title=title,

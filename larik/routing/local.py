@@ -26,12 +26,12 @@ Nothing here runs at import time, and the TUI calls it from a worker, never a wi
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from ..llm.net import is_loopback_url
+from ..llm.others_parse import json_value
 
 __all__ = [
     "FoundServer",
@@ -134,7 +134,7 @@ async def _ask(client: Any, server: LocalServer) -> list[LocalModel] | None:
 
 def _parse(server: LocalServer, body: bytes) -> list[LocalModel]:
     try:
-        data = json.loads(body)
+        data = json_value(body)
     except ValueError:
         return []
     if not isinstance(data, dict):

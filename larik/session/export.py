@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..llm.errors import LarikError
+from ..llm.others_parse import json_value
 from ..words import count
 
 __all__ = ["FORMATS", "ExportError", "export", "last_reply", "parse_args", "render"]
@@ -193,7 +194,7 @@ def _arguments(block: Any) -> str:
     from ..llm.secrets import mask
 
     try:  # as the model sent them, laid out when they are JSON
-        return mask(json.dumps(json.loads(block.input), indent=2, ensure_ascii=False))
+        return mask(json.dumps(json_value(block.input), indent=2, ensure_ascii=False))
     except ValueError:
         return mask(block.input)
 

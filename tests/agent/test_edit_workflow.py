@@ -254,6 +254,26 @@ async def test_a_reply_nested_too_deep_for_the_parser_is_refused_not_a_crash(mak
     assert of(events, E.TURN_END)[0].data["verify"]["passed"] is True
 
 
+async def test_a_test_printing_a_probe_line_5000_deep_cannot_end_the_turn(make_agent, project):
+    """A test that prints the probe's own line (``LARIK-SEEN``) nested 5,000 deep after the
+    probe's report (an ``atexit`` print comes last): reading it raised an uncaught
+    RecursionError and every edit-workflow turn ended before the model was asked (issue 42
+    item 14). Now it is a report that does not read: nothing seen, the turn goes on."""
+    deep = "[" * 5000 + "]" * 5000
+    (project / "tests").mkdir()
+    (project / "tests" / "test_calc.py").write_text(
+        "import atexit\nfrom calc import add\n\n"
+        f"atexit.register(print, 'LARIK-SEEN {deep}')\n\n\n"
+        "def test_add():\n    assert add(2, 3) == 5\n"
+    )
+    p = script({"text": FIXED})
+    agent = await make_agent(p, config=edit_config())
+    events = await run(agent, "The test fails. Fix calc.py.")
+    assert len(p.requests) == 1  # the model was asked
+    assert (project / "calc.py").read_text().endswith("a + b\n")
+    assert of(events, E.TURN_END)[0].data["verify"]["passed"] is True
+
+
 async def test_search_replace_blocks_are_applied(make_agent, project):
     reply = (
         "calc.py\n```python\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n"

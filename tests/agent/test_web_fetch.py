@@ -98,7 +98,7 @@ async def test_a_body_past_max_bytes_is_cut_and_not_read_further(loopback):
 async def test_a_long_text_is_cut_to_max_chars_for_the_model(loopback):
     loopback.route("/long", Reply(body="q" * 150_000, content_type="text/plain"))
     result = await fetch(f"{loopback.url}/long")
-    assert "[cut: the first 100,000 of 150,000 characters are shown]" in result.content
+    assert "[… cut: 150,000 characters in all; the first 100,000 as shown here]" in result.content
     assert result.content.count("q") == 100_000
 
 

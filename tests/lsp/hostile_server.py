@@ -13,6 +13,9 @@ settings (``workspace/configuration``, section ``fake.analysis``), then register
 ``workspace/diagnostic/refresh``; an error answer to any of them ends it (as basedpyright
 ends); its messages name the settings' ``mode``.
 mute: answers initialize and shutdown, and never says a word of any file.
+poison: publishes one diagnostic per change whose every text field is hostile: a 7 MB
+``code`` and a long message, source, related information and link, with ``ESC]52`` (the
+clipboard), U+202E and NULs inside.
 hang-child PIDFILE: starts a child that sleeps (its pid written to PIDFILE), then hangs as hang
 does: both must go when the server is given up.
 """
@@ -125,6 +128,36 @@ while True:
             TEXTS[params["textDocument"]["uri"]] = params["contentChanges"][-1]["text"]
         if MODE == "crash":
             sys.exit(3)
+        if MODE == "poison":
+            bad = "\x1b]52;c;cHduZWQ=\x07\u202e\x00"
+            d = {
+                "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
+                "severity": 1,
+                "code": bad + "C" * 7_000_000 + bad,
+                "source": bad * 1000,
+                "message": (bad + "m" * 1000) * 100,
+                "codeDescription": {"href": "https://x.example/" + bad * 1000},
+                "relatedInformation": [
+                    {
+                        "location": {
+                            "uri": params["textDocument"]["uri"],
+                            "range": {
+                                "start": {"line": 0, "character": 0},
+                                "end": {"line": 0, "character": 1},
+                            },
+                        },
+                        "message": bad * 1000,
+                    }
+                ],
+            }
+            uri = params["textDocument"]["uri"]
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "textDocument/publishDiagnostics",
+                    "params": {"uri": uri, "diagnostics": [d]},
+                }
+            )
         if MODE == "flood":
             uri = msg["params"]["textDocument"]["uri"]
             d = {

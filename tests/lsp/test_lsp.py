@@ -527,3 +527,27 @@ def test_a_server_that_registers_pull_late_and_asks_its_settings_is_pulled(tmp_p
     assert pull and not broken and notices == []
     assert broke.splitlines()[1:] == ["g.py:2:1 error U1 undefined here (mode strictest)"]
     assert fixed == ""
+
+
+def test_a_7_mb_poisoned_diagnostic_reaches_the_result_bounded_and_clean(tmp_path):
+    """A real server publishing one diagnostic whose ``code`` is 7 MB with ``ESC]52`` (the
+    clipboard) and U+202E inside, and every other text field hostile too: it reached a tool
+    result whole and forced a compaction (issue 42 item 5). Now its line is bounded and
+    cleaned by the one rule (larik.others_text); the other fields are never said."""
+    fake = LspServerConfig(command=[sys.executable, str(HOSTILE), "poison"], languages=["python"])
+
+    async def go():
+        s = _session(tmp_path, servers={"fake": fake}, wait_ms=30_000, start_ms=30_000)
+        ctx = ToolContext(root=tmp_path, seen=SeenFiles(), lsp=s)
+        try:
+            return await write_file.run(write_file.Args(path="c.py", content="x = 1\n"), ctx)
+        finally:
+            await s.close()
+
+    result = _run(go())
+    assert "c.py:1:1 error" in result.content, result.content[:300]
+    assert len(result.content) < 1_000
+    for bad in ("\x1b", "\x07", "\x00", "\u202e"):
+        assert bad not in result.content
+        assert not any(bad in line for line in result.data["diagnostics"])
+    assert "\\u202e" in result.content  # named, not obeyed

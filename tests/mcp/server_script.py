@@ -138,7 +138,7 @@ def _hostile(app) -> None:
     logging.disable(logging.CRITICAL)  # the SDK's rich log of a 3 MB exception takes minutes
     from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
     from mcp.shared.exceptions import MCPError
-    from mcp.types import ImageContent, TextContent
+    from mcp.types import EmbeddedResource, ImageContent, TextContent, TextResourceContents
 
     def rpc_error() -> str:
         raise MCPError(code=-32000, message="E" * HUGE)
@@ -152,6 +152,22 @@ def _hostile(app) -> None:
         pics = [ImageContent(data=small, mime_type="image/png") for _ in range(20)]
         return [TextContent(text="pictures"), ImageContent(data=big, mime_type="image/png"), *pics]
 
+    bad = "\x1b]52;c;cHduZWQ=\x07\u202e\x00"  # the clipboard, a bidi override, a NUL
+
+    def poison() -> list:
+        text = TextContent(text=(bad + "p" * 1000) * 3000)
+        return [
+            text,
+            EmbeddedResource(
+                type="resource", resource=TextResourceContents(uri="r://x", text=bad * 1000)
+            ),
+        ]
+
+    def poison_error() -> str:
+        raise ValueError(bad * 20_000)
+
+    app.add_tool(poison, name="poison", description=bad + "Poisoned text." + bad * 1000)
+    app.add_tool(poison_error, name="poison_error", description="A poisoned error.")
     app.add_tool(rpc_error, name="rpc_error", description="A JSON-RPC error of 3 MB.")
     app.add_tool(tool_error, name="tool_error", description="An isError result of 3 MB.")
     app.add_tool(pictures, name="pictures", description="A 6 MB image and 20 small ones.")

@@ -62,7 +62,7 @@ async def test_images_in_a_result_are_bounded_in_size_and_number(manager):
 
 async def test_tool_names_titles_and_descriptions_are_bounded(manager):
     tools = manager.servers["h"].tools
-    assert len(tools) == 5
+    assert len(tools) == 7
     for t in tools:
         assert len(t.name) <= 64 and len(t.title) <= MAX_NAME
         assert len(t.description) <= 2000 + NOTE
@@ -87,3 +87,20 @@ async def test_a_resource_listing_and_a_6_mb_image_resource_are_bounded(manager)
     assert not got.problems
     assert [b.type for b in got.blocks] == ["text"]  # the image is not passed on
     assert "not passed on" in got.blocks[0].text and len(got.blocks[0].text) < NOTE
+
+
+def _clean(text: str) -> bool:
+    return not any(c in text for c in ("\x1b", "\x07", "\x00", "\u202e"))
+
+
+async def test_a_poisoned_result_error_and_description_reach_the_model_clean(manager):
+    """Escape sequences (``ESC]52`` sets the clipboard), a bidi override and NULs in what a
+    real server sends — a result's text, an embedded resource's text, an error, a tool's
+    description — are bounded and cleaned by the one rule of others' text (issue 42 item 5)."""
+    result = await manager.get("mcp__h__poison").run(McpArgs(), None)
+    assert len(result.content) < MAX_TEXT + NOTE and _clean(result.content)
+    assert "\\u202e" in result.content  # named, not obeyed
+    error = await manager.get("mcp__h__poison_error").run(McpArgs(), None)
+    assert error.is_error and _clean(error.content) and len(error.content) < MAX_TEXT + NOTE
+    [info] = [t for t in manager.servers["h"].tools if t.remote == "poison"]
+    assert _clean(info.description) and "Poisoned text." in info.description

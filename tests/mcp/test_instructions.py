@@ -45,7 +45,7 @@ def test_a_hostile_servers_huge_instructions_are_cut_and_cannot_break_out_of_the
     block = text.split('<mcp-server-instructions server="evil">\n', 1)[1]
     body, rest = block.split("\n</mcp-server-instructions>", 1)
     assert len(body) <= MAX_INSTRUCTIONS + 60
-    assert "[… cut at 2,000 characters]" in body
+    assert "[… cut: " in body and "the first 2,000 as shown here]" in body
     # its fake closing and opening tags are defused: exactly one block per server
     assert text.count("</mcp-server-instructions>") == 2
     assert text.count("<mcp-server-instructions") == 2

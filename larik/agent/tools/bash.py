@@ -34,6 +34,7 @@ from pathlib import Path
 from pydantic import Field
 
 from ... import host_programs
+from ...others_text import clean
 from ...processes import child_env, kill_group, read_pipe, start_token, wait_exit
 from ...sandbox import Sandbox, kept
 from . import ToolArgs, ToolContext, ToolError, ToolResult
@@ -98,7 +99,9 @@ class _Tail:
             self.dropped += over
 
     def text(self) -> str:
-        s = self.buf.decode("utf-8", "replace")
+        # cleaned before the tail is cut, so the bound holds for what the model gets (the
+        # buffer is at most twice the cap: the cleaning is bounded too)
+        s = clean(self.buf.decode("utf-8", "replace"))
         if len(s) > self.cap:
             self.dropped += len(s[: len(s) - self.cap].encode("utf-8"))
             s = s[len(s) - self.cap :]

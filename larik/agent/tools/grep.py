@@ -108,7 +108,7 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     if stopped:
         text += f"\n[search stopped: {stopped}; the matches above are only those found before]"
         data["stopped"] = stopped
-    return ToolResult(text.lstrip("\n"), data=data)
+    return ToolResult(text.lstrip("\n"), data=data, exact=True)
 
 
 def _where(base: Path, root: Path) -> str:

@@ -192,4 +192,4 @@ def _page(raw: BinaryIO, shown: str, offset: int, limit: int, line_numbers: bool
             f"{'has' if undecoded == 1 else 'have'} bytes that do not decode, "
             "shown as \ufffd; edit_file cannot change this file]"
         )
-    return ToolResult(text, data={"lines": total})
+    return ToolResult(text, data={"lines": total}, exact=True)

@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from ...llm import secrets
+from ...others_text import bounded
 from . import ToolArgs, ToolContext, ToolError, ToolResult, _html, _web
 from ._html import decode
 
@@ -123,11 +124,7 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     else:
         text, how = _text(page), "as it came"
     head = f"{page.url} ({page.content_type}, {how}; {size})"
-    if len(text) > MAX_CHARS:
-        text = (
-            text[:MAX_CHARS]
-            + f"\n\n[cut: the first {MAX_CHARS:,} of {len(text):,} characters are shown]"
-        )
+    text = bounded(text, MAX_CHARS)  # the one rule of others' text (larik.others_text)
     data.update(content_type=page.content_type, bytes=len(page.body), truncated=page.truncated)
     return ToolResult(secrets.mask(f"{head}\n\n{text}"), data=data)
 

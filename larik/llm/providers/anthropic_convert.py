@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..others_parse import json_value
 from ..replay import messages_for
 from ..types import Block, Message, Request, StopReason, Usage
 from .common import tool_arguments
@@ -202,7 +203,7 @@ def _content_block(block: Block) -> dict[str, Any] | None:
         return {"type": "thinking", "thinking": block.text, "signature": block.signature}
     if t == "opaque":
         try:
-            return json.loads(block.raw)
+            return json_value(block.raw)
         except ValueError:
             return None
     return None

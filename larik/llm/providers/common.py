@@ -21,12 +21,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from typing import Any
 
 from ..errors import APIError
+from ..others_parse import json_value
 
 __all__ = [
     "RAW_ARGUMENTS",
@@ -83,7 +83,7 @@ def tool_arguments(text: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        value = json.loads(text)
+        value = json_value(text)
     except ValueError:
         value = None
     return value if isinstance(value, dict) else {RAW_ARGUMENTS: text}

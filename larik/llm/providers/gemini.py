@@ -150,7 +150,12 @@ class GeminiProvider:
             raise APIError(
                 0, f"connection to Gemini failed ({type(exc).__name__})", provider=self.name
             ) from exc
-        except (genai_errors.UnknownApiResponseError, pydantic.ValidationError, ValueError) as exc:
+        except (
+            genai_errors.UnknownApiResponseError,
+            pydantic.ValidationError,
+            ValueError,
+            RecursionError,  # an event nested deeper than the decoder goes
+        ) as exc:
             raise malformed_stream(self.name, exc) from exc  # an event that cannot be read
 
     def _api_error(self, exc: Any) -> APIError:

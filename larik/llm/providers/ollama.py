@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 from ..errors import APIError, ConfigError, ContextOverflow, redact
 from ..options import positive_number
+from ..others_parse import json_value
 from ..toolcalls import TOOL_IMAGES_NOTE, recover_tool_calls
 from ..types import Block, Message, Request, StopReason, StreamEvent, Usage
 from . import common
@@ -229,7 +230,7 @@ class OllamaProvider:
 
     def _parse_chunk(self, line: bytes) -> dict[str, Any]:
         try:
-            obj = json.loads(line)
+            obj = json_value(line)
         except ValueError as exc:
             raise common.malformed_stream(self.name, exc) from None
         if not isinstance(obj, dict):

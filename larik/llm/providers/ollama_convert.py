@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..others_parse import json_value
 from ..replay import messages_for
 from ..toolcalls import TOOL_IMAGES_NOTE, new_call_id, repair_arguments
 from ..types import Block, Request
@@ -172,7 +173,7 @@ def error_text(err: Any) -> str:
     text = str(err)
     if text.startswith("{"):
         try:
-            inner = json.loads(text)
+            inner = json_value(text)
         except ValueError:
             return text
         if isinstance(inner, dict):
@@ -182,7 +183,7 @@ def error_text(err: Any) -> str:
 
 def body_error(raw: bytes) -> str:
     try:
-        data = json.loads(raw)
+        data = json_value(raw)
     except ValueError:
         text = raw.decode("utf-8", "replace").strip()
         return text if text and len(text) < 200 and "<" not in text else ""

@@ -380,7 +380,7 @@ class OpenAICompatProvider:
             raise APIError(0, message, retryable=retryable, provider=self.name) from exc
         except openai.APIError as exc:  # an error object inside a 200 stream
             raise self._in_stream_error(exc) from exc
-        except ValueError as exc:  # an event that is not JSON (the SDK's json.loads)
+        except (ValueError, RecursionError) as exc:  # an event not JSON, or nested too deep
             raise common.malformed_stream(self.name, exc) from exc
         except (httpx2.TransportError, OSError) as exc:
             raise APIError(

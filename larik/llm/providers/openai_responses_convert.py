@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..others_parse import json_value
 from ..replay import messages_for
 from ..types import Block, Message, Request, StopReason, ToolSpec, Usage
 
@@ -184,7 +185,7 @@ def _assistant_items(blocks: list[Block], own_provider: str | None) -> list[dict
 
 def _replay_item(raw: str) -> dict[str, Any] | None:
     try:
-        item = json.loads(raw)
+        item = json_value(raw)
     except ValueError:
         return None
     if not isinstance(item, dict) or "type" not in item:

@@ -12,13 +12,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import SignInError, redact
 from ..net import is_loopback_host, login_url_problem
+from ..others_parse import json_value
 
 __all__ = ["MAX_ANSWER", "TIMEOUT", "Answer", "request", "url_problem"]
 
@@ -95,7 +95,7 @@ def request(
             f"{what}: the server answered with a redirect (HTTP {status}); not followed"
         )
     try:
-        data = json.loads(bytes(raw).decode("utf-8")) if raw.strip() else {}
+        data = json_value(bytes(raw).decode("utf-8")) if raw.strip() else {}
     except (UnicodeDecodeError, ValueError):
         raise SignInError(f"{what}: the answer (HTTP {status}) is not JSON") from None
     if not isinstance(data, dict):
