@@ -15,21 +15,20 @@ ollama-chat            an object with ``"done": true``
 openai-chat            a choice's ``finish_reason``, or ``data: [DONE]``
 =====================  ==================================================================
 
-An adapter reads its raw events through :func:`watch`; a stream that runs out before its end
-raises :class:`~larik.llm.errors.CutReply` there (the adapter writes no ``done``), so no
-adapter decides this for itself. CutReply is retryable: the retry layer sends the request
-again while nothing of the reply was shown, and after that the turn ends with the error. A
-connection that drops (a reset mid-chunk) raises in the transport, which the adapter maps to
-a retryable error as before; after part of a reply was shown the retry layer makes it a
-CutReply too (larik/llm/retry.py). Either way the reply has no ``done``, so none of its tool
-calls runs.
+An adapter reads its raw events through :func:`watch`: a stream that runs out before its end,
+or whose connection breaks mid-body (a reset: httpx2's transport error, under whichever SDK),
+raises :class:`~larik.llm.errors.CutReply` there and the adapter writes no ``done`` — so none
+of the reply's tool calls can run, and no adapter decides this for itself. CutReply is
+retryable: the retry layer sends the request again while nothing of the reply was shown;
+after that the turn ends with it (larik/llm/retry.py, which also makes any other error after
+part of a reply was shown a CutReply naming its cause).
 
 How the SDKs surface a stream cut short, checked by tests/llm/providers/test_stream_end.py:
 ``anthropic``, ``openai`` (both APIs) and ``google-genai`` end their iterators quietly on a
-body that ends cleanly (an unfinished SSE event at the end is dropped, as the SSE spec says)
-and raise a transport error on a reset; Ollama's NDJSON is read here, where a half line at
-the end is a malformed event. The ``openai`` SDK keeps ``[DONE]`` to itself: the
-openai-compatible adapter's decoder notes it (``also``).
+body that ends (an unfinished SSE event at the end is dropped, as the SSE spec says) and
+raise a transport error on a reset. Ollama's NDJSON has no SDK (its adapter reads it; a half
+line at the very end is a malformed event, retried the same way). The ``openai`` SDK keeps
+``[DONE]`` to itself: the openai-compatible adapter's decoder notes it (``also``).
 """
 
 from __future__ import annotations
