@@ -11,14 +11,21 @@ Faults: any status with body and headers (``Reply(status=429, headers={"Retry-Af
 (send N chunks, then nothing until the client goes away). ``server.disconnected`` is set when a
 client closes a connection while a reply is still being sent.
 
+How a body ends (``end``, :data:`ENDS`): ``chunked`` (its last, empty chunk: the body ended
+cleanly), ``close`` (HTTP/1.0 style: no length and no chunks, the connection's close ends it)
+or ``reset`` (the last chunk is announced whole, half of it sent, then the connection is reset:
+a TCP RST mid-chunk).
+
 Only 127.0.0.1. Never anything else.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import select
 import socket
+import struct
 import threading
 import time
 from dataclasses import dataclass, field
@@ -28,6 +35,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 WIRE = ROOT.parent / "shared" / "wire"
+ENDS = ("close", "chunked", "reset")
 
 
 @dataclass
@@ -41,6 +49,7 @@ class Reply:
     drop_after: int | None = None
     stall_after: int | None = None
     stall_seconds: float = 30.0
+    end: str = "chunked"  # one of ENDS
 
     def chunks(self) -> list[bytes]:
         parts = self.body if isinstance(self.body, list) else [self.body]
@@ -150,14 +159,24 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, reply: Reply) -> None:
         chunks = reply.chunks()
+        if reply.end == "close":
+            self.protocol_version = "HTTP/1.0"
         self.send_response(reply.status)
         self.send_header("Content-Type", reply.content_type)
         for k, v in reply.headers.items():
             self.send_header(k, v)
-        self.send_header("Transfer-Encoding", "chunked")
+        if reply.end != "close":
+            self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.flush()
+        if reply.end == "close":
+            self.wfile.write(b"".join(chunks))
+            self.wfile.flush()
+            return
+        if reply.end == "reset":
+            self._reset_mid_chunk(chunks)
+            return
         for i, chunk in enumerate(chunks):
             if reply.drop_after is not None and i >= reply.drop_after:
                 self._drop()
@@ -180,6 +199,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+    def _reset_mid_chunk(self, chunks: list[bytes]) -> None:
+        """Every chunk but the last; the last announced whole, half of it sent; then a RST."""
+        *whole, last = chunks or [b"{}"]
+        for chunk in whole:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        self.wfile.write(b"%x\r\n%s" % (len(last), last[: len(last) // 2]))
+        self.wfile.flush()
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        for held in (self.wfile, self.rfile, self.connection):  # the last one out sends the RST
+            held.close()
+        self.wfile = self.rfile = io.BytesIO()  # what the handler still flushes and closes
 
     def _drop(self) -> None:
         self.wfile.flush()

@@ -17,7 +17,10 @@
     │   │                          it refills: a fallback chain skips the model until then
     │   ├── LoginExpired           a sign-in (``larik login NAME``) was revoked or expired
     │   │                          (401; print mode exit code 2); never retried
-    │   └── StreamTimeout          no first chunk / no chunk between chunks in time (retryable)
+    │   ├── StreamTimeout          no first chunk / no chunk between chunks in time (retryable)
+    │   └── CutReply               a reply whose stream stopped before its wire's end (no
+    │                              ``message_stop``, no finish reason…), or failed after part of
+    │                              it was shown: none of its tool calls runs (retryable)
     ├── SignInError                a login (``larik login NAME``) that could not be completed:
     │                              the server's answer, the browser, the time it took
     ├── LocalModelError            (llm.local) a local model that cannot be pulled, found or
@@ -55,6 +58,7 @@ __all__ = [
     "APIError",
     "ConfigError",
     "ContextOverflow",
+    "CutReply",
     "LarikError",
     "LocalModelError",
     "LoginExpired",
@@ -160,6 +164,21 @@ class StreamTimeout(APIError):
 
     def __init__(self, message: str, *, provider: str = "") -> None:
         super().__init__(0, message, retryable=True, provider=provider)
+
+
+class CutReply(APIError):
+    """A reply cut off before its end: its stream stopped without the wire API's terminal
+    event (larik/llm/providers/stream_end.py), or failed after part of it was shown
+    (larik/llm/retry.py). What it said is incomplete, so none of its tool calls runs. Status 0
+    and retryable: sent again while nothing of it was shown; after that the turn ends with it."""
+
+    def __init__(self, why: str, *, provider: str = "") -> None:
+        super().__init__(
+            0,
+            f"the reply was cut off: {why} (none of its tool calls ran)",
+            retryable=True,
+            provider=provider,
+        )
 
 
 class QuotaExceeded(APIError):

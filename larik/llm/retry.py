@@ -5,8 +5,10 @@ Exponential backoff with full jitter, capped; a server's ``Retry-After`` is hono
 chain) a ``Retry-After`` longer than ``max_delay`` is not sat out: the error goes up at once, the
 chain switches, and the fallback's cooldown holds the limited model for that long. Before each wait a ``notice`` event says what failed and when the next try
 is, so a stalled or rate-limited server is not silence. Once a reply event (anything but a
-notice) has been yielded the error propagates unchanged: the consumer already showed part of a
-reply, and a replay would duplicate it.
+notice) has been yielded the error is not retried: the consumer already showed part of a reply,
+and a replay would duplicate it. It goes up as a :class:`~larik.llm.errors.CutReply` saying the
+reply was cut (its cause kept; a lapsed sign-in or a spent quota stays what it is): the turn
+ends with it, and none of the reply's tool calls runs (the reply has no ``done``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import random
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 
-from .errors import RETRY_MARK, APIError, ContextOverflow
+from .errors import RETRY_MARK, APIError, ContextOverflow, CutReply, LoginExpired, QuotaExceeded
 from .provider import Provider, Wrapper
 from .types import EventType, Request, StreamEvent
 
@@ -68,6 +70,8 @@ class RetryingProvider(Wrapper):
                 raise
             except APIError as err:
                 attempt += 1
+                if yielded and (cut := cut_short(err)) is not err:
+                    raise cut from err
                 if yielded or not err.retryable or attempt >= self.attempts:
                     raise
                 if self.hand_over and (err.retry_after or 0) > self.max_delay:
@@ -81,6 +85,14 @@ class RetryingProvider(Wrapper):
                     f"{err}{RETRY_MARK}{attempt} of {self.attempts - 1} in {delay:.1f}s"
                 )
                 await self._sleep(delay)
+
+
+def cut_short(err: APIError) -> APIError:
+    """``err`` as it ends a reply part of which was shown: a CutReply naming its cause."""
+    if isinstance(err, CutReply | LoginExpired | QuotaExceeded):
+        return err
+    why = f"HTTP {err.status}: {err.message}" if err.status else err.message
+    return CutReply(why, provider=err.provider)
 
 
 def with_retry(provider: Provider, **kwargs: object) -> RetryingProvider:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from larik.llm.errors import APIError, ContextOverflow
+from larik.llm.errors import APIError, ContextOverflow, CutReply, LoginExpired, StreamTimeout
 from larik.llm.retry import backoff_delay, with_retry
 from larik.llm.types import EventType, Request, StreamEvent
 from tests.llm.helpers import FakeProvider, collect
@@ -55,6 +55,27 @@ async def test_no_retry_once_something_was_yielded():
     with pytest.raises(APIError):
         await collect(with_retry(p, sleep=Sleeps()), REQ)
     assert len(p.requests) == 1
+
+
+@pytest.mark.parametrize(
+    "err",
+    [APIError(529, "overloaded_error: Overloaded"), StreamTimeout("no data from m in 180s")],
+    ids=["an error event", "a stall"],
+)
+async def test_an_error_after_part_of_a_reply_was_shown_says_the_reply_was_cut(err):
+    """Its cause kept, in one line: the turn ends with it, none of the reply's calls run."""
+    p = FakeProvider("x", [("Half a repl", err), "never"])
+    with pytest.raises(CutReply) as ei:
+        await collect(with_retry(p, sleep=Sleeps()), REQ)
+    assert "the reply was cut off" in str(ei.value) and err.message in str(ei.value)
+    assert ei.value.__cause__ is err and len(p.requests) == 1
+
+
+async def test_a_lapsed_sign_in_after_part_of_a_reply_stays_what_it_is():
+    lapsed = LoginExpired("chatgpt", "larik login chatgpt")
+    p = FakeProvider("x", [("mid", lapsed)])
+    with pytest.raises(LoginExpired):
+        await collect(with_retry(p, sleep=Sleeps()), REQ)
 
 
 async def test_each_retry_is_announced_with_the_error_and_the_wait():

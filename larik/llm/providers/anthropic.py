@@ -20,6 +20,7 @@ from ..options import positive_number
 from ..types import EventType, Request, StreamEvent
 from .anthropic_convert import build_params, to_message, to_stop_reason, to_usage
 from .common import is_context_overflow, malformed_stream, retry_after
+from .stream_end import watch
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -112,7 +113,8 @@ class AnthropicProvider:
         try:
             async with client.messages.stream(**params) as sdk_stream:
                 # the SDK's event union does not narrow on ``.type``; the checks below do
-                async for ev in cast("AsyncIterator[Any]", sdk_stream):
+                events = cast("AsyncIterator[Any]", sdk_stream)
+                async for ev in watch(events, "anthropic-messages", self.name):
                     kind = ev.type
                     if kind == "content_block_delta":
                         delta = ev.delta
@@ -138,13 +140,7 @@ class AnthropicProvider:
             raise map_error(exc, self.name, request.model, plan.on, self.endpoint.key_hint) from exc
         except (ValueError, RuntimeError) as exc:  # malformed event data, events out of order
             raise map_error(exc, self.name, request.model, plan.on, self.endpoint.key_hint) from exc
-        if final is None:
-            raise APIError(
-                0,
-                "the stream ended before the reply was complete",
-                retryable=True,
-                provider=self.name,
-            )
+        assert final is not None  # the watch saw message_stop, which carries it
         message = to_message(final, request.model, self.replay_name, tool_args)
         yield StreamEvent.done(message, to_usage(final.usage), to_stop_reason(final.stop_reason))
 

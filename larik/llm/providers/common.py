@@ -15,6 +15,8 @@
 * :func:`malformed_stream` — a stream event that is not valid JSON (``data: {not json``) is a
   provider error like a dropped connection: status 0, retryable, so retry and fallback act on it
   (never an "internal error" escaping the adapter).
+* :mod:`.stream_end` — the event that ends a reply on each wire, and the one check that a
+  stream which stops before it is a cut reply (``CutReply``: no ``done``, none of its calls run).
 * :func:`replay.messages_for <larik.llm.replay.messages_for>` — which stored blocks a provider
   may see; converters call it once per request (the agent does not filter).
 """

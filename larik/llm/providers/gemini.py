@@ -23,6 +23,7 @@ from ..errors import APIError, ConfigError, ContextOverflow, MissingKeyError
 from ..options import positive_number
 from ..types import Request, StreamEvent
 from .common import is_context_overflow, malformed_stream, retry_after
+from .stream_end import watch
 
 if TYPE_CHECKING:
     from google import genai
@@ -115,7 +116,7 @@ class GeminiProvider:
                     model=request.model, contents=contents, config=config
                 )
                 try:
-                    async for chunk in chunks:
+                    async for chunk in watch(chunks, "gemini", self.name):
                         for event in assembler.feed(chunk):
                             yield event
                 finally:

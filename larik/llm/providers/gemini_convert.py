@@ -349,12 +349,8 @@ class Assembler:
 
     def _stop(self, message: Message) -> StopReason:
         reason = self.finish.value if self.finish is not None else ""
-        if not reason:
-            if self.blocked:
-                return StopReason.REFUSAL
-            raise APIError(
-                0, "stream ended without a finish reason", retryable=True, provider=self.provider
-            )
+        if not reason:  # the prompt blocked as a whole (a stream with neither is cut: stream_end)
+            return StopReason.REFUSAL
         if reason == "MAX_TOKENS":
             return StopReason.MAX_TOKENS
         if reason in _REFUSALS:

@@ -34,6 +34,7 @@ from ..types import Block, Message, Request, StopReason, StreamEvent, Usage
 from . import common
 from . import ollama_convert as convert
 from .common import is_context_overflow
+from .stream_end import watch
 
 if TYPE_CHECKING:  # httpx2 is imported lazily, when the first request is made
     import httpx2
@@ -157,7 +158,7 @@ class OllamaProvider:
                     raw = await resp.aread()
                     raise self._status_error(resp.status_code, raw, resp, request.model)
                 async with aclosing(self._chunks(resp)) as chunks:
-                    async for obj in chunks:
+                    async for obj in watch(chunks, "ollama-chat", self.name):
                         msg = obj.get("message")
                         if msg:
                             piece = msg.get("thinking")
@@ -176,10 +177,7 @@ class OllamaProvider:
                             final = obj
         except (httpx2.HTTPError, httpx2.StreamError) as exc:
             raise self._transport_error(exc) from exc
-        if final is None:
-            raise APIError(
-                0, "the stream ended before Ollama said done", retryable=True, provider=self.name
-            )
+        assert final is not None  # the watch saw it
         if not calls and text and request.tools:  # a tool call written as text
             rest, calls = recover_tool_calls("".join(text), [t.name for t in request.tools])
             if calls:

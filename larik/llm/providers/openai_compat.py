@@ -22,7 +22,8 @@ Studio's ``/api/v0/models/{id}``; a failed probe is None.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Iterator, Mapping
+import functools
+from collections.abc import AsyncGenerator, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,7 @@ from ..errors import (
     APIError,
     ConfigError,
     ContextOverflow,
+    CutReply,
     LarikError,
 )
 from ..options import positive_number
@@ -48,6 +50,7 @@ from .openai_compat_convert import (
     usage_from,
 )
 from .presets import CUSTOM, PRESETS, Preset, ReasoningHistory
+from .stream_end import watch
 
 if TYPE_CHECKING:
     from ..endpoint import Endpoint
@@ -58,6 +61,7 @@ CONNECT_TIMEOUT = 15.0
 READ_TIMEOUT = 600.0
 PROBE_TIMEOUT = 5.0
 NO_KEY = "no-key"  # sent to keyless local servers, which ignore it
+WIRE = "openai-chat"  # its end: stream_end.ENDS
 _MODES = ("field", "inline", "strip")
 _EFFORTS = ("reasoning_effort", "openrouter", "none")
 _OPTIONS = ("temperature", "top_p", "seed", "extra_body", "timeout")
@@ -120,7 +124,6 @@ class OpenAICompatProvider:
     def _get_client(self) -> Any:
         if self._client is None:
             import httpx2
-            from openai import AsyncOpenAI
 
             read = self._read_timeout
             key = self.endpoint.require_key() or NO_KEY
@@ -128,7 +131,7 @@ class OpenAICompatProvider:
             if not any(h.lower() == "authorization" for h in headers):
                 # explicit, so the SDK's OPENAI_CUSTOM_HEADERS cannot put another one in
                 headers["Authorization"] = f"Bearer {key}"
-            client = AsyncOpenAI(
+            client = _sdk_class()(
                 api_key=key,
                 base_url=self.base_url,
                 max_retries=0,
@@ -216,54 +219,55 @@ class OpenAICompatProvider:
         if notice:
             yield StreamEvent.notice(notice)
             sdk_stream = await self._open(client, request, False)
-        with self._errors():
-            response = sdk_stream.response
-            async with sdk_stream:
-                async for chunk in sdk_stream:
-                    chunks += 1
-                    choice = chunk.choices[0] if chunk.choices else None
-                    delta = choice.delta if choice is not None else None
-                    if choice is not None and delta is not None:
-                        if choice.index is None:  # some servers leave it out
-                            choice.index = 0
-                        if delta.content is not None and not isinstance(delta.content, str):
-                            raise self._malformed("content is not a string")
-                        if delta.tool_calls:
-                            _number_calls(delta.tool_calls, started)
-                    self._accumulate(state, chunk)
-                    if chunk.usage is not None:
-                        usage = chunk.usage
-                    if choice is None or delta is None or choice.index:
-                        continue
-                    extra = delta.model_extra
-                    if extra:
-                        reasoning = extra.get("reasoning_content") or extra.get("reasoning")
-                        if reasoning and isinstance(reasoning, str):
-                            yield StreamEvent.thinking_delta(reasoning)
-                    if delta.content and constrain:  # JSON, read at the end: watched only
-                        yield StreamEvent.tool_input_delta(delta.content)
-                    elif delta.content:
-                        thinking, text = splitter.feed(delta.content)
-                        if thinking:
-                            yield StreamEvent.thinking_delta(thinking)
-                        if text:
-                            yield StreamEvent.text_delta(text)
-                    if delta.refusal:
-                        yield StreamEvent.text_delta(delta.refusal)
-                    for call in delta.tool_calls or ():
-                        fn = call.function
-                        if call.index not in started and fn is not None and fn.name:
-                            started.add(call.index)
-                            yield StreamEvent.tool_use_start(fn.name, call.id or "")
-                        if fn is not None and isinstance(fn.arguments, str) and fn.arguments:
-                            yield StreamEvent.tool_input_delta(fn.arguments, call.id or "")
+        response = sdk_stream.response
+        try:
+            with self._errors():
+                async with sdk_stream:
+                    async for chunk in watch(sdk_stream, WIRE, self.name, _done_seen(sdk_stream)):
+                        chunks += 1
+                        choice = chunk.choices[0] if chunk.choices else None
+                        delta = choice.delta if choice is not None else None
+                        if choice is not None and delta is not None:
+                            if choice.index is None:  # some servers leave it out
+                                choice.index = 0
+                            if delta.content is not None and not isinstance(delta.content, str):
+                                raise self._malformed("content is not a string")
+                            if delta.tool_calls:
+                                _number_calls(delta.tool_calls, started)
+                        self._accumulate(state, chunk)
+                        if chunk.usage is not None:
+                            usage = chunk.usage
+                        if choice is None or delta is None or choice.index:
+                            continue
+                        extra = delta.model_extra
+                        if extra:
+                            reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+                            if reasoning and isinstance(reasoning, str):
+                                yield StreamEvent.thinking_delta(reasoning)
+                        if delta.content and constrain:  # JSON, read at the end: watched only
+                            yield StreamEvent.tool_input_delta(delta.content)
+                        elif delta.content:
+                            thinking, text = splitter.feed(delta.content)
+                            if thinking:
+                                yield StreamEvent.thinking_delta(thinking)
+                            if text:
+                                yield StreamEvent.text_delta(text)
+                        if delta.refusal:
+                            yield StreamEvent.text_delta(delta.refusal)
+                        for call in delta.tool_calls or ():
+                            fn = call.function
+                            if call.index not in started and fn is not None and fn.name:
+                                started.add(call.index)
+                                yield StreamEvent.tool_use_start(fn.name, call.id or "")
+                            if fn is not None and isinstance(fn.arguments, str) and fn.arguments:
+                                yield StreamEvent.tool_input_delta(fn.arguments, call.id or "")
+        except CutReply as cut:
+            raise self._no_reply(response, cut) if not chunks else cut from None
         thinking, text = splitter.finish()
         if thinking:
             yield StreamEvent.thinking_delta(thinking)
         if text:
             yield StreamEvent.text_delta(text)
-        if not chunks:
-            raise self._no_reply(response)
         done = self._done(request, state.current_completion_snapshot, usage, constrain)
         answer = done.message.text() if constrain and done.message is not None else ""
         if answer:
@@ -292,14 +296,13 @@ class OpenAICompatProvider:
             self._kinds.setdefault(model, "")
         return self._kinds[model]
 
-    def _no_reply(self, response: Any) -> APIError:
-        """No chunk at all: an empty event stream (retryable), or not an event stream — say
-        what came instead and from which path (a wrong base_url, a proxy's error page)."""
+    def _no_reply(self, response: Any, cut: CutReply) -> APIError:
+        """No chunk at all: an event stream cut before its first (``cut``, retryable), or not
+        an event stream — say what came instead and from which path (a wrong base_url, a
+        proxy's error page)."""
         kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
-            return APIError(
-                0, "the server ended the stream without sending a reply", provider=self.name
-            )
+            return cut
         path = response.request.url.path  # never the query: it may carry a key
         return APIError(
             0,
@@ -468,6 +471,34 @@ class OpenAICompatProvider:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+
+@functools.cache
+def _sdk_class() -> Any:
+    """``AsyncOpenAI`` whose event decoder notes a ``data: [DONE]`` (the SDK reads it and
+    stops, never handing it on): Chat Completions' other end (stream_end.ENDS)."""
+    from openai import AsyncOpenAI
+    from openai._streaming import SSEDecoder
+
+    class Decoder(SSEDecoder):
+        done = False
+
+        def decode(self, line: str) -> Any:
+            event = super().decode(line)
+            if event is not None and event.data.startswith("[DONE]"):
+                self.done = True
+            return event
+
+    class Client(AsyncOpenAI):
+        def _make_sse_decoder(self) -> Decoder:
+            return Decoder()
+
+    return Client
+
+
+def _done_seen(sdk_stream: Any) -> Callable[[], bool]:
+    """Whether ``sdk_stream``'s decoder read ``[DONE]`` (False on an SDK that has none)."""
+    return lambda: bool(getattr(getattr(sdk_stream, "_decoder", None), "done", False))
 
 
 def _number_calls(calls: list[Any], started: set[int]) -> None:

@@ -34,6 +34,7 @@ from .openai_responses_convert import (
     stop_reason,
     usage_from_response,
 )
+from .stream_end import watch
 
 if TYPE_CHECKING:
     from ..endpoint import Endpoint
@@ -123,7 +124,7 @@ class OpenAIResponsesProvider:
             try:
                 async with client.responses.stream(**params) as events:
                     thinking = False
-                    async for ev in events:
+                    async for ev in watch(events, "openai-responses", self.name):
                         kind = ev.type
                         if kind == "response.output_text.delta":
                             yield StreamEvent.text_delta(ev.delta)
@@ -159,8 +160,7 @@ class OpenAIResponsesProvider:
             except ValueError as exc:  # an event that is not JSON (the SDK's json.loads)
                 raise malformed_stream(self.name, exc) from exc
             break
-        if final is None:
-            raise APIError(0, "the stream ended before the response completed", provider=self.name)
+        assert final is not None  # the watch saw the event that carries it
         message = message_from_response(final, self.replay_name, request.model)
         yield StreamEvent.done(message, usage_from_response(final), stop_reason(final, message))
 

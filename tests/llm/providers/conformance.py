@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import pytest
 
 from larik.config import Config
 from larik.llm.endpoint import Endpoint, resolve_endpoint
-from larik.llm.errors import APIError
+from larik.llm.errors import APIError, CutReply
 from larik.llm.provider import Provider
 from larik.llm.types import (
     Block,
@@ -64,6 +66,11 @@ class Kit(Protocol):
 
     def error_body(self, status: int, message: str) -> Reply:
         """The API's error response for ``status`` before any stream."""
+
+    def unended(self, reply: Reply) -> tuple[bytes, bytes]:
+        """``reply``'s body cut just short of its end (the event that ends a reply on this
+        wire, and all after it, left out), and what was left out: a stream cut before its end
+        (tests/llm/providers/test_stream_end.py)."""
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -259,6 +266,21 @@ async def scenario_cancel_closes_request(kit: Kit, server: LoopbackServer) -> No
     assert await asyncio.to_thread(server.wait_disconnect, 5), "server never saw the disconnect"
 
 
+def events_of(body: bytes) -> list[bytes]:
+    """A body's events as sent, each with its end of line: SSE events (a blank line ends
+    each, LF or CRLF) or NDJSON lines."""
+    if b"data:" not in body and b"event:" not in body:
+        return [line for line in body.splitlines(keepends=True) if line.strip()]
+    return [e for e in re.findall(rb".*?(?:\r?\n){2}|.+$", body, re.DOTALL) if e.strip()]
+
+
+def split_before(reply: Reply, found: Callable[[bytes], bool]) -> tuple[bytes, bytes]:
+    """``reply``'s body split before its first event that ``found`` picks."""
+    events = events_of(b"".join(reply.chunks()))
+    at = next((i for i, e in enumerate(events) if found(e)), len(events))
+    return b"".join(events[:at]), b"".join(events[at:])
+
+
 def _split_events(reply: Reply) -> list[bytes]:
     """Split a body into one chunk per SSE event / NDJSON line, so a stall lands mid-stream."""
     body = reply.chunks()
@@ -445,3 +467,67 @@ async def scenario_a_malformed_event_is_a_retryable_provider_error(kit: Kit, ser
 
 
 SCENARIOS.append(scenario_a_malformed_event_is_a_retryable_provider_error)
+
+
+# -- a stream cut before its end (issue 42 item 6) -----------------------------------------
+# Each runs for every way a body can end early (tests/loopback.py ENDS): a close-delimited
+# body, a chunked body ended cleanly, a reset mid-chunk.
+
+
+def cut(kit: Kit, reply: Reply, end: str, before: bytes = b"") -> Reply:
+    """``reply`` cut short of its end (``before``: short of its first event holding these
+    bytes), the body ended the ``end`` way; a reset comes halfway through the next event."""
+    head, rest = split_before(reply, lambda e: before in e) if before else kit.unended(reply)
+    following = events_of(rest)[:1] or [b"data: {}\n\n"]
+    return Reply(body=[head, *following] if end == "reset" else head, end=end)
+
+
+async def scenario_a_stream_cut_before_its_end_is_a_cut_reply(kit, server, end: str):
+    """Text shown, then no end: CutReply, no ``done`` (so none of its calls can run)."""
+    reply = kit.text_reply(["one ", "two ", "three"], Usage(input=1, output=1))
+    server.add(cut(kit, reply, end))
+    events: list[StreamEvent] = []
+    with pytest.raises(CutReply) as ei:
+        async for ev in kit.make(server.url).stream(request(kit)):
+            events.append(ev)
+    assert not [e for e in events if e.type is EventType.DONE]
+    assert ei.value.retryable and ei.value.status == 0
+    assert "the reply was cut off" in str(ei.value) and "\n" not in str(ei.value)
+    if end != "reset":  # a reset may take what was on its way with it
+        assert "".join(e.text for e in events if e.type is EventType.TEXT_DELTA).startswith("one")
+
+
+async def scenario_a_tool_call_cut_before_its_end_never_reaches_done(kit, server, end: str):
+    reply = kit.tool_call_reply("call_cut", "read_file", ['{"path": ', '"src/app.py"}'])
+    server.add(cut(kit, reply, end))
+    events: list[StreamEvent] = []
+    with pytest.raises(CutReply):
+        async for ev in kit.make(server.url).stream(request(kit)):
+            events.append(ev)
+    assert not [e for e in events if e.type is EventType.DONE]
+
+
+async def scenario_a_stream_cut_before_any_output_is_sent_again(kit, server, end: str):
+    """Nothing shown yet: the retry layer sends it again, and the second answer is the reply;
+    the notice says the first was cut."""
+    from larik.llm.retry import RetryingProvider
+
+    async def no_wait(_: float) -> None:
+        pass
+
+    whole = kit.text_reply(["Hello", " again"], Usage(input=1, output=1))
+    first = cut(kit, kit.text_reply(["Hello", " again"], Usage(input=1, output=1)), end, b"Hello")
+    server.add(first, whole)
+    provider = RetryingProvider(kit.make(server.url), sleep=no_wait)
+    events = await drain(provider, request(kit))
+    notices = [e.text for e in events if e.type is EventType.NOTICE]
+    assert len(notices) == 1 and "the reply was cut off" in notices[0], notices
+    assert only_done(events).message.text() == "Hello again"
+    assert len([r for r in server.requests if r.method == "POST"]) == 2
+
+
+CUT_SCENARIOS = [
+    scenario_a_stream_cut_before_its_end_is_a_cut_reply,
+    scenario_a_tool_call_cut_before_its_end_never_reaches_done,
+    scenario_a_stream_cut_before_any_output_is_sent_again,
+]

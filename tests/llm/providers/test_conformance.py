@@ -22,6 +22,7 @@ import pytest
 
 from larik.llm import registry
 from tests.llm.providers import conformance, kits
+from tests.loopback import ENDS
 
 
 def _kit_modules() -> list[Any]:
@@ -169,3 +170,11 @@ def test_the_warm_up_imports_what_the_adapter_imports_when_it_first_streams(kind
     probe = _warm_probes()[kind]
     assert "error" not in probe, probe.get("error")
     assert probe["new"] == []
+
+
+@pytest.mark.parametrize("kind", KIND_NAMES, indirect=True)
+@pytest.mark.parametrize("end", ENDS)
+@pytest.mark.parametrize("scenario", conformance.CUT_SCENARIOS, ids=lambda s: s.__name__[9:])
+async def test_conformance_cut_stream(kind, end, scenario, loopback):
+    """Every kind, every way a body can end early (issue 42 item 6)."""
+    await scenario(kit_for(kind), loopback, end)

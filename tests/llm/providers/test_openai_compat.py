@@ -12,7 +12,14 @@ import pytest
 
 from larik.config import Config
 from larik.llm.endpoint import resolve_endpoint
-from larik.llm.errors import APIError, ConfigError, ContextOverflow, MissingKeyError, ResolveError
+from larik.llm.errors import (
+    APIError,
+    ConfigError,
+    ContextOverflow,
+    CutReply,
+    MissingKeyError,
+    ResolveError,
+)
 from larik.llm.providers.openai_compat import OpenAICompatProvider
 from larik.llm.providers.openai_compat_convert import ThinkSplitter, split_think, stop_reason_from
 from larik.llm.providers.presets import PRESETS, preset
@@ -618,9 +625,9 @@ async def test_an_html_page_instead_of_an_event_stream_names_its_type_and_the_pa
     assert not ei.value.retryable  # a wrong base_url or a proxy page: sending it again won't help
 
 
-async def test_empty_stream_is_an_api_error(loopback):
+async def test_an_empty_event_stream_is_a_cut_reply(loopback):
     loopback.add(Reply(body=""))
-    with pytest.raises(APIError, match="without sending"):
+    with pytest.raises(CutReply, match="before a finish reason"):
         await drain(make(loopback), req())
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from larik.llm.providers.anthropic import AnthropicProvider
 from larik.llm.types import StopReason, Usage
-from tests.llm.providers.conformance import kit_endpoint
+from tests.llm.providers.conformance import kit_endpoint, split_before
 from tests.loopback import Reply
 
 MODEL = "claude-sonnet-4-6"
@@ -146,6 +146,9 @@ class AnthropicKit:
             delta(0, {"type": "text_delta", "text": "partial"}),
             event(error),
         )
+
+    def unended(self, reply: Reply) -> tuple[bytes, bytes]:
+        return split_before(reply, lambda e: b'"type": "message_stop"' in e)
 
     def error_body(self, status: int, message: str) -> Reply:
         body = {

@@ -9,7 +9,7 @@ from typing import Any
 
 from larik.llm.providers.gemini import GeminiProvider
 from larik.llm.types import StopReason, Usage
-from tests.llm.providers.conformance import kit_endpoint
+from tests.llm.providers.conformance import events_of, kit_endpoint
 from tests.loopback import Reply
 
 _STATUS = {
@@ -101,6 +101,18 @@ class GeminiKit:
     def in_stream_error_reply(self) -> Reply | None:
         error = {"error": {"code": 500, "message": "Internal error", "status": "INTERNAL"}}
         return sse(chunk([{"text": "partial "}]), error)
+
+    def unended(self, reply: Reply) -> tuple[bytes, bytes]:
+        """Every chunk kept, without its ``finishReason`` (Gemini sends it with the last
+        content); left out: the last chunk as it was."""
+        events = events_of(b"".join(reply.chunks()))
+        kept = []
+        for event in events:
+            data = json.loads(event.split(b"data:", 1)[1])
+            for cand in data.get("candidates") or ():
+                cand.pop("finishReason", None)
+            kept.append(f"data: {json.dumps(data)}\r\n\r\n".encode())
+        return b"".join(kept), events[-1] if events else b""
 
     def error_body(self, status: int, message: str) -> Reply:
         body = {"error": {"code": status, "message": message, "status": _STATUS.get(status, "")}}

@@ -12,7 +12,7 @@ from typing import Any
 
 from larik.llm.providers.ollama import OllamaProvider
 from larik.llm.types import StopReason, Usage
-from tests.llm.providers.conformance import kit_endpoint
+from tests.llm.providers.conformance import kit_endpoint, split_before
 from tests.loopback import Reply
 
 MODEL = "qwen3:8b"
@@ -86,6 +86,9 @@ class OllamaKit:
     def in_stream_error_reply(self) -> Reply | None:
         error = json.dumps({"error": "an error was encountered while running the model"})
         return ndjson(chunk("partial "), error + "\n")
+
+    def unended(self, reply: Reply) -> tuple[bytes, bytes]:
+        return split_before(reply, lambda e: b'"done": true' in e)
 
     def error_body(self, status: int, message: str) -> Reply:
         return Reply(

@@ -7,7 +7,7 @@ from typing import Any
 
 from larik.llm.providers.openai_compat import OpenAICompatProvider
 from larik.llm.types import StopReason, Usage
-from tests.llm.providers.conformance import kit_endpoint
+from tests.llm.providers.conformance import kit_endpoint, split_before
 from tests.loopback import Reply
 
 MODEL = "qwen3-coder-30b"
@@ -115,6 +115,9 @@ class Kit:
         error = chunk({"content": ""})
         error["error"] = {"code": 502, "message": "Upstream provider failed"}
         return reply([chunk({"role": "assistant", "content": "partial "}), error])
+
+    def unended(self, reply: Reply) -> tuple[bytes, bytes]:
+        return split_before(reply, lambda e: b'"finish_reason": "' in e or b"[DONE]" in e)
 
     def error_body(self, status: int, message: str) -> Reply:
         body = {"error": {"message": message, "type": "invalid_request_error", "code": None}}

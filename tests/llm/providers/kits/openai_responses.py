@@ -14,7 +14,7 @@ from typing import Any
 
 from larik.llm.providers.openai_responses import OpenAIResponsesProvider
 from larik.llm.types import StopReason, Usage
-from tests.llm.providers.conformance import kit_endpoint
+from tests.llm.providers.conformance import kit_endpoint, split_before
 from tests.loopback import Reply
 
 MODEL = "gpt-5"
@@ -249,6 +249,14 @@ class OpenAIResponsesKit:
 
     def error_body(self, status: int, message: str) -> Reply:
         return error_reply(status, message)
+
+    def unended(self, reply: Reply) -> tuple[bytes, bytes]:
+        ends = (
+            b"event: response.completed",
+            b"event: response.incomplete",
+            b"event: response.failed",
+        )
+        return split_before(reply, lambda e: e.startswith(ends))
 
 
 KIT = OpenAIResponsesKit()
