@@ -146,18 +146,21 @@ def _bounded(bar: Any, size: int | None) -> Any:
             if size is not None and announced and int(announced) != size:
                 raise _TooLong(size, f"the catalog pins (the Hub announces {int(announced):,})")
             self._taken = int(kwargs.get("initial") or 0)
-            self._limit, self._what = (
-                (size, "the catalog pins") if size is not None else (announced, "the Hub announced")
-            )
+            self._limit: int | None = size if size is not None else _int_or_none(announced)
+            self._what = "the catalog pins" if size is not None else "the Hub announced"
             super().__init__(*args, **kwargs)
 
         def update(self, n: float | None = 1) -> bool | None:
             self._taken += int(n or 0)
             if self._limit and self._taken > self._limit:
-                raise _TooLong(int(self._limit), self._what)
+                raise _TooLong(self._limit, self._what)
             return super().update(n)
 
     return Bounded
+
+
+def _int_or_none(value: Any) -> int | None:
+    return int(value) if value else None
 
 
 def _delete_partials(repo: str, cache_dir: Path | None) -> None:
