@@ -189,6 +189,35 @@ def run_print(
             if raw_out is sys.stdout:  # nothing more can reach the reader; keep exit's flush quiet
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return EXIT_PIPE_CLOSED
+        except OSError as e:  # the session's files could not be written (a full disk)
+            return _write_failed_result(opts, write_failed(e), out, err)
+
+
+def write_failed(e: OSError) -> str:
+    """One line for a write of the session's files (transcript, session log, checkpoints)
+    that failed: a full disk (ENOSPC), a file-size limit (EFBIG), a read-only or forbidden
+    folder (EROFS, EACCES)."""
+    where = f" ({e.filename})" if e.filename else ""
+    return f"cannot write the session's files{where}: {e.strerror or e}"
+
+
+def _say_write_failed(opts: PrintOptions, line: str, err: IO[str]) -> None:
+    """The line on stderr in json and stream-json too (text mode says its error at the end)."""
+    if opts.output_format != "text":
+        with contextlib.suppress(OSError):
+            print(f"larik: {line}", file=err)
+
+
+def _write_failed_result(opts: PrintOptions, line: str, out: IO[str], err: IO[str]) -> int:
+    """The end of a run whose session could not be written: the line on stderr, the result
+    (with the error) in json and stream-json, exit code 1."""
+    with contextlib.suppress(OSError):
+        print(f"larik: {line}", file=err)
+        if opts.output_format != "text":
+            result = _result(None, _Outcome(stop="error", error=line), False, opts)
+            out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        out.flush()
+    return 1
 
 
 def _check(opts: PrintOptions, stdin: IO[str], err: IO[str]) -> str:
@@ -355,6 +384,9 @@ async def _one_try(
     except LarikError as e:
         outcome.error, outcome.stop = str(e), "error"
         outcome.login = isinstance(e, LoginExpired)
+    except OSError as e:  # the transcript, the session log, a checkpoint: a full disk
+        outcome.error, outcome.stop = write_failed(e), "error"
+        _say_write_failed(opts, outcome.error, err)
     except Exception as e:  # a bug: one line, not a traceback
         outcome.error, outcome.stop = f"internal error: {type(e).__name__}: {e}", "error"
     finally:
@@ -362,7 +394,14 @@ async def _one_try(
         # stops every MCP server before Larik exits
         if session.budget.limits.any:
             outcome.budget = session.budget.to_json()
-        said = await session.close()
+        try:
+            said = await session.close()
+        except OSError as e:  # the transcript's last write, on a full disk
+            said = []
+            if not outcome.error:
+                outcome.error = write_failed(e)
+                _say_write_failed(opts, outcome.error, err)
+            outcome.stop = "error"
         for ev in said:  # SessionEnd hooks' notices
             with contextlib.suppress(BrokenPipeError):
                 _on_event(ev, opts.output_format, outcome, out, err)

@@ -92,13 +92,16 @@ def test_json_for_scripts(project, tmp_path):
     assert data["recorded"]["trusted"] is False and data["trusted"] is False
 
 
-def test_a_folder_that_asks_for_nothing_says_so(tmp_path, monkeypatch):
+def test_a_folder_that_asks_for_nothing_is_trusted_for_its_language_servers(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out = larik()
-    assert code == 0 and "nothing here needs trust" in out
+    assert code == 0 and "ask for nothing that needs trust" in out
+    assert "language servers" in out and "not trusted" in out
     code, out = larik("yes")
-    assert code == 0 and "nothing recorded" in out
-    assert trust.recorded(state_dir(), tmp_path.resolve()) is None
+    assert code == 0 and "its language servers" in out
+    assert trust.recall(state_dir(), tmp_path.resolve(), trust.digest({})) is True
+    code, out = larik()
+    assert code == 0 and "not trusted" not in out and "trusted" in out
 
 
 def test_a_broken_config_is_one_line_and_code_2(project):

@@ -55,6 +55,8 @@ def load_config(
         mine = _validate(data, user)
         merged = data
         sources.append(user)
+    user_data = dict(merged)
+    plain_root = (cwd or Path.cwd()).resolve()  # a folder whose files ask for nothing gated
     user_perms = _table(merged.get("permissions"))
     user_hooks = merged.get("hooks")
     user_mode = str(user_perms.get("mode") or "ask")
@@ -87,7 +89,7 @@ def load_config(
         claude_file = Path(next(iter(claude_hooks))) if claude_hooks else None
         config_file = project or mcp_json or commands or claude_file
         assert config_file is not None
-        root = (
+        root = plain_root = (
             config_file.parent if config_file == mcp_json else config_file.parent.parent
         ).resolve()
         if any(gated.get(k) for k in ("hooks", "mcp", trust.CLAUDE_HOOKS, trust.MCP_JSON)):
@@ -138,6 +140,8 @@ def load_config(
     config = _validate(merged, sources[-1] if sources else user)
     config._sources = tuple(sources)
     config._trust = project_trust
+    if project_trust is None:
+        config._folder_trusted = _plain_trust(plain_root, user_data, trust_project, remembered)
     trusted_gated = project_trust.gated if project_trust and project_trust.trusted else {}
     config.hooks = _hooks(user_hooks, user, trusted_gated.get("hooks"), project)
     _apply_claude_hooks(config, trusted_gated.get(trust.CLAUDE_HOOKS) or {})
@@ -317,13 +321,7 @@ def _trust_source(
     state = state_dir()
     if flag:
         return "flag", (), _record(state, root, fingerprint, True, gated)
-    listed = user.get("trusted_projects") or []
-    for entry in listed if isinstance(listed, list) else []:
-        try:
-            if Path(str(entry)).expanduser().resolve() != root:
-                continue
-        except (OSError, RuntimeError, ValueError):
-            continue
+    if _listed(user, root):
         last = trust.recorded(state, root)
         if last is None:  # first use: what is there now is what the user trusts
             return "config", (), _record(state, root, fingerprint, True, gated)
@@ -339,6 +337,34 @@ def _trust_source(
         elif last is not None:  # asked again: what changed since that answer, item by item
             return "", trust.changes(last.get("items"), gated), ""
     return "", (), ""
+
+
+def _plain_trust(root: Path, user: Mapping[str, Any], flag: bool, remembered: bool) -> bool:
+    """Whether a folder whose files ask for nothing that needs trust is trusted all the same
+    (its language servers run its code): as :func:`_trust_source` says for an empty set of
+    settings — ``--trust-project`` (recorded), a ``trusted_projects`` entry, or, with
+    ``remembered``, a recorded yes — except that a listing holds whatever was recorded
+    before (there is nothing whose change it must notice)."""
+    from .. import trust
+
+    if flag:  # a record that cannot be written costs only the TUI's memory of it
+        _record(state_dir(), root, trust.digest({}), True, {})
+        return True
+    if _listed(user, root):
+        return True
+    return remembered and trust.recall(state_dir(), root, trust.digest({})) is True
+
+
+def _listed(user: Mapping[str, Any], root: Path) -> bool:
+    """Whether the user's ``trusted_projects`` names ``root``."""
+    listed = user.get("trusted_projects") or []
+    for entry in listed if isinstance(listed, list) else []:
+        try:
+            if Path(str(entry)).expanduser().resolve() == root:
+                return True
+        except (OSError, RuntimeError, ValueError):
+            continue
+    return False
 
 
 def _record(state: Path, root: Path, fingerprint: str, trusted: bool, gated: Any) -> str:

@@ -441,6 +441,7 @@ class Config(BaseModel):
 
     _sources: tuple[Path, ...] = PrivateAttr(default=())
     _trust: Any = PrivateAttr(default=None)
+    _folder_trusted: bool = PrivateAttr(default=False)
 
     @field_validator("roles")
     @classmethod
@@ -512,6 +513,14 @@ class Config(BaseModel):
         """What the project's file asks for that needs trust (None: nothing), and whether it
         was applied."""
         return self._trust
+
+    @property
+    def folder_trusted(self) -> bool:
+        """Whether the user trusts the project folder itself (its language servers run its
+        plugins and configs): its gated settings' trust when it has some, else the same ways
+        of trusting for a folder that asks for nothing — ``--trust-project``, a
+        ``trusted_projects`` entry, and (TUI, ACP) a remembered yes (``larik trust yes``)."""
+        return bool(self._trust.trusted) if self._trust is not None else self._folder_trusted
 
 
 @dataclass(frozen=True)

@@ -45,12 +45,19 @@ class Checkpoints(Protocol):
 _REPORTED = (1, 2)  # errors and warnings; info and hints are noise after an edit
 
 
-def _trusted(config: Any, root: Path) -> bool:
-    pt = getattr(config, "project_trust", None)
-    if pt is not None:
-        return bool(pt.trusted)
-    listed = getattr(config, "trusted_projects", ()) or ()
-    return any(Path(p).expanduser().resolve() == root.resolve() for p in listed)
+def _trusted(config: Any) -> bool:
+    """Whether the user trusts the project folder: :attr:`larik.config.Config.folder_trusted`,
+    which every way of trusting it sets (with gated settings or none)."""
+    return bool(getattr(config, "folder_trusted", False))
+
+
+def _untrusted(what: str) -> str:
+    """Why no language server starts in an untrusted project; ``what`` would have run."""
+    return (
+        f"lsp: no language server in this untrusted project ({what} would run its plugins and "
+        "configs); trust the folder (--trust-project, `larik trust yes`, trusted_projects) or "
+        "set [lsp] enabled = true in your own config (docs/lsp.md)"
+    )
 
 
 def for_session(
@@ -115,22 +122,28 @@ class LspSession:
         self.notices.append(text)
         return text
 
-    def allowed(self, found: Found) -> str:
-        """ "" when ``found`` may start here, else the one-line reason."""
+    def allowed(self) -> str:
+        """ "" when servers may start here, "off", or "untrusted"."""
         if self.enabled is False:
             return "off"
-        if self.enabled or _trusted(self.config, self.root):
+        if self.enabled or _trusted(self.config):
             return ""
-        return (
-            f"lsp: no language server in this untrusted project ({found.spec.name} would run "
-            "its plugins and configs); trust the folder or set [lsp] enabled = true in your "
-            "own config (docs/lsp.md)"
-        )
+        return "untrusted"
+
+    def refusal(self, path: Path) -> str:
+        """The one line saying why no server starts for ``path`` in this untrusted project,
+        naming the one that would run for its language: found on ``PATH``, else the
+        project's own ("" when there is none)."""
+        serving = [s for s in specs(self.config) if s.serves(path)]
+        found = next((f for s in serving if (f := self._locate(s))), None)
+        own = "" if found else next((o for s in serving if (o := project_own(s, self.root))), "")
+        what = found.spec.name if found else f"its own {own}" if own else ""
+        return _untrusted(what) if what else ""
 
     def project_bins(self) -> bool:
         """Whether programs inside the project (its ``.venv/bin``, ``node_modules/.bin``) may
         be run as servers: only in a trusted project, never by ``[lsp] enabled`` alone."""
-        return _trusted(self.config, self.root)
+        return _trusted(self.config)
 
     def _locate(self, spec: Any) -> Found | None:
         """``spec``'s program as this session may run it (see :meth:`project_bins`)."""
@@ -149,12 +162,13 @@ class LspSession:
         server = self.servers.get(language)
         if server is not None and not server.broken:
             return server, ""
+        why = self.allowed()
+        if why:
+            line = "" if why == "off" else self.refusal(path)
+            return None, self._notice(line) if line else ""
         found = self._find(language, path)
         if found is None:
             return None, ""
-        why = self.allowed(found)
-        if why:
-            return None, "" if why == "off" else self._notice(why)
         if server is not None:  # broken: started again once per session
             if self.starts[language] >= 2:
                 return None, ""
@@ -266,7 +280,7 @@ class LspSession:
                 langs.add(language)
             elif self.starts[language] < 2 and language not in self._broken_said:
                 found = self._find(language, Path("x" + suffixes[0]))
-                if found is not None and not self.allowed(found):
+                if found is not None and not self.allowed():
                     langs.add(language)
         return langs
 
@@ -366,17 +380,18 @@ class LspSession:
         """What ``larik lsp`` and ``/lsp`` show: each server Larik would use (found where, the
         project's own or not), which runs, why one stopped, its last report's lines, and why
         none would run here ("" when they may). Starts nothing."""
-        rows, why = [], ""
+        rows: list[dict[str, Any]] = []
         bins = self.project_bins()
         running = {
             self.found[lang].spec.name: server  # type: ignore[union-attr]
             for lang, server in self.servers.items()
             if self.found.get(lang) is not None
         }
+        why = self.allowed()
+        if why == "untrusted":
+            why = _untrusted("a server")
         for spec in specs(self.config):
             found = self._locate(spec)
-            if found is not None and not why:
-                why = self.allowed(found)
             server = running.get(spec.name)
             rows.append(
                 {

@@ -48,12 +48,13 @@ def report(st: TrustState, how: str) -> list[str]:
     """What the folder asks for, why it matters and who trusts it, in lines (plain text)."""
     pt = st.pt
     if pt is None:
-        out = [
-            f"{st.root}: nothing here needs trust (its settings only tighten, or there are none)."
+        trusted = st.recorded is not None and st.recorded.get("trusted") is True
+        return [
+            f"{st.root}: its settings ask for nothing that needs trust (they only tighten, or "
+            "there are none); its language servers run its code, so they start only in a "
+            f"trusted folder: {'trusted' if trusted or st.listed else 'not trusted'} "
+            f"({how} yes trusts it, {how} forget forgets the answer)."
         ]
-        if st.recorded is not None:
-            out.append(f"An earlier answer is remembered: {how} forget removes it.")
-        return out
     out = [f"{pt.root} asks for what needs your trust:"]
     out += [f"  • {ask}" for ask in pt.asks]
     out.append(
@@ -118,8 +119,8 @@ def answer(path: Path, trusted: bool | None, *, in_config: bool = False) -> Answ
     listed = [e for e in config.trusted_projects if _listed_as(e, root)]
     if trusted is None:
         trust.forget(state_dir(), root)
-    elif pt is None:
-        return Answered(f"{root}: nothing here needs trust; nothing recorded.", recorded=False)
+    elif pt is None:  # the folder itself: its language servers (larik.lsp)
+        trust.remember(state_dir(), root, trust.digest({}), trusted, {})
     else:
         trust.remember(state_dir(), root, pt.digest, trusted, pt.gated)
     if listed and not trusted:
@@ -132,7 +133,8 @@ def answer(path: Path, trusted: bool | None, *, in_config: bool = False) -> Answ
         return Answered(f"Forgot the answer for {root}{unlisted}: asked again.")
     if trusted:
         where = "the TUI, print mode and bench" if in_config or listed else "the TUI"
-        return Answered(f"Trusted {root} as it is now, in {where}: " + "; ".join(pt.asks))
+        asks = pt.asks if pt is not None else ("its language servers",)
+        return Answered(f"Trusted {root} as it is now, in {where}: " + "; ".join(asks))
     return Answered(f"Not trusted: {root}{unlisted}. Its settings that need trust are ignored.")
 
 

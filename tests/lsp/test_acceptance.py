@@ -22,7 +22,7 @@ RUFF_SERVER = {"ruff": LspServerConfig(command=[RUFF, "server"], languages=["pyt
 
 
 def _trusted(config: Config) -> SimpleNamespace:
-    return SimpleNamespace(lsp=config.lsp, project_trust=SimpleNamespace(trusted=True))
+    return SimpleNamespace(lsp=config.lsp, folder_trusted=True)
 
 
 def test_lsp_enabled_false_starts_nothing_appends_nothing_and_snapshots_nothing(tmp_path):

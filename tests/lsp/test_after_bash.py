@@ -27,9 +27,7 @@ def _session(root: Path, checkpoints, trusted: bool = True, **lsp) -> LspSession
     lsp.setdefault("servers", RUFF_SERVER)
     lsp.setdefault("wait_ms", 10_000)
     lsp.setdefault("start_ms", 30_000)
-    cfg = SimpleNamespace(
-        lsp=LspConfig(**lsp), project_trust=SimpleNamespace(trusted=trusted), trusted_projects=[]
-    )
+    cfg = SimpleNamespace(lsp=LspConfig(**lsp), folder_trusted=trusted)
     return LspSession(cfg, root, checkpoints=checkpoints)
 
 

@@ -31,11 +31,7 @@ def _session(root: Path, trusted: bool = True, **lsp) -> LspSession:
     lsp.setdefault(
         "servers", {"ruff": LspServerConfig(command=[RUFF, "server"], languages=["python"])}
     )
-    cfg = SimpleNamespace(
-        lsp=LspConfig(**lsp),
-        project_trust=SimpleNamespace(trusted=trusted),
-        trusted_projects=[],
-    )
+    cfg = SimpleNamespace(lsp=LspConfig(**lsp), folder_trusted=trusted)
     return LspSession(cfg, root)
 
 

@@ -103,4 +103,4 @@ async def test_slash_trust_in_a_folder_that_asks_for_nothing(harness):
         await ready(pilot)
         n = len(_notices(app))
         await send(pilot, "/trust")
-        assert "nothing here needs trust" in await _said(pilot, app, n)
+        assert "ask for nothing that needs trust" in await _said(pilot, app, n)

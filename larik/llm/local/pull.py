@@ -10,7 +10,10 @@ from where it stopped, with a ``Range`` request; over Hugging Face's Xet storage
 once are not fetched again), cached (the Hugging Face cache, where
 ``HF_HOME`` puts it), with its progress bar, from ``HF_ENDPOINT`` when set — which must be
 https, or http on a loopback address (a test's fake Hub). A pinned file whose bytes do not hash
-to the catalog's sha256 is deleted and reported. Every failure — offline, a 404, a stalled
+to the catalog's sha256 is deleted and reported. A download stops at its size: the catalog's
+pinned size, or for an unpinned file the size the Hub announced — a Hub that announces another
+size, or streams more (an endless stream would fill the disk), is stopped before the byte past
+it is written, its partial file deleted, and said in one line. Every failure — offline, a 404, a stalled
 server — is one line. Nothing is downloaded but what the user asked for.
 """
 
@@ -20,6 +23,7 @@ import hashlib
 import os
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +68,7 @@ def pull(
     if row is not None:
         return _from_hub(
             store,
-            row.repo,
-            row.file,
-            row.revision,
-            row.sha256,
+            _Wanted(row.repo, row.file, row.revision, row.sha256, row.size),
             row.name,
             cache_dir,
             say,
@@ -77,9 +78,8 @@ def pull(
     if _looks_like_repo(source) and source.endswith(".gguf"):
         owner, name, file = source.split("/", 2)
         repo = f"{owner}/{name}"
-        return _from_hub(
-            store, repo, file, None, "", name_for(file), cache_dir, say, progress, tqdm_class
-        )
+        wanted = _Wanted(repo, file, None, "", None)
+        return _from_hub(store, wanted, name_for(file), cache_dir, say, progress, tqdm_class)
     names = ", ".join(r.name for r in catalog.CATALOG)
     raise LocalModelError(
         f"{source!r} is not a model Larik knows: pull one of {names}, "
@@ -116,12 +116,67 @@ def _from_file(path: Path, store: Store, say: Say) -> Entry:
     return entry
 
 
+@dataclass(frozen=True, slots=True)
+class _Wanted:
+    """A file on the Hub and what pins it: a catalog row pins revision, sha256 and size."""
+
+    repo: str
+    file: str
+    revision: str | None
+    sha256: str
+    size: int | None
+
+
+class _TooLong(Exception):
+    """A download that went (or was announced to go) past the size it may have."""
+
+    def __init__(self, limit: int, what: str) -> None:
+        super().__init__(f"more than the {limit:,} bytes {what}")
+
+
+def _bounded(bar: Any, size: int | None) -> Any:
+    """``bar`` (a progress bar class for ``hf_hub_download``) that also counts the bytes of
+    the download and raises :class:`_TooLong` once they pass ``size`` (else the size the Hub
+    announced). The Hub client updates its bar before it writes a chunk, so the chunk past the
+    size is never written; and an announced size other than ``size`` stops it before any."""
+
+    class Bounded(bar):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            announced = kwargs.get("total")
+            if size is not None and announced and int(announced) != size:
+                raise _TooLong(size, f"the catalog pins (the Hub announces {int(announced):,})")
+            self._taken = int(kwargs.get("initial") or 0)
+            self._limit: int | None = size if size is not None else _int_or_none(announced)
+            self._what = "the catalog pins" if size is not None else "the Hub announced"
+            super().__init__(*args, **kwargs)
+
+        def update(self, n: float | None = 1) -> bool | None:
+            self._taken += int(n or 0)
+            if self._limit and self._taken > self._limit:
+                raise _TooLong(self._limit, self._what)
+            return super().update(n)
+
+    return Bounded
+
+
+def _int_or_none(value: Any) -> int | None:
+    return int(value) if value else None
+
+
+def _delete_partials(repo: str, cache_dir: Path | None) -> None:
+    """The repository's unfinished downloads in the Hub cache (``blobs/*.incomplete``)."""
+    from huggingface_hub import constants
+    from huggingface_hub.file_download import repo_folder_name
+
+    root = Path(cache_dir) if cache_dir is not None else Path(constants.HF_HUB_CACHE)
+    blobs = root / repo_folder_name(repo_id=repo, repo_type="model") / "blobs"
+    for partial in blobs.glob("*.incomplete"):
+        partial.unlink(missing_ok=True)
+
+
 def _from_hub(
     store: Store,
-    repo: str,
-    file: str,
-    revision: str | None,
-    sha256: str,
+    wanted: _Wanted,
     name: str,
     cache_dir: Path | None,
     say: Say,
@@ -129,9 +184,11 @@ def _from_hub(
     tqdm_class: Any = None,
 ) -> Entry:
     endpoint = hub_endpoint()
+    repo, file, revision, sha256 = wanted.repo, wanted.file, wanted.revision, wanted.sha256
     try:
         from huggingface_hub import hf_hub_download
         from huggingface_hub.utils import disable_progress_bars, enable_progress_bars
+        from huggingface_hub.utils import tqdm as hub_bar
     except ImportError:
         raise LocalModelError(
             "downloads need huggingface_hub: pip install 'larik[local]'"
@@ -148,9 +205,15 @@ def _from_hub(
                 revision=revision,
                 cache_dir=cache_dir,
                 endpoint=endpoint,
-                tqdm_class=tqdm_class,
+                tqdm_class=_bounded(tqdm_class or hub_bar, wanted.size),
             )
         )
+    except _TooLong as e:
+        _delete_partials(repo, cache_dir)
+        raise LocalModelError(
+            f"the download of {repo}/{file} from {endpoint} was stopped: {e}; "
+            "the partial file was deleted"
+        ) from None
     except Exception as e:  # every failure of the Hub client: one line
         raise LocalModelError(_download_error(repo, file, endpoint, e)) from None
     say("checking its sha256 …")

@@ -4,7 +4,10 @@
 reads (``X-Repo-Commit``, ``ETag``, ``Content-Length``) and ``Range`` requests. Per file, the
 test can make the body stop after some bytes (``drop_after``: the connection closes, for the
 first ``drops`` GETs) or stall there (``stall_after``: nothing more until the test says), and
-every request is recorded (method, path, Range).
+every request is recorded (method, path, Range). A hostile Hub streams more than the file
+(``overflow`` more bytes): announcing that longer length in ``HEAD`` and ``GET``, or
+(``close_delimited``) announcing the file's own length in ``HEAD`` and none in ``GET``, whose
+body then ends only when the connection closes.
 """
 
 from __future__ import annotations
@@ -23,6 +26,13 @@ class File:
     drop_after: int | None = None
     drops: int = 1
     stall_after: int | None = None
+    overflow: int = 0
+    close_delimited: bool = False
+
+    @property
+    def stream(self) -> bytes:
+        """What a GET sends: the file, then ``overflow`` bytes more."""
+        return self.body + b"\xa5" * self.overflow
 
     @property
     def sha256(self) -> str:
@@ -34,6 +44,7 @@ class FakeHub:
     files: dict[str, File] = field(default_factory=dict)  # "repo/file" -> File
     requests: list[tuple[str, str, str]] = field(default_factory=list)
     release: threading.Event = field(default_factory=threading.Event)
+    disconnected: threading.Event = field(default_factory=threading.Event)
     url: str = ""
 
     def start(self) -> FakeHub:
@@ -72,7 +83,30 @@ class FakeHub:
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
-                self._headers(f, 200, len(f.body))
+                self._headers(f, 200, len(f.body) if f.close_delimited else len(f.stream))
+
+            def _overflow(self, f: File) -> None:
+                """Send the longer stream, in pieces, until the client goes away; its last byte
+                only once the test releases it (a client that takes it all is caught holding
+                it)."""
+                if f.close_delimited:
+                    self.send_response(200)
+                    self.send_header("X-Repo-Commit", COMMIT)
+                    self.send_header("ETag", f'"{f.sha256}"')
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                else:
+                    self._headers(f, 200, len(f.stream))
+                self.close_connection = True
+                stream = f.stream
+                try:
+                    for at in range(0, len(stream) - 1, 1 << 16):
+                        self.wfile.write(stream[at : min(at + (1 << 16), len(stream) - 1)])
+                    self.wfile.flush()
+                    hub.release.wait(30)
+                    self.wfile.write(stream[-1:])
+                except OSError:
+                    hub.disconnected.set()
 
             def do_GET(self) -> None:
                 f = self._file()
@@ -83,6 +117,9 @@ class FakeHub:
                     self.send_header("Content-Length", str(len(body)))
                     self.end_headers()
                     self.wfile.write(body)
+                    return
+                if f.overflow:
+                    self._overflow(f)
                     return
                 start = 0
                 rng = self.headers.get("Range", "")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import random
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -159,3 +161,86 @@ def test_a_local_file_is_linked_in_named_by_the_catalog_when_its_sha256_is_a_row
     assert os.path.samefile(plain.path, src) and Path(plain.path).parent == store.files_dir
     store.remove("downloaded")
     assert src.exists() and not Path(plain.path).exists()  # the user's own file stays
+
+
+# -- a download stops at its size (issue 42, item 10) ------------------------------------------
+# Before, a Hub streaming more than the catalog's size had it all written (723 MB against
+# 491 MB) before the sha256 check, and an endless stream would fill the disk.
+
+
+class _Largest:
+    """The largest file seen under ``root`` while the pull runs (sampled from a thread)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root, self.seen, self._stop = root, 0, threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.is_set():
+            for path in self.root.rglob("*") if self.root.exists() else ():
+                try:
+                    self.seen = max(self.seen, path.stat().st_size)
+                except OSError:
+                    pass  # renamed or deleted meanwhile
+            time.sleep(0.005)
+
+    def __enter__(self) -> _Largest:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(30)
+
+
+def _stopped_pull(source: str, tmp_path: Path, store: Store, pin: int) -> tuple[str, int]:
+    """The one-line error of a pull that must be stopped, and the largest file it wrote. The
+    pull runs in a thread, watched until it ends or writes past ``pin`` (the tree before the
+    fix went on for ever: the Hub client tries again as long as bytes keep coming)."""
+    said: list[BaseException] = []
+
+    def pulling() -> None:
+        try:
+            _pull(source, tmp_path, store)
+        except BaseException as e:
+            said.append(e)
+
+    puller = threading.Thread(target=pulling, daemon=True)
+    with _Largest(tmp_path / "hf") as largest:
+        puller.start()
+        end = time.monotonic() + 60
+        while puller.is_alive() and largest.seen <= pin and time.monotonic() < end:
+            puller.join(0.05)
+    assert largest.seen <= pin, f"{largest.seen} bytes written against {pin}"
+    assert not puller.is_alive(), "the pull went on"
+    assert len(said) == 1 and isinstance(said[0], LocalModelError), said
+    return str(said[0]), largest.seen
+
+
+@pytest.mark.parametrize(
+    "close_delimited", [False, True], ids=["announced-longer", "announced-pinned-streams-more"]
+)
+def test_a_pinned_download_stops_at_the_pinned_size_and_leaves_nothing(
+    hub, pinned, store, tmp_path, close_delimited
+):
+    hub.files[f"{REPO}/{pinned.file}"] = File(
+        BODY, overflow=40 * len(BODY), close_delimited=close_delimited
+    )
+    message, _ = _stopped_pull(NAME, tmp_path, store, pinned.size)
+    assert "stopped" in message and f"{pinned.size:,} bytes the catalog pins" in message
+    assert "partial file was deleted" in message and "\n" not in message
+    assert [
+        p for p in (tmp_path / "hf").rglob("*") if p.is_file() and p.stat().st_size > 1000
+    ] == []
+    assert store.get(NAME) is None
+
+
+def test_an_unpinned_download_stops_at_the_size_the_hub_announced(hub, store, tmp_path):
+    hub.files["someone/models/tiny.gguf"] = File(
+        BODY, overflow=40 * len(BODY), close_delimited=True
+    )
+    message, _ = _stopped_pull("someone/models/tiny.gguf", tmp_path, store, len(BODY))
+    assert f"{len(BODY):,} bytes the Hub announced" in message and "\n" not in message
+    assert [
+        p for p in (tmp_path / "hf").rglob("*") if p.is_file() and p.stat().st_size > 1000
+    ] == []
