@@ -50,7 +50,10 @@ ReasoningHistory = Literal["inline", "field", "strip"]
 
 class _Strict(BaseModel):
     model_config = ConfigDict(
-        extra="forbid", validate_assignment=True, use_attribute_docstrings=True
+        extra="forbid",
+        validate_assignment=True,
+        use_attribute_docstrings=True,
+        allow_inf_nan=False,  # TOML has nan and inf; no count, price or limit is one
     )
 
 
@@ -387,7 +390,10 @@ class Config(BaseModel):
     """The merged configuration. Unknown top-level tables are kept (``model_extra``)."""
 
     model_config = ConfigDict(
-        extra="allow", validate_assignment=True, use_attribute_docstrings=True
+        extra="allow",
+        validate_assignment=True,
+        use_attribute_docstrings=True,
+        allow_inf_nan=False,  # TOML has nan and inf; no count, price or limit is one
     )
 
     model: str = ""

@@ -16,12 +16,13 @@ Only two roles exist: tool results are ``tool_result`` blocks inside a user mess
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .. import jsontext
 
 __all__ = [
     "Block",
@@ -95,8 +96,7 @@ class Block(_Model):
 
     @classmethod
     def tool_use(cls, id: str, name: str, input: str | dict[str, Any]) -> Block:
-        raw = input if isinstance(input, str) else json.dumps(input, ensure_ascii=False)
-        return cls(type="tool_use", id=id, name=name, input=raw)
+        return cls(type="tool_use", id=id, name=name, input=_arguments(input))
 
     @classmethod
     def tool_result(
@@ -112,17 +112,29 @@ class Block(_Model):
 
     @classmethod
     def opaque(cls, provider: str, raw: str | dict[str, Any]) -> Block:
-        text = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
+        text = raw if isinstance(raw, str) else jsontext.dumps(raw, ensure_ascii=False)
         return cls(type="opaque", provider=provider, raw=text)
 
     def input_dict(self) -> dict[str, Any]:
         """The tool arguments parsed; ``{}`` for empty input. Raises ValueError if not an object."""
         if not self.input.strip():
             return {}
-        value = json.loads(self.input)
+        value = jsontext.loads(self.input)  # NaN, Infinity, 1e400: no JSON, refused
         if not isinstance(value, dict):
             raise ValueError("tool arguments are not a JSON object")
         return value
+
+
+def _arguments(value: str | dict[str, Any]) -> str:
+    """A call's arguments as the JSON text a transcript keeps; arguments that have none (a
+    NaN a provider's parser let through) become a text :meth:`Block.input_dict` refuses, so
+    the call is answered with an error the model sees."""
+    if isinstance(value, str):
+        return value
+    try:
+        return jsontext.dumps(value, ensure_ascii=False)
+    except jsontext.NotJson as e:
+        return f"(arguments that are no JSON: {e})"
 
 
 class Message(_Model):

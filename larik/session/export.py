@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .. import jsontext
 from ..llm.errors import LarikError
 from ..words import count
 
@@ -193,7 +194,7 @@ def _arguments(block: Any) -> str:
     from ..llm.secrets import mask
 
     try:  # as the model sent them, laid out when they are JSON
-        return mask(json.dumps(json.loads(block.input), indent=2, ensure_ascii=False))
+        return mask(jsontext.dumps(json.loads(block.input), indent=2, ensure_ascii=False))
     except ValueError:
         return mask(block.input)
 

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ... import jsontext
 from ..replay import messages_for
 from ..types import Block, Message, Request, StopReason, Usage
 from .common import tool_arguments
@@ -58,7 +59,7 @@ _STOP = {
 
 def compact_json(value: Any) -> str:
     """JSON text the way the SDK serialises a request body (so raw blocks go back verbatim)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return jsontext.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 # -- model policy ----------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ... import jsontext
 from ..errors import APIError, ConfigError, ContextOverflow, redact
 from ..options import positive_number
 from ..toolcalls import TOOL_IMAGES_NOTE, recover_tool_calls
@@ -322,4 +323,4 @@ def _safe_url(url: str) -> str:
 
 
 def _dumps(body: dict[str, Any]) -> bytes:
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+    return jsontext.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()

@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ... import jsontext
 from ..replay import messages_for
 from ..toolcalls import TOOL_IMAGES_NOTE, new_call_id, repair_arguments
 from ..types import Block, Request
@@ -121,7 +122,7 @@ def tool_block(call: dict[str, Any]) -> Block:
     if isinstance(args, str):  # some servers send the arguments as text
         raw = repair_arguments(args)
     else:
-        raw = json.dumps(args if args is not None else {}, ensure_ascii=False)
+        raw = jsontext.dumps(args if args is not None else {}, ensure_ascii=False)
     call_id = call.get("id") or new_call_id()
     return Block(type="tool_use", id=call_id, name=fn.get("name") or "", input=raw)
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ... import jsontext
 from ..replay import messages_for
 from ..types import Block, Message, Request, StopReason, ToolSpec, Usage
 
@@ -226,7 +227,7 @@ def message_from_response(response: Any, provider: str, model: str) -> Message:
 
 def item_json(item: Any) -> str:
     """An output item as JSON: every key and value the API sent, as the SDK parsed them."""
-    return json.dumps(item.to_dict(mode="json"), ensure_ascii=False, separators=(",", ":"))
+    return jsontext.dumps(item.to_dict(mode="json"), ensure_ascii=False, separators=(",", ":"))
 
 
 def _reasoning_text(item: Any) -> str:
