@@ -207,7 +207,10 @@ class Frames:
             text = dumps(self._unwritable(message, e), ensure_ascii=False, separators=(",", ":"))
         if message.get("method") not in ACTED_ON:
             text = mask(text)  # a secret inside a JSON string: "***" keeps the line JSON
-        data = text.encode("utf-8")
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate the client sent ("\udcff"), echoed
+            data = dumps(loads(text), separators=(",", ":")).encode("ascii")  # as \udcff
         self._out.write(data + b"\n")  # written now: messages go out in the order sent
         await self._out.drain()
 
@@ -216,6 +219,8 @@ class Frames:
         owed = _id_key(answer)
         if self.owed[owed] > 0:
             self.owed[owed] -= 1
+            if not self.owed[owed]:
+                del self.owed[owed]
             return True
         log.warning("larik acp: a second answer to request %s was not sent", owed[:80])
         return False

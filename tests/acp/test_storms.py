@@ -71,7 +71,7 @@ def test_a_prompt_and_its_cancels_in_one_burst_get_one_answer(project, tmp_path)
 
 
 #: ids a client may send that JSON-RPC allows (each echoed exactly)
-GOOD_IDS = ['"a"', '""', "0", "-1", "1.5", "-0.0", "1e3", str(10**30), '"\\u2028x"']
+GOOD_IDS = ['"a"', '""', "0", "-1", "1.5", "-0.0", "1e3", str(10**30), '"\\u2028x"', '"\\udcff"']
 #: ids and numbers that are no JSON a reply could echo: answered "id": null, never echoed
 BAD_IDS = ["1e400", "-1e400", "NaN", "Infinity", "-Infinity", "true", '{"a": 1}', "[1]"]
 
