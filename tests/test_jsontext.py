@@ -96,13 +96,14 @@ def test_what_is_no_json_is_not_read_as_json(text):
         jsontext.loads(text)
 
 
-def test_a_config_with_nan_or_inf_is_a_clear_error(tmp_path):
+@pytest.mark.parametrize("price", ["inf", "nan", "1e308"])
+def test_a_config_price_that_makes_no_json_number_is_a_clear_error(tmp_path, price):
     from larik.config import load_config
     from larik.llm.errors import LarikError
 
     home = Path(os.environ["LARIK_HOME"])
     home.mkdir(parents=True, exist_ok=True)
-    (home / "config.toml").write_text('[models."x/y"]\ninput_price = inf\n')
+    (home / "config.toml").write_text(f'[models."x/y"]\ninput_price = {price}\n')
     with pytest.raises(LarikError, match="input_price"):
         load_config(tmp_path)
 
