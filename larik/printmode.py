@@ -30,8 +30,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, cast
 
-from . import jsontext
 from .agent.events import AgentEvent, AgentEventType
+from .llm import jsontext
 from .llm.errors import ConfigError, LarikError, LoginExpired, ResolveError
 from .llm.secrets import MaskingWriter
 from .llm.types import EFFORTS, StopReason

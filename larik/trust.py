@@ -58,7 +58,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from . import jsontext
+from .llm import jsontext
 from .program_files import Coverage, Entry, covered
 
 __all__ = [

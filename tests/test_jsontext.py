@@ -2,7 +2,7 @@
 ``-Infinity`` on a protocol stream, in print mode's output, in a transcript or a state file.
 
 The walk: every ``json.dump``/``json.dumps`` call in the package says ``allow_nan`` outright
-— ``False`` (or it goes through :mod:`larik.jsontext`, which does), ``True`` only where the
+— ``False`` (or it goes through :mod:`larik.llm.jsontext`, which does), ``True`` only where the
 text is never written for a reader (a key, a size, a display) and :data:`LENIENT` says why.
 The faces: print mode's JSON and stream-json and the transcript, as real processes, with a
 model that sends arguments holding ``NaN`` and ``1e400`` (the ACP face: tests/acp/test_storms.py)."""
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from larik import jsontext
+from larik.llm import jsontext
 
 from .acp.raw import strict_json
 
@@ -45,7 +45,7 @@ def _calls() -> list[tuple[str, str, ast.Call]]:
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
-        if rel == "larik/jsontext.py":
+        if rel == "larik/llm/jsontext.py":
             continue
         tree = ast.parse(path.read_text(), rel)
         for func in [None, *ast.walk(tree)]:
@@ -78,7 +78,7 @@ def test_every_json_writer_in_the_package_refuses_nan_or_is_listed_as_never_writ
     calls = _calls()
     assert calls, "the walk found no json.dumps call at all"
     unsaid = [f"{rel}:{c.lineno}" for rel, _, c in calls if _allow_nan(c) is None]
-    assert unsaid == [], "use larik.jsontext.dumps (allow_nan=False) for these"
+    assert unsaid == [], "use larik.llm.jsontext.dumps (allow_nan=False) for these"
     lenient = {(rel, name) for rel, name, c in calls if _allow_nan(c) is True}
     assert lenient <= set(LENIENT), lenient - set(LENIENT)
     assert set(LENIENT) <= lenient, f"stale rows: {set(LENIENT) - lenient}"

@@ -10,7 +10,7 @@ inherited by child processes.)
 :class:`Frames` is the SDK's message transport (``acp._transport.Transport``): one JSON object
 per line each way. It answers what the SDK would pass over in silence — a line that is not JSON
 gets the JSON-RPC "Parse error" (-32700) — ``NaN``, ``Infinity`` and a number no double
-holds (``1e400``) too: they are no JSON (:func:`larik.jsontext.loads`) —, a line that is JSON
+holds (``1e400``) too: they are no JSON (:func:`larik.llm.jsontext.loads`) —, a line that is JSON
 but not an object "Invalid request" (-32600), as is an id that is not a string, a number or
 null, and a line longer than :data:`MAX_FRAME` bytes, each with ``"id": null`` as JSON-RPC 2.0
 says — and goes on reading. Everything else is the SDK's: the requests' dispatch, their ids,
@@ -39,7 +39,7 @@ import threading
 from collections import Counter, deque
 from typing import Any
 
-from ..jsontext import NotJson, dumps, loads
+from ..llm.jsontext import NotJson, dumps, loads
 from ..llm.secrets import mask
 
 __all__ = ["ACTED_ON", "MAX_FRAME", "Frames", "NotSent", "Stdio", "claim_stdio", "open_streams"]

@@ -33,7 +33,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .. import __version__, jsontext
+from .. import __version__
+from ..llm import jsontext
 from ..llm.errors import LarikError
 from ..llm.secrets import mask
 from ..llm.types import Message
@@ -307,7 +308,7 @@ def load_transcript(path: str | Path) -> LoadedTranscript:
 
 def loads_strict(raw: bytes | str) -> Any:
     """One JSON value as the standard defines it: ``NaN``/``Infinity`` and ``1e400`` (which
-    ``json`` accepts by default: :func:`larik.jsontext.loads`) and nesting too deep for the
+    ``json`` accepts by default: :func:`larik.llm.jsontext.loads`) and nesting too deep for the
     parser are a ValueError like any other bad JSON (bytes that are not UTF-8 are one already)."""
     try:
         value = jsontext.loads(raw)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .. import jsontext
+from ..llm import jsontext
 from .summary import CONFIDENCE, FIGURES, ModelSummary, figure_row, plan_text, ranked
 
 __all__ = [

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .. import jsontext
+from ..llm import jsontext
 from ..terminal_text import safe
 from .runner import RunResult
 from .summary import ModelSummary, plan_text, ranked, summarize, summary_json

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from .. import jsontext
+from ..llm import jsontext
 from ..terminal_text import safe, terminal
 from ..words import count
 

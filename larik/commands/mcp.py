@@ -11,8 +11,8 @@ from typing import Any
 
 import typer
 
-from .. import jsontext
 from ..command_line import TYPER_SETTINGS, Group
+from ..llm import jsontext
 from ..terminal_text import safe_output
 from ..words import count
 

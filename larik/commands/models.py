@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .. import jsontext
+from ..llm import jsontext
 from ..terminal_text import safe_output
 from ..words import count
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import typer
 
-from .. import jsontext
 from ..command_line import TYPER_SETTINGS, Group
+from ..llm import jsontext
 from ..terminal_text import safe_output
 
 trust_app = typer.Typer(

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .. import jsontext
+from ..llm import jsontext
 from ..llm.secrets import mask
 from .config import HookCommand, HookEntry, HooksConfig, tool_names
 from .process import MAX_STDOUT, Finished, run_hook

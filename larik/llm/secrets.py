@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .. import jsontext
+from . import jsontext
 
 __all__ = [
     "MIN_LENGTH",

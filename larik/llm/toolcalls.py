@@ -45,7 +45,7 @@ import secrets
 from collections.abc import Iterable
 from typing import Any
 
-from .. import jsontext
+from . import jsontext
 from .types import Block
 
 __all__ = [

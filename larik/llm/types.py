@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .. import jsontext
+from . import jsontext
 
 __all__ = [
     "Block",

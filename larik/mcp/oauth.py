@@ -45,8 +45,7 @@ from mcp.shared.auth import (
 )
 from pydantic import BaseModel, ValidationError
 
-from .. import jsontext
-from ..llm import secrets
+from ..llm import jsontext, secrets
 from ..llm.errors import SignInError
 from ..llm.net import bare_url as _bare
 from ..llm.net import is_loopback_host, login_url_problem

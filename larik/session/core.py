@@ -427,18 +427,14 @@ class Session:
         return rows
 
     def cancel(self) -> bool:
-        """End the running turn (Esc): its tool calls are answered as interrupted, its
-        processes killed, the transcript stays valid. False when no turn runs. Asked again
-        before the turn has taken the first (Esc pressed twice, a client's storm of
-        ``session/cancel``), it is the same cancel: a second ``task.cancel()`` would outlive
-        the turn's end and cancel the face's own task (ACP: the prompt was never answered)."""
+        """End the running turn (Esc): its calls answered as interrupted, its processes killed, the
+        transcript valid; asked again while on its way, the same cancel. False if no turn runs."""
         task = self._task
         if task is None or task.done():
             return False
-        if self._cancel_requested and task.cancelling() > 0:
-            return True  # on its way
-        self._cancel_requested = True
-        task.cancel()
+        if not (self._cancel_requested and task.cancelling()):
+            self._cancel_requested = True
+            task.cancel()
         return True
 
     def _begin(self) -> None:

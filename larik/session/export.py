@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .. import jsontext
+from ..llm import jsontext
 from ..llm.errors import LarikError
 from ..words import count
 

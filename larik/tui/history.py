@@ -15,7 +15,7 @@ import json
 import os
 from pathlib import Path
 
-from .. import jsontext
+from ..llm import jsontext
 
 __all__ = ["KEEP", "MODEL_FILE", "append", "last_model", "load", "remember_model"]
 

@@ -28,7 +28,8 @@ from typing import Any
 
 from rich.text import Text
 
-from .. import __version__, jsontext
+from .. import __version__
+from ..llm import jsontext
 from ..terminal_text import safe
 
 __all__ = ["MIN_INTERVAL", "TIMEOUT", "StatusCommand", "line_text", "state"]

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ... import jsontext
+from .. import jsontext
 from ..errors import LocalModelError
 from . import catalog, cpu
 from .child import KEY_VARIABLE

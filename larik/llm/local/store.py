@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ... import jsontext
+from .. import jsontext
 from ..errors import LocalModelError
 
 __all__ = ["Entry", "Store", "name_for"]

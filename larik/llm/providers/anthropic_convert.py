@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ... import jsontext
+from .. import jsontext
 from ..replay import messages_for
 from ..types import Block, Message, Request, StopReason, Usage
 from .common import tool_arguments

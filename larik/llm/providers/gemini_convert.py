@@ -24,7 +24,7 @@ import uuid
 
 from google.genai import types
 
-from ... import jsontext
+from .. import jsontext
 from ..errors import APIError
 from ..replay import messages_for
 from ..schema import gemini_schema

@@ -26,7 +26,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ... import jsontext
+from .. import jsontext
 from ..errors import APIError, ConfigError, ContextOverflow, redact
 from ..options import positive_number
 from ..toolcalls import TOOL_IMAGES_NOTE, recover_tool_calls

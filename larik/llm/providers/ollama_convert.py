@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ... import jsontext
+from .. import jsontext
 from ..replay import messages_for
 from ..toolcalls import TOOL_IMAGES_NOTE, new_call_id, repair_arguments
 from ..types import Block, Request

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ... import jsontext
+from .. import jsontext
 from ..replay import messages_for
 from ..types import Block, Message, Request, StopReason, ToolSpec, Usage
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ... import jsontext
+from .. import jsontext
 from ..errors import APIError, ConfigError, ContextOverflow
 from ..replay import messages_for
 from ..types import Block, Message, Request, StopReason, StreamEvent, Usage

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ... import jsontext
+from .. import jsontext
 
 if TYPE_CHECKING:
     from .store import Account, AccountStore

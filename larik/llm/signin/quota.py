@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from ... import jsontext
+from .. import jsontext
 
 if TYPE_CHECKING:
     from .store import Account, AccountStore

@@ -28,8 +28,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ... import jsontext
-from .. import secrets
+from .. import jsontext, secrets
 
 __all__ = ["MARGIN", "Account", "AccountStore", "write_private"]
 

@@ -8,7 +8,7 @@ transcripts, hook input, state files, the commands' ``--json`` — goes through 
 (``json.dumps`` with ``allow_nan=False``), which raises :class:`NotJson` (a ``ValueError``)
 naming where the number is instead of writing it; :func:`loads` reads what a peer sends by
 the same rule. tests/test_jsontext.py walks the package so that no writer calls
-``json.dumps`` itself. Imports nothing of Larik's.
+``json.dumps`` itself. Imports nothing of Larik's (the ground floor: every layer may use it).
 """
 
 from __future__ import annotations
