@@ -220,8 +220,9 @@ class LarikAgent:
             raise RequestError(-32602, line, {"cwd": str(root), "details": line})
 
     async def _reopen(self, cwd: str, session_id: str, servers: list[Any]) -> Conversation:
-        self._refuse_wide(_directory(cwd))
-        self._transcript(_directory(cwd), session_id)
+        root = _directory(cwd)
+        self._refuse_wide(root)
+        self._transcript(root, session_id)
         old = self.conversations.pop(session_id, None)
         if old is not None:  # the client opens it again: this process lets go of it first
             await old.close("resume")
