@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import signal
 import sys
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from .agent.events import AgentEvent, AgentEventType
+from .llm import jsontext
 from .llm.errors import ConfigError, LarikError, LoginExpired, ResolveError
 from .llm.secrets import MaskingWriter
 from .llm.types import EFFORTS, StopReason
@@ -150,12 +150,6 @@ class _StopSignals:
         return STOP_SIGNALS.get(self.signum, "interrupted")
 
 
-def _json_line(value: Any) -> str:
-    """One line of stdout's JSON: whatever text it holds (a lone surrogate in a tool's
-    arguments), encodable (:func:`larik.others_text.encodable_json`), never an exception."""
-    return encodable_json(json.dumps(value, ensure_ascii=False))
-
-
 def run_print(
     opts: PrintOptions,
     *,
@@ -215,7 +209,7 @@ def _write_failed_result(opts: PrintOptions, line: str, out: IO[str], err: IO[st
         print(f"larik: {line}", file=err)
         if opts.output_format != "text":
             result = _result(None, _Outcome(stop="error", error=line), False, opts)
-            out.write(json.dumps(result, ensure_ascii=False) + "\n")
+            out.write(json_line(result))
         out.flush()
     return 1
 
@@ -323,7 +317,7 @@ async def _run(
         result = _result(agent, outcome, ok, opts)
         if tries is not None:
             result["attempts"] = [a.to_json() for a in made]
-        out.write(_json_line(result) + "\n")
+        out.write(json_line(result))
     out.flush()
     if outcome.login:  # like a missing key: the user must act (larik login NAME)
         return 2
@@ -554,7 +548,7 @@ def _stopped(
     try:
         print(line, file=err)
         if opts.output_format != "text":
-            out.write(_json_line(result) + "\n")
+            out.write(json_line(result))
         out.flush()
     except OSError:
         pass
@@ -627,7 +621,7 @@ def _on_event(ev: AgentEvent, fmt: str, outcome: _Outcome, out: IO[str], err: IO
         outcome.error, outcome.stop = ev.text, "error"
         outcome.login = outcome.login or bool(ev.data.get("sign_in"))
     if fmt == "stream-json":
-        out.write(_json_line(event_json(ev)) + "\n")
+        out.write(json_line(event_json(ev)))
         out.flush()
     elif fmt == "text" and ev.type is E.NOTICE and ev.level != "info":
         print(f"larik: {ev.level}: {ev.text}", file=err)
@@ -639,6 +633,18 @@ def _target(ev: AgentEvent) -> str:
     value = next((ev.tool_input.get(k) for k in ("path", "command") if ev.tool_input.get(k)), "")
     text = " ".join(str(value).split())
     return f"{text[:80]}{'…' if len(text) > 80 else ''} " if text else ""
+
+
+def json_line(value: dict[str, Any]) -> str:
+    """``value`` as one line of JSON (``allow_nan=False``: stdout is read by programs that
+    parse strictly), whatever text it holds (a lone surrogate: :func:`~larik.others_text.encodable_json`). A value that has no JSON text (a NaN or an infinity in it) becomes a line
+    of the same type that says so, with ``"ok": false``: never an invalid line."""
+    try:
+        return encodable_json(jsontext.dumps(value, ensure_ascii=False)) + "\n"
+    except jsontext.NotJson as e:
+        kind = str(value.get("type") or "event")
+        said = {"type": kind, "ok": False, "error": f"larik: this {kind} has no JSON text: {e}"}
+        return encodable_json(jsontext.dumps(said, ensure_ascii=False)) + "\n"
 
 
 def event_json(ev: AgentEvent) -> dict[str, Any]:

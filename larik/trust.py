@@ -58,6 +58,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from .llm import jsontext
 from .program_files import Coverage, Entry, covered
 
 __all__ = [
@@ -431,7 +432,7 @@ def _short(text: str, limit: int = 400) -> str:
 
 
 def digest(gated: Mapping[str, Any]) -> str:
-    blob = json.dumps(gated, sort_keys=True, default=str, ensure_ascii=True)
+    blob = json.dumps(gated, sort_keys=True, default=str, ensure_ascii=True, allow_nan=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -547,7 +548,7 @@ def _write(path: Path, data: Mapping[str, Any]) -> None:
     try:
         os.fchmod(fd, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1, sort_keys=True)
+            jsontext.dump(data, f, indent=1, sort_keys=True)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -9,6 +9,11 @@ reopens a Larik session of that project and replays its conversation first
 ``session/list`` lists the project's sessions; ``session/close`` ends one. A prompt, a cancel,
 a mode or a setting go to that session's :class:`~larik.acp.conversation.Conversation`.
 
+A ``cwd`` far wider than a project (``/``, the home folder, a folder holding it:
+:func:`larik.paths.wide_root`) opens no session — new, load, resume or fork — unless
+``larik acp --trust-project`` was started: the answer is "Invalid params" whose message is
+print mode's line and says how to work there all the same.
+
 Errors are the ones the protocol names: an unknown session is "Invalid params" (-32602), a
 session id with no transcript "Resource not found" (-32002), no model to talk to
 "Authentication required" (-32000, naming the variables to set), anything else Larik refuses
@@ -137,6 +142,7 @@ class LarikAgent:
         from ..agent.rewind import fork_session
 
         root = _directory(cwd)
+        self._refuse_wide(root)
         source = self._transcript(root, session_id)
         old = self.conversations.get(session_id)
         if old is not None and old.session.busy:
@@ -202,8 +208,21 @@ class LarikAgent:
             raise RequestError.resource_not_found(session_id)
         return path
 
+    def _refuse_wide(self, root: Path) -> None:
+        """A folder far wider than a project (``/``, the home folder, one holding it) is
+        refused as print mode refuses it, with the same line and how to work there all the
+        same: ``larik acp --trust-project`` (the editor's agent settings)."""
+        from ..paths import wide_root, wide_root_line
+
+        what = "" if self.opts.trust_project else wide_root(root)
+        if what:
+            line = f"larik: {wide_root_line(root, what)} (or start `larik acp --trust-project`)"
+            raise RequestError(-32602, line, {"cwd": str(root), "details": line})
+
     async def _reopen(self, cwd: str, session_id: str, servers: list[Any]) -> Conversation:
-        self._transcript(_directory(cwd), session_id)
+        root = _directory(cwd)
+        self._refuse_wide(root)
+        self._transcript(root, session_id)
         old = self.conversations.pop(session_id, None)
         if old is not None:  # the client opens it again: this process lets go of it first
             await old.close("resume")
@@ -211,6 +230,7 @@ class LarikAgent:
 
     async def _open(self, cwd: str, servers: list[Any], resume: str | None) -> Conversation:
         root = _directory(cwd)
+        self._refuse_wide(root)
         config = await self._config(root)
         said = client_servers(config, servers)
         box: list[Conversation] = []

@@ -71,10 +71,12 @@ PLAN_CHOICES = (
     ("ask", "Yes, approving each edit (ask mode)", "allow_once"),
     ("keep", "No, keep planning", "reject_once"),
 )
+#: The safe answer first, as the TUI's focus starts on "Don't trust": an editor highlights the
+#: first option, and a stray Enter must not trust a project that asks for yolo.
 TRUST_CHOICES = (
-    ("trust", "Trust this folder", "allow_always"),
     ("now", "Not now", "reject_once"),
     ("never", "Don't trust it", "reject_always"),
+    ("trust", "Trust this folder", "allow_always"),
 )
 
 

@@ -9,10 +9,19 @@ inherited by child processes.)
 
 :class:`Frames` is the SDK's message transport (``acp._transport.Transport``): one JSON object
 per line each way. It answers what the SDK would pass over in silence — a line that is not JSON
-gets the JSON-RPC "Parse error" (-32700), a line that is JSON but not an object "Invalid
-request" (-32600), a line longer than :data:`MAX_FRAME` bytes "Invalid request" too, each with
-``"id": null`` as JSON-RPC 2.0 says — and goes on reading. Everything else is the SDK's: the
-requests' dispatch, their ids, their errors.
+gets the JSON-RPC "Parse error" (-32700) — ``NaN``, ``Infinity`` and a number no double
+holds (``1e400``) too: they are no JSON (:func:`larik.llm.jsontext.loads`) —, a line that is JSON
+but not an object "Invalid request" (-32600), as is an id that is not a string, a number or
+null, and a line longer than :data:`MAX_FRAME` bytes, each with ``"id": null`` as JSON-RPC 2.0
+says — and goes on reading. Everything else is the SDK's: the requests' dispatch, their ids,
+their errors.
+
+Every request is answered exactly once. What goes out is JSON (``allow_nan=False``): an answer
+holding a value that has none becomes an "Internal error" answer to the same id that says so;
+a request or notification of Larik's that has none is not sent (:class:`NotSent`, which its
+senders take as they take a client that is gone), with a warning on stderr. A second answer to
+one request — or an answer to a request never received — is not sent either (the ledger of
+requests owed an answer: :attr:`Frames.owed`).
 
 What goes out is masked as print mode's stdout is (:mod:`larik.llm.secrets`: every key and
 token Larik knows becomes ``***``) — the model's text, a tool's result, an error — except what
@@ -23,17 +32,17 @@ command it runs), where ``***`` would change what happens.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import stat
 import threading
-from collections import deque
+from collections import Counter, deque
 from typing import Any
 
+from ..llm.jsontext import NotJson, dumps, loads
 from ..llm.secrets import mask
 
-__all__ = ["ACTED_ON", "MAX_FRAME", "Frames", "Stdio", "claim_stdio", "open_streams"]
+__all__ = ["ACTED_ON", "MAX_FRAME", "Frames", "NotSent", "Stdio", "claim_stdio", "open_streams"]
 
 log = logging.getLogger("larik.acp")
 
@@ -155,6 +164,23 @@ class _FileWriter:
         self._file.close()
 
 
+class NotSent(ConnectionError):
+    """A message of Larik's that has no JSON text: not sent (see the module docstring)."""
+
+
+def _id_key(message: dict[str, Any]) -> str:
+    return dumps(message.get("id"))
+
+
+def _good_id(value: Any) -> bool:
+    """JSON-RPC 2.0's ids: a string, a number or null (never true, an object or a list)."""
+    return value is None or isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+def _is_answer(message: dict[str, Any]) -> bool:
+    return "method" not in message and ("result" in message or "error" in message)
+
+
 class Frames:
     """Newline-delimited JSON messages over the client's pipes (the SDK's ``Transport``).
 
@@ -166,18 +192,49 @@ class Frames:
         self._out = writer
         self._first: deque[dict[str, Any]] = deque()
         self.lines = 0  # lines read so far (a bad one's number is in its error)
+        self.owed: Counter[str] = Counter()  # requests read and not answered, by their id's JSON
 
     def push(self, message: dict[str, Any]) -> None:
         """Hand ``message`` out again, before what is read next."""
         self._first.appendleft(message)
 
     async def send(self, message: dict[str, Any]) -> None:
-        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        if _is_answer(message) and not self._settle(message):
+            return
+        try:
+            text = dumps(message, ensure_ascii=False, separators=(",", ":"))
+        except NotJson as e:
+            text = dumps(self._unwritable(message, e), ensure_ascii=False, separators=(",", ":"))
         if message.get("method") not in ACTED_ON:
             text = mask(text)  # a secret inside a JSON string: "***" keeps the line JSON
-        data = text.encode("utf-8")
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate the client sent ("\udcff"), echoed
+            data = dumps(loads(text), separators=(",", ":")).encode("ascii")  # as \udcff
         self._out.write(data + b"\n")  # written now: messages go out in the order sent
         await self._out.drain()
+
+    def _settle(self, answer: dict[str, Any]) -> bool:
+        """Whether ``answer`` is owed (then it no longer is); a second one is logged."""
+        owed = _id_key(answer)
+        if self.owed[owed] > 0:
+            self.owed[owed] -= 1
+            if not self.owed[owed]:
+                del self.owed[owed]
+            return True
+        log.warning("larik acp: a second answer to request %s was not sent", owed[:80])
+        return False
+
+    @staticmethod
+    def _unwritable(message: dict[str, Any], e: NotJson) -> dict[str, Any]:
+        """The answer to send instead of ``message``, which has no JSON text; a request or a
+        notification of Larik's is not sent (:class:`NotSent`)."""
+        what = f"{message.get('method') or 'an answer'} has no JSON text: {e}"
+        log.warning("larik acp: %s", what)
+        if not _is_answer(message):
+            raise NotSent(what)
+        error = {"code": -32603, "message": "Internal error", "data": {"details": what[:500]}}
+        return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
 
     async def receive(self) -> dict[str, Any] | None:
         if self._first:
@@ -222,20 +279,26 @@ class Frames:
     async def parse(self, line: bytes) -> dict[str, Any] | None:
         """The message on ``line``, or None after answering a line that is not one."""
         try:
-            message = json.loads(line)
-        except (ValueError, RecursionError) as e:  # JSONDecodeError, bad UTF-8, too deep
+            message = loads(line)
+        except (ValueError, RecursionError) as e:  # not JSON, bad UTF-8, too deep, 1e400, NaN
             await self._error(-32700, "Parse error", f"{type(e).__name__}: {e}")
             return None
         if not isinstance(message, dict):
             what = "a batch (not supported)" if isinstance(message, list) else "not an object"
             await self._error(-32600, "Invalid request", what)
             return None
+        if not _good_id(message.get("id")):
+            await self._error(-32600, "Invalid request", "an id is a string, a number or null")
+            return None
+        if "method" in message and "id" in message:
+            self.owed[_id_key(message)] += 1
         return message
 
     async def _error(self, code: int, text: str, details: str) -> None:
         where = f"line {self.lines}: {details}"
         log.warning("larik acp: %s: %s", text.lower(), where)
         error = {"code": code, "message": text, "data": {"details": where[:500]}}
+        self.owed[_id_key({"id": None})] += 1  # owed by the line itself
         try:
             await self.send({"jsonrpc": "2.0", "id": None, "error": error})
         except (ConnectionError, OSError):

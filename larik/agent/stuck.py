@@ -274,7 +274,7 @@ def call_key(name: str, args: Mapping[str, Any] | str) -> str:
             return f"{name} {' '.join(args.split())}"
         args = parsed
     clean = {k: _norm(v) for k, v in args.items() if v is not None}
-    return f"{name} {json.dumps(clean, sort_keys=True, ensure_ascii=False, default=str)}"
+    return f"{name} {json.dumps(clean, sort_keys=True, ensure_ascii=False, default=str, allow_nan=True)}"
 
 
 def _with_note(result: Block, note: str) -> Block:

@@ -21,7 +21,6 @@ writer gets :class:`SessionLocked` instead of interleaving its records with the 
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
 import stat
@@ -35,6 +34,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .. import __version__
+from ..llm import jsontext
 from ..llm.errors import LarikError
 from ..llm.secrets import mask
 from ..llm.types import Message
@@ -121,7 +121,7 @@ class Transcript:
             **extra,
         }
         t = cls(p, header, _open_locked(p, create=True))
-        t._write_line(json.dumps(header, ensure_ascii=False))
+        t._write_line(jsontext.dumps(header, ensure_ascii=False))
         return t
 
     @classmethod
@@ -145,7 +145,7 @@ class Transcript:
         return cls(p, loaded.header, fd), loaded
 
     def append(self, record: dict[str, Any]) -> None:
-        self._write_line(json.dumps(record, ensure_ascii=False))
+        self._write_line(jsontext.dumps(record, ensure_ascii=False))
 
     def append_message(self, message: Message, harness: bool = False) -> None:
         """``harness``: written by the edit workflow, not typed by the user (``"harness":
@@ -184,7 +184,7 @@ def _message_json(message: Message) -> str:
     try:
         return message.model_dump_json()
     except ValueError:
-        return json.dumps(message.model_dump(), ensure_ascii=False, separators=(",", ":"))
+        return jsontext.dumps(message.model_dump(), ensure_ascii=False, separators=(",", ":"))
 
 
 def private_dir(path: Path) -> None:
@@ -317,26 +317,22 @@ def load_transcript(path: str | Path) -> LoadedTranscript:
 
 
 def loads_strict(raw: bytes | str) -> Any:
-    """One JSON value as the standard defines it: ``NaN``/``Infinity`` (which ``json`` accepts
-    by default) and nesting too deep for the parser are a ValueError like any other bad JSON
-    (bytes that are not UTF-8 are one already)."""
+    """One JSON value as the standard defines it: ``NaN``/``Infinity`` and ``1e400`` (which
+    ``json`` accepts by default: :func:`larik.llm.jsontext.loads`) and nesting too deep for the
+    parser are a ValueError like any other bad JSON (bytes that are not UTF-8 are one already)."""
     try:
-        value = json.loads(raw, parse_constant=_no_constant)
+        value = jsontext.loads(raw)
     except RecursionError:
         raise ValueError("nested too deeply") from None
     if _SURROGATE.search(raw if isinstance(raw, bytes) else raw.encode("utf-8", "replace")):
         try:  # a lone "\ud800" is valid JSON but no text: it would break every later dump
-            json.dumps(value, ensure_ascii=False).encode("utf-8")
+            jsontext.dumps(value, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError:
             raise ValueError("a lone surrogate escape") from None
     return value
 
 
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _cut_partial_tail(p: Path, fd: int) -> None:

@@ -146,7 +146,7 @@ def main(argv: list[str]) -> int:
         pytest.main([*flags, *args.tests], plugins=[Plugin()])
     finally:
         sys.stdout.flush()
-        print("\n" + MARK + json.dumps({"tests": seen}), flush=True)
+        print("\n" + MARK + json.dumps({"tests": seen}, allow_nan=True), flush=True)
     return 0
 
 

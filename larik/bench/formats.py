@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..llm import jsontext
 from .summary import CONFIDENCE, FIGURES, ModelSummary, figure_row, plan_text, ranked
 
 __all__ = [
@@ -67,7 +67,7 @@ def report_json(summaries: list[ModelSummary], chart: str | None = None) -> str:
         "confidence": CONFIDENCE,
         "models": [figure_row(s) for s in ranked(summaries)],
     }
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return jsontext.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def report_csv(summaries: list[ModelSummary], chart: str | None = None) -> str:

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..llm import jsontext
 from ..terminal_text import safe
 from .runner import RunResult
 from .summary import ModelSummary, plan_text, ranked, summarize, summary_json
@@ -33,7 +34,7 @@ def append_results(path: Path, results: list[RunResult]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a", encoding="utf-8") as fh:
         for r in results:
-            fh.write(json.dumps(r.to_json(), ensure_ascii=False) + "\n")
+            fh.write(jsontext.dumps(r.to_json(), ensure_ascii=False) + "\n")
         fh.flush()
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from ..llm import jsontext
 from ..terminal_text import safe, terminal
 from ..words import count
 
@@ -246,7 +247,6 @@ def _show(console, summaries, fmt: str, out: Path | None, table) -> None:
 
 
 def _report(console, json_out: Path | None = None, fmt: str = "table", out=None) -> int:
-    import json
 
     from ..bench.report import load_results, render_report
     from ..bench.summary import ranked, summarize, summary_json
@@ -263,12 +263,11 @@ def _report(console, json_out: Path | None = None, fmt: str = "table", out=None)
     _show(console, summaries, fmt, out, render_report(summaries))
     if json_out is not None:  # Aider's leaderboard names: pass_rate_1, pass_rate_2, ...
         models = [summary_json(s) for s in ranked(summaries)]
-        json_out.write_text(json.dumps({"models": models}, indent=2) + "\n")
+        json_out.write_text(jsontext.dumps({"models": models}, indent=2) + "\n")
     return 0
 
 
 def _merge(console, paths: list[Path], json_out: Path | None, fmt: str = "table", out=None) -> int:
-    import json
 
     from ..bench.report import merge_results, render_summary
     from ..bench.summary import ranked, summarize, summary_json
@@ -282,7 +281,7 @@ def _merge(console, paths: list[Path], json_out: Path | None, fmt: str = "table"
     if json_out is not None:
         models = [summary_json(s) for s in ranked(summaries)]
         runs = [r.to_json() for r in results]
-        json_out.write_text(json.dumps({"models": models, "runs": runs}, indent=2) + "\n")
+        json_out.write_text(jsontext.dumps({"models": models, "runs": runs}, indent=2) + "\n")
     return 0
 
 
@@ -301,7 +300,6 @@ def _run(
     """``ray``: None runs here; else the Ray cluster's address ("" for RAY_ADDRESS or local)."""
     import asyncio
     import contextlib
-    import json
     import uuid
     from datetime import UTC, datetime
 
@@ -402,7 +400,7 @@ def _run(
     if finished:
         console.print(render_summary(summaries))
     if json_out is not None:
-        json_out.write_text(json.dumps([r.to_json() for r in finished], indent=2) + "\n")
+        json_out.write_text(jsontext.dumps([r.to_json() for r in finished], indent=2) + "\n")
     console.print(f"results: {history}   transcripts: {folder / 'runs' / bench_id}")
     if interrupted:
         console.print(f"stopped: kept {len(finished)} of {count(total, 'run')}")

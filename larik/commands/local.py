@@ -12,6 +12,7 @@ from typing import Any
 import typer
 
 from ..command_line import TYPER_SETTINGS, Group
+from ..llm import jsontext
 from ..terminal_text import safe_output
 
 local_app = typer.Typer(
@@ -71,7 +72,6 @@ def list_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """The catalog and the models pulled, with the one recommended for this machine."""
-    import json
 
     from ..llm.errors import LocalModelError
     from ..llm.local import catalog
@@ -100,7 +100,7 @@ def list_cmd(
         if catalog.row(e.name) is None
     ]
     if json_out:
-        print(json.dumps(rows, indent=2))
+        print(jsontext.dumps(rows, indent=2))
         return
     width = max(len(r["name"]) for r in rows)
     print(f"{'MODEL':<{width}}  {'SIZE':>7}  PULLED  ")

@@ -4,13 +4,13 @@ no server is started."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from ..llm import jsontext
 from ..terminal_text import safe_output
 
 
@@ -30,7 +30,7 @@ def lsp_cmd(
         print(f"larik: {e}", file=sys.stderr)
         raise typer.Exit(2) from None
     if json_out:
-        print(json.dumps(status, indent=2))
+        print(jsontext.dumps(status, indent=2))
         return
     from ..lsp.session import status_text
 

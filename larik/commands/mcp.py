@@ -12,6 +12,7 @@ from typing import Any
 import typer
 
 from ..command_line import TYPER_SETTINGS, Group
+from ..llm import jsontext
 from ..terminal_text import safe_output
 from ..words import count
 
@@ -86,9 +87,7 @@ def list_cmd(
             | {"state": BLOCKED}
         )
     if json_out:
-        import json
-
-        print(json.dumps({"servers": rows}, indent=2))
+        print(jsontext.dumps({"servers": rows}, indent=2))
         return
     if not rows:
         print("No MCP servers configured. Add one with: larik mcp add NAME -- COMMAND [ARGS…]")

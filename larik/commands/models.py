@@ -5,12 +5,12 @@ Light at import time: config, catalog and routing are imported when the command 
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Annotated, Any
 
 import typer
 
+from ..llm import jsontext
 from ..terminal_text import safe_output
 from ..words import count
 
@@ -58,7 +58,7 @@ def models(
         print(f"larik: unknown provider {provider!r}; known: {', '.join(known)}", file=sys.stderr)
         raise typer.Exit(2)
     if json_out:
-        print(json.dumps({"prices_as_of": as_of, "models": rows}, indent=2))
+        print(jsontext.dumps({"prices_as_of": as_of, "models": rows}, indent=2))
         return
     _print_table(rows, as_of)
 

@@ -5,12 +5,12 @@ Light at import time: config and routing are imported when the command runs.
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
 import typer
 
+from ..llm import jsontext
 from ..terminal_text import safe_output
 
 
@@ -37,7 +37,7 @@ def routing_cmd(
         out: dict[str, Any] = {"roles": rows}
         if suggestion is not None:
             out["suggestion"] = suggestion
-        print(json.dumps(out, indent=2))
+        print(jsontext.dumps(out, indent=2))
         return
     _print(rows, suggestion)
 

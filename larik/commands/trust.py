@@ -13,13 +13,13 @@ TUI asks again. Light at import time: config and trust are imported when a comma
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import typer
 
 from ..command_line import TYPER_SETTINGS, Group
+from ..llm import jsontext
 from ..terminal_text import safe_output
 
 trust_app = typer.Typer(
@@ -70,7 +70,7 @@ def _show(path: Path, json_out: bool) -> int:
     except ConfigError as e:
         return _fail(str(e))
     if json_out:
-        print(json.dumps(trust.as_json(st), indent=2))
+        print(jsontext.dumps(trust.as_json(st), indent=2))
     else:
         print("\n".join(trust.report(st, "larik trust")))
     return 0

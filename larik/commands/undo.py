@@ -15,13 +15,13 @@ Light at import time: the agent's modules are imported when a command runs.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from ..llm import jsontext
 from ..terminal_text import safe_output
 
 WHAT = ("code", "conversation", "both")
@@ -116,7 +116,7 @@ def _run(
                 out.update(_restored(done))
                 if not done.complete:  # said path by path; not undone: it can be done again
                     if json_out:
-                        print(json.dumps(out, ensure_ascii=False))
+                        print(jsontext.dumps(out, ensure_ascii=False))
                     for line in done.summary().splitlines():
                         _fail(line, 1)
                     return 1
@@ -139,7 +139,7 @@ def _run(
                 f"({loaded.session_id} is unchanged); continue it with larik --resume {new_id}"
             )
     if json_out:
-        print(json.dumps(out, ensure_ascii=False))
+        print(jsontext.dumps(out, ensure_ascii=False))
     return 0
 
 
@@ -176,7 +176,7 @@ def _list(cp: Any, session_id: str, json_out: bool) -> int:
             }
             for t in cp.turns
         ]
-        print(json.dumps({"session_id": session_id, "turns": rows}, ensure_ascii=False))
+        print(jsontext.dumps({"session_id": session_id, "turns": rows}, ensure_ascii=False))
         return 0
     if not cp.turns:
         print(f"session {session_id} has no turns yet")

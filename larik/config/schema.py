@@ -50,7 +50,10 @@ ReasoningHistory = Literal["inline", "field", "strip"]
 
 class _Strict(BaseModel):
     model_config = ConfigDict(
-        extra="forbid", validate_assignment=True, use_attribute_docstrings=True
+        extra="forbid",
+        validate_assignment=True,
+        use_attribute_docstrings=True,
+        allow_inf_nan=False,  # TOML has nan and inf; no count, price or limit is one
     )
 
 
@@ -95,6 +98,11 @@ class ProviderConfig(_Strict):
         return v
 
 
+#: USD per million tokens no model costs: a cost stays a number JSON can hold (1e308 per
+#: million tokens made a reply's cost infinite, and print mode's result no JSON).
+MAX_PRICE = 1_000_000.0
+
+
 class ModelOverride(_Strict):
     """One ``[models."provider/model"]`` table: adds a model to the catalog or overrides it."""
 
@@ -102,13 +110,13 @@ class ModelOverride(_Strict):
     """Tokens the model can take in (prompt + reply)."""
     max_output: int | None = Field(default=None, gt=0)
     """Most tokens the model can write in one reply."""
-    input_price: float | None = Field(default=None, ge=0)
+    input_price: float | None = Field(default=None, ge=0, le=MAX_PRICE)
     """USD per million uncached input tokens."""
-    output_price: float | None = Field(default=None, ge=0)
+    output_price: float | None = Field(default=None, ge=0, le=MAX_PRICE)
     """USD per million output tokens."""
-    cache_read_price: float | None = Field(default=None, ge=0)
+    cache_read_price: float | None = Field(default=None, ge=0, le=MAX_PRICE)
     """USD per million input tokens read from the prompt cache."""
-    cache_write_price: float | None = Field(default=None, ge=0)
+    cache_write_price: float | None = Field(default=None, ge=0, le=MAX_PRICE)
     """USD per million input tokens written to the prompt cache."""
     tools: bool | list[str] | None = None
     """Whether the model can call tools; a list names the built-in tools it is offered."""
@@ -387,7 +395,10 @@ class Config(BaseModel):
     """The merged configuration. Unknown top-level tables are kept (``model_extra``)."""
 
     model_config = ConfigDict(
-        extra="allow", validate_assignment=True, use_attribute_docstrings=True
+        extra="allow",
+        validate_assignment=True,
+        use_attribute_docstrings=True,
+        allow_inf_nan=False,  # TOML has nan and inf; no count, price or limit is one
     )
 
     model: str = ""

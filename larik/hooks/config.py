@@ -91,7 +91,7 @@ def tool_names(name: str) -> tuple[str, ...]:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False)
 
 
 class HookCommand(_Strict):

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..llm import jsontext
 from ..llm.secrets import mask
 from ..others_text import bounded
 from .config import HookCommand, HookEntry, HooksConfig, tool_names
@@ -258,7 +259,9 @@ class Hooks:
             "hook_event_name": event,
             **fields,
         }
-        data = mask(json.dumps(payload, ensure_ascii=False, default=str)).encode("utf-8", "replace")
+        data = mask(jsontext.dumps(payload, ensure_ascii=False, default=str)).encode(
+            "utf-8", "replace"
+        )
         timeout = cmd.timeout if timeout is None else timeout
         launch = self.launcher(entry, cmd.command) if self.launcher else Launch(None)
         finished = await run_hook(

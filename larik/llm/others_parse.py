@@ -17,8 +17,9 @@ it. A leaf: nothing but the standard library.
 from __future__ import annotations
 
 import ast
-import json
 from typing import Any
+
+from . import jsontext
 
 __all__ = [
     "MAX_JSON",
@@ -49,12 +50,15 @@ class Unreadable(ValueError):
 
 
 def json_value(text: str | bytes | bytearray, limit: int = MAX_JSON) -> Any:
-    """``json.loads(text)``; :class:`Unreadable` when it is longer than ``limit``, not JSON,
-    or nested deeper than the decoder goes."""
+    """``json.loads(text)`` by JSON's own rule (:func:`larik.llm.jsontext.loads`: no NaN, no
+    infinity); :class:`Unreadable` when it is longer than ``limit``, not JSON, or nested deeper
+    than the decoder goes."""
     if len(text) > limit:
         raise Unreadable(f"{len(text):,} characters of JSON; at most {limit:,} are read")
     try:
-        return json.loads(text)
+        return jsontext.loads(
+            bytes(text) if isinstance(text, bytearray) else text
+        )  # strict: NaN, Infinity and 1e400 are no JSON
     except (ValueError, RecursionError, MemoryError) as e:
         raise Unreadable(_why(e)) from None
 

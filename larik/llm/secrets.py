@@ -12,10 +12,10 @@ everywhere would garble every message.
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any
 
+from . import jsontext
 from .encodable import encodable as shown
 
 __all__ = [
@@ -40,7 +40,7 @@ def remember(*values: str | None) -> None:
     """Record secret values (None, empty and short values are ignored)."""
     global _values, _ordered
     new = {v.strip() for v in values if v and len(v.strip()) >= MIN_LENGTH}
-    new |= {json.dumps(v)[1:-1] for v in new}  # as it stands inside a JSON string
+    new |= {jsontext.dumps(v)[1:-1] for v in new}  # as it stands inside a JSON string
     new -= _values
     if not new:
         return

@@ -40,12 +40,12 @@ Three small things adapters for open models need (openai-compatible, ollama):
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 from collections.abc import Iterable
 from typing import Any
 
+from . import jsontext
 from .others_parse import json_value
 from .types import Block
 
@@ -77,7 +77,10 @@ def repair_arguments(raw: str) -> str:
     except ValueError:
         pass
     fixed = _repair_object(raw)
-    return raw if fixed is None else json.dumps(fixed, ensure_ascii=False)
+    try:
+        return raw if fixed is None else jsontext.dumps(fixed, ensure_ascii=False)
+    except jsontext.NotJson:  # repaired into a NaN: left as it came, refused when run
+        return raw
 
 
 def _repair_object(text: str) -> dict[str, Any] | None:
@@ -189,7 +192,7 @@ def calls_from(value: Any, names: frozenset[str]) -> list[Block]:
         if isinstance(args, str):
             text = repair_arguments(args) if args.strip() else "{}"
         elif isinstance(args, dict):
-            text = json.dumps(args, ensure_ascii=False)
+            text = jsontext.dumps(args, ensure_ascii=False)
         else:
             continue
         calls.append(Block.tool_use(new_call_id(), name, text))

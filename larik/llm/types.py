@@ -16,13 +16,13 @@ Only two roles exist: tool results are ``tool_result`` blocks inside a user mess
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from . import jsontext
 from .encodable import encodable as shown
 from .others_parse import json_value
 
@@ -105,8 +105,7 @@ class Block(_Model):
 
     @classmethod
     def tool_use(cls, id: str, name: str, input: str | dict[str, Any]) -> Block:
-        raw = input if isinstance(input, str) else json.dumps(input, ensure_ascii=False)
-        return cls(type="tool_use", id=id, name=name, input=raw)
+        return cls(type="tool_use", id=id, name=name, input=_arguments(input))
 
     @classmethod
     def tool_result(
@@ -122,7 +121,7 @@ class Block(_Model):
 
     @classmethod
     def opaque(cls, provider: str, raw: str | dict[str, Any]) -> Block:
-        text = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
+        text = raw if isinstance(raw, str) else jsontext.dumps(raw, ensure_ascii=False)
         return cls(type="opaque", provider=provider, raw=text)
 
     def input_dict(self) -> dict[str, Any]:
@@ -133,6 +132,18 @@ class Block(_Model):
         if not isinstance(value, dict):
             raise ValueError("tool arguments are not a JSON object")
         return value
+
+
+def _arguments(value: str | dict[str, Any]) -> str:
+    """A call's arguments as the JSON text a transcript keeps; arguments that have none (a
+    NaN a provider's parser let through) become a text :meth:`Block.input_dict` refuses, so
+    the call is answered with an error the model sees."""
+    if isinstance(value, str):
+        return value
+    try:
+        return jsontext.dumps(value, ensure_ascii=False)
+    except jsontext.NotJson as e:
+        return f"(arguments that are no JSON: {e})"
 
 
 class Message(_Model):

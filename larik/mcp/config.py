@@ -60,7 +60,10 @@ class McpServerConfig(BaseModel):
     """One ``[mcp.servers.NAME]`` table."""
 
     model_config = ConfigDict(
-        extra="forbid", validate_assignment=True, use_attribute_docstrings=True
+        extra="forbid",
+        validate_assignment=True,
+        use_attribute_docstrings=True,
+        allow_inf_nan=False,  # TOML has nan and inf; no count, price or limit is one
     )
 
     command: str = ""
@@ -169,7 +172,10 @@ class McpConfig(BaseModel):
     """``[mcp]``: tool servers (Model Context Protocol)."""
 
     model_config = ConfigDict(
-        extra="forbid", validate_assignment=True, use_attribute_docstrings=True
+        extra="forbid",
+        validate_assignment=True,
+        use_attribute_docstrings=True,
+        allow_inf_nan=False,  # TOML has nan and inf; no count, price or limit is one
     )
 
     servers: dict[str, McpServerConfig] = Field(default_factory=dict)

@@ -131,6 +131,6 @@ def result_parts(result: Any) -> Converted:
         _piece(item, out, texts)
     structured = getattr(result, "structured_content", None)
     if structured is not None and not any(t.strip() for t in texts):
-        texts.append(json.dumps(structured, ensure_ascii=False, indent=1))
+        texts.append(json.dumps(structured, ensure_ascii=False, indent=1, allow_nan=True))
     out.text = clip("\n\n".join(t for t in texts if t)) or ("(no output)" if not out.images else "")
     return out

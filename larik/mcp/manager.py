@@ -86,7 +86,8 @@ def login_on(stream: IO[str]) -> Callable[[McpServer, str], None]:
 def spec_tokens(specs: list[ToolSpec]) -> int:
     """Estimated tokens the specs take in a request."""
     return (
-        sum(len(json.dumps(s.model_dump(), ensure_ascii=False)) for s in specs) // CHARS_PER_TOKEN
+        sum(len(json.dumps(s.model_dump(), ensure_ascii=False, allow_nan=True)) for s in specs)
+        // CHARS_PER_TOKEN
     )
 
 

@@ -45,7 +45,7 @@ from mcp.shared.auth import (
 )
 from pydantic import BaseModel, ValidationError
 
-from ..llm import secrets
+from ..llm import jsontext, secrets
 from ..llm.errors import SignInError
 from ..llm.net import bare_url as _bare
 from ..llm.net import is_loopback_host, login_url_problem
@@ -121,7 +121,7 @@ class TokenFile:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             os.fchmod(f.fileno(), 0o600)  # an old file of another mode
-            json.dump(self._data, f)
+            jsontext.dump(self._data, f)
         os.replace(tmp, self.path)
 
     def _model(self, key: str, cls: type[_M]) -> _M | None:

@@ -587,7 +587,7 @@ def _own_program(command: str, cwd: Path) -> str:
 def fit_schema(schema: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """A schema small enough to send with every request, and a note for the description when
     it had to be replaced (a server may send a schema of megabytes)."""
-    size = len(json.dumps(schema, ensure_ascii=False))
+    size = len(json.dumps(schema, ensure_ascii=False, allow_nan=True))
     if size <= MAX_SCHEMA:
         return schema, ""
     names = [n for n in list(schema.get("properties") or {})[:50] if len(n) <= MAX_NAME]

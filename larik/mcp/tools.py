@@ -53,7 +53,9 @@ class McpTool:
         return ToolSpec(name=self.name, description=self.description, input_schema=self.info.schema)
 
     def target(self, args: Any) -> str:
-        return json.dumps(_values(args), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        return json.dumps(
+            _values(args), ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=True
+        )
 
     def summary(self, args: Any) -> str:
         text = self.target(args)

@@ -114,7 +114,7 @@ class Budget:
         if not info.priced:
             return None
         chars = sum(len(s) for s in request.system) + sum(
-            len(t.name) + len(t.description) + len(json.dumps(t.input_schema))
+            len(t.name) + len(t.description) + len(json.dumps(t.input_schema, allow_nan=True))
             for t in request.tools
         )
         tokens = estimate_tokens(request.messages) + chars // CHARS_PER_TOKEN

@@ -427,13 +427,14 @@ class Session:
         return rows
 
     def cancel(self) -> bool:
-        """End the running turn (Esc): its tool calls are answered as interrupted, its
-        processes killed, the transcript stays valid. False when no turn runs."""
+        """End the running turn (Esc): its calls answered as interrupted, its processes killed, the
+        transcript valid; asked again while on its way, the same cancel. False if no turn runs."""
         task = self._task
         if task is None or task.done():
             return False
-        self._cancel_requested = True
-        task.cancel()
+        if not (self._cancel_requested and task.cancelling()):
+            self._cancel_requested = True
+            task.cancel()
         return True
 
     def _begin(self) -> None:

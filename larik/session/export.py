@@ -21,7 +21,6 @@ files are mode 0600, as transcripts are: they hold what the agent read.
 from __future__ import annotations
 
 import html
-import json
 import os
 import re
 import stat
@@ -30,6 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..llm import jsontext
 from ..llm.errors import LarikError
 from ..llm.others_parse import json_value
 from ..words import count
@@ -194,7 +194,7 @@ def _arguments(block: Any) -> str:
     from ..llm.secrets import mask
 
     try:  # as the model sent them, laid out when they are JSON
-        return mask(json.dumps(json_value(block.input), indent=2, ensure_ascii=False))
+        return mask(jsontext.dumps(json_value(block.input), indent=2, ensure_ascii=False))
     except ValueError:
         return mask(block.input)
 

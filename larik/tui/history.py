@@ -15,6 +15,8 @@ import json
 import os
 from pathlib import Path
 
+from ..llm import jsontext
+
 __all__ = ["KEEP", "MODEL_FILE", "append", "last_model", "load", "remember_model"]
 
 KEEP = 500
@@ -54,7 +56,7 @@ def append(path: Path | None, text: str) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         with open(fd, "a", encoding="utf-8") as f:
             os.fchmod(fd, 0o600)
-            f.write(json.dumps(text, ensure_ascii=False) + "\n")
+            f.write(jsontext.dumps(text, ensure_ascii=False) + "\n")
     except OSError:
         pass
 
@@ -80,7 +82,7 @@ def remember_model(path: Path | None, spec: str) -> None:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
         with open(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps({"model": spec}) + "\n")
+            f.write(jsontext.dumps({"model": spec}) + "\n")
         os.replace(tmp, path)
     except OSError:
         try:

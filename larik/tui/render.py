@@ -190,7 +190,7 @@ def pretty_args(args: dict[str, Any]) -> JSON | Text:
     and wrapped: Rich's JSON does not wrap (it crops at the width), and a permission dialog
     must show every character of what it asks about."""
     try:
-        dumped = json.dumps(args, indent=2, ensure_ascii=False)
+        dumped = json.dumps(args, indent=2, ensure_ascii=False, allow_nan=True)
     except (TypeError, ValueError):
         return Text(repr(args))
     from rich.json import JSON

@@ -20,7 +20,6 @@ repository cannot make Larik run a command as its status line.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Callable
@@ -30,6 +29,7 @@ from typing import Any
 from rich.text import Text
 
 from .. import __version__
+from ..llm import jsontext
 from ..terminal_text import safe
 
 __all__ = ["MIN_INTERVAL", "TIMEOUT", "StatusCommand", "line_text", "state"]
@@ -114,7 +114,7 @@ class StatusCommand:
 
     def changed(self, agent: Any, busy: bool = False) -> None:
         """The state may have changed: run the command on it, now or when its second is up."""
-        payload = json.dumps(state(agent, self.cwd, busy), sort_keys=True).encode()
+        payload = jsontext.dumps(state(agent, self.cwd, busy), sort_keys=True).encode()
         if payload == self._last_payload and self._next is None:
             return  # nothing the command sees has changed
         self._next = payload

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 
 import acp
@@ -116,7 +117,7 @@ async def test_bash_runs_in_the_editors_terminal_sandboxed_and_without_credentia
     sid, out = await _prompt(project, rec, model, "--permission-mode", "yolo")
     assert out.stop_reason == "end_turn"
     [(command, args)] = rec.commands
-    assert command == "env" and args[0] == "-i"
+    assert os.path.isabs(command) and os.path.basename(command) == "env" and args[0] == "-i"
     assert args[-3:] == ["bash", "-c", "echo hi from the editor"]
     assert not any("do-not-leak" in a for a in args)
     terminal = [

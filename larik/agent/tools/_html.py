@@ -103,7 +103,9 @@ def main(argv: list[str]) -> int:
     try:
         body = sys.stdin.buffer.read()
         text, info = convert(body, argv[3] if len(argv) > 3 else "", cap)
-        sys.stdout.buffer.write(json.dumps(info).encode() + b"\n" + text.encode("utf-8"))
+        sys.stdout.buffer.write(
+            json.dumps(info, allow_nan=False).encode() + b"\n" + text.encode("utf-8")
+        )
         sys.stdout.buffer.flush()
     except MemoryError:
         os._exit(OUT_OF_MEMORY)  # nothing more can be done safely without memory

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import jsontext
 from ..errors import LocalModelError
 from . import catalog, cpu
 from .child import KEY_VARIABLE
@@ -418,5 +419,5 @@ def write_run_file(store: Store, entry: Entry, engine: Engine) -> Path:
     data = {"url": engine.base_url, "pid": engine.pid, "model": entry.path, "key": engine.api_key}
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as f:
-        f.write(json.dumps(data) + "\n")
+        f.write(jsontext.dumps(data) + "\n")
     return path

@@ -16,6 +16,7 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .. import jsontext
 from ..errors import LocalModelError
 
 __all__ = ["Entry", "Store", "name_for"]
@@ -124,7 +125,7 @@ class Store:
 
     def _write(self, entries: list[Entry]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"models": [asdict(e) for e in entries]}, indent=2) + "\n"
+        text = jsontext.dumps({"models": [asdict(e) for e in entries]}, indent=2) + "\n"
         fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".models-")
         with os.fdopen(fd, "w") as f:
             f.write(text)

@@ -11,11 +11,11 @@ The model policy (which Claude models take adaptive thinking, which a fixed budg
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .. import jsontext
 from ..others_parse import json_value
 from ..replay import messages_for
 from ..types import Block, Message, Request, StopReason, Usage
@@ -59,7 +59,7 @@ _STOP = {
 
 def compact_json(value: Any) -> str:
     """JSON text the way the SDK serialises a request body (so raw blocks go back verbatim)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return jsontext.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 # -- model policy ----------------------------------------------------------------------------

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 import uuid
 
 from google.genai import types
 
+from .. import jsontext
 from ..errors import APIError
 from ..replay import messages_for
 from ..schema import gemini_schema
@@ -291,7 +291,7 @@ class Assembler:
             fc = part.function_call
             call_id = fc.id or self._new_id()
             name = fc.name or ""
-            args = json.dumps(fc.args or {}, ensure_ascii=False)
+            args = jsontext.dumps(fc.args or {}, ensure_ascii=False)
             block = Block.tool_use(call_id, name, args)
             block.signature = _sig(sig)
             self.blocks.append(block)

@@ -20,12 +20,12 @@ Request mapping:
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from .. import jsontext
 from ..errors import APIError, ConfigError, ContextOverflow, redact
 from ..options import positive_number
 from ..others_parse import json_value
@@ -321,4 +321,4 @@ def _safe_url(url: str) -> str:
 
 
 def _dumps(body: dict[str, Any]) -> bytes:
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+    return jsontext.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()

@@ -5,10 +5,10 @@ tool calls to blocks, and error bodies to one-line text. Pure functions, no I/O.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from .. import jsontext
 from ..others_parse import json_value
 from ..replay import messages_for
 from ..toolcalls import TOOL_IMAGES_NOTE, new_call_id, repair_arguments
@@ -122,7 +122,7 @@ def tool_block(call: dict[str, Any]) -> Block:
     if isinstance(args, str):  # some servers send the arguments as text
         raw = repair_arguments(args)
     else:
-        raw = json.dumps(args if args is not None else {}, ensure_ascii=False)
+        raw = jsontext.dumps(args if args is not None else {}, ensure_ascii=False)
     call_id = call.get("id") or new_call_id()
     return Block(type="tool_use", id=call_id, name=fn.get("name") or "", input=raw)
 

@@ -28,9 +28,9 @@ summary is replayed inside the opaque item only); ``message`` output text / refu
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from .. import jsontext
 from ..others_parse import json_value
 from ..replay import messages_for
 from ..types import Block, Message, Request, StopReason, ToolSpec, Usage
@@ -227,7 +227,7 @@ def message_from_response(response: Any, provider: str, model: str) -> Message:
 
 def item_json(item: Any) -> str:
     """An output item as JSON: every key and value the API sent, as the SDK parsed them."""
-    return json.dumps(item.to_dict(mode="json"), ensure_ascii=False, separators=(",", ":"))
+    return jsontext.dumps(item.to_dict(mode="json"), ensure_ascii=False, separators=(",", ":"))
 
 
 def _reasoning_text(item: Any) -> str:

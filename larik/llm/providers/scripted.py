@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .. import jsontext
 from ..errors import APIError, ConfigError, ContextOverflow
 from ..replay import messages_for
 from ..types import Block, Message, Request, StopReason, StreamEvent, Usage
@@ -172,7 +173,7 @@ class ScriptedProvider:
             call_id = call.id or f"call_{self._ids}"
             await asyncio.sleep(turn.delay)
             yield StreamEvent.tool_use_start(call.name, call_id)
-            raw = call.input if isinstance(call.input, str) else json.dumps(call.input)
+            raw = call.input if isinstance(call.input, str) else jsontext.dumps(call.input)
             for piece in _pieces(raw):
                 await asyncio.sleep(turn.delay)
                 yield StreamEvent.tool_input_delta(piece, call_id)

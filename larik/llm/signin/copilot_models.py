@@ -29,6 +29,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .. import jsontext
+
 if TYPE_CHECKING:
     from .store import Account, AccountStore
 
@@ -173,7 +175,7 @@ def save(store: AccountStore, account: Account, listing: Listing) -> None:
 
     data = {"fetched_at": listing.fetched_at, "models": [asdict(m) for m in listing.models]}
     try:
-        write_private(store.root / account.signin / f"{account.key}.models", json.dumps(data))
+        write_private(store.root / account.signin / f"{account.key}.models", jsontext.dumps(data))
     except OSError:
         pass  # a cache: the rule decides without it
 

@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from .. import jsontext
+
 if TYPE_CHECKING:
     from .store import Account, AccountStore
 
@@ -263,7 +265,7 @@ def save(store: AccountStore, account: Account, quota: Quota) -> None:
         "windows": [asdict(w) for w in quota.windows],
     }
     try:
-        write_private(store.quota_path(account), json.dumps(data))
+        write_private(store.quota_path(account), jsontext.dumps(data))
     except OSError:
         pass  # figures for display only
 

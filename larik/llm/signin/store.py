@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .. import secrets
+from .. import jsontext, secrets
 
 __all__ = ["MARGIN", "Account", "AccountStore", "write_private"]
 
@@ -65,7 +65,7 @@ class Account:
         return not self.access_token or (bool(self.expires_at) and self.expires_at - margin <= when)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2)
+        return jsontext.dumps(asdict(self), indent=2)
 
     @classmethod
     def from_data(cls, data: Any, signin: str) -> Account | None:

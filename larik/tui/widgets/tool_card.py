@@ -79,7 +79,11 @@ def tool_text(name: str, summary: str, args: dict[str, Any] | None, result: str,
     """What a tool call holds: its line, its arguments, its output (whole), its diff."""
     parts = [f"{name}  {summary}"]
     for key, value in (args or {}).items():
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        shown = (
+            value
+            if isinstance(value, str)
+            else json.dumps(value, ensure_ascii=False, allow_nan=True)
+        )
         parts.append(f"{key}: {shown}")
     diff = (data or {}).get("diff") if isinstance(data, dict) else None
     if isinstance(diff, str):
