@@ -450,6 +450,7 @@ async def _open_session(opts: PrintOptions, err: IO[str]) -> Session:
     from .agent.transcript import SessionLocked, TranscriptError
     from .config import load_config
     from .mcp.manager import login_on
+    from .routing.no_model import NoModelError, explain
 
     config = load_config(opts.cwd, trust_project=opts.trust_project)
     if config.project_trust and config.project_trust.notice:
@@ -485,6 +486,8 @@ async def _open_session(opts: PrintOptions, err: IO[str]) -> Session:
         await session.close_servers()
         if isinstance(e, TranscriptError):
             raise UsageError(str(e)) from None
+        if isinstance(e, NoModelError):  # what this machine has, and the line that uses it
+            raise UsageError(await explain(e, config, "larik -m {spec} -p …")) from None
         raise
     finally:
         _warn(said, err)
