@@ -12,9 +12,11 @@ from pathlib import Path
 __all__ = [
     "MAX_CONFIG_BYTES",
     "MCP_JSON",
+    "accounts_dir",
     "bench_dir",
     "bench_results_path",
     "claude_home",
+    "local_dir",
     "project_claude_settings_paths",
     "project_config_path",
     "project_folder",
@@ -51,6 +53,17 @@ def state_dir() -> Path:
 def sessions_dir() -> Path:
     """Where session transcripts go. Not created here."""
     return state_dir() / "sessions"
+
+
+def accounts_dir() -> Path:
+    """Where signed-in accounts are kept (``larik login``). Not created here."""
+    return state_dir() / "accounts"
+
+
+def local_dir() -> Path:
+    """Where Larik's own engine keeps its models' index, logs and run files (``larik local``).
+    Not created here."""
+    return state_dir() / "local"
 
 
 def bench_dir() -> Path:

@@ -31,11 +31,10 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from .agent.events import AgentEvent, AgentEventType
-from .llm import jsontext
 from .llm.errors import ConfigError, LarikError, LoginExpired, ResolveError
 from .llm.secrets import MaskingWriter
 from .llm.types import EFFORTS, StopReason
-from .others_text import encodable_json
+from .print_lines import event_json, json_line, progress, target
 from .session import Session, SessionEvent, SessionEventType, SessionOptions, Turn
 from .session.core import Subscription
 from .session.plans import plan_json
@@ -345,7 +344,7 @@ async def _one_try(
 ) -> tuple[Any, int | None]:
     """One session, one turn (with ``tries``: then its check, into ``made``). Returns the
     agent and, when a signal stopped the run, its exit code."""
-    progress = opts.verbose or _is_terminal(err)
+    show_progress = opts.verbose or _is_terminal(err)
     before = len(made)
     try:
         session = await _open_session(opts, err)
@@ -364,8 +363,8 @@ async def _one_try(
                 if ev.type is E.USAGE and ev.model:  # provider/model, as the result names it
                     ev = replace(ev, model=agent.usage.spec(ev.model))
                 _on_event(ev, opts.output_format, outcome, out, err)
-                if progress:
-                    _progress(ev, err)
+                if show_progress:
+                    progress(ev, err)
         if tries is not None:
             made.append(await _check_try(session, prompt, outcome, tries, len(made) + 1))
     except BrokenPipeError:
@@ -483,6 +482,7 @@ async def _open_session(opts: PrintOptions, err: IO[str]) -> Session:
     from .agent.transcript import SessionLocked, TranscriptError
     from .config import load_config
     from .mcp.manager import login_on
+    from .routing.no_model import NoModelError, explain
 
     config = load_config(opts.cwd, trust_project=opts.trust_project)
     if config.project_trust and config.project_trust.notice:
@@ -518,6 +518,8 @@ async def _open_session(opts: PrintOptions, err: IO[str]) -> Session:
         await session.close_servers()
         if isinstance(e, TranscriptError):
             raise UsageError(str(e)) from None
+        if isinstance(e, NoModelError):  # what this machine has, and the line that uses it
+            raise UsageError(await explain(e, config, "larik -m {spec} -p …")) from None
         raise
     finally:
         _warn(said, err)
@@ -553,38 +555,6 @@ def _stopped(
     except OSError:
         pass
     return 128 + signum
-
-
-def _progress(ev: AgentEvent, err: IO[str]) -> None:
-    """What the run is doing, one line each, on stderr (a terminal, or ``--verbose``): each tool
-    call and its result, each model reply (a subagent's too) and the notices that are not
-    warnings (those are printed anyway)."""
-    who = f"[{ev.subagent}] " if ev.subagent else ""
-    if ev.type is E.TOOL_START:
-        line = f"{ev.tool_name} {ev.text}".rstrip()
-    elif ev.type is E.USAGE and ev.usage is not None:
-        u = ev.usage
-        line = (
-            f"{ev.model or 'the model'} replied ({u.input + u.cache_read:,} in, {u.output:,} out)"
-        )
-    elif ev.type is E.TOOL_END:
-        line = _result_line(ev)
-    elif ev.type is E.NOTICE and ev.level == "info":
-        line = ev.text
-    else:
-        return
-    print(f"larik: · {who}{' '.join(line.split())[:200]}", file=err, flush=True)
-
-
-def _result_line(ev: AgentEvent) -> str:
-    """A tool call's result in one line: done or failed, how long, its first line of output
-    and how many more there are."""
-    lines = [line for line in ev.text.splitlines() if line.strip()]
-    first = " ".join(lines[0].split()) if lines else "(no output)"
-    first = first if len(first) <= 120 else first[:119] + "…"
-    more = f" (+{count(len(lines) - 1, 'line')})" if len(lines) > 1 else ""
-    state = "failed" if ev.is_error else "done"
-    return f"{ev.tool_name} {state} in {ev.duration:.1f}s: {first}{more}"
 
 
 def _cut_short(outcome: _Outcome) -> list[AgentEvent]:
@@ -626,52 +596,7 @@ def _on_event(ev: AgentEvent, fmt: str, outcome: _Outcome, out: IO[str], err: IO
     elif fmt == "text" and ev.type is E.NOTICE and ev.level != "info":
         print(f"larik: {ev.level}: {ev.text}", file=err)
     if ev.type is E.TOOL_END and ev.data.get("denied"):  # nobody could be asked: say how to allow
-        print(f"larik: {ev.tool_name} {_target(ev)}was not run: {ev.text}", file=err)
-
-
-def _target(ev: AgentEvent) -> str:
-    value = next((ev.tool_input.get(k) for k in ("path", "command") if ev.tool_input.get(k)), "")
-    text = " ".join(str(value).split())
-    return f"{text[:80]}{'…' if len(text) > 80 else ''} " if text else ""
-
-
-def json_line(value: dict[str, Any]) -> str:
-    """``value`` as one line of JSON (``allow_nan=False``: stdout is read by programs that
-    parse strictly), whatever text it holds (a lone surrogate: :func:`~larik.others_text.encodable_json`). A value that has no JSON text (a NaN or an infinity in it) becomes a line
-    of the same type that says so, with ``"ok": false``: never an invalid line."""
-    try:
-        return encodable_json(jsontext.dumps(value, ensure_ascii=False)) + "\n"
-    except jsontext.NotJson as e:
-        kind = str(value.get("type") or "event")
-        said = {"type": kind, "ok": False, "error": f"larik: this {kind} has no JSON text: {e}"}
-        return encodable_json(jsontext.dumps(said, ensure_ascii=False)) + "\n"
-
-
-def event_json(ev: AgentEvent) -> dict[str, Any]:
-    """An AgentEvent as a JSON object: ``type`` plus the fields that are set."""
-    d: dict[str, Any] = {"type": ev.type.value}
-    if ev.text:
-        d["text"] = ev.text
-    if ev.message is not None:
-        d["message"] = ev.message.model_dump(mode="json")
-    if ev.type is E.TOOL_OUTPUT:  # a running command's output: the call is named, not repeated
-        d.update(tool_id=ev.tool_id, tool_name=ev.tool_name)
-    elif ev.tool_id or ev.tool_name:
-        d.update(tool_id=ev.tool_id, tool_name=ev.tool_name, tool_input=ev.tool_input)
-    if ev.type is E.TOOL_END:
-        d.update(is_error=ev.is_error, duration=round(ev.duration, 3))
-    if ev.data:
-        d["data"] = ev.data
-    if ev.type is E.NOTICE:
-        d["level"] = ev.level.value
-    if ev.usage is not None:
-        d.update(usage=ev.usage.model_dump(exclude_defaults=False), model=ev.model, role=ev.role)
-        d["cost"] = ev.cost
-    if ev.stop_reason is not None:
-        d["stop_reason"] = ev.stop_reason.value
-    if ev.subagent:
-        d["subagent"] = ev.subagent
-    return d
+        print(f"larik: {ev.tool_name} {target(ev)}was not run: {ev.text}", file=err)
 
 
 def _result(agent: Any, outcome: _Outcome, ok: bool, opts: PrintOptions) -> dict[str, Any]:

@@ -98,9 +98,9 @@ def test_verbose_shows_each_tool_calls_result_after_the_call(project, tmp_path):
 @pytest.mark.parametrize("ok", [True, False])
 def test_a_results_line_says_failed_for_an_error_and_no_output_when_there_is_none(ok):
     from larik.agent.events import AgentEvent, AgentEventType
-    from larik.printmode import _result_line
+    from larik.print_lines import result_line
 
     ev = AgentEvent(
         AgentEventType.TOOL_END, tool_name="bash", text="", is_error=not ok, duration=1.25
     )
-    assert _result_line(ev) == f"bash {'done' if ok else 'failed'} in 1.2s: (no output)"
+    assert result_line(ev) == f"bash {'done' if ok else 'failed'} in 1.2s: (no output)"

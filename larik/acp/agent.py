@@ -293,7 +293,7 @@ class LarikAgent:
     ) -> Session:
         """A started session for the conversation in ``box`` (put there once made): its
         permission questions and its editor are the client's."""
-        from ..routing.targets import NoModelError
+        from ..routing.no_model import NoModelError, explain
 
         editor = ClientEditor(self.caps, box)
         session = Session(
@@ -312,7 +312,8 @@ class LarikAgent:
             await session.start()
         except NoModelError as e:
             await session.close_servers()
-            raise RequestError.auth_required({"details": str(e)}) from None
+            said = await explain(e, config, "larik acp -m {spec}")
+            raise RequestError.auth_required({"details": said}) from None
         except LarikError as e:
             await session.close_servers()
             raise _failed(e) from None

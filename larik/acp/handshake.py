@@ -11,10 +11,11 @@ What Larik offers: ``session/load`` (a Larik session's history replayed as updat
 ``session/list``, ``session/resume``, ``session/close`` and (unstable in ACP)
 ``session/fork``; prompts with images and embedded context (an image goes to a model that
 cannot take one as a line of text instead: larik/agent/images.py); MCP servers over stdio and streamable HTTP (not SSE). Authentication is
-Larik's own configuration: a model asked for (``larik acp -m``), a ``model`` in the user's
-config.toml (a local server's, ``ollama/qwen3``, as any other), or a key — in the environment or
-in config.toml — for a provider a session starts on unasked (``registry.KEY_ORDER``). When one
-of those holds, :func:`model_within_reach` says so and no method is listed: ``session/new``
+Larik's own configuration: a model asked for (``larik acp -m``), then the sources of the one
+rule every face starts on (``routing.targets.default_model``): a ``model`` in the user's
+config.toml (a local server's, ``ollama/qwen3``, as any other), the model remembered as the
+default, a key — in the environment or in config.toml — for a provider a session starts on
+unasked (``registry.KEY_ORDER``), a pulled model. When one of those holds, :func:`model_within_reach` says so and no method is listed: ``session/new``
 finds the model by the same rule (routing.targets; a test holds the two together). Otherwise
 the methods say which variables to set, and ``session/new`` answers "authentication
 required". The config is read as plain TOML (no pydantic: this answer comes before it is
@@ -101,6 +102,8 @@ def _user_config() -> dict[str, Any] | None:
 
 
 def _settings(raw: dict[str, Any]) -> _Settings:
+    from ..locations import accounts_dir, local_dir
+
     tables = raw.get("providers")
     providers: dict[str, _Provider] = {}
     for name, t in tables.items() if isinstance(tables, dict) else ():
@@ -111,14 +114,15 @@ def _settings(raw: dict[str, Any]) -> _Settings:
                 api_key=str(t.get("api_key") or ""),
                 api_key_env=str(t.get("api_key_env") or ""),
             )
-    return _Settings(providers)
+    return _Settings(providers, accounts_dir=accounts_dir(), local_dir=local_dir())
 
 
 def model_within_reach(model: str = "") -> bool:
     """Whether ``session/new`` finds a model without being told more: ``model`` (``larik acp
-    -m``), a ``model`` in the user's config.toml, or a key for one of ``KEY_ORDER``'s providers
-    — from the config (``api_key``, ``api_key_env``) or the environment, by the endpoint rules
-    (``larik.llm.endpoint``) themselves."""
+    -m``), a ``model`` in the user's config.toml, the model remembered as the default when it
+    can start, a key for one of ``KEY_ORDER``'s providers — from the config (``api_key``,
+    ``api_key_env``) or the environment, by the endpoint rules (``larik.llm.endpoint``)
+    themselves — or a pulled model: ``routing.targets.default_model``'s sources."""
     if model.strip():
         return True
     raw = _user_config()
@@ -131,6 +135,8 @@ def model_within_reach(model: str = "") -> bool:
     from ..llm.registry import KEY_ORDER
 
     settings = _settings(raw)
+    if _remembered_starts(settings) or _pulled(settings):
+        return True
     for name in KEY_ORDER:
         try:
             if resolve_endpoint(name, settings).api_key:
@@ -138,6 +144,39 @@ def model_within_reach(model: str = "") -> bool:
         except LarikError:  # a bad base URL: session/new says so
             continue
     return False
+
+
+def _remembered_starts(settings: _Settings) -> bool:
+    """Whether the model remembered as the default can start (routing.targets' rule, read
+    without pydantic): its provider is known, its key is set, a pulled one is still there."""
+    from ..llm import registry
+    from ..llm.endpoint import resolve_endpoint
+    from ..llm.errors import LarikError
+    from ..llm.local.store import Store
+    from ..routing.remembered import read
+
+    head, _, model = read().partition("/")
+    if not model or (registry.get(head) is None and head not in settings.providers):
+        return False
+    try:
+        endpoint = resolve_endpoint(head, settings)
+        endpoint.require_key()
+        if endpoint.kind == "local":
+            Store(settings.local_dir).find(model)
+    except LarikError:
+        return False
+    return True
+
+
+def _pulled(settings: _Settings) -> bool:
+    """Whether a model is pulled for Larik's own engine (``larik local pull``)."""
+    from ..llm.errors import LarikError
+    from ..llm.local.store import Store
+
+    try:
+        return Store(settings.local_dir).default() is not None
+    except LarikError:
+        return False
 
 
 def initialize_result(protocol_version: int, model: str = "") -> dict[str, Any]:
@@ -163,8 +202,10 @@ def initialize_result(protocol_version: int, model: str = "") -> dict[str, Any]:
                 "name": "Larik's configuration",
                 "description": (
                     f"Give Larik a model: set a provider's key ({shown}) in the environment "
-                    "the editor starts Larik with, or in Larik's config.toml, or start a local "
-                    "model server (Ollama, LM Studio, llama.cpp, vLLM); then try again."
+                    "the editor starts Larik with, or in Larik's config.toml; or name a model "
+                    "in the command the editor runs (larik acp -m ollama/qwen3 — a local "
+                    "server's, which session/new names when one answers), or pick one once in "
+                    "larik (it is remembered for every face); then try again."
                 ),
             },
             {

@@ -52,13 +52,19 @@ from .tasks import Task, TaskSpec
 if TYPE_CHECKING:
     from ..config import Config
 
-__all__ = ["RAY_MISSING", "NAMESPACE", "RayBench", "import_ray", "pack_task", "unpack_task"]
+__all__ = ["NAMESPACE", "RayBench", "import_ray", "pack_task", "ray_missing", "unpack_task"]
 
-RAY_MISSING = "--ray needs Ray, which is not installed: pip install 'larik[ray]'"
 NAMESPACE = "larik"
 CPUS_PER_RUN = 1  # a run's pytest check is CPU work; the model's time is not
 _PARTS = ("repo", "check", "solution")
 _SKIP = ("__pycache__", ".pytest_cache")
+
+
+def ray_missing() -> str:
+    """Why ``--ray`` cannot run here, and the command that installs Ray into this Larik."""
+    from ..llm.install import extra_command
+
+    return f"--ray needs Ray, which is not installed: `{extra_command('ray')}`"
 
 
 def import_ray() -> Any:
@@ -66,7 +72,7 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise ConfigError(RAY_MISSING) from None
+        raise ConfigError(ray_missing()) from None
     return ray
 
 

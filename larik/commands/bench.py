@@ -21,7 +21,11 @@ def register(app: typer.Typer) -> None:
 
 def bench(
     model: list[str] = typer.Option(
-        [], "--model", "-m", metavar="SPEC", help="Model spec to bench (repeat for several)."
+        [],
+        "--model",
+        "-m",
+        metavar="SPEC",
+        help="Model spec to bench (repeat for several; none: the model larik starts on).",
     ),
     task: list[str] = typer.Option(
         [], "--task", "-t", metavar="NAME|TAG", help="Task name or tag (repeatable)."
@@ -73,7 +77,9 @@ def bench(
         help="Run an Exercism-style practice folder (Aider's polyglot format) instead.",
     ),
     ray: bool = typer.Option(
-        False, "--ray", help="Run on a Ray cluster (RAY_ADDRESS, else a local one): larik[ray]."
+        False,
+        "--ray",
+        help="Run on a Ray cluster (RAY_ADDRESS, else a local one): Larik's ray extra.",
     ),
     ray_address: str | None = typer.Option(
         None, "--ray-address", metavar="ADDRESS", help="The Ray cluster to run on (implies --ray)."
@@ -146,9 +152,6 @@ def _bench(
         return _validate(console, tasks)
     if report:
         return _report(console, json_out, fmt, out)
-    if not models:
-        print("larik bench: give at least one model with -m (see --help)", file=sys.stderr)
-        return 2
     if ray is not None:
         if attempts > 1:
             print("larik bench: --attempts does not run on Ray yet", file=sys.stderr)
@@ -285,6 +288,23 @@ def _merge(console, paths: list[Path], json_out: Path | None, fmt: str = "table"
     return 0
 
 
+def _default_model(config) -> str:
+    """The model plain ``larik`` starts on (``routing.targets.default_model``), said on stderr;
+    a ConfigError naming what this machine has when there is none."""
+    import asyncio
+
+    from ..llm.errors import ConfigError
+    from ..routing.no_model import explain
+    from ..routing.targets import NoModelError, default_model
+
+    try:
+        chosen = default_model(config)
+    except NoModelError as e:
+        raise ConfigError(asyncio.run(explain(e, config, "larik bench -m {spec}"))) from None
+    print(f"larik bench: no -m: benching {chosen.spec}, {chosen.why}", file=terminal(sys.stderr))
+    return chosen.spec
+
+
 def _run(
     console,
     models,
@@ -316,6 +336,7 @@ def _run(
     config = load_config(trust_project=trust_project)
     if config.project_trust and not config.project_trust.trusted:
         print(config.project_trust.ignored_line(), file=terminal(sys.stderr))
+    models = models or [_default_model(config)]  # none asked for: the one every face starts on
     specs = [resolve(m, config).spec for m in models]  # fail fast: unknown model, missing key
     bench_id = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
     folder = bench_dir()

@@ -135,7 +135,7 @@ def rm_cmd(
 @safe_output
 def serve_cmd(
     model: str = typer.Argument(
-        "", metavar="[MODEL]", help="A pulled model (default: the one larik would use)."
+        "", metavar="[MODEL]", help="A pulled model (default: the one pulled last)."
     ),
     port: int = typer.Option(0, "--port", help="Port on 127.0.0.1 (taken or 0: a free one)."),
 ) -> None:

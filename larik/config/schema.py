@@ -469,17 +469,17 @@ class Config(BaseModel):
     @property
     def accounts_dir(self) -> Path:
         """Where signed-in accounts are kept (``larik login``): ``<state>/accounts``."""
-        from ..locations import state_dir
+        from ..locations import accounts_dir
 
-        return state_dir() / "accounts"
+        return accounts_dir()
 
     @property
     def local_dir(self) -> Path:
         """Where the local engine keeps its models' index, logs and run files
         (``larik local``): ``<state>/local``."""
-        from ..locations import state_dir
+        from ..locations import local_dir
 
-        return state_dir() / "local"
+        return local_dir()
 
     def routing(self) -> RoutingSnapshot:
         """The routing-relevant settings, copied under the routing lock."""

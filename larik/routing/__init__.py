@@ -4,7 +4,10 @@
 split by job:
 
 * :mod:`.targets` — a spec (``""``, ``provider/model``, a role, a bare model id) to a
-  ``Target`` (provider name, model, role), building nothing;
+  ``Target`` (provider name, model, role), building nothing; ``default_model``, the one rule
+  for the model every face starts on when none is asked for;
+* :mod:`.remembered` — the model remembered as the default (the TUI writes it, every face
+  reads it through the rule); :mod:`.no_model` — what a face says when the rule finds none;
 * :mod:`.providers` — which providers exist and can be used (keys and base URLs come from
   ``larik.llm.endpoint``, the only code reading the environment for providers);
 * :mod:`.build` — the adapter from its endpoint, wrapped in timeouts and retries;

@@ -2,9 +2,11 @@
 
 ``target(spec, config)`` accepts, in this order:
 
-1. ``""`` -> the config's ``model`` -> else the first of Anthropic, OpenAI, Gemini with a key
-   (config ``api_key``/``api_key_env`` or the environment), with the catalog's default model
-   -> else the model pulled last for Larik's own engine (``local/NAME``: ``larik local pull``);
+1. ``""`` -> the default model (:func:`default_model`, the one rule every face starts on): the
+   config's ``model`` -> else the model remembered as the default (``routing/remembered.py``)
+   when it can start here -> else the first of Anthropic, OpenAI, Gemini with a key (config
+   ``api_key``/``api_key_env`` or the environment), with the catalog's default model -> else
+   the model pulled last for Larik's own engine (``local/NAME``: ``larik local pull``);
 2. ``head/rest`` where ``head`` is a configured or registered provider -> that provider, model
    ``rest`` (so ``openrouter/anthropic/claude-sonnet-4.5`` works, and ``scripted/PATH.json``
    plays a script); an unknown ``head`` is an error listing the known providers and the closest
@@ -31,10 +33,13 @@ from .providers import has_key, known_provider, provider_names, unknown_provider
 
 __all__ = [
     "KEY_ORDER",
+    "SOURCES",
+    "Default",
     "NoModelError",
     "ROLES",
     "Target",
     "all_roles",
+    "default_model",
     "target",
     "target_in",
 ]
@@ -42,6 +47,8 @@ __all__ = [
 ROLES = BUILTIN_ROLES
 #: Providers tried, in order, when no model is configured.
 KEY_ORDER = registry.KEY_ORDER
+#: Where the default model comes from, in the rule's order (``-m`` comes before all of them).
+SOURCES = ("config", "remembered", "key", "pulled")
 _CONVENTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^claude-"), "anthropic"),
     (re.compile(r"^gemini-"), "gemini"),
@@ -53,16 +60,19 @@ _CONVENTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
 
 
 class NoModelError(MissingKeyError):
-    """No model was asked for or configured, and no provider has a key."""
+    """No model was asked for or configured, none remembered can start, no provider has a key
+    and none is pulled. ``passed_over``: what was found and could not be used, each said."""
 
-    def __init__(self, env_names: Iterable[str]) -> None:
+    def __init__(self, env_names: Iterable[str], passed_over: Iterable[str] = ()) -> None:
         self.provider = ""
         self.env_names = tuple(env_names)
+        self.passed_over = tuple(passed_over)
         ResolveError.__init__(
             self,
             "no model chosen and no API key found: set "
             + ", ".join(self.env_names[:-1])
-            + f" or {self.env_names[-1]}, or pass --model (e.g. ollama/qwen3-coder)",
+            + f" or {self.env_names[-1]}, or pass --model (e.g. ollama/qwen3-coder)"
+            + "".join(f"; {line}" for line in self.passed_over),
         )
 
 
@@ -144,20 +154,91 @@ def _role(role: str, config: Config, snap: RoutingSnapshot, roles: tuple[str, ..
     return replace(target_in(value, config, snap), role=role)
 
 
-def _main(config: Config, snap: RoutingSnapshot) -> Target:
+@dataclass(frozen=True, slots=True)
+class Default:
+    """The model a session starts on when none is asked for, and why (for a face to say)."""
+
+    target: Target
+    source: str  # one of SOURCES
+    why: str  # "the one you picked last, remembered in …"
+    passed_over: tuple[str, ...] = ()  # what came earlier in the rule and could not start
+
+    @property
+    def spec(self) -> str:
+        return self.target.spec
+
+
+def default_model(
+    config: Config | None = None, snap: RoutingSnapshot | None = None, *, remembered: bool = True
+) -> Default:
+    """The one rule for the model every face starts on when none is asked for (``-m`` comes
+    first, and is the face's): walks :data:`SOURCES`. A remembered model counts only when it
+    can start here (it resolves, its key is set, a pulled one is still there); one that cannot
+    is passed over and said. ``remembered=False``: as if none were (after it failed to start).
+    NoModelError, naming the keys to set and what was passed over, when nothing is found."""
+    config = config if config is not None else load_config()
+    snap = snap if snap is not None else config.routing()
     if snap.model.strip():
-        return target_in(snap.model, config, snap)
+        return Default(target_in(snap.model, config, snap), "config", "the model in your config")
+    passed: list[str] = []
+    picked = _remembered(config, snap, passed) if remembered else None
+    if picked is not None:
+        return Default(
+            picked, "remembered", f"the one you picked last, remembered in {picked_at()}"
+        )
     for name in KEY_ORDER:
         if has_key(name, config):
-            return Target(name, catalog.default_model(name))
+            why = f"the first provider with a key ({name})"
+            return Default(Target(name, catalog.default_model(name)), "key", why, tuple(passed))
     local = _pulled_default(config)
     if local:
-        return Target("local", local)
+        why = "the model pulled last (larik local pull)"
+        return Default(Target("local", local), "pulled", why, tuple(passed))
     env: list[str] = []
     for name in KEY_ORDER:
         spec = registry.get(name)
         env.extend(spec.credential_env_names if spec else ())
-    raise NoModelError(env)
+    raise NoModelError(env, passed)
+
+
+def picked_at() -> str:
+    """Where the remembered model is kept, for messages."""
+    from .remembered import path
+
+    return str(path())
+
+
+def _remembered(config: Config, snap: RoutingSnapshot, passed: list[str]) -> Target | None:
+    """The remembered model when it can start here; else None (and why, in ``passed``)."""
+    from ..llm.errors import LarikError
+    from .remembered import read
+
+    spec = read()
+    if not spec:
+        return None
+    try:
+        found = target_in(spec, config, snap)
+        _startable(found, config)
+    except LarikError as e:
+        passed.append(f"the model you picked last, {spec}, cannot start: {e}")
+        return None
+    return found
+
+
+def _startable(t: Target, config: Config) -> None:
+    """LarikError when ``t`` cannot start here without the network: its key is not set, or it
+    is a pulled model that is gone."""
+    from ..llm.endpoint import resolve_endpoint
+
+    resolve_endpoint(t.provider_name, config).require_key()
+    if kind_of(t.provider_name, config) == "local":
+        from ..llm.local.store import Store
+
+        Store(config.local_dir).find(t.model)
+
+
+def _main(config: Config, snap: RoutingSnapshot) -> Target:
+    return default_model(config, snap).target
 
 
 def _pulled_default(config: Config) -> str:

@@ -1,7 +1,8 @@
 """Choosing the model in the TUI: the picker (``/model``, the no-model screen, ``/routing``'s
 list), the local servers' models found behind it, switching (for this session), and the model
-remembered for the next start (beside the prompt history): the first one picked when there was
-none, or the session's after ``/model default``.
+remembered as the default (``larik.routing.remembered``: every face starts on it, by the one rule
+of ``routing.targets.default_model``): the first one picked when there was none, or the
+session's after ``/model default``.
 
 :class:`ModelChoice` holds what was found (``local``); its methods take the session and the
 :class:`~larik.tui.ui.UI`, never the screen. Switching goes on with the same conversation
@@ -15,11 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..llm.errors import LarikError
-from . import history
+from ..routing import remembered
 from .models import ModelEntry, looked_text, picker_entries
 
 if TYPE_CHECKING:
     from ..routing.local import LocalModel
+    from ..routing.targets import Default
     from ..session import Session
     from .screens.model_picker import ModelPickerScreen
     from .ui import UI
@@ -30,16 +32,14 @@ Discover = Callable[[Any], Awaitable["list[LocalModel]"]]  # (config) -> models 
 
 
 class ModelChoice:
-    def __init__(self, discover: Discover, history_path: Callable[[], Path | None]) -> None:
+    def __init__(self, discover: Discover) -> None:
         self.discover = discover
-        self._history_path = history_path
         self.local: list[LocalModel] | None = None  # None: not looked for yet
 
     @property
-    def model_file(self) -> Path | None:
-        """Where the model last picked is remembered (beside the prompt history)."""
-        path = self._history_path()
-        return path.with_name(history.MODEL_FILE) if path else None
+    def model_file(self) -> Path:
+        """Where the model remembered as the default is kept (beside the prompt history)."""
+        return remembered.path()
 
     def entries(self, config: Any, warn: Callable[[str], None] | None = None) -> list[ModelEntry]:
         """What the pickers list: the catalog's and the config's models, and local ones."""
@@ -85,8 +85,8 @@ class ModelChoice:
         if session.agent is None:
             await ui.start_agent(spec)
             if session.agent is not None:
-                history.remember_model(self.model_file, session.spec)
-                ui.say(f"model: {session.spec} (remembered for the next start)")
+                remembered.write(session.spec)
+                ui.say(f"model: {session.spec} (remembered as the default, for every face)")
             return
         try:
             shown = await session.switch_model(spec)
@@ -105,16 +105,33 @@ class ModelChoice:
         """``/model default``: the session's model is where the next ``larik`` starts."""
         if not ui.need_agent():
             return
-        history.remember_model(self.model_file, session.spec)
-        where = f", remembered in {self.model_file}" if self.model_file else ""
+        remembered.write(session.spec)
         ui.say(
-            f"model: {session.spec} is where the next larik starts (a config's model or -m wins{where})"
+            f"model: {session.spec} is where the next larik starts, and larik -p and larik acp "
+            f"(a config's model or -m wins; remembered in {self.model_file})"
         )
 
-    def remembered(self, session: Session, asked: str, resume: str | None, config: Any) -> str:
-        """The model picked last time, for a new session with none asked for (no ``--model``,
-        none in the config); "" otherwise."""
-        spec = history.last_model(self.model_file)
-        if not spec or asked or resume or getattr(config, "model", ""):
-            return ""
-        return spec
+    def default(
+        self, ui: UI, asked: str, resume: str | None, *, again: bool = False
+    ) -> Default | None:
+        """The model a new session with none asked for starts on, by the one rule
+        (``routing.targets.default_model``); None when one was asked for, a session is resumed
+        or nothing is found (opening then says why). What the rule passed over is a warning.
+        ``again``: as if nothing were remembered (the remembered model failed to start)."""
+        from ..config import Config
+        from ..routing.targets import NoModelError, default_model
+
+        if asked or resume:
+            return None
+        config = ui.config if ui.config is not None else Config()  # (tests give none)
+        try:
+            chosen: Default | None = default_model(config, remembered=not again)
+        except NoModelError as e:
+            chosen, passed = None, e.passed_over
+        except Exception:  # a config's bad model: opening says what is wrong with it
+            return None
+        else:
+            passed = chosen.passed_over if chosen is not None else ()
+        for line in passed:
+            ui.say(line, "warning")
+        return chosen

@@ -1,8 +1,9 @@
 """``initialize``'s auth methods: none when ``session/new`` will find a model — one asked for
-with ``-m``, a ``model`` in the user's config.toml (a local server's as any), a key for a
-provider a session starts on unasked, in the environment or in config.toml — and otherwise
-the methods naming the variables to set. The early answer reads the config as plain TOML; the
-cases below hold it to the rule ``session/new`` applies (routing.targets)."""
+with ``-m``, a ``model`` in the user's config.toml (a local server's as any), the model
+remembered as the default when it can start, a key for a provider a session starts on unasked,
+in the environment or in config.toml, a pulled model — and otherwise the methods naming the
+variables to set. The early answer reads the config as plain TOML; the cases below hold it to
+the rule ``session/new`` applies (routing.targets.default_model)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ import pytest
 from larik.acp import handshake
 from larik.config import load_config
 from larik.llm.errors import LarikError
-from larik.routing import target
+from larik.llm.local.store import Entry, Store
+from larik.locations import local_dir
+from larik.routing import remembered, target
 
 from .client import Recorder, larik_acp
 
@@ -32,6 +35,13 @@ CASES = {
         'base_url = "http://127.0.0.1:9/v1"\n',
         {},
     ),
+    "a remembered local server's model": ("", {}, "ollama/qwen3"),
+    # groq: a provider no session starts on unasked, so only the remembered model reaches it
+    "a remembered model whose key is set": ("", {"GROQ_API_KEY": "gsk-test"}, "groq/qwen3-32b"),
+    "a remembered model whose key is not set": ("", {}, "groq/qwen3-32b"),
+    "a remembered model of a provider that is gone": ("", {}, "gone/model"),
+    "a remembered pulled model that was removed": ("", {}, "local/gone"),
+    "a pulled model": ("", {}, "", "tiny"),
 }
 
 
@@ -46,10 +56,21 @@ def _variables(result: dict) -> list[str]:
     return [v["name"] for m in result["authMethods"] for v in m.get("vars", [])]
 
 
+def _pull(name: str, where: Path) -> None:
+    """A model pulled for Larik's own engine (its file a stand-in: nothing runs it here)."""
+    gguf = where / f"{name}.gguf"
+    gguf.write_bytes(b"GGUF")
+    Store(local_dir()).add(Entry(name, str(gguf), 4, "0" * 64, "file"))
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_no_auth_method_exactly_when_session_new_finds_a_model(case, monkeypatch, tmp_path):
-    config, environ = CASES[case]
+    config, environ, *state = CASES[case]
     _write_config(config)
+    if state and state[0]:
+        remembered.write(state[0])
+    if len(state) > 1:
+        _pull(state[1], tmp_path)
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
     try:
@@ -64,7 +85,14 @@ def test_no_auth_method_exactly_when_session_new_finds_a_model(case, monkeypatch
     assert found is (case not in UNREACHED)  # the cases are what they say
 
 
-UNREACHED = {"nothing", "a key for a provider no session starts on", "api_key_env not set"}
+UNREACHED = {
+    "nothing",
+    "a key for a provider no session starts on",
+    "api_key_env not set",
+    "a remembered model whose key is not set",
+    "a remembered model of a provider that is gone",
+    "a remembered pulled model that was removed",
+}
 
 
 def test_a_model_asked_for_needs_no_auth_method():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from larik.config import Config
+from larik.routing import remembered
 from larik.tui.local_servers import LocalModel
 from larik.tui.screens.routing import RoutingScreen
 from larik.tui.widgets.notice import Notice
@@ -19,7 +20,7 @@ async def test_a_switch_is_for_the_session_and_model_default_makes_it_the_next_s
 ):
     """issue 25 item 32: a /model switch for a quick test became the next start's model."""
     history = tmp_path / "state" / "prompt-history.jsonl"
-    saved = history.with_name("tui-model.json")
+    saved = remembered.path()
     app = harness.app([], history_path=history)
     async with app.run_test(size=(100, 24)) as pilot:
         await ready(pilot)
@@ -55,7 +56,7 @@ async def test_a_switch_is_for_the_session_and_model_default_makes_it_the_next_s
 
 async def test_a_remembered_model_that_cannot_start_falls_back_and_says_so(harness, tmp_path):
     history = tmp_path / "prompt-history.jsonl"
-    history.with_name("tui-model.json").write_text('{"model": "gone/model"}')
+    remembered.write("gone/model")
 
     def refuse_the_remembered() -> None:
         if harness.factory_calls[-1]["model"] == "gone/model":

@@ -3,7 +3,7 @@
 * :mod:`.catalog` — the recommended GGUFs, pinned by sha256, and which fits this machine;
 * :mod:`.store` — the pulled models' index (``<state>/local/models.json``);
 * :mod:`.pull` — downloads from Hugging Face (``huggingface_hub``), or a file on this machine;
-* :mod:`.engine` — llama.cpp's server (the ``xllamacpp`` wheel, ``pip install 'larik[local]'``)
+* :mod:`.engine` — llama.cpp's server (the ``xllamacpp`` wheel: Larik's ``local`` extra)
   in a child process on 127.0.0.1, fitted to the model, stopped with Larik;
 * :mod:`.gguf`, :mod:`.cpu` — what a model file says, and whether this CPU runs the wheel.
 

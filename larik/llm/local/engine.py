@@ -11,7 +11,7 @@ fenced tool calls for a ChatML model, else the GGUF's own) and the log file
 and :class:`Engine` does the work:
 
 * before anything is spawned: the CPU has what the wheel needs (:mod:`.cpu`, else a clear
-  message rather than SIGILL), the wheel is installed (``pip install 'larik[local]'``), the file
+  message rather than SIGILL), the wheel is installed (the ``local`` extra: :func:`install_hint`), the file
   is a GGUF (:mod:`.gguf`);
 * the child (:mod:`.child`) runs in a session and process group of its own, on 127.0.0.1 at a
   free port; a port taken meanwhile (the log says "couldn't bind") is tried again on another;
@@ -60,7 +60,13 @@ STOP_TIMEOUT = 5.0
 PORT_TRIES = 5
 CTX_CAP = 32768
 MIN_CTX = 2048
-INSTALL = "pip install 'larik[local]'"
+
+
+def install_hint() -> str:
+    """The command that installs the engine into this Larik (``llm/install.py``)."""
+    from ..install import extra_command
+
+    return extra_command("local")
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +166,9 @@ class Engine:
         if problem:
             raise LocalModelError(problem)
         if importlib.util.find_spec("xllamacpp") is None:
-            raise LocalModelError(f"the local engine is not installed: {INSTALL} (xllamacpp)")
+            raise LocalModelError(
+                f"the local engine is not installed: `{install_hint()}` (xllamacpp)"
+            )
         read_meta(self.settings.model)  # a file that is no GGUF: one line, nothing spawned
         deadline = time.monotonic() + timeout
         for attempt in range(PORT_TRIES):
@@ -204,7 +212,7 @@ class Engine:
         if line.startswith("error: cpu: "):
             return line.removeprefix("error: cpu: ")
         if line.startswith("error: missing: "):
-            return f"the local engine is not installed: {INSTALL} (xllamacpp)"
+            return f"the local engine is not installed: `{install_hint()}` (xllamacpp)"
         if "failed to load model" in tail:
             return f"the engine cannot load {s.model}: not a model file it can run (log: {s.log})"
         if not line:

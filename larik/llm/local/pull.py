@@ -190,9 +190,9 @@ def _from_hub(
         from huggingface_hub.utils import disable_progress_bars, enable_progress_bars
         from huggingface_hub.utils import tqdm as hub_bar
     except ImportError:
-        raise LocalModelError(
-            "downloads need huggingface_hub: pip install 'larik[local]'"
-        ) from None
+        from .engine import install_hint
+
+        raise LocalModelError(f"downloads need huggingface_hub: `{install_hint()}`") from None
     row = catalog.row(name)
     size = f" ({row.size_text})" if row is not None else ""
     say(f"pulling {repo}/{file}{size} from {endpoint}")

@@ -70,8 +70,8 @@ class Store:
         return next((e for e in self.entries() if e.name == name), None)
 
     def default(self) -> Entry | None:
-        """The model plain ``larik`` uses when no key and no model is configured: the one
-        pulled last (None: none pulled)."""
+        """The one pulled last (None: none pulled): the last source of the rule plain
+        ``larik`` starts on (``routing.targets.default_model``)."""
         entries = self.entries()
         return entries[-1] if entries else None
 

@@ -77,7 +77,7 @@ class ChatScreen(Screen[None]):
         self.notifier = notify.Notifier(lambda: self.app, self.say, lambda: self.queue.prompts)
         ask = self.notifier.asking(self.approve)  # a question notifies you, when you are away
         self.session = Session(self.cwd, config, opts, approver=ask, agent_factory=agent_factory)
-        self.models = ModelChoice(self.discover_local, lambda: self.history_path)
+        self.models = ModelChoice(self.discover_local)
         self.ui = ChatUI(self)  # what slash commands may touch
         self.busy = False
         self.modes: tuple[str, ...] = tui_plan.CYCLE  # what Shift+Tab goes through
@@ -131,14 +131,15 @@ class ChatScreen(Screen[None]):
         self.session.prepare_mcp()  # the agent's tool source
         self.run_worker(self.session.discover_commands(), group="custom", exit_on_error=False)
         o = self.session.options
-        spec = self.models.remembered(self.session, o.model, o.resume, self.config)
-        if spec and await starting.open_remembered(self.session, self.conv, spec):
-            await self.use_agent(self.session.agent)
-            self.say(
-                f"model: {self.session.spec} (the one you picked last, remembered in "
-                f"{self.models.model_file}; /model changes it)"
-            )
-        else:
+        chosen = self.models.default(self.ui, o.model, o.resume)
+        if chosen is not None and chosen.source == "remembered":
+            if await starting.open_remembered(self.session, self.conv, chosen.spec):
+                await self.use_agent(self.session.agent)
+                self.say(f"model: {self.session.spec} ({chosen.why}; /model changes it)")
+            else:  # the rule's next, as if nothing were remembered
+                chosen = self.models.default(self.ui, o.model, o.resume, again=True)
+                await self.start_agent(chosen.spec if chosen is not None else "")
+        else:  # "" is the same rule's choice, made where the agent is built
             await self.start_agent(o.model, o.resume)
         self.run_worker(self._start_servers(), group="mcp-start", exit_on_error=False)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -78,14 +79,14 @@ def embedded_offer() -> tuple[Any, str]:
     import importlib.util
 
     from ...llm.local import catalog, cpu
-    from ...llm.local.engine import INSTALL
+    from ...llm.local.engine import install_hint
 
     row = catalog.recommend()
     problem = cpu.check()
     if not problem and importlib.util.find_spec("xllamacpp") is None:
-        problem = f"the engine is not installed: {INSTALL}, then run larik again"
+        problem = f"the engine is not installed: `{install_hint()}`, then run larik again"
     if not problem and importlib.util.find_spec("huggingface_hub") is None:
-        problem = f"downloads need huggingface_hub: {INSTALL}, then run larik again"
+        problem = f"downloads need huggingface_hub: `{install_hint()}`, then run larik again"
     return row, problem
 
 
@@ -228,8 +229,9 @@ class NoModelScreen(Screen[str]):
         self._say(f"{message} (d: try again)")
 
     def _say(self, text: str) -> None:
+        """A line above the page: plain text (a command's ``[local]`` is not markup)."""
         line = self.query_one("#no-model-pull", Static)
-        line.update(text)
+        line.update(Text(text))
         line.display = True
 
     def action_quit_app(self) -> None:
