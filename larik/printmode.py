@@ -41,6 +41,7 @@ from .session.core import Subscription
 from .session.plans import plan_json
 from .terminal_text import is_terminal as _is_terminal
 from .terminal_text import terminal as _for_terminal
+from .tool_contract import LIVE_ONLY
 from .words import count
 
 __all__ = ["OUTPUT_FORMATS", "STOP_SIGNALS", "PrintOptions", "event_json", "run_print", "utf8_text"]
@@ -615,8 +616,8 @@ def event_json(ev: AgentEvent) -> dict[str, Any]:
         d.update(tool_id=ev.tool_id, tool_name=ev.tool_name, tool_input=ev.tool_input)
     if ev.type is E.TOOL_END:
         d.update(is_error=ev.is_error, duration=round(ev.duration, 3))
-    if ev.data:
-        d["data"] = ev.data
+    if data := {k: v for k, v in ev.data.items() if k not in LIVE_ONLY}:
+        d["data"] = data
     if ev.type is E.NOTICE:
         d["level"] = ev.level.value
     if ev.usage is not None:
