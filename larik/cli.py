@@ -97,8 +97,8 @@ def root(
         "--resume",
         "-r",
         metavar="ID",
-        help="Resume session ID (without an ID: list this project's sessions; print mode "
-        "needs the ID).",
+        help="Resume session ID (without an ID: pick one of this project's sessions, or a "
+        "table of them when not in a terminal; print mode needs the ID).",
     ),
     verbose: bool = typer.Option(
         False,
@@ -128,7 +128,7 @@ def root(
         raise typer.Exit(2)
     cwd = Path.cwd()
     if resume == "" and print_prompt is None:  # print mode refuses it (printmode._check)
-        raise typer.Exit(_list_sessions(cwd))
+        resume = _pick_session(cwd)
     session = resume if resume is not None else ("latest" if cont else None)
     if fork and session != "":  # a bare --resume in print mode is refused first
         session = _fork(cwd, session)
@@ -164,6 +164,25 @@ def root(
             max_budget_usd=max_budget_usd,
         )
     )
+
+
+def _pick_session(cwd: object) -> str:
+    """``--resume`` without an ID: in a terminal, the ``/resume`` picker and the session picked
+    (nothing picked, or no session: exit 0); piped, the table (:func:`_list_sessions`)."""
+    from .agent.sessions import list_sessions
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise typer.Exit(_list_sessions(cwd))
+    sessions = list_sessions(cwd)  # type: ignore[arg-type]
+    if not sessions:
+        print("No sessions in this project yet.")
+        raise typer.Exit(0)
+    from .tui.screens.sessions import pick_session
+
+    picked = pick_session(sessions)
+    if picked is None:
+        raise typer.Exit(0)
+    return picked
 
 
 @safe_output

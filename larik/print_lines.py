@@ -11,6 +11,7 @@ from typing import IO, Any
 from .agent.events import AgentEvent, AgentEventType
 from .llm import jsontext
 from .others_text import encodable_json
+from .tool_contract import LIVE_ONLY
 from .words import count
 
 __all__ = ["event_json", "json_line", "progress", "result_line", "target"]
@@ -81,8 +82,8 @@ def event_json(ev: AgentEvent) -> dict[str, Any]:
         d.update(tool_id=ev.tool_id, tool_name=ev.tool_name, tool_input=ev.tool_input)
     if ev.type is E.TOOL_END:
         d.update(is_error=ev.is_error, duration=round(ev.duration, 3))
-    if ev.data:
-        d["data"] = ev.data
+    if data := {k: v for k, v in ev.data.items() if k not in LIVE_ONLY}:
+        d["data"] = data  # not what lives only on the way to a screen (a write's old text)
     if ev.type is E.NOTICE:
         d["level"] = ev.level.value
     if ev.usage is not None:

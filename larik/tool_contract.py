@@ -18,7 +18,12 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from .llm.types import Block, ToolSpec
 from .paths import shown
 
-__all__ = ["AnyTool", "ToolArgs", "ToolError", "ToolResult", "ToolSource"]
+__all__ = ["LIVE_ONLY", "AnyTool", "ToolArgs", "ToolError", "ToolResult", "ToolSource"]
+
+#: Keys of :attr:`ToolResult.data` a live front end may read that no transcript record and no
+#: event stream keeps: ``previous``, the text write_file replaced (an editor shows the overwrite
+#: as one; kept, it would copy every rewritten file into the transcript).
+LIVE_ONLY = frozenset({"previous"})
 
 
 class ToolError(Exception):

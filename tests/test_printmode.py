@@ -95,6 +95,18 @@ def test_stream_json_prints_one_event_per_line_then_the_result(project, tmp_path
     assert "+    return a + b" in edit_end["data"]["diff"]
 
 
+def test_stream_json_keeps_no_copy_of_the_text_a_write_replaced(project, tmp_path):
+    read = {"tool_calls": [{"name": "read_file", "input": {"path": "calc.py"}}]}
+    write = {"name": "write_file", "input": {"path": "calc.py", "content": "x = 1\n"}}
+    model = write_script(tmp_path / "w.json", read, {"tool_calls": [write]}, {"text": "done"})
+    argv = ["-p", "rewrite", "-m", model, "--permission-mode", "yolo"]
+    code, out, _ = larik(*argv, "--output-format", "stream-json")
+    assert code == 0
+    [end] = [x for x in map(json.loads, out.splitlines()) if x.get("tool_name") == "write_file"
+             and x["type"] == "tool_end"]  # fmt: skip
+    assert "-    return a - b" in end["data"]["diff"] and "previous" not in end["data"]
+
+
 def test_ask_mode_in_print_mode_denies_and_says_so_in_the_tool_result(project, tmp_path):
     model = write_script(tmp_path / "fix.json", *FIX)
     code, out, _ = larik("-p", "fix add", "-m", model, "--output-format", "stream-json")

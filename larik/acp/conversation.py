@@ -89,6 +89,8 @@ class Conversation:
         self.models: list[tuple[str, str, str]] = []  # options.model_choices, once computed
         self._announced: dict[str, asyncio.Event] = {}
         self._outputs: dict[str, str] = {}  # a running command's output so far
+        self._open: dict[str, None] = {}  # calls shown and not ended, in the order they started
+        self._offered: list[Any] | None = None  # the commands last advertised
         self._usage = Usage(total_tokens=0, input_tokens=0, output_tokens=0)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._pump: asyncio.Task[None] | None = None
@@ -114,6 +116,8 @@ class Conversation:
                 await self.send(updates.notice(ev.text, ev.level))
             elif ev.type is S.CHANGED and ev.text in ("mode", "model", "effort"):
                 await self.send_settings(mode=ev.text == "mode")
+            elif ev.type is S.CHANGED and ev.text == "mcp":  # a server's prompts came or went
+                await self.send_commands()
 
     async def close(self, reason: str = "other") -> None:
         try:
@@ -190,6 +194,8 @@ class Conversation:
         return options.config_options(self.session, self.models)
 
     async def send_commands(self) -> None:
+        """``available_commands_update`` when the commands differ from those last advertised
+        (a command file added, an MCP server's prompts): not after every turn."""
         rows = [(b.name, b.summary, b.usage) for b in COMMANDS]
         rows += [(name, summary, usage) for name, usage, summary in self.session.command_rows()]
         commands = []
@@ -204,6 +210,9 @@ class Conversation:
                     else None,
                 )
             )
+        if commands == self._offered:
+            return
+        self._offered = commands
         update = AvailableCommandsUpdate(
             session_update="available_commands_update", available_commands=commands
         )
@@ -253,6 +262,7 @@ class Conversation:
             result = await turn.run(self._on_event)
         finally:
             await self.flush()
+            await self._end_open_calls()
             self._announced.clear()
             self._outputs.clear()
         if result.stop == "error":
@@ -341,6 +351,7 @@ class Conversation:
         if self._pending:  # what streamed before this event goes first
             await self.flush()
         if t is E.TOOL_START:
+            self._open[ev.tool_id] = None
             await self.send(updates.tool_start(self.root, ev))
             self._announced.setdefault(ev.tool_id, asyncio.Event()).set()
         elif t is E.TOOL_OUTPUT:
@@ -348,6 +359,7 @@ class Conversation:
             self._outputs[ev.tool_id] = out[-updates.SHOWN_OUTPUT * 2 :]
             await self.send(updates.tool_output(ev.tool_id, self._outputs[ev.tool_id]))
         elif t is E.TOOL_END:
+            self._open.pop(ev.tool_id, None)
             self._outputs.pop(ev.tool_id, None)
             await self.send(updates.tool_end(self.root, ev))
         elif t is E.NOTICE:
@@ -367,6 +379,15 @@ class Conversation:
         cost = agent.usage.total_cost if agent is not None else None
         used = getattr(agent, "context_tokens", 0)
         await self.send(updates.usage(used, getattr(agent, "context_window", 0), cost))
+
+    async def _end_open_calls(self) -> None:
+        """Every call the turn left unfinished (it was cancelled while the call ran, or the
+        turn failed) gets its final status: ``failed`` — ACP v1 has no ``cancelled`` — and
+        why, so no editor shows it running forever."""
+        while self._open:
+            tool_id = next(iter(self._open))
+            del self._open[tool_id]
+            await self.send(updates.tool_cut_short(tool_id))
 
     def cancel(self) -> None:
         self.session.cancel()

@@ -3,7 +3,8 @@
 One table, :data:`KINDS`, says which ACP ``kind`` each built-in tool is (a test walks it over
 every tool): the editor picks its icon and its treatment by it (``edit`` calls are offered for
 review, ``execute`` ones show their output). A file tool's call carries its file as a
-``location`` (the editor can follow along) and an edit its change as ``diff`` content; a
+``location`` (the editor can follow along) and an edit its change as ``diff`` content — an
+overwrite from the text it replaced, so it never shows as a new file (:func:`written`); a
 command's output comes as text content while it runs (or as the editor's own terminal, when
 the editor runs it: :mod:`larik.acp.editor`). MCP tools are ``other``.
 
@@ -44,6 +45,7 @@ __all__ = [
     "plan_update",
     "replay",
     "text_content",
+    "tool_cut_short",
     "tool_end",
     "tool_output",
     "tool_start",
@@ -83,6 +85,7 @@ TITLES = {
 PATH_TOOLS = ("read_file", "write_file", "edit_file")
 SHOWN_OUTPUT = 8_000  # characters of a command's output (the end) shown while it runs
 SHOWN_RESULT = 20_000  # characters of a result shown in the call
+SHOWN_PREVIOUS = 100_000  # characters of a file's previous text sent as an overwrite's oldText
 _START, _END = AgentEventType.TOOL_START, AgentEventType.TOOL_END
 
 
@@ -121,19 +124,35 @@ def locations(root: Path, tool: str, tool_input: dict[str, Any]) -> list[ToolCal
 
 
 def diff(root: Path, tool: str, tool_input: dict[str, Any]) -> list[FileEditToolCallContent]:
-    """An edit's change as the model asked for it: edit_file's old and new text, write_file's
-    new content (``old_text`` None: the editor shows it whole)."""
-    raw = tool_input.get("path")
-    if not isinstance(raw, str) or not raw:
-        return []
-    path = str(resolve_path(root, raw).path)
-    if tool == "edit_file":
-        old, new = tool_input.get("old_string"), tool_input.get("new_string")
-        if isinstance(old, str) and isinstance(new, str):
-            return [helpers.tool_diff_content(path, new, old)]
-    elif tool == "write_file" and isinstance(tool_input.get("content"), str):
-        return [helpers.tool_diff_content(path, tool_input["content"])]
+    """An edit's change as the model asked for it: edit_file's old and new text. write_file's
+    is known only once it ran (:func:`written`): what it replaces is read by the tool."""
+    path = _path(root, tool_input)
+    old, new = tool_input.get("old_string"), tool_input.get("new_string")
+    if tool == "edit_file" and path and isinstance(old, str) and isinstance(new, str):
+        return [helpers.tool_diff_content(path, new, old)]
     return []
+
+
+def written(root: Path, ev: AgentEvent) -> list[Any]:
+    """A write_file that ran, as the editor should show it: a new file as one, an overwrite as
+    a diff from the text it replaced (``data["previous"]``, what the tool itself read) — or,
+    over :data:`SHOWN_PREVIOUS` characters, a line saying so, never a diff that passes an
+    overwrite off as a new file. A replayed call (no ``data``) shows its result line only."""
+    path, new = _path(root, ev.tool_input), ev.tool_input.get("content")
+    if not path or not isinstance(new, str) or "diff" not in ev.data:
+        return []
+    previous = ev.data.get("previous")
+    if previous is None:  # the tool created the file
+        return [helpers.tool_diff_content(path, new)]
+    if len(previous) <= SHOWN_PREVIOUS:
+        return [helpers.tool_diff_content(path, new, previous)]
+    too_big = f"it replaced {len(previous):,} characters: too big to show as a diff"
+    return [text_content(too_big)]
+
+
+def _path(root: Path, tool_input: dict[str, Any]) -> str:
+    raw = tool_input.get("path")
+    return str(resolve_path(root, raw).path) if isinstance(raw, str) and raw else ""
 
 
 def tool_start(root: Path, ev: AgentEvent, status: Any = "pending") -> ToolCallStart:
@@ -159,6 +178,12 @@ def tool_output(tool_id: str, output: str) -> ToolCallProgress:
     )
 
 
+def tool_cut_short(tool_id: str) -> ToolCallProgress:
+    """A call whose turn ended before it did (cancelled): its final status."""
+    why = "cancelled: the turn ended before this call did"
+    return helpers.update_tool_call(tool_id, status="failed", content=[text_content(why)])
+
+
 def tool_end(root: Path, ev: AgentEvent) -> ToolCallProgress:
     status: Any = "failed" if ev.is_error else "completed"
     content: list[Any] = []
@@ -166,7 +191,7 @@ def tool_end(root: Path, ev: AgentEvent) -> ToolCallProgress:
     if ev.data.get("terminal"):  # run in the editor's terminal: the call shows it already
         return helpers.update_tool_call(ev.tool_id, status=status)
     if not ev.is_error and KINDS.get(name) == "edit":
-        content += diff(root, name, ev.tool_input)
+        content += written(root, ev) if name == "write_file" else diff(root, name, ev.tool_input)
         content.append(text_content(ev.text.partition("\n")[0]))  # "edited app.py: 1 replacement"
     elif ev.is_error or KINDS.get(name) not in ("read", "search"):
         shown = _tail(ev.text, SHOWN_RESULT)

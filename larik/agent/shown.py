@@ -18,6 +18,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..tool_contract import LIVE_ONLY
+
 __all__ = [
     "MAX_DIFF",
     "MAX_OUTPUT",
@@ -41,7 +43,11 @@ def seconds(duration: float) -> float:
 
 
 def tool_end_record(call_id: str, duration: float, data: dict[str, Any]) -> dict[str, Any]:
-    kept = {k: v for k, v in data.items() if isinstance(v, _SCALARS) and k != "diff"}
+    kept = {
+        k: v
+        for k, v in data.items()
+        if isinstance(v, _SCALARS) and k != "diff" and k not in LIVE_ONLY
+    }
     diff = data.get("diff")
     if isinstance(diff, str) and diff and len(diff) <= MAX_DIFF:
         kept["diff"] = diff

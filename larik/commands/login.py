@@ -119,7 +119,7 @@ def _login(name: str, device: bool, host: str, from_codex: bool, browser: bool) 
             _fail(
                 "copilot signs in with a device code always; --device and --from-codex are ChatGPT's"
             )
-        return copilot.login(auth_url, show=_show_code(browser), host=host)
+        return copilot.login(auth_url, show=_show_code(browser and not _headless()), host=host)
     from ..llm.signin import chatgpt
 
     if host:
@@ -136,11 +136,17 @@ def _login(name: str, device: bool, host: str, from_codex: bool, browser: bool) 
         )
         return account
     if device:
-        return chatgpt.login_device(auth_url, show=_show_code(browser))
-    interactive = sys.stdin.isatty()
+        return chatgpt.login_device(auth_url, show=_show_code(browser and not _headless()))
+    interactive, headless = sys.stdin.isatty(), _headless()
+    if headless:
+        print(
+            f"larik: {headless}, so no browser opens here; `larik login chatgpt --device` "
+            "signs in with a code on another device instead.",
+            file=sys.stderr,
+        )
     return chatgpt.login_browser(
         auth_url,
-        show=_show_url(browser, pasting=interactive),
+        show=_show_url(browser and not headless, pasting=interactive),
         paste=(lambda: sys.stdin.readline()) if interactive else None,
     )
 
@@ -175,9 +181,32 @@ def _open(url: str) -> None:
             os.environ["PATH"] = saved
 
 
+def _headless() -> str:
+    """Why no browser can be opened for the user here ("" when one can): a session over SSH,
+    or Linux without a display (no ``DISPLAY`` or ``WAYLAND_DISPLAY``)."""
+    if os.environ.get("SSH_CONNECTION"):
+        return "this is an SSH session"
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        return "there is no display (DISPLAY and WAYLAND_DISPLAY are unset)"
+    return ""
+
+
+def _waiting_for(url: str) -> str:
+    """Where the browser comes back to: the ``redirect_uri`` of the sign-in page's URL."""
+    from urllib.parse import parse_qs, urlsplit
+
+    return parse_qs(urlsplit(url).query).get("redirect_uri", ["this machine"])[0]
+
+
 def _show_url(browser: bool, *, pasting: bool) -> Any:
     def show(url: str) -> None:
         print(f"Open this page to sign in:\n\n  {url}\n", file=sys.stderr)
+        print(
+            f"Waiting for the browser to come back to {_waiting_for(url)} (Ctrl+C to cancel).",
+            file=sys.stderr,
+        )
         if pasting:
             print(
                 "If the browser cannot reach this machine, paste here the address it ends on:",
@@ -193,6 +222,7 @@ def _show_code(browser: bool) -> Any:
     def show(url: str, code: str) -> None:
         print(f"Open {url} and enter the code:\n\n  {code}\n", file=sys.stderr)
         print("(Never share this code: it signs in as you.)", file=sys.stderr)
+        print("Waiting for the code to be entered (Ctrl+C to cancel).", file=sys.stderr)
         if browser:
             _open(url)
 

@@ -4,7 +4,8 @@
 (names are never resolved: a name that happens to resolve to loopback is not loopback).
 ``is_loopback_url`` applies it to a URL. ``validate_base_url`` is the rule every base URL meets
 before a key is sent to it, whether it came from the config or from the environment: http or
-https, no ``user:pass@``, plain http only for a loopback host.
+https, no ``user:pass@``, plain http only for a loopback host. ``unreachable`` says in one line
+why a connection to a server failed.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ __all__ = [
     "is_loopback_host",
     "is_loopback_url",
     "login_url_problem",
+    "unreachable",
     "validate_base_url",
 ]
 
@@ -94,3 +96,24 @@ def login_url_problem(url: str, server_on_loopback: bool) -> str:
     if parts.scheme == "http" and is_loopback_host(host) and server_on_loopback:
         return ""
     return f"{bare_url(url)} is not https (plain http only on this machine, for a server on it)"
+
+
+def unreachable(url: str, error: BaseException) -> str:
+    """A connection to ``url`` that failed (``error``: the HTTP client's connect error), in
+    one line: ``cannot reach HOST: offline?`` — or, when the failure was TLS's (a certificate,
+    a handshake), that, for being offline is not the reason then."""
+    import ssl
+
+    try:
+        parts = urlsplit(url)
+        host = f"{parts.hostname or '?'}{f':{parts.port}' if parts.port else ''}"
+    except ValueError:
+        host = "the server"
+    cause: BaseException | None = error
+    for _ in range(8):  # the chain of causes, bounded
+        if cause is None:
+            break
+        if isinstance(cause, ssl.SSLError | ssl.CertificateError):
+            return f"cannot reach {host} securely: {' '.join(str(cause).split())[:200]}"
+        cause = cause.__cause__ or cause.__context__
+    return f"cannot reach {host}: offline?"

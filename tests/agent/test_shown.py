@@ -45,6 +45,11 @@ def test_what_is_recorded_is_small_and_read_back_the_same():
     assert s.tool_ends["c1"] == {"duration": 1.235, "data": {"exit_code": 2}}
 
 
+def test_the_text_a_write_replaced_is_not_recorded():
+    rec = tool_end_record("c1", 0.5, {"diff": "-a\n+b\n", "previous": "a\n" * 1000})
+    assert rec["data"] == {"diff": "-a\n+b\n"}  # the editor had it live; the transcript not
+
+
 def test_a_compaction_drops_the_notices_before_it_and_the_context_of_the_last_reply():
     header = {"kind": "header", "model": "p/m"}
     records = [

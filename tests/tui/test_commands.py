@@ -377,7 +377,7 @@ async def test_slash_copy_in_a_terminal_without_osc_52_says_how_else(harness, mo
     from larik.tui import clipboard
 
     monkeypatch.setenv("TERM_PROGRAM", "Apple_Terminal")
-    monkeypatch.setattr(clipboard.shutil, "which", lambda name: None)
+    monkeypatch.setattr(clipboard.host_programs, "which", lambda *_: None)  # no program here
     app = harness.app([{"text": "a reply"}])
     async with app.run_test(size=(120, 35)) as pilot:
         await ready(pilot)

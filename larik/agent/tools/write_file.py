@@ -1,4 +1,5 @@
-"""write_file(path, content): create or replace a file; the change comes back as a diff.
+"""write_file(path, content): create or replace a file; the change comes back as a diff (and,
+for a front end that shows the overwrite, the text replaced: ``data["previous"]``, LIVE_ONLY).
 
 Only a regular file is written: a FIFO, socket or device at the path is refused without being
 opened (``_files.write_regular``). Replacing a file needs it read first and unchanged since
@@ -92,6 +93,6 @@ async def run(args: Args, ctx: ToolContext) -> ToolResult:
     note += "" if created else shrink_note(old, content, shown)
     broken = syntax_note(shown, old, content)
     note += "\n" + broken if broken else ""
-    data = {"diff": diff}
+    data = {"diff": diff} if created else {"diff": diff, "previous": old}  # LIVE_ONLY
     note += await diagnostics(ctx, path, old, content, shown, data)
     return ToolResult(f"{verb} {shown} ({count(lines, 'line')}){note}", data=data)

@@ -5,6 +5,8 @@
   login to a port on this machine): :func:`url_problem`.
 * Redirects are never followed: a token request answered with a redirect is an error, so a
   code or refresh token is never re-sent to another host.
+* A server that cannot be reached is one line, ``cannot reach HOST: offline?``
+  (:func:`larik.llm.net.unreachable`), not the HTTP client's error.
 * An answer is read up to :data:`MAX_ANSWER` bytes and must be a JSON object; anything else is
   a one-line :class:`~larik.llm.errors.SignInError` that quotes no token (the server's own
   ``error`` / ``error_description`` words are passed through ``redact``).
@@ -17,7 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import SignInError, redact
-from ..net import is_loopback_host, login_url_problem
+from ..net import is_loopback_host, login_url_problem, unreachable
 from ..others_parse import json_value
 
 __all__ = ["MAX_ANSWER", "TIMEOUT", "Answer", "request", "url_problem"]
@@ -88,6 +90,8 @@ def request(
                         f"{what}: the answer is larger than {limit // 1024} KiB; not read"
                     )
             status, answer_headers = response.status_code, dict(response.headers)
+    except (httpx2.ConnectError, httpx2.ConnectTimeout) as e:
+        raise SignInError(f"{what}: {unreachable(url, e)}") from None
     except httpx2.HTTPError as e:
         raise SignInError(f"{what}: {type(e).__name__}: {redact(str(e))[:200]}") from None
     if 300 <= status < 400:

@@ -1,18 +1,21 @@
-"""The ``/resume`` picker: earlier sessions of this project, newest first."""
+"""The ``/resume`` picker: earlier sessions of this project, newest first — in the TUI, and
+as a small app of its own for ``larik --resume`` without an ID in a terminal
+(:func:`pick_session`; piped, the command prints a table instead: ``larik.cli``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-__all__ = ["SessionPickerScreen"]
+__all__ = ["SessionPickApp", "SessionPickerScreen", "pick_session"]
 
 
 class SessionPickerScreen(ModalScreen[str | None]):
@@ -65,3 +68,36 @@ class SessionPickerScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class SessionPickApp(App[str | None]):
+    """The picker alone, in Larik's looks: the id picked, or None (Esc, Ctrl+C)."""
+
+    CSS_PATH = Path(__file__).parent.parent / "app.tcss"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [Binding("ctrl+c", "cancel", "cancel", show=False, priority=True)]
+
+    def __init__(self, sessions: list[Any]) -> None:
+        from .. import themes
+
+        super().__init__()
+        for theme in themes.BUILTIN:
+            self.register_theme(theme)
+        self.theme = themes.DARK
+        self.sessions = sessions
+
+    def get_css_variables(self) -> dict[str, str]:
+        from .. import themes
+
+        return themes.with_defaults(super().get_css_variables(), self.current_theme.dark)
+
+    def on_mount(self) -> None:
+        self.push_screen(SessionPickerScreen(self.sessions), callback=self.exit)
+
+    def action_cancel(self) -> None:
+        self.exit(None)
+
+
+def pick_session(sessions: list[Any]) -> str | None:
+    """Run :class:`SessionPickApp` on the terminal: the session picked, or None."""
+    return SessionPickApp(sessions).run()
