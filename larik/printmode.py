@@ -452,7 +452,7 @@ async def _turn(session: Session, prompt: str, err: IO[str]) -> Turn:
         attached = await attach(session, prompt, session.cwd)
         for problem in attached.problems:
             print(f"larik: warning: {problem}", file=err)
-        return session.send(attached.prompt())
+        return session.send(attached.prompt(), prompt)  # as typed, for the lists
     said = session.events()
     try:
         turn = await session.run_command(*parsed)

@@ -588,3 +588,17 @@ def test_the_files_a_prompt_names_are_attached_and_the_rest_said_on_stderr(proje
     assert len(texts) == 2 and "not the project's" not in "".join(texts)
     assert "larik: warning: @missing.py: no such file" in err
     assert "larik: warning: @../outside.txt: outside the project, not attached" in err
+
+
+def test_a_prompt_with_files_is_kept_as_typed_for_the_lists(project, tmp_path):
+    """Issue 43 item 5's class: /rewind after resuming a print-mode session gave back the
+    prompt with the files' contents in it (sending it attached them twice)."""
+    from larik.agent.rewind import turns_of
+    from larik.agent.sessions import find_session
+
+    model = write_script(tmp_path / "m.json", {"text": "seen"})
+    prompt = "look at @calc.py"
+    code, out, err = larik("-p", prompt, "--model", model, "--output-format", "json")
+    assert code == 0, err
+    path = find_session(project, json.loads(out)["session_id"])
+    assert [t.prompt for t in turns_of(load_transcript(path).records)] == [prompt]

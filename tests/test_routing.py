@@ -633,4 +633,47 @@ def test_a_compact_pick_without_a_large_window_says_so():
     assert got.roles["compact"] == "ollama/qwen2.5-coder:7b"
     assert got.reasons["compact"].startswith("cheapest (none has a 128k window)")
     assert got.roles["smart"] == "ollama/qwen2.5-coder:7b"  # of equal prices, the larger
-    assert got.reasons["smart"].startswith("largest model (a guess at the strongest")
+    assert got.reasons["smart"].startswith("largest model (7B; a guess at the strongest")
+
+
+# ------------------------------------------------ issue 43 item 6: the truth about local models
+
+
+def test_a_measured_window_beats_the_catalog_and_an_unknown_one_is_not_128k():
+    """An 8k window loaded by the server was called "at least a 128k window" (the catalog's
+    default for a model it does not know)."""
+    from larik.config import Config
+    from larik.routing import suggest_routing
+
+    spec = "ollama/qwen2.5-coder:0.5b"
+    measured = suggest_routing([spec], config=Config(), evidence={}, windows={spec: 8192})
+    assert measured.reasons["compact"].startswith("cheapest (none has a 128k window)")
+    assert "8k window" in measured.reasons["compact"]
+    unknown = suggest_routing(["ollama/some-model"], config=Config(), evidence={})
+    assert unknown.reasons["compact"].startswith("cheapest (none is known to have a 128k")
+
+
+def test_the_scripted_test_double_is_never_suggested(tmp_path):
+    from larik.config import Config
+    from larik.routing import suggest_routing
+
+    script = tmp_path / "s.json"
+    script.write_text("[]")
+    specs = [f"scripted/{script}", "ollama/qwen2.5-coder:7b"]
+    got = suggest_routing(specs, config=Config(), evidence={})
+    picked = [*got.roles.values(), *(f for fbs in got.fallbacks.values() for f in fbs)]
+    assert picked and not any(p.startswith("scripted/") for p in picked), picked
+    assert any(s.startswith("scripted/") for s in got.skipped)
+
+
+def test_largest_is_said_only_of_known_sizes():
+    """A 0.5B was "largest (a guess at the strongest)" beside a model of unknown size."""
+    from larik.config import Config
+    from larik.routing import suggest_routing
+
+    got = suggest_routing(
+        ["ollama/qwen2.5-coder:0.5b", "ollama/mystery"], config=Config(), evidence={}
+    )
+    assert "largest" not in got.reasons["smart"], got.reasons
+    one = suggest_routing(["ollama/qwen2.5-coder:0.5b"], config=Config(), evidence={})
+    assert one.reasons["smart"].startswith("the only model"), one.reasons

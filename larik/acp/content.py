@@ -40,6 +40,12 @@ __all__ = ["Converted", "convert"]
 class Converted:
     blocks: list[Block] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)  # the editor's own text blocks
+
+    @property
+    def typed(self) -> str:
+        """What the user wrote (the text blocks, not the files and links they came with)."""
+        return "\n".join(self.texts)
 
     def prompt(self) -> str | list[Block]:
         """One text block: the plain string (a /command is looked for in it); else blocks."""
@@ -59,6 +65,7 @@ def convert(
         kind = getattr(b, "type", "")
         if kind == "text":
             out.blocks.append(Block.text_block(b.text))
+            out.texts.append(b.text)
         elif kind == "image":
             _image(out, b.data, b.mime_type, "an image")
         elif kind == "resource_link":

@@ -230,19 +230,20 @@ class Conversation:
         for problem in converted.problems:
             await self.send(updates.notice(problem, "warning"))
         prompt = converted.prompt()
-        turn = await self._turn(prompt)
+        turn = await self._turn(prompt, converted.typed)
         if isinstance(turn, str):  # a built-in command answered
             await self.send(helpers.update_agent_message_text(turn))
             return PromptResponse(stop_reason="end_turn")
         return await self.run(turn)
 
-    async def _turn(self, prompt: str | list[Any]) -> Turn | str:
+    async def _turn(self, prompt: str | list[Any], typed: str = "") -> Turn | str:
+        """``typed``: the editor's text, kept for the lists and /rewind when files came with it."""
         from ..session import AmbiguousCommand
         from ..session.commands import parse
 
         parsed = parse(prompt) if isinstance(prompt, str) else None
         if parsed is None:
-            return self.session.send(prompt)
+            return self.session.send(prompt, typed)
         name, args = parsed
         try:
             answer = await run_builtin(self, name, args)

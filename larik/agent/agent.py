@@ -268,10 +268,10 @@ class Agent:
                     yield ev
                     if ev.type is E.ERROR:
                         return
-            self.checkpoints.begin_turn(typed, as_typed)
             if self._plan_mode:
                 blocks.append(Block.text_block(plan.NOTE))
             user = Message(role="user", blocks=blocks)
+            self.checkpoints.begin_turn(user.text(), as_typed or typed)
             self._append(user)
             yield AgentEvent(E.MESSAGE, message=user)
             try:

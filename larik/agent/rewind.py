@@ -8,7 +8,8 @@ snapshots the project, and when the turn ends it snapshots it again and records 
 turn changed. The transcript holds it all, so a resumed (or forked) session can still undo::
 
     {"kind": "turn", "turn": 3, "at": "2026-12-01T10:00:00+00:00"}          before the prompt
-    (and "typed": "/review x" when a command expanded what was typed: lists show that)
+    (and "typed": what was typed — "/review x", "fix @app.py" — when the prompt's message is
+    more: a command's expansion, attached files, a hook's context, plan mode's note)
     {"kind": "checkpoint", "id": "<tree>", "turn": 3, "rules": "<sha256>", "bytecode": "<blob>"}
     {"kind": "checkpoint_done", "id": "<tree>", "turn": 3, "after": "<tree>", "files": [...]}
     {"kind": "undo", "turns": [3], "saved": "<tree>", "files": [...], "kept": [...]}
@@ -294,12 +295,14 @@ class Checkpointer:
 
     # -- the agent's hooks ------------------------------------------------------------------
     def begin_turn(self, prompt: str, typed: str = "") -> None:
-        """``typed``: what the user typed, when a command expanded it into ``prompt``."""
+        """``prompt``: the text of the user's message; ``typed``: what the user typed, when the
+        message is more (a command's expansion, attached files, a hook's context, plan mode's
+        note) — kept in the record when it differs, for the lists and /rewind."""
         turn = Turn(len(self.turns) + 1, typed or prompt, _now())
         self.turns.append(turn)
         self._current = turn
         rec: dict[str, Any] = {"kind": "turn", "turn": turn.n, "at": turn.at}
-        self._record({**rec, "typed": typed} if typed else rec)
+        self._record({**rec, "typed": typed} if typed and typed != prompt else rec)
         if self.enabled and self._warm is None:
             self._warm = asyncio.get_running_loop().run_in_executor(None, self._warm_up)
         if self.enabled:

@@ -57,6 +57,9 @@ class Ranked:
     """Weighted USD per million tokens (guessed from the name when ``guessed``)."""
     guessed: bool = False
     evidence: Evidence | None = None
+    window: int | None = None
+    """The context window as known: measured (what its server reports it loaded), else the
+    catalog's or the config's; None when nobody knows it (never the catalog's default)."""
 
     def describe(self) -> str:
         if self.tier == 0:
@@ -65,7 +68,13 @@ class Ranked:
             base = "subscription plan"
         else:
             base = f"~${self.price:.2f}/M" + (" (guessed from name)" if self.guessed else "")
+        if self.window:
+            base += f", {_k(self.window)} window"
         return base + (f"; {self.evidence.describe()}" if self.evidence else "")
+
+
+def _k(tokens: int) -> str:
+    return f"{tokens / 1_000_000:g}M" if tokens >= 1_000_000 else f"{tokens // 1000}k"
 
 
 @dataclass
@@ -78,6 +87,8 @@ class RoutingSuggestion:
     ranked: list[Ranked]
     skipped: list[str] = field(default_factory=list)
     """Candidates left out, as "spec: reason" (no tools, …)."""
+    unfilled: dict[str, str] = field(default_factory=dict)
+    """Roles no candidate fits, and why (a preset does not change them)."""
 
 
 def available_models(
@@ -127,6 +138,8 @@ class RolePolicy:
     """Without bench evidence, take the cheapest of all when no model qualifies."""
     reason: str = "cheapest"
     """Why, when the pick is made on price alone."""
+    none: str = "no candidate fits"
+    """Why, when no candidate fits the role."""
 
     def fits(self, r: Ranked) -> bool:
         """The size rule (applies to the role's fallback as well)."""
@@ -134,12 +147,18 @@ class RolePolicy:
         return not (r.info.local and small)
 
     def accepts(self, r: Ranked) -> bool:
-        return self.fits(r) and r.info.context_window >= self.min_window
+        """The size rule, and a window known to be large enough (an unknown one is not)."""
+        big_enough = not self.min_window or (r.window or 0) >= self.min_window
+        return self.fits(r) and big_enough
 
 
 #: The roles ``suggest_routing`` fills, in order, and how.
 ROLE_POLICIES = (
-    RolePolicy("worker", min_local_params_b=7),
+    RolePolicy(
+        "worker",
+        min_local_params_b=7,
+        none="none suggested: local models under 7B are left out, and no other is usable",
+    ),
     RolePolicy("explore"),
     RolePolicy("smart", strongest=True),
     RolePolicy(
@@ -158,9 +177,13 @@ def suggest_routing(
     evidence: Mapping[str, Evidence] | None = None,
     reachable: Iterable[str] = (),
     pass_bar: float = PASS_BAR,
+    windows: Mapping[str, int | None] | None = None,
 ) -> RoutingSuggestion:
     """Suggest a model per role (:data:`ROLE_POLICIES`) from ``models`` (default:
-    ``available_models``).
+    ``available_models``). ``windows``: the context windows measured (a local server's
+    loaded window, by spec): they beat the catalog's, and a window nobody knows is not taken
+    for the catalog's default. Providers not offered in lists (``scripted``, a test double)
+    are never suggested.
 
     Cheapest first: local models, then subscription-plan models, then list price weighted
     towards input (unpriced models placed by a guess from their name). Tool-less models are
@@ -178,13 +201,18 @@ def suggest_routing(
     )
     ranked: list[Ranked] = []
     skipped: list[str] = []
+    measured_windows = windows or {}
     for spec in dict.fromkeys(specs):
         provider, _, model = spec.partition("/")
+        if not listed(provider, config):
+            skipped.append(f"{spec}: not a provider to suggest (a test double)")
+            continue
         info = catalog.lookup(model, provider, config)
         if not info.tools:
             skipped.append(f"{spec}: cannot call tools")
             continue
-        ranked.append(_rank(spec, info, evidence.get(spec)))
+        window = measured_windows.get(spec) or (info.context_window if info.known else None)
+        ranked.append(_rank(spec, info, evidence.get(spec), window))
     # Equal prices (all local models cost nothing): the larger model first, then by name.
     ranked.sort(key=lambda r: (r.tier, r.price, -(r.info.params_b or 0), r.spec))
     if not ranked:
@@ -192,6 +220,7 @@ def suggest_routing(
     measured = [r for r in ranked if r.evidence is not None and r.evidence.runs > 0]
     roles: dict[str, Ranked] = {}
     reasons: dict[str, str] = {}
+    unfilled: dict[str, str] = {}
     for policy in ROLE_POLICIES:
         if policy.strongest:
             pick, why = _strongest(ranked, measured, config)
@@ -201,10 +230,12 @@ def suggest_routing(
             pool = [r for r in ranked if policy.accepts(r)]
             why = policy.reason
             if not pool and policy.any_if_none:  # it said "a large window" of an 8k model
-                pool, why = ranked, f"cheapest (none has a {policy.min_window // 1000}k window)"
+                pool, why = ranked, _none_has_window(ranked, policy.min_window)
             pick = pool[0] if pool else None
         if pick is not None:
             roles[policy.role], reasons[policy.role] = pick, why
+        else:
+            unfilled[policy.role] = policy.none
     policies = {p.role: p for p in ROLE_POLICIES}
     fallbacks: dict[str, list[str]] = {}
     for role, pick in roles.items():
@@ -226,7 +257,14 @@ def suggest_routing(
         reasons={k: f"{reasons[k]}: {v.describe()}" for k, v in roles.items()},
         ranked=ranked,
         skipped=skipped,
+        unfilled=unfilled,
     )
+
+
+def _none_has_window(ranked: list[Ranked], tokens: int) -> str:
+    """Why the cheapest was taken for a role that wants a ``tokens`` window none has."""
+    known = "" if all(r.window for r in ranked) else " is known to have"
+    return f"cheapest (none{known or ' has'} a {_k(tokens)} window)"
 
 
 def _cheapest_passing(
@@ -253,16 +291,29 @@ def _strongest(
     capped = [r for r in ranked if r.price <= SMART_PRICE_CAP] or ranked
     # the priciest; among equal prices (local models: all free) the largest
     pick = max(capped, key=lambda r: (r.tier, r.price, r.info.params_b or 0))
+    return pick, _strongest_guess(pick, capped)
+
+
+def _strongest_guess(pick: Ranked, capped: list[Ranked]) -> str:
+    """Why ``pick`` was taken as the strongest, without evidence: the most expensive; among
+    equal prices the largest — said only when every size among them is known."""
     guess = "a guess at the strongest: larik bench measures it"
-    return pick, f"{'largest' if pick.price == 0 else 'most expensive'} model ({guess})"
+    equals = [r for r in capped if (r.tier, r.price) == (pick.tier, pick.price)]
+    if len(capped) == 1:
+        return "the only model (not measured: larik bench measures it)"
+    if len(equals) == 1:
+        return f"most expensive model ({guess})"
+    if all(r.info.params_b is not None for r in equals):
+        return f"largest model ({pick.info.params_b:g}B; {guess})"
+    return "a guess (the models' sizes are not known: larik bench measures which is strongest)"
 
 
-def _rank(spec: str, info: ModelInfo, ev: Evidence | None) -> Ranked:
+def _rank(spec: str, info: ModelInfo, ev: Evidence | None, window: int | None) -> Ranked:
     if info.local:
-        return Ranked(spec, info, 0, 0.0, evidence=ev)
+        return Ranked(spec, info, 0, 0.0, evidence=ev, window=window)
     guessed = not info.priced
     price = _weighted(info) if not guessed else _guess_price(info.id)
-    return Ranked(spec, info, 1 if info.subscription else 2, price, guessed, ev)
+    return Ranked(spec, info, 1 if info.subscription else 2, price, guessed, ev, window)
 
 
 def _weighted(info: ModelInfo) -> float:

@@ -62,7 +62,8 @@ def picker_entries(
         if m.spec in out or not m.model.strip():
             continue
         info = catalog.lookup(m.model, m.provider, config)
-        window = info.context_window if info.known else m.window
+        # what the server says it loaded is the window; the catalog's is what the model can do
+        window = m.window or (info.context_window if info.known else None)
         out[m.spec] = ModelEntry(m.spec, window, 0.0, 0.0, "local", m.server)
     for name in config.providers if config is not None else {}:
         if any(spec.startswith(f"{name}/") for spec in out) or not has_key(name, config):

@@ -186,6 +186,25 @@ async def test_an_image_and_files_reach_the_model_as_attachments(project, tmp_pa
     assert "outside the project" in said and "not base64" in said
 
 
+async def test_a_prompt_with_files_is_kept_as_the_editor_s_text_for_the_lists(project, tmp_path):
+    """Issue 43 item 5's class: the turn lists (and /rewind on resuming in the TUI) showed
+    the files an editor attached inside the prompt."""
+    from larik.agent.rewind import turns_of
+
+    (project / "notes.md").write_text("the notes\n")
+    model = script(tmp_path / "m.json", {"text": "seen"})
+    rec = Recorder()
+    prompt = [
+        acp.text_block("look at"),
+        acp.resource_link_block("notes.md", (project / "notes.md").as_uri()),
+    ]
+    async with larik_acp(project, rec, "-m", model) as (conn, _):
+        sid = (await _open(conn, rec, project)).session_id
+        await conn.prompt(session_id=sid, prompt=prompt)
+    records = load_transcript(find_session(project, sid)).records
+    assert [t.prompt for t in turns_of(records)] == ["look at"]
+
+
 async def test_the_slash_commands_are_offered_and_run(project, tmp_path):
     commands = project / ".larik" / "commands"
     commands.mkdir(parents=True)

@@ -366,3 +366,18 @@ def test_plan_is_the_strictest_mode_for_a_project():
 
     assert trust.MODE_STRICTNESS[0] == "plan"
     assert Config(permissions=PermissionsConfig(mode="plan")).permissions.mode == "plan"
+
+
+async def test_a_plan_turn_read_back_from_the_transcript_is_the_prompt_as_typed(
+    make_agent, project
+):
+    """Issue 43 item 5's class: /rewind in a resumed session read the prompt back from the
+    message, plan mode's note and all (as it read an ``@file``'s contents)."""
+    from larik.agent.rewind import turns_of
+    from larik.agent.transcript import load_transcript
+
+    agent = await make_agent(script({"text": PLAN}), permission_mode="plan")
+    await run(agent, "fix add")
+    assert agent.transcript_path is not None
+    records = load_transcript(agent.transcript_path).records
+    assert [t.prompt for t in turns_of(records)] == ["fix add"]

@@ -139,9 +139,11 @@ def screen_text(app: Any) -> str:
 @pytest.fixture(autouse=True)
 def _dialog_armed_once_painted(monkeypatch: pytest.MonkeyPatch) -> None:
     """The permission dialog takes no choice for ``ARM`` seconds after its first frame (keys
-    typed for the prompt as it opened). These tests press keys once it is on screen, as a
-    person who read it would; the arming time itself is tested with a clock of its own
-    (``test_permission_dialog.py``: ``…_typed_as_it_opens_…``)."""
+    typed for the prompt as it opened), nor for ``QUIET`` seconds after a key that answered
+    nothing. These tests press keys once it is on screen, as a person who read it would; the
+    arming time itself is tested with a clock of its own (``test_permission_dialog.py``:
+    ``…_typed_as_it_opens_…``, ``…_stray_…``)."""
     from larik.tui.screens.permission import PermissionScreen
 
     monkeypatch.setattr(PermissionScreen, "ARM", 0.0)
+    monkeypatch.setattr(PermissionScreen, "QUIET", 0.0)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Input
 
 from larik.tui.screens.permission import PermissionScreen
 
@@ -42,7 +43,7 @@ async def test_a_200_line_write_shows_every_choice_and_the_focused_one(tmp_path,
         await pilot.pause()
         shown = screen_text(app)
         assert "+line 1" in shown and "+line 200" not in shown  # the diff scrolls inside
-        for choice in ("y", "2", "n"):
+        for choice in ("y", "a", "n"):
             assert f"({choice})" in shown, choice
         assert "allow always covers" in shown
         screen = app.screen
@@ -94,7 +95,7 @@ async def test_r_goes_to_the_reason_box_and_a_typed_letter_starts_the_reason(har
         first = harness.provider.requests[1].messages[-1].blocks[0]
         assert first.is_error and first.content.endswith("keep it")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
-        await pilot.press(*"use sed")  # "u" is no choice: it starts the reason
+        await pilot.press("r", *"use sed")
         await pilot.press("enter")
         await turn_done(pilot)
         second = harness.provider.requests[2].messages[-1].blocks[0]
@@ -214,17 +215,12 @@ async def _denied_with(harness, typed: str) -> tuple[bool, str]:
         return result.is_error, result.content
 
 
-async def test_a_reason_typed_fast_without_r_loses_no_key_and_leaks_into_no_choice(harness):
+async def test_a_reason_typed_fast_after_r_loses_no_key_and_leaks_into_no_choice(harness):
     """The model got "wog:keepdefdd(,b):dchgeoltheetulie" for a reason typed quickly; a "y",
     "a" or "n" inside it must not answer the dialog, nor a space press a button."""
     reason = "wrong: keep def add(a, b): don't change the return value, you may rename it"
-    is_error, content = await _denied_with(harness, reason + "\n")
+    is_error, content = await _denied_with(harness, "r" + reason + "\n")
     assert is_error and content.endswith(reason), content
-
-
-async def test_a_reason_starting_with_a_is_a_reason_not_allow_always(harness):
-    is_error, content = await _denied_with(harness, "always ask me first\n")
-    assert is_error and content.endswith("always ask me first"), content
 
 
 # ------------------------------------------------- keys typed for the prompt as it opens
@@ -258,7 +254,7 @@ def _host(clock: Clock):
         def open(self, keys: str) -> PermissionScreen:
             screen = PermissionScreen(request, clock=clock)
             self.push_screen(screen, callback=self.answers.append)
-            names = {" ": "space", "\n": "enter"}
+            names = {" ": "space", "\n": "enter", "\t": "tab"}
             for ch in keys:
                 self.post_message(events.Key(names.get(ch, ch), None if ch == "\n" else ch))
             return screen
@@ -266,10 +262,12 @@ def _host(clock: Clock):
     return Host()
 
 
-@pytest.mark.parametrize("key", ["y", "1", "2", " ", "\n"])
+@pytest.mark.parametrize("key", ["y", "1", "2", "a", "r", "x", " ", "\n", "\t"])
 @pytest.mark.parametrize("arm", [0.0, PermissionScreen.ARM])
 async def test_a_key_typed_as_the_dialog_opens_answers_nothing(monkeypatch, key, arm):
-    """Painted first (``arm`` 0: only the first frame gates), and ``ARM`` seconds after."""
+    """Painted first (``arm`` 0: only the first frame gates), and ``ARM`` seconds after: the
+    key neither answers nor opens or types a reason (an ``r`` then the prompt's next words
+    would be a denial with them)."""
     monkeypatch.setattr(PermissionScreen, "ARM", arm)
     clock = Clock()
     host = _host(clock)
@@ -278,16 +276,19 @@ async def test_a_key_typed_as_the_dialog_opens_answers_nothing(monkeypatch, key,
         await pilot.pause()
         await pilot.pause()
         assert host.answers == [] and host.screen is screen, host.answers
-        reason = screen.query_one("#reason").value
-        assert reason == ("" if key == "\n" else key)
-        clock.now += PermissionScreen.ARM
+        assert screen.query_one("#reason").value == ""
+        assert not isinstance(screen.focused, Input)
+        clock.now += PermissionScreen.ARM + PermissionScreen.QUIET
         await pilot.press("escape")
         await pilot.pause()
     assert [a.allow for a in host.answers] == [False]
 
 
-async def test_a_y_before_the_arming_time_is_the_reason_and_after_it_allows(tmp_path, monkeypatch):
+async def test_a_y_before_the_arming_time_answers_nothing_and_after_it_allows(
+    tmp_path, monkeypatch
+):
     monkeypatch.setattr(PermissionScreen, "ARM", 0.3)
+    monkeypatch.setattr(PermissionScreen, "QUIET", 1.0)
     clock = Clock()
     monkeypatch.setattr(PermissionScreen, "clock", clock)
     real = Real(tmp_path)
@@ -302,21 +303,24 @@ async def test_a_y_before_the_arming_time_is_the_reason_and_after_it_allows(tmp_
         clock.now += 0.29  # painted, not yet armed: a typist's y
         await pilot.press("y")
         await pilot.pause()
-        assert app.screen is dialog and dialog.query_one("#reason").value == "y"
-        clock.now += 0.5
-        await pilot.press("shift+tab")  # the way back to the choices, as the docs say
+        assert app.screen is dialog and dialog.query_one("#reason").value == ""
+        clock.now += 0.5  # armed by the first frame, but the y was 0.5 s ago: not yet
+        await pilot.press("y")
         await pilot.pause()
-        assert dialog.focused is not None and dialog.focused.id in ("allow", "always", "deny")
-        await pilot.press("escape")  # Esc denies at any time
+        assert app.screen is dialog
+        clock.now += PermissionScreen.QUIET  # quiet since: a y now is the user's answer
+        await pilot.press("y")
         await wait_for(pilot, lambda: app.screen is not dialog)
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
         dialog = app.screen
         await wait_for(pilot, lambda: dialog._painted_at is not None)
-        clock.now += 0.5  # armed: a y now is the user's answer
-        await pilot.press("y")
+        await pilot.press("y")  # at once: nothing
+        await pilot.pause()
+        assert app.screen is dialog
+        await pilot.press("escape")  # Esc denies at any time
         await turn_done(pilot)
-    assert not (real.cwd / "small.txt").exists()
-    assert (real.cwd / "second.txt").read_text() == "two\n"
+    assert (real.cwd / "small.txt").read_text() == "hi\n"
+    assert not (real.cwd / "second.txt").exists()
 
 
 @pytest.mark.parametrize("reason", ["no, use sed", "yes but in a new file", "rename it instead"])
@@ -337,3 +341,116 @@ async def test_the_reason_box_says_how_back_to_the_choices_and_shift_tab_goes_th
         await turn_done(pilot)
         result = _edit_result(harness)
         assert not result.is_error, result.content
+
+
+# ------------------------------------------------- issue 43 item 4: only r opens the reason box
+
+ISSUE_SIZES = [(80, 24), (120, 40)]
+
+
+def hint_line(app) -> str:
+    return str(app.screen.query_one("#permission-hint").render())
+
+
+@pytest.mark.parametrize("size", ISSUE_SIZES)
+async def test_a_stray_key_types_no_reason_and_enter_does_what_the_hint_says(tmp_path, size):
+    """The new user's x typed the reason, and Enter then denied while the dialog still said
+    "Enter: Allow once". A stray key answers nothing, opens nothing, and says so."""
+    real = Real(tmp_path)
+    app = real.app([{"tool_calls": [EDIT]}, {"text": "Done."}])
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await send(pilot, "write it")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: "Enter: Allow once" in screen_text(app))
+        dialog = app.screen
+        await pilot.press("x")
+        await wait_for(pilot, lambda: "'x': not a choice" in hint_line(app))
+        assert dialog.query_one("#reason").value == ""
+        assert not isinstance(dialog.focused, Input)
+        assert "Enter: Allow once" in hint_line(app) and "Enter: Allow once" in screen_text(app)
+        await pilot.press("enter")
+        await turn_done(pilot)
+    assert (real.cwd / "small.txt").read_text() == "hi\n"
+
+
+@pytest.mark.parametrize("size", ISSUE_SIZES)
+async def test_a_allows_always_and_its_key_is_on_the_button(tmp_path, size):
+    real = Real(tmp_path)
+    again = {**EDIT, "id": "w2", "input": {"path": "small.txt", "content": "again\n"}}
+    app = real.app([{"tool_calls": [EDIT]}, {"tool_calls": [again]}, {"text": "Done."}])
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await send(pilot, "write it")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: "Allow always this session (a)" in dialog_text(app))
+        await pilot.press("a")
+        await turn_done(pilot)  # the second write is covered by the rule: no second dialog
+        assert not isinstance(app.screen, PermissionScreen)
+    assert (real.cwd / "small.txt").read_text() == "again\n"
+
+
+@pytest.mark.parametrize("size", ISSUE_SIZES)
+async def test_after_r_the_hint_says_enter_denies_with_the_reason_before_the_box_has_focus(
+    harness, size
+):
+    """From the r on, the line that says what Enter does says it denies: also while the keys
+    that came with the r are still being added (the box not focused yet)."""
+    app = harness.app([{"tool_calls": [EDIT_CALL]}, {"text": "ok"}])
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await send(pilot, "go")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: "Enter: Allow once" in hint_line(app))
+        dialog = app.screen
+        seen = []
+        dialog.action_reason()  # r, as the key handler takes it
+        seen.append(hint_line(app))
+        await pilot.pause()
+        seen.append(hint_line(app))
+        assert all(h.startswith("Enter: deny with this reason") for h in seen), seen
+        await pilot.press(*"k", "enter")
+        await turn_done(pilot)
+        result = _edit_result(harness)
+        assert result.is_error and result.content.endswith("k"), result.content
+
+
+async def test_a_prompt_still_being_typed_into_the_dialog_never_answers_it(monkeypatch):
+    """Armed, then the rest of a prompt arrives: its y, a and n come after a stray key, so they
+    answer nothing; it types no reason either. Once the keys stop for QUIET, a key answers."""
+    monkeypatch.setattr(PermissionScreen, "ARM", 0.3)
+    monkeypatch.setattr(PermissionScreen, "QUIET", 1.0)
+    clock = Clock()
+    host = _host(clock)
+    async with host.run_test(size=(80, 24)) as pilot:
+        screen = host.open("")
+        await wait_for(pilot, lambda: screen._painted_at is not None)
+        clock.now += 0.3
+        typed = "wrong: keep def add(a, b): don't change it, yes really\n"
+        for ch in typed:
+            await pilot.press({" ": "space", "\n": "enter", ",": "comma"}.get(ch, ch))
+            clock.now += 0.2  # a typist's pace, as the clock sees it
+        await pilot.pause()
+        assert host.answers == [] and host.screen is screen
+        assert screen.query_one("#reason").value == ""
+        assert "(in a moment)" in hint_line(host)
+        clock.now += 1.0
+        await wait_for(pilot, lambda: "(in a moment)" not in hint_line(host))
+        await pilot.press("n")
+        await pilot.pause()
+    assert [a.allow for a in host.answers] == [False]
+
+
+async def test_the_hint_says_enter_waits_until_the_dialog_is_armed(monkeypatch):
+    monkeypatch.setattr(PermissionScreen, "ARM", 0.3)
+    clock = Clock()
+    host = _host(clock)
+    async with host.run_test(size=(80, 24)) as pilot:
+        screen = host.open("")
+        await wait_for(pilot, lambda: screen._painted_at is not None)
+        await wait_for(pilot, lambda: "Enter: Allow once (in a moment)" in hint_line(host))
+        clock.now += 0.3
+        await wait_for(pilot, lambda: "Enter: Allow once · r: type a reason" in hint_line(host))
+        await pilot.press("enter")
+        await pilot.pause()
+    assert [a.allow for a in host.answers] == [True]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import tomllib
 
+import pytest
+
 from larik.config import Config, state_dir, user_config_path
 from larik.tui.local_servers import LocalModel
 from larik.tui.screens.model_picker import ModelPickerScreen
@@ -111,14 +113,17 @@ async def test_slash_routing_suggests_a_signed_in_plan_and_shows_a_role_preferri
         keyed = [i for i, (p, _) in enumerate(ranked) if p == "openai"]
         assert plans and keyed and max(plans) < min(keyed)  # the plan before the key
         assert {t for p, t in ranked if p == "chatgpt"} == {1}
-        # the harness's model is a local script: the plan is each role's fallback
+        # the harness's model is a script, a test double never suggested (issue 43 item 6):
+        # the plan is the worker, the key its fallback
+        worker = screen.suggestion.roles["worker"]
         worker_fallback = screen.suggestion.fallbacks["worker"][0]
-        assert worker_fallback.startswith("chatgpt/")
+        assert worker.startswith("chatgpt/") and worker_fallback.startswith("openai/")
         assert f"→ {worker_fallback}" in screen_text(app)
         await pilot.press("y")
         await pilot.pause()
+        assert config.roles["worker"] == worker
         assert config.fallbacks["worker"] == [worker_fallback]
-        assert f"{worker_fallback} (plan)" in screen.row("worker").plain
+        assert f"{worker} plan" in " ".join(screen.row("worker").plain.split())
 
 
 async def test_a_preset_of_small_local_models_says_what_it_did_in_plain_words(harness):
@@ -149,4 +154,64 @@ async def test_a_preset_of_small_local_models_says_what_it_did_in_plain_words(ha
         shown = screen_text(app)
         assert "dearest" not in shown and "large window" not in shown, shown
         assert screen.suggestion.roles["smart"] == "ollama/qwen2.5-coder:7b"
-        assert "largest model (a guess" in screen.suggestion.reasons["smart"]
+        assert "largest model (7B; a guess" in screen.suggestion.reasons["smart"]
+
+
+# ------------------------------------------- issue 43 item 6: /routing tells the truth locally
+
+
+def _joined(text: str) -> str:
+    """The screen's words in one line (a reason wrapped over lines reads whole)."""
+    return " ".join(text.replace("│", " ").replace("▎", " ").replace("▊", " ").split())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_preset_of_one_small_local_model_says_only_what_larik_measured(harness, size):
+    """A new user with one 0.5B model on a local server (8k window loaded), no key: it was
+    "cheapest with at least a 128k window", "largest (a guess at the strongest)", and the
+    scripted test double was the worker and every fallback; at 80x24 a reason was cut."""
+    harness.local = [LocalModel("ollama", "qwen2.5-coder:0.5b", "Ollama", 8192)]
+    app = harness.app([], config=Config())
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await send(pilot, "/routing")
+        await wait_for(pilot, lambda: isinstance(app.screen, RoutingScreen))
+        screen = app.screen
+        await pilot.press("p")
+        await wait_for(pilot, lambda: screen.suggestion is not None, timeout=60)
+        await wait_for(pilot, lambda: "Suggested preset" in screen_text(app), timeout=60)
+        s = screen.suggestion
+        picked = [*s.roles.values(), *(f for fbs in s.fallbacks.values() for f in fbs)]
+        assert not any(p.startswith("scripted/") for p in picked), picked
+        assert "worker" not in s.roles  # a 0.5B is no worker, and nothing else is usable
+        assert "128k window" not in s.reasons["compact"].replace("none has a 128k", "")
+        assert "8k window" in s.reasons["compact"], s.reasons
+        assert "largest" not in s.reasons["smart"], s.reasons
+        shown = _joined(screen_text(app))
+        preset = shown.partition("Suggested preset")[2].partition("main model:")[0]
+        assert "scripted" not in preset, preset
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_every_reason_of_a_preset_is_on_the_screen_whole(harness, size):
+    """At 80x24 the preset's reasons ran off the dialog, cut mid-sentence."""
+    harness.local = [
+        LocalModel("ollama", "qwen2.5-coder:7b", "Ollama", 32768),
+        LocalModel("llamacpp", "qwen2.5-coder-14b-instruct", "llama.cpp", 16384),
+    ]
+    app = harness.app([], config=Config())
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await send(pilot, "/routing")
+        await wait_for(pilot, lambda: isinstance(app.screen, RoutingScreen))
+        screen = app.screen
+        await pilot.press("p")
+        await wait_for(pilot, lambda: screen.suggestion is not None, timeout=60)
+        await wait_for(pilot, lambda: "Suggested preset" in screen_text(app), timeout=60)
+        await pilot.pause()
+        reasons = screen.suggestion.reasons
+        await wait_for(
+            pilot,
+            lambda: all(_joined(r) in _joined(screen_text(app)) for r in reasons.values()),
+            timeout=60,
+        )

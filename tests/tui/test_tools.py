@@ -62,7 +62,7 @@ async def test_allow_always_is_passed_to_the_agent(harness):
         harness.agent.approver = spy
         await send(pilot, "go")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
-        await pilot.press("2")  # allow always ("a" starts a reason: issue 25 item 11)
+        await pilot.press("2")  # allow always (Claude Code's number; "a" too)
         await turn_done(pilot)
     assert seen and seen[0].allow and seen[0].always
 

@@ -207,7 +207,7 @@ class ChatScreen(Screen[None]):
             for problem in attached.problems:
                 self.conv.add_notice(problem, "warning")
             self.conv.add_user(turn, attached.files)
-            turn = self.session.send(attached.prompt())
+            turn = self.session.send(attached.prompt(), turn)  # /rewind gives it back
         await self.warmup.done()
         try:
             await turn.run()

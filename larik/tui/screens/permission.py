@@ -2,29 +2,34 @@
 
 Shows the tool, its arguments, and for an edit the diff with only the arguments the diff does
 not already show (``replace_all``, say); a command is shown once, as ``$ command``. ``y`` (or
-``1``) allows once, ``2`` allows what the "allow always covers" line names for the rest of the
-session, ``n`` (or ``3``, Esc) denies; ``r`` (or Tab) goes to the reason box, whose text is sent
-to the model with the denial (Enter there denies).
+``1``) allows once, ``a`` (or ``2``) allows what the "allow always covers" line names for the
+rest of the session, ``n`` (or ``3``, Esc) denies; ``r`` goes to the reason box (Tab reaches it
+too), whose text is sent to the model with the denial (Enter there denies).
 
-Any other letter starts the reason (``a`` too: a reason starting with "always…" is a reason),
-and from the first key of a reason every key is the reason's, however fast they come: until the
-box has the focus, the dialog itself appends them to it (a space presses no button, a ``y`` or
-``n`` inside the reason answers nothing, Enter denies with it). Typing fast lost keys before:
-they went to the buttons while the focus moved.
+**Only ``r`` opens the reason box.** Any other key is not an answer and types nothing: it
+shows, in the hint line, that it is not a choice. (A stray ``x`` used to start a reason, and the
+Enter after it denied while the dialog still said ``Enter: Allow once``.) From the ``r`` on,
+every key is the reason's, however fast they come: until the box has the focus, the dialog
+itself appends them to it (a ``y`` or ``n`` inside the reason answers nothing, Enter denies
+with it), and the hint says so from the ``r``, not from when the focus arrives.
 
 **Armed, not at once.** The dialog can open while the user is typing into the prompt; the key
 that happened to come next must not answer it. Until the dialog has been painted (its first
 frame: ``call_after_refresh`` from mount) and ``ARM`` seconds have passed since by
 :attr:`PermissionScreen.clock` (monotonic; tests set their own), no key and no click is a
-choice: a printable key — ``y``, ``1``, ``2``, ``n``, a space — is the start of the reason (and
-from it, as above, every key is the reason's), Enter and a button pressed do nothing; Esc still
-denies. Nothing waits on a timer: each key asks the clock.
+choice: every key but Esc (which denies) and PgUp/PgDn answers nothing and types nothing, and
+Enter and a button pressed do nothing. A key that answered nothing also puts the answer off
+until ``QUIET`` seconds pass without one: whoever is still typing a prompt into the dialog is
+never taken at a ``y`` or an ``a`` in it. Each key asks the clock; a timer only redraws the
+hint line when the dialog becomes armed.
 
 Whatever the size of the terminal, the title and the choices stay on screen: they are docked
 to the dialog's top and bottom, and the details (a long diff) scroll between them (PgUp/PgDn,
-the mouse). The focused choice is marked (``▸``) and the hint line says what Enter does. Focus
-starts on "Allow once" only when the whole call is in view; when the details have to scroll it
-starts on "Deny", so Enter never approves what the user has not been shown.
+the mouse). The focused choice is marked (``▸``) and the hint line says, at every moment, what
+Enter does: the focused choice (``(in a moment)`` while not armed), or, once ``r`` was pressed,
+that it denies with the reason. Focus starts on "Allow once" only when the whole call is in
+view; when the details have to scroll it starts on "Deny", so Enter never approves what the
+user has not been shown.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from ..render import args_beside_diff, diff_text, pretty_args
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.timer import Timer
 
     from ..widgets.activity import Activity
 
@@ -56,20 +62,25 @@ __all__ = ["CHOICES", "PermissionScreen", "ask"]
 # (button id, label, key): the choices, in the order they are shown
 CHOICES = (
     ("allow", "Allow once", "y"),
-    ("always", "Allow always this session", "2"),
+    ("always", "Allow always this session", "a"),
     ("deny", "Deny", "n"),
 )
 #: The keys that answer the dialog (with r, which goes to the reason box, and Esc): the
-#: labels' and 1 and 3 (Claude Code's numbers). No other letter is a choice: any other starts
-#: the reason.
-CHOICE_KEYS = frozenset({"1", "3", *(key for _, _, key in CHOICES)})
+#: labels' and 1, 2, 3 (Claude Code's numbers). Any other key answers nothing.
+CHOICE_KEYS = frozenset({"1", "2", "3", *(key for _, _, key in CHOICES)})
+#: Keys that are never an answer and are taken even before the dialog is armed.
+SAFE_KEYS = frozenset({"escape", "pageup", "pagedown"})
+#: Keys besides the printable ones that type-ahead may hold and that must not act before the
+#: dialog is armed (Enter presses a button; Tab and the arrows move to the reason box).
+TYPE_AHEAD = frozenset({"enter", "tab", "shift+tab", "left", "right", "backspace"})
 MARK = "▸ "
+REASON_HINT = "Enter: deny with this reason · Esc: deny · Shift+Tab: back to the choices"
 
 
 class PermissionScreen(ModalScreen[Approval]):
     BINDINGS = [
         Binding("1,y", "allow", "allow once"),
-        Binding("2", "allow_always", "allow always"),
+        Binding("2,a", "allow_always", "allow always"),
         Binding("3,n", "deny", "deny"),
         Binding("r", "reason", "type a reason", show=False),
         Binding("escape", "deny", "deny", show=False),
@@ -80,8 +91,10 @@ class PermissionScreen(ModalScreen[Approval]):
     ]
 
     #: Seconds after the first frame during which no key is a choice (a key typed for the
-    #: prompt as the dialog opened), and the clock they are counted by: the tests' seams.
+    #: prompt as the dialog opened), the seconds without a stray key it waits for after one,
+    #: and the clock they are counted by: the tests' seams.
     ARM: ClassVar[float] = 0.3
+    QUIET: ClassVar[float] = 1.0
     clock: ClassVar[Callable[[], float]] = staticmethod(time.monotonic)
 
     def __init__(
@@ -91,7 +104,10 @@ class PermissionScreen(ModalScreen[Approval]):
         self.request = request
         self._clock = clock or type(self).clock
         self._painted_at: float | None = None  # when the first frame was drawn
-        self._reason_started = False  # a reason begun; its box does not have the focus yet
+        self._stray_at: float | None = None  # when the last key that answered nothing came
+        self._stray = ""  # that key, for the hint line
+        self._redraw: Timer | None = None  # redraws the hint line when the dialog is armed
+        self._reason_started = False  # r pressed; the reason box does not have the focus yet
 
     def compose(self) -> ComposeResult:
         r = self.request
@@ -116,7 +132,7 @@ class PermissionScreen(ModalScreen[Approval]):
                         variant: Any = {"allow": "success", "always": "primary"}.get(ident, "error")
                         yield Button(f"  {label} ({key})", id=ident, variant=variant, compact=True)
                 yield Input(
-                    placeholder="reason for denying (sent to the model); Enter denies with it",
+                    placeholder="r: a reason for denying (sent to the model); Enter denies with it",
                     id="reason",
                     compact=True,
                     select_on_focus=False,
@@ -148,11 +164,32 @@ class PermissionScreen(ModalScreen[Approval]):
     def _painted(self) -> None:
         if self._painted_at is None:
             self._painted_at = self._clock()
+            self._redraw_when_armed()
+
+    def _armed_at(self) -> float | None:
+        """When a key or a click may answer (by :attr:`clock`); None before the first frame."""
+        if self._painted_at is None:
+            return None
+        at = self._painted_at + self.ARM
+        return at if self._stray_at is None else max(at, self._stray_at + self.QUIET)
 
     def armed(self) -> bool:
-        """Whether a key or a click may answer: painted, and ``ARM`` seconds since."""
-        at = self._painted_at
-        return at is not None and self._clock() - at >= self.ARM
+        """Whether a key or a click may answer: painted ``ARM`` seconds ago, and no key that
+        answered nothing in the last ``QUIET`` seconds."""
+        at = self._armed_at()
+        return at is not None and self._clock() >= at
+
+    def _redraw_when_armed(self) -> None:
+        """Redraw the hint line now and again when the dialog is armed (only the display
+        waits on this timer: each key asks the clock itself)."""
+        self._show_focus()
+        if self._redraw is not None:
+            self._redraw.stop()
+            self._redraw = None
+        at = self._armed_at()
+        if at is None or self.armed():
+            return
+        self._redraw = self.set_timer(max(at - self._clock(), 0.05), self._redraw_when_armed)
 
     def _focus_default(self) -> None:
         details = self.query_one("#permission-details", VerticalScroll)
@@ -162,6 +199,7 @@ class PermissionScreen(ModalScreen[Approval]):
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         if isinstance(self.focused, Input):
             self._reason_started = False  # the box takes the keys itself from here
+        self._stray = ""  # the hint about a stray key lasts until the focus moves
         self._show_focus()
 
     def _show_focus(self) -> None:
@@ -169,30 +207,32 @@ class PermissionScreen(ModalScreen[Approval]):
         for ident, label, key in CHOICES:
             button = self.query_one(f"#{ident}", Button)
             button.label = f"{MARK if button is focused else '  '}{label} ({key})"
-        if isinstance(focused, Input):
-            enter = "Enter: deny with this reason · Esc: deny · Shift+Tab: back to the choices"
-        elif isinstance(focused, Button):
-            enter = f"Enter: {dict((i, lab) for i, lab, _ in CHOICES)[focused.id or 'deny']}"
-        else:
-            enter = ""
+        self.query_one("#permission-hint", Static).update(self.hint())
+
+    def hint(self) -> str:
+        """The hint line: what Enter does now, what a stray key was, the other keys."""
+        focused = self.focused
+        if self._reason_started or isinstance(focused, Input):
+            return REASON_HINT
+        parts = []
+        if self._stray:
+            parts.append(f"{self._stray}: not a choice (y, a, n, or r for a reason)")
+        if isinstance(focused, Button):
+            label = dict((i, lab) for i, lab, _ in CHOICES)[focused.id or "deny"]
+            parts.append(f"Enter: {label}" + ("" if self.armed() else " (in a moment)"))
+        if not self._stray:
+            parts.append("r: type a reason")
         details = self.query_one("#permission-details", VerticalScroll)
-        scroll = " · PgUp/PgDn: scroll" if details.max_scroll_y else ""
-        reason = "" if isinstance(focused, Input) else " · r: type a reason"
-        self.query_one("#permission-hint", Static).update(f"{enter}{reason}{scroll}")
+        if details.max_scroll_y:
+            parts.append("PgUp/PgDn: scroll")
+        return " · ".join(parts)
 
     def on_key(self, event: events.Key) -> None:
-        """A letter typed while a choice is focused starts the reason (but for the choices'
-        keys and r); from then on every key is the reason's until its box has the focus.
-        Before the dialog is :meth:`armed`, every printable key is the reason's and Enter
-        nothing: they were typed for the prompt."""
-        if not self.armed():
-            if event.key == "enter" or (event.is_printable and event.character):
-                event.stop()
-                event.prevent_default()
-                if event.key != "enter" and not isinstance(self.focused, Input):
-                    self._type(event.character or "")
-                return
-        if isinstance(self.focused, Input):
+        """Only the choices' keys answer and only ``r`` starts the reason; any other key
+        answers nothing (the hint line says so). Before the dialog is :meth:`armed` no key
+        answers (they were typed for the prompt). From ``r`` on, every key is the reason's
+        until its box has the focus."""
+        if event.key in SAFE_KEYS or isinstance(self.focused, Input):
             return
         if self._reason_started:
             event.stop()
@@ -204,18 +244,20 @@ class PermissionScreen(ModalScreen[Approval]):
             elif event.is_printable and event.character:
                 self._type(event.character)
             return
-        if not event.is_printable or not event.character:
-            return
-        if event.character == "r":  # here, not by its binding: that ran after the keys that
-            event.stop()  # came with it, and a reason's first "y" or "n" was lost
-            event.prevent_default()
-            self.action_reason()
-            return
-        if event.character in CHOICE_KEYS or event.character.isspace():
-            return
+        typed = bool(event.is_printable and event.character)
+        if self.armed():
+            if not typed or event.character in CHOICE_KEYS:
+                return  # the choices' bindings, Enter on a button, moving between them
+        elif not typed and event.key not in TYPE_AHEAD:
+            return  # scrolling and the like: no answer, nothing to put off
         event.stop()
         event.prevent_default()
-        self._type(event.character)
+        if self.armed() and event.character == "r":  # here, not by its binding: that ran
+            self.action_reason()  # after the keys that came with it, and a reason's first
+            return  # "y" or "n" was lost
+        self._stray_at = self._clock()
+        self._stray = _key_name(event)
+        self._redraw_when_armed()
 
     def _type(self, text: str, *, back: bool = False) -> None:
         """Add ``text`` to the end of the reason (``back``: take its last character away) and
@@ -225,7 +267,9 @@ class PermissionScreen(ModalScreen[Approval]):
         box.cursor_position = len(box.value)
         if not self._reason_started:
             self._reason_started = True
+            self._stray = ""
             box.focus()
+            self._show_focus()
 
     def on_resize(self, event: events.Resize) -> None:
         self.call_after_refresh(self._show_focus)
@@ -252,7 +296,8 @@ class PermissionScreen(ModalScreen[Approval]):
             details.scroll_page_down(animate=False)
 
     def action_reason(self) -> None:
-        self._type("")  # what is typed right after r is the reason's
+        if self.armed():
+            self._type("")  # what is typed right after r is the reason's
 
     def action_allow(self) -> None:
         if self.armed():
@@ -266,6 +311,13 @@ class PermissionScreen(ModalScreen[Approval]):
         self._reason_started = False
         reason = self.query_one("#reason", Input).value.strip()
         self.dismiss(Approval(allow=False, reason=reason))
+
+
+def _key_name(event: events.Key) -> str:
+    """How the hint line names a key: ``'x'``, or its name (``space``, ``ctrl+d``)."""
+    if event.is_printable and event.character and not event.character.isspace():
+        return repr(event.character)
+    return event.key
 
 
 def _command(args: dict[str, Any]) -> str | None:

@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -27,6 +29,26 @@ from .model_picker import ModelPickerScreen
 __all__ = ["RoutingScreen", "UNSET"]
 
 UNSET = "(main model)"
+
+
+def preset_text(suggestion: Any) -> RenderableType:
+    """The suggested preset: a role a row, its model and fallbacks, and under them why (the
+    reason wraps inside its column at any width: at 80 columns it was cut mid-sentence)."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column(ratio=1, overflow="fold")
+    for role, spec in suggestion.roles.items():
+        body = Text(spec)
+        fbs = suggestion.fallbacks.get(role)
+        if fbs:
+            body.append("  → " + ", ".join(fbs), style="cyan")
+        reason = suggestion.reasons.get(role, "")
+        if reason:
+            body.append(f"\n{reason}", style="dim")
+        grid.add_row(f"  {role}", body)
+    for role, why in getattr(suggestion, "unfilled", {}).items():
+        grid.add_row(f"  {role}", Text(f"(unchanged) {why}", style="dim"))
+    return Group(Text("Suggested preset (y to apply):", style="bold"), grid)
 
 
 def _price(spec: str, config: Any) -> str:
@@ -86,7 +108,7 @@ class RoutingScreen(ModalScreen[str | None]):
         self.saved_to = ""
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="routing", classes="dialog"):
+        with VerticalScroll(id="routing", classes="dialog"):  # a preset may not fit at 80x24
             yield Static(
                 Text("Routing  ", style="bold").append(
                     "Enter: change a role · p: suggest a preset · s: save · Esc: close", style="dim"
@@ -186,8 +208,9 @@ class RoutingScreen(ModalScreen[str | None]):
             *(e.spec for e in self.entries if "/" in e.spec and not e.spec.endswith("/")),
             *([self.current] if self.current else []),
         ]
+        windows = {e.spec: e.window for e in self.entries}  # as /model shows them: measured
         return routing.suggest_routing(
-            models, config=self.config, evidence=evidence, reachable=reachable
+            models, config=self.config, evidence=evidence, reachable=reachable, windows=windows
         )
 
     def action_preset(self) -> None:
@@ -209,17 +232,9 @@ class RoutingScreen(ModalScreen[str | None]):
         if suggestion is None or not suggestion.roles:
             box.update(Text(error or "no preset: no usable models found", style="red"))
             return
-        t = Text("Suggested preset (y to apply):\n", style="bold")
-        for role, spec in suggestion.roles.items():
-            t.append(f"  {role:<9}{spec}", style="")
-            reason = suggestion.reasons.get(role, "")
-            if reason:
-                t.append(f"  {reason}", style="dim")
-            fbs = suggestion.fallbacks.get(role)
-            if fbs:
-                t.append("  → " + ", ".join(fbs), style="cyan")
-            t.append("\n")
-        box.update(t)
+        box.update(preset_text(suggestion))
+        dialog = self.query_one("#routing", VerticalScroll)
+        self.call_after_refresh(dialog.scroll_end, animate=False)  # the preset, whole
 
     def action_apply_preset(self) -> None:
         s = self.suggestion
