@@ -3,23 +3,24 @@
 from __future__ import annotations
 
 import json
-import time
+from typing import Any
 
 from larik.hooks.process import MAX_STDERR, MAX_STDOUT, run_hook
-from tests.procs import dead
+from tests.patience import WAIT, grown_until_async
+from tests.procs import gone
 
 
 async def test_a_hook_that_hangs_is_killed_with_what_it_started(tmp_path):
     pidfile = tmp_path / "child.pid"
-    command = f"sleep 300 & echo $! > {pidfile}; wait"
-    done = await run_hook(command, b"{}", cwd=tmp_path, timeout=0.5)
+    command = f"sleep {10 * WAIT:g} & echo $! > {pidfile}; wait"
+
+    async def attempt(timeout: float) -> Any:
+        done = await run_hook(command, b"{}", cwd=tmp_path, timeout=timeout)
+        return done if pidfile.exists() else None  # killed before it wrote: a longer timeout
+
+    done = await grown_until_async(attempt, 0.5)
     assert done.timed_out and done.code is None
-    child = int(pidfile.read_text())
-    for _ in range(100):  # SIGKILL is delivered at once; reaping the child may take a moment
-        if dead(child):
-            break
-        time.sleep(0.02)
-    assert dead(child)
+    assert await gone(int(pidfile.read_text()))  # SIGKILL is at once; reaping may take a moment
 
 
 async def test_a_hook_that_prints_ten_megabytes_keeps_only_the_head(tmp_path):

@@ -12,6 +12,7 @@ import pytest
 from larik.llm.providers.scripted import ScriptedProvider
 from larik.tui.app import LarikApp
 from larik.tui.local_servers import LocalModel
+from tests.patience import WAIT
 
 from .fake_agent import SESSIONS, FakeAgent
 
@@ -73,7 +74,7 @@ def harness(tmp_path: Path) -> Harness:
 
 
 async def wait_for(
-    pilot: Any, cond: Callable[[], Any], timeout: float = 10.0, every: float = 0.02
+    pilot: Any, cond: Callable[[], Any], timeout: float = WAIT, every: float = 0.02
 ) -> None:
     """Let the app run until ``cond()`` is true (fails the test after ``timeout`` seconds),
     looking every ``every`` seconds. Each look is a round trip through every widget of the
