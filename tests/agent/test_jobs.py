@@ -18,6 +18,7 @@ from larik.agent.permissions import PermissionPolicy
 from larik.agent.tools import ToolContext, ToolError, get_tool
 from larik.agent.tools import bash as bash_tool
 from larik.config import Config, PermissionsConfig
+from tests.patience import WAIT
 
 from ..procs import carrying
 from .conftest import run, script
@@ -268,7 +269,7 @@ def test_a_table_never_closed_still_leaves_no_job_when_python_exits(project):
         "gc.collect()\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=WAIT
     )
     assert done.returncode == 0, done.stderr
     pids = [int(x) for x in re.findall(r"\d+", done.stdout)]

@@ -23,6 +23,7 @@ from larik import sandbox as sb
 from larik.agent.tools import ToolContext
 from larik.agent.tools import bash as bash_tool
 from larik.config import Config
+from tests.patience import WAIT
 
 from .sandbox_kit import SECRET, run
 
@@ -214,7 +215,7 @@ def test_keystrokes_cannot_be_pushed_into_the_terminal(project):
             capture_output=True,
             start_new_session=True,
             preexec_fn=controlling_tty,
-            timeout=30,
+            timeout=WAIT,
         )
     finally:
         os.close(slave)

@@ -15,10 +15,11 @@ import pytest
 from larik.config import Config, PermissionsConfig
 from larik.tui.screens.jobs import JobsScreen
 from larik.tui.widgets.tool_card import ToolCard
+from tests.patience import WAIT
 
 from ..procs import carrying
 from .conftest import ready, screen_text, send, turn_done, wait_for
-from .test_quit_signals import WAIT, Tui
+from .test_quit_signals import Tui
 from .test_quit_signals import wait_for as wait_until
 from .test_real_agent import Real
 
