@@ -47,3 +47,15 @@ async def grown_until_async(
         bound *= 2
         assert bound <= most, "it never got as far as the test needs"
     return got
+
+
+async def until(check: Callable[[], object], what: str, every: float = 0.02) -> None:
+    """Until ``check()`` is true, looked at every ``every`` seconds (the loop runs meanwhile);
+    fails saying ``what`` it waited for after :data:`WAIT`."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    end = loop.time() + WAIT
+    while not check():
+        assert loop.time() < end, f"gave up waiting for {what}"
+        await asyncio.sleep(every)

@@ -11,6 +11,7 @@ import pytest
 
 from larik.llm.callback import Listener
 from larik.llm.errors import SignInError
+from tests.patience import WAIT
 
 
 def test_a_close_from_another_thread_ends_the_wait_at_once():
@@ -19,14 +20,14 @@ def test_a_close_from_another_thread_ends_the_wait_at_once():
 
     def waiting() -> None:
         try:
-            listener.wait(120)
+            listener.wait(10 * WAIT)
         except SignInError as e:
             said.append(e)
 
     waiter = threading.Thread(target=waiting, daemon=True)
     waiter.start()
     listener.close()
-    waiter.join(15)
+    waiter.join(WAIT)  # long before the listener's own wait ends
     assert not waiter.is_alive(), "the wait went on after the listener was closed"
     assert [str(e) for e in said] == ["the login was completed another way"]
 
@@ -35,4 +36,4 @@ def test_a_closed_listener_does_not_wait():
     listener = Listener(0, "/callback", "state")
     listener.close()
     with pytest.raises(SignInError, match="completed another way"):
-        listener.wait(120)
+        listener.wait(10 * WAIT)

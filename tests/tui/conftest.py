@@ -76,16 +76,20 @@ def harness(tmp_path: Path) -> Harness:
 async def wait_for(
     pilot: Any, cond: Callable[[], Any], timeout: float = WAIT, every: float = 0.02
 ) -> None:
-    """Let the app run until ``cond()`` is true (fails the test after ``timeout`` seconds),
-    looking every ``every`` seconds. Each look is a round trip through every widget of the
-    screen (``pilot.pause``): for a long wait on a screen of hundreds of widgets (a resumed
-    session drawing its history), look less often, or the looking is most of the work."""
+    """Let the app run until ``cond()`` is true (fails the test after ``timeout`` seconds,
+    the suite's ceiling: reached only when it never holds), looking every ``every`` seconds.
+    Each look is a round trip through every widget of the screen (``pilot.pause``): for a
+    long wait on a screen of hundreds of widgets (a resumed session drawing its history), look
+    less often, or the looking is most of the work. Returns with the app idle: a box whose
+    first line was on screen has its other lines laid out too (on a loaded machine the test
+    read the screen between a widget's new text and the layout that makes room for it)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not cond():
         if loop.time() > end:
             raise AssertionError(f"timed out waiting for {getattr(cond, '__name__', cond)}")
         await pilot.pause(every)
+    await pilot.pause()
 
 
 async def ready(pilot: Any) -> None:
