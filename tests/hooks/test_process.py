@@ -25,7 +25,7 @@ async def test_a_hook_that_hangs_is_killed_with_what_it_started(tmp_path):
 
 async def test_a_hook_that_prints_ten_megabytes_keeps_only_the_head(tmp_path):
     command = "head -c 10000000 /dev/zero | tr '\\0' x; head -c 10000000 /dev/zero >&2"
-    done = await run_hook(command, b"{}", cwd=tmp_path, timeout=30)
+    done = await run_hook(command, b"{}", cwd=tmp_path, timeout=WAIT)
     assert done.code == 0
     assert done.stdout.over and done.stdout.total == 10_000_000
     assert len(done.stdout.buf) == MAX_STDOUT and len(done.stderr.buf) == MAX_STDERR
@@ -33,7 +33,7 @@ async def test_a_hook_that_prints_ten_megabytes_keeps_only_the_head(tmp_path):
 
 async def test_a_big_event_goes_to_a_hook_that_never_reads_it(tmp_path):
     payload = json.dumps({"tool_input": {"content": "x" * 5_000_000}}).encode()
-    done = await run_hook("exit 0", payload, cwd=tmp_path, timeout=30)
+    done = await run_hook("exit 0", payload, cwd=tmp_path, timeout=WAIT)
     assert done.code == 0 and not done.timed_out
 
 
@@ -42,7 +42,7 @@ async def test_a_hook_gets_the_event_on_stdin_and_no_credentials(tmp_path, monke
     monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-secret-value")
     monkeypatch.setenv("HARMLESS", "kept")
     command = "cat > event.json; env > env.txt"
-    done = await run_hook(command, b'{"hook_event_name": "Stop"}', cwd=tmp_path, timeout=30)
+    done = await run_hook(command, b'{"hook_event_name": "Stop"}', cwd=tmp_path, timeout=WAIT)
     assert done.code == 0
     assert json.loads((tmp_path / "event.json").read_text()) == {"hook_event_name": "Stop"}
     env = (tmp_path / "env.txt").read_text()
@@ -51,5 +51,5 @@ async def test_a_hook_gets_the_event_on_stdin_and_no_credentials(tmp_path, monke
 
 
 async def test_a_hook_that_cannot_start_says_so(tmp_path):
-    done = await run_hook("true", b"{}", cwd=tmp_path / "missing", timeout=5)
+    done = await run_hook("true", b"{}", cwd=tmp_path / "missing", timeout=WAIT)
     assert done.error and done.code is None

@@ -132,7 +132,8 @@ def test_sigterm_on_the_real_tui_ends_every_process_of_every_job(tmp_path, mark)
 async def _gone_all(table) -> bool:
     import asyncio
 
-    for _ in range(250):
+    end = asyncio.get_running_loop().time() + WAIT
+    while asyncio.get_running_loop().time() < end:
         if not any(j.alive() for j in table.jobs.values()):
             return True
         await asyncio.sleep(0.02)
