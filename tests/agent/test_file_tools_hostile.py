@@ -49,9 +49,9 @@ async def call(root: Path, name: str, *, context: ToolContext | None = None, **a
 def engine(request, monkeypatch) -> str:
     """Run a grep test on each engine: the Python search, and ripgrep when it is installed."""
     if request.param == "python":
-        monkeypatch.setattr(grep_tool, "ripgrep", lambda: None)
+        monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: None)
     else:
-        monkeypatch.setattr(grep_tool, "ripgrep", lambda: RG)
+        monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: RG)
     return request.param
 
 
@@ -136,7 +136,7 @@ async def test_grep_does_not_search_a_symlink_or_linked_folder_that_leads_outsid
 
 
 async def test_grep_searches_a_symlink_that_stays_inside_the_project(project, monkeypatch):
-    monkeypatch.setattr(grep_tool, "ripgrep", lambda: None)
+    monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: None)
     (project / "real.txt").write_text("TOKEN=inside\n")
     os.symlink("real.txt", project / "alias.txt")
     out = await call(project, "grep", pattern="TOKEN")
@@ -318,14 +318,14 @@ SLOW = r"(?:a{1,30}){1,30}x"  # slow even for the regex module
 
 
 async def test_grep_with_the_issues_catastrophic_pattern_finishes(project, monkeypatch):
-    monkeypatch.setattr(grep_tool, "ripgrep", lambda: None)
+    monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: None)
     (project / "long.txt").write_text("a" * 68 + "!!\n" + "ok line\n")
     out = await call(project, "grep", pattern=CATASTROPHIC)
     assert "long.txt:2:ok line" in out.content or "stopped" in out.content
 
 
 async def test_grep_stops_a_slow_pattern_at_the_time_limit_and_says_so(project, monkeypatch):
-    monkeypatch.setattr(grep_tool, "ripgrep", lambda: None)
+    monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: None)
     (project / "a.txt").write_text("ax marks it\n")
     (project / "b.txt").write_text("a" * 68 + "\n" * 5)
 
@@ -341,7 +341,7 @@ async def test_grep_stops_a_slow_pattern_at_the_time_limit_and_says_so(project, 
 
 
 async def test_grep_is_interrupted_at_once_by_cancelling_its_task(project, monkeypatch):
-    monkeypatch.setattr(grep_tool, "ripgrep", lambda: None)
+    monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: None)
     (project / "b.txt").write_text(("a" * 68 + "\n") * 50)
     tool = get_tool("grep")
     task = asyncio.create_task(tool.run(tool.args.model_validate({"pattern": SLOW}), ctx(project)))
@@ -373,7 +373,7 @@ async def test_a_slow_ripgrep_is_stopped_at_the_time_limit_and_killed(
         tmp_path,
         f"echo $$ > {pidfile}\nprintf 'calc.py\\0001:def add\\n'\nexec sleep {10 * WAIT:g}\n",
     )
-    monkeypatch.setattr(grep_tool, "ripgrep", lambda: str(rg))
+    monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: str(rg))
 
     async def attempt(limit: float) -> ToolResult | None:
         monkeypatch.setattr(grep_tool, "TIMEOUT", limit)
@@ -388,7 +388,7 @@ async def test_a_slow_ripgrep_is_stopped_at_the_time_limit_and_killed(
 async def test_cancelling_grep_kills_ripgrep(project, tmp_path, monkeypatch):
     pidfile = tmp_path / "rg.pid"
     rg = fake_rg(tmp_path, f"echo $$ > {pidfile}\nexec sleep 60\n")
-    monkeypatch.setattr(grep_tool, "ripgrep", lambda: str(rg))
+    monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: str(rg))
     tool = get_tool("grep")
     task = asyncio.create_task(tool.run(tool.args.model_validate({"pattern": "x"}), ctx(project)))
     await until(lambda: pidfile.exists() and pidfile.read_text().strip(), "ripgrep to start")
@@ -401,7 +401,7 @@ async def test_cancelling_grep_kills_ripgrep(project, tmp_path, monkeypatch):
 async def test_ripgrep_is_stopped_once_it_has_printed_enough(project, tmp_path, monkeypatch):
     pidfile = tmp_path / "rg.pid"
     rg = fake_rg(tmp_path, f"echo $$ > {pidfile}\nwhile :; do printf 'calc.py\\0001:x\\n'; done\n")
-    monkeypatch.setattr(grep_tool, "ripgrep", lambda: str(rg))
+    monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: str(rg))
     out = await call(project, "grep", pattern="x")
     assert out.content.count("\n") == grep_tool.MAX_MATCHES
     assert await gone(int(pidfile.read_text()))
