@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from larik.llm.providers.scripted import ScriptedProvider
+from larik.llm.types import EventType
 from larik.tui.app import LarikApp
 from larik.tui.local_servers import LocalModel
 from tests.patience import WAIT
@@ -65,6 +66,28 @@ class Harness:
     @property
     def agent(self) -> FakeAgent:
         return self.agents[-1]
+
+    def hold(self, before: Callable[[int, Any], bool] | None = None) -> asyncio.Event:
+        """The next reply streams until ``before(i, event)`` says its ``i``-th event must wait
+        (by default: its end), then waits until the returned event is set. A test that acts
+        while a turn runs (types ahead, presses Esc, reads the thinking) holds the turn there,
+        rather than racing a script's ``delay``, which a loaded machine outran."""
+        assert self.provider is not None, "hold() after app()"
+        provider, release, held = self.provider, asyncio.Event(), [False]
+        stream = provider.stream
+        stop = before or (lambda i, ev: ev.type is EventType.DONE)
+
+        async def holding(request: Any) -> Any:
+            first, held[0] = not held[0], True
+            i = 0
+            async for ev in stream(request):
+                if first and not release.is_set() and stop(i, ev):
+                    await release.wait()
+                i += 1
+                yield ev
+
+        provider.stream = holding  # type: ignore[method-assign]
+        return release
 
 
 @pytest.fixture
