@@ -5,6 +5,7 @@ cost (the server's start).
     .venv/bin/python benchmarks/lsp.py                  # each Python server found, 40 edits
     .venv/bin/python benchmarks/lsp.py --server pylsp --edits 60
     .venv/bin/python benchmarks/lsp.py --after-bash --files 2000   # what a command's check costs
+    .venv/bin/python benchmarks/lsp.py --flood --edits 10  # a server publishing 60,000 a change
 
 The target (issue 28): at most 300 ms median beyond the edit with a warm server, reported with
 p90. Each edit changes one line of a 200-line Python file, alternately introducing an undefined
@@ -131,6 +132,41 @@ async def after_bash(server: str, files: int, rounds: int) -> None:
     print(f"rewrote all {files}: {flood * 1000:.0f} ms · {said.splitlines()[-1]}")
 
 
+async def flood(edits: int) -> None:
+    """What a write costs when its server floods: ``tests/lsp/hostile_server.py flood`` answers
+    each change with three publishes of 20,000 diagnostics; the report is cut to ``max_lines``
+    (tests/lsp/test_lsp.py checks the cut; this times it — the test no longer does: a test
+    never times anything). Each write is a new file: one wait, no baseline."""
+    from larik.config.schema import LspServerConfig
+
+    hostile = Path(__file__).resolve().parents[1] / "tests" / "lsp" / "hostile_server.py"
+    server = LspServerConfig(command=[sys.executable, str(hostile), "flood"], languages=["python"])
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        cfg = SimpleNamespace(
+            lsp=LspConfig(servers={"fake": server}, wait_ms=30_000, start_ms=60_000, max_lines=5),
+            project_trust=SimpleNamespace(trusted=True),
+            trusted_projects=[],
+        )
+        session = LspSession(cfg, root)
+        t = time.perf_counter()
+        await session.after_write(root / "a0.py", "", "x = 0\n", "a0.py")
+        start = time.perf_counter() - t
+        times = []
+        for i in range(1, edits + 1):
+            session.new_step()
+            t = time.perf_counter()
+            said = await session.after_write(root / f"a{i}.py", "", f"x = {i}\n", f"a{i}.py")
+            times.append(time.perf_counter() - t)
+        await session.close()
+    print(f"a flooding server · {edits} writes · each report {len(said.splitlines())} lines")
+    print(f"first edit (its start, and the first flood): {start * 1000:.0f} ms")
+    print(
+        f"edit: median {statistics.median(times) * 1000:.0f} ms · "
+        f"p90 {_p90(times) * 1000:.0f} ms · max {max(times) * 1000:.0f} ms"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     python = [s.name for s in KNOWN if "python" in s.languages]
@@ -138,6 +174,7 @@ def main() -> None:
     ap.add_argument("--edits", type=int, default=40)
     ap.add_argument("--after-bash", action="store_true", help="time the check after a command")
     ap.add_argument("--files", type=int, default=2000, help="the project's files (--after-bash)")
+    ap.add_argument("--flood", action="store_true", help="time edits a flooding server answers")
     args = ap.parse_args()
     bin_ = str(Path(sys.executable).parent)  # the servers pip put beside this Python
     os.environ["PATH"] = bin_ + os.pathsep + os.environ.get("PATH", "")
@@ -145,6 +182,9 @@ def main() -> None:
         print(line)
     if args.after_bash:
         asyncio.run(after_bash((args.server or ["ruff"])[0], args.files, 20))
+        return
+    if args.flood:
+        asyncio.run(flood(args.edits))
         return
     for server in args.server or python:
         asyncio.run(run(server, args.edits))

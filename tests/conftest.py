@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.loopback import WIRE, LoopbackServer
+from tests.patience import WAIT
 from tests.procs import MARK_VARIABLE
 
 # Bytecode is cached, whatever the environment says. With PYTHONDONTWRITEBYTECODE set (this
@@ -320,6 +321,27 @@ def _parsed_css_shared() -> None:
 
     shared.shared = True  # type: ignore[attr-defined]
     stylesheet.Stylesheet._parse_rules = shared
+
+
+@pytest.fixture(autouse=True)
+def _pilots_wait_the_ceiling() -> None:
+    """Textual's pilot gives a screen's widgets 30 s to take the messages pending at each
+    ``pause`` and key press, then raises ``WaitForScreenTimeout``: a fixed deadline a loaded
+    machine can miss (a resumed session drawing its history in idle slices). Here it is the
+    suite's ceiling. Installed once Textual is imported, as the CSS above."""
+    if "textual.app" not in sys.modules:
+        return
+    import textual.pilot as pilot
+
+    if getattr(pilot.Pilot._wait_for_screen, "patient", False):
+        return
+    wait_for_screen = pilot.Pilot._wait_for_screen
+
+    async def patient(self: Any, timeout: float = WAIT) -> bool:
+        return await wait_for_screen(self, max(timeout, WAIT))
+
+    patient.patient = True  # type: ignore[attr-defined]
+    pilot.Pilot._wait_for_screen = patient
 
 
 @pytest.fixture

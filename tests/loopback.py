@@ -33,6 +33,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tests.patience import WAIT
+
 ROOT = Path(__file__).resolve().parents[1]
 WIRE = ROOT.parent / "shared" / "wire"
 ENDS = ("close", "chunked", "reset")
@@ -48,7 +50,7 @@ class Reply:
     chunk_delay: float = 0.0
     drop_after: int | None = None
     stall_after: int | None = None
-    stall_seconds: float = 30.0
+    stall_seconds: float = WAIT  # until the client goes away; a ceiling for a test that failed
     end: str = "chunked"  # one of ENDS
 
     def chunks(self) -> list[bytes]:
@@ -118,7 +120,7 @@ class LoopbackServer:
             self._routes[path] = reply
         return self
 
-    def wait_disconnect(self, timeout: float = 5.0) -> bool:
+    def wait_disconnect(self, timeout: float = WAIT) -> bool:
         return self.disconnected.wait(timeout)
 
     def _next(self, path: str) -> Reply:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tests.patience import WAIT
+
 MARK_VARIABLE = "LARIK_TEST_MARK"
 
 
@@ -26,7 +28,7 @@ def dead(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
 
 
-async def gone(pid: int, wait: float = 5.0) -> bool:
+async def gone(pid: int, wait: float = WAIT) -> bool:
     """Whether process ``pid`` is :func:`dead` within ``wait`` seconds."""
     import asyncio
 
@@ -55,7 +57,7 @@ def carrying(mark: str) -> list[int]:
     return found
 
 
-async def all_gone(mark: str, wait: float = 5.0) -> bool:
+async def all_gone(mark: str, wait: float = WAIT) -> bool:
     """Whether every process started with ``mark`` has ended within ``wait`` seconds."""
     import asyncio
 

@@ -12,6 +12,7 @@ import pytest
 from larik.agent.events import Approval
 from larik.config import Config, user_config_path
 from larik.custom_commands import CustomCommand, command_turn, discover_commands, expand
+from tests.patience import WAIT
 
 from .test_custom_commands import agent_for
 
@@ -52,7 +53,7 @@ def run_line(project: Path, template: str, arguments: str) -> str:
 
     def bash(command: str) -> str:
         done = subprocess.run(
-            ["bash", "-c", command], cwd=project, capture_output=True, text=True, timeout=30
+            ["bash", "-c", command], cwd=project, capture_output=True, text=True, timeout=WAIT
         )
         return done.stdout
 

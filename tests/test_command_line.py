@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from larik import commands, interactive
 from larik.cli import app
 from larik.command_line import COMMANDS, TYPER_SETTINGS
+from tests.patience import WAIT
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,7 +42,7 @@ def _larik(*argv: str, cwd: Path, columns: int = 80) -> subprocess.CompletedProc
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         env=env,
-        timeout=60,
+        timeout=WAIT,
     )
 
 

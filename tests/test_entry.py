@@ -17,6 +17,7 @@ import larik
 from larik import _entry, interactive
 from larik.cli import app as typer_app
 from larik.cli import optional_resume
+from tests.patience import WAIT
 
 HEAVY = ("typer", "pydantic", "anthropic", "openai", "google.genai", "httpx2", "textual", "rich")
 
@@ -229,7 +230,7 @@ def test_a_bad_flag_gives_typers_error_and_exit_code(argv, tmp_path):
     assert fast.stderr == typer.stderr and "Error" in fast.stderr
 
 
-def _on_pty(argv: list[str], cwd: Path, timeout: float = 30.0) -> tuple[int, str]:
+def _on_pty(argv: list[str], cwd: Path, timeout: float = WAIT) -> tuple[int, str]:
     """Run ``argv`` on a pseudo-terminal until it exits: (exit code, what it wrote)."""
     master, slave = pty.openpty()
     proc = subprocess.Popen(

@@ -51,7 +51,7 @@ async def test_stall_then_client_disconnect_is_seen(loopback):
             with pytest.raises(TimeoutError):
                 async with asyncio.timeout(0.2):
                     await anext(it)
-    assert await asyncio.to_thread(loopback.wait_disconnect, 5)
+    assert await asyncio.to_thread(loopback.wait_disconnect)
 
 
 def test_wire_recordings_are_readable(wire_dir):

@@ -13,6 +13,7 @@ import pytest
 from larik import cli
 from larik.agent.transcript import load_transcript
 from larik.printmode import PrintOptions, run_print
+from tests.patience import WAIT
 
 
 @pytest.fixture
@@ -283,7 +284,7 @@ def test_ctrl_c_exits_130_with_a_final_result_and_a_resumable_session(project, t
         if '"text_delta"' in line:
             break
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=20)
+    out, err = proc.communicate(timeout=WAIT)
     assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
     result = json.loads(out.splitlines()[-1])
     assert result["type"] == "result" and result["stop_reason"] == "interrupted"
@@ -304,7 +305,7 @@ def test_a_closed_stdout_stops_quietly_with_141_and_keeps_the_session(project, t
         cwd=project,
     )
     proc.stdout.close()  # the reader is gone before the first byte is written
-    _, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=WAIT)
     assert proc.returncode == 141
     assert err == b""
     assert load_transcript(latest_session(project).path).messages[0].text() == "talk"
@@ -322,7 +323,7 @@ def test_a_reader_leaving_mid_stream_json_stops_quietly(project, tmp_path):
     assert proc.stdout is not None
     proc.stdout.readline()
     proc.stdout.close()
-    _, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=WAIT)
     assert proc.returncode == 141 and err == b""
 
 
@@ -333,7 +334,7 @@ def test_the_tui_without_a_terminal_is_one_line_pointing_at_print_mode(project):
         capture_output=True,
         text=True,
         cwd=project,
-        timeout=30,
+        timeout=WAIT,
     )
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.startswith("larik: the TUI needs a terminal") and "larik -p" in proc.stderr

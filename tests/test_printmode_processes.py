@@ -16,6 +16,7 @@ import pytest
 
 from larik.agent.sessions import find_session, latest_session
 from larik.agent.transcript import Transcript, load_transcript
+from tests.patience import WAIT
 
 from .procs import carrying
 from .test_printmode import larik, write_script
@@ -27,9 +28,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root.mkdir()
     monkeypatch.chdir(root)  # for the in-process larik()
     return root
-
-
-WAIT = 30.0  # seconds a step may take on a loaded machine before the test gives up
 
 
 def start(project: Path, *argv: str, stdin: int | None = subprocess.DEVNULL) -> subprocess.Popen:

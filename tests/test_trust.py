@@ -15,6 +15,7 @@ import pytest
 
 from larik import trust
 from larik.config import ConfigError, load_config, state_dir, user_config_path
+from tests.patience import WAIT
 
 HOSTILE = """
 [permissions]
@@ -191,7 +192,7 @@ def _print_mode(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=WAIT,
     )
 
 
@@ -227,7 +228,7 @@ def test_larik_routing_fails_on_a_bad_rule(tmp_path):
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=WAIT,
     )
     assert r.returncode == 2 and "nosuchtool" in r.stderr and "Traceback" not in r.stderr
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from larik.paths import wide_root
+from tests.patience import WAIT
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,7 +53,7 @@ def _print_mode(cwd: Path, home: Path, *extra: str) -> subprocess.CompletedProce
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
-        timeout=60,
+        timeout=WAIT,
     )
 
 

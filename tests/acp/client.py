@@ -31,8 +31,9 @@ from acp.schema import (
     WriteTextFileResponse,
 )
 
+from tests.patience import WAIT
+
 ROOT = Path(__file__).resolve().parents[2]
-WAIT = 60.0  # seconds a step may take on a loaded machine before a test gives up
 
 
 @dataclass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from larik.agent.tools import get_tool
+from tests.patience import WAIT
 
 from .conftest import E, of, run, script, valid_conversation
 
@@ -92,7 +93,7 @@ async def test_read_only_calls_run_concurrently_and_results_keep_call_order(
         active += 1
         if active == 2:
             both_running.set()
-        await asyncio.wait_for(both_running.wait(), 5)  # only returns if both run at once
+        await asyncio.wait_for(both_running.wait(), WAIT)  # only returns if both run at once
         return await real(args, ctx)
 
     monkeypatch.setattr(tool.module, "run", slow)

@@ -12,6 +12,7 @@ from larik import processes
 from larik.agent.tools import ToolContext
 from larik.agent.tools import bash as bash_tool
 from larik.llm import registry
+from tests.patience import WAIT, until
 
 from .test_tools import gone
 
@@ -88,10 +89,7 @@ async def test_the_command_can_be_killed_from_the_first_moment_it_runs(project):
     )
     await asyncio.sleep(0)  # the tool runs up to its first pause
     assert ctx.processes, "the command's process group is not known yet"
-    for _ in range(250):  # let the shell start its child, then interrupt
-        if pidfile.exists() and pidfile.read_text().strip():
-            break
-        await asyncio.sleep(0.02)
+    await until(lambda: pidfile.exists() and pidfile.read_text().strip(), "the shell's child")
     child = int(pidfile.read_text())
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -101,16 +99,13 @@ async def test_the_command_can_be_killed_from_the_first_moment_it_runs(project):
 
 async def test_an_interrupt_while_waiting_for_a_background_child_kills_it(project, monkeypatch):
     """The shell has exited; a child it left in the background still holds the output."""
-    monkeypatch.setattr(bash_tool, "GRACE", 30.0)
+    monkeypatch.setattr(bash_tool, "GRACE", 10 * WAIT)  # still waiting when it is interrupted
     pidfile = project / "child.pid"
     ctx = ToolContext(root=project)
     task = asyncio.create_task(
         bash_tool.run(bash_tool.Args(command=f"sleep 300 & echo $! > {pidfile}"), ctx)
     )
-    for _ in range(250):
-        if pidfile.exists() and pidfile.read_text().strip():
-            break
-        await asyncio.sleep(0.02)
+    await until(lambda: pidfile.exists() and pidfile.read_text().strip(), "the shell's child")
     child = int(pidfile.read_text())
     pgid = next(iter(ctx.processes))
     assert await gone(pgid)  # the shell is done; only its child is left

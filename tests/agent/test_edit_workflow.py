@@ -18,6 +18,7 @@ from larik.agent.rewind import turns_of
 from larik.config import Config
 from larik.config.schema import LspConfig, LspServerConfig, ModelOverride, PermissionsConfig
 from larik.llm.types import StopReason
+from tests.patience import LSP_WAITS
 
 from .conftest import E, of, run, script
 
@@ -180,7 +181,7 @@ async def test_what_the_language_server_found_in_the_edit_goes_back_with_the_fai
     wrong = "Add.\n\ncalc.py\n```python\ndef add(a, b):\n    return a + c\n```\n"
     p = script({"text": wrong}, {"text": FIXED})
     server = LspServerConfig(command=[ruff, "server"], languages=["python"])
-    lsp = LspConfig(enabled=True, servers={"ruff": server}, wait_ms=10_000, start_ms=20_000)
+    lsp = LspConfig(enabled=True, servers={"ruff": server}, **LSP_WAITS)
     agent = await make_agent(p, config=edit_config(lsp=lsp))
     await run(agent, "The test fails. Fix calc.py.")
     back = p.requests[1].messages[-1].text()

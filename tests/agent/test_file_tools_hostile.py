@@ -25,6 +25,7 @@ from larik.agent.tools import ToolContext, ToolError, ToolResult, get_tool
 from larik.agent.tools import grep as grep_tool
 from larik.agent.transcript import load_transcript
 from larik.config import Config, PermissionsConfig
+from tests.patience import WAIT, grown_until_async, until
 from tests.procs import gone
 
 from .conftest import E, of, run, script, valid_conversation
@@ -40,7 +41,7 @@ def ctx(root: Path, denied=None) -> ToolContext:
 async def call(root: Path, name: str, *, context: ToolContext | None = None, **args):
     tool = get_tool(name)
     return await asyncio.wait_for(
-        tool.run(tool.args.model_validate(args), context or ctx(root)), timeout=10
+        tool.run(tool.args.model_validate(args), context or ctx(root)), timeout=WAIT
     )
 
 
@@ -48,9 +49,9 @@ async def call(root: Path, name: str, *, context: ToolContext | None = None, **a
 def engine(request, monkeypatch) -> str:
     """Run a grep test on each engine: the Python search, and ripgrep when it is installed."""
     if request.param == "python":
-        monkeypatch.setattr(grep_tool, "ripgrep", lambda: None)
+        monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: None)
     else:
-        monkeypatch.setattr(grep_tool, "ripgrep", lambda: RG)
+        monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: RG)
     return request.param
 
 
@@ -135,7 +136,7 @@ async def test_grep_does_not_search_a_symlink_or_linked_folder_that_leads_outsid
 
 
 async def test_grep_searches_a_symlink_that_stays_inside_the_project(project, monkeypatch):
-    monkeypatch.setattr(grep_tool, "ripgrep", lambda: None)
+    monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: None)
     (project / "real.txt").write_text("TOKEN=inside\n")
     os.symlink("real.txt", project / "alias.txt")
     out = await call(project, "grep", pattern="TOKEN")
@@ -291,7 +292,7 @@ async def test_write_file_preview_refuses_a_fifo(project, fifo):
     tool = get_tool("write_file")
     args = tool.args.model_validate({"path": "pipe", "content": "x"})
     with pytest.raises(ToolError, match="named pipe"):
-        await asyncio.wait_for(tool.preview(args, ctx(project)), 10)
+        await asyncio.wait_for(tool.preview(args, ctx(project)), WAIT)
     assert not fifo.rescuers[0].opened
 
 
@@ -304,7 +305,7 @@ async def test_a_fifo_read_through_the_agent_is_an_error_result_and_the_turn_goe
         {"name": "grep", "input": {"pattern": "x"}},
     ]
     agent = await make_agent(script({"tool_calls": calls}, {"text": "done"}))
-    events = await asyncio.wait_for(run(agent), 20)
+    events = await asyncio.wait_for(run(agent), WAIT)
     results = agent.messages[2].blocks
     assert results[0].is_error and "named pipe" in results[0].content
     assert of(events, E.TURN_END)[0].text == "done"
@@ -317,25 +318,30 @@ SLOW = r"(?:a{1,30}){1,30}x"  # slow even for the regex module
 
 
 async def test_grep_with_the_issues_catastrophic_pattern_finishes(project, monkeypatch):
-    monkeypatch.setattr(grep_tool, "ripgrep", lambda: None)
+    monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: None)
     (project / "long.txt").write_text("a" * 68 + "!!\n" + "ok line\n")
     out = await call(project, "grep", pattern=CATASTROPHIC)
     assert "long.txt:2:ok line" in out.content or "stopped" in out.content
 
 
 async def test_grep_stops_a_slow_pattern_at_the_time_limit_and_says_so(project, monkeypatch):
-    monkeypatch.setattr(grep_tool, "ripgrep", lambda: None)
-    monkeypatch.setattr(grep_tool, "TIMEOUT", 1.0)
+    monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: None)
     (project / "a.txt").write_text("ax marks it\n")
     (project / "b.txt").write_text("a" * 68 + "\n" * 5)
-    out = await call(project, "grep", pattern=SLOW)
+
+    async def attempt(limit: float) -> ToolResult | None:
+        monkeypatch.setattr(grep_tool, "TIMEOUT", limit)
+        out = await call(project, "grep", pattern=SLOW)
+        return out if out.content.startswith("a.txt:1:") else None  # stopped before a.txt
+
+    out = await grown_until_async(attempt, 1.0)
     assert out.content.startswith("a.txt:1:ax marks it")
     assert "[search stopped" in out.content and "b.txt" in out.content
     assert out.data["stopped"]
 
 
 async def test_grep_is_interrupted_at_once_by_cancelling_its_task(project, monkeypatch):
-    monkeypatch.setattr(grep_tool, "ripgrep", lambda: None)
+    monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: None)
     (project / "b.txt").write_text(("a" * 68 + "\n") * 50)
     tool = get_tool("grep")
     task = asyncio.create_task(tool.run(tool.args.model_validate({"pattern": SLOW}), ctx(project)))
@@ -343,13 +349,12 @@ async def test_grep_is_interrupted_at_once_by_cancelling_its_task(project, monke
     assert not task.done()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, 10)
+        await asyncio.wait_for(task, WAIT)
     # the worker thread gives up too (it would keep a core busy, and block interpreter exit)
-    for _ in range(500):
-        if not any(t.name.startswith("larik-grep") for t in threading.enumerate()):
-            break
-        await asyncio.sleep(0.02)
-    assert not any(t.name.startswith("larik-grep") for t in threading.enumerate())
+    await until(
+        lambda: not any(t.name.startswith("larik-grep") for t in threading.enumerate()),
+        "the grep worker to give up",
+    )
 
 
 def fake_rg(tmp_path: Path, body: str) -> Path:
@@ -365,11 +370,17 @@ async def test_a_slow_ripgrep_is_stopped_at_the_time_limit_and_killed(
 ):
     pidfile = tmp_path / "rg.pid"
     rg = fake_rg(
-        tmp_path, f"echo $$ > {pidfile}\nprintf 'calc.py\\0001:def add\\n'\nexec sleep 60\n"
+        tmp_path,
+        f"echo $$ > {pidfile}\nprintf 'calc.py\\0001:def add\\n'\nexec sleep {10 * WAIT:g}\n",
     )
-    monkeypatch.setattr(grep_tool, "ripgrep", lambda: str(rg))
-    monkeypatch.setattr(grep_tool, "TIMEOUT", 1.0)
-    out = await call(project, "grep", pattern="def")
+    monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: str(rg))
+
+    async def attempt(limit: float) -> ToolResult | None:
+        monkeypatch.setattr(grep_tool, "TIMEOUT", limit)
+        out = await call(project, "grep", pattern="def")
+        return out if "calc.py" in out.content else None  # stopped before it printed
+
+    out = await grown_until_async(attempt, 1.0)
     assert out.content.startswith("calc.py:1:def add") and "[search stopped" in out.content
     assert await gone(int(pidfile.read_text()))
 
@@ -377,23 +388,20 @@ async def test_a_slow_ripgrep_is_stopped_at_the_time_limit_and_killed(
 async def test_cancelling_grep_kills_ripgrep(project, tmp_path, monkeypatch):
     pidfile = tmp_path / "rg.pid"
     rg = fake_rg(tmp_path, f"echo $$ > {pidfile}\nexec sleep 60\n")
-    monkeypatch.setattr(grep_tool, "ripgrep", lambda: str(rg))
+    monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: str(rg))
     tool = get_tool("grep")
     task = asyncio.create_task(tool.run(tool.args.model_validate({"pattern": "x"}), ctx(project)))
-    for _ in range(250):
-        if pidfile.exists() and pidfile.read_text().strip():
-            break
-        await asyncio.sleep(0.02)
+    await until(lambda: pidfile.exists() and pidfile.read_text().strip(), "ripgrep to start")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, 10)
+        await asyncio.wait_for(task, WAIT)
     assert await gone(int(pidfile.read_text()))
 
 
 async def test_ripgrep_is_stopped_once_it_has_printed_enough(project, tmp_path, monkeypatch):
     pidfile = tmp_path / "rg.pid"
     rg = fake_rg(tmp_path, f"echo $$ > {pidfile}\nwhile :; do printf 'calc.py\\0001:x\\n'; done\n")
-    monkeypatch.setattr(grep_tool, "ripgrep", lambda: str(rg))
+    monkeypatch.setattr(grep_tool, "ripgrep", lambda root=None: str(rg))
     out = await call(project, "grep", pattern="x")
     assert out.content.count("\n") == grep_tool.MAX_MATCHES
     assert await gone(int(pidfile.read_text()))

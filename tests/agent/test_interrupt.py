@@ -9,8 +9,9 @@ import pytest
 from larik.agent.events import Approval
 from larik.agent.transcript import load_transcript
 from larik.llm.types import StopReason
+from tests.patience import WAIT
 
-from ..procs import carrying
+from ..procs import all_gone
 from .conftest import E, of, run, script, valid_conversation
 
 
@@ -26,7 +27,7 @@ async def interrupt_when(agent, prompt, condition, ready=None):
                 hit.set()
 
     task = asyncio.create_task(consume())
-    await asyncio.wait_for(hit.wait(), 10)
+    await asyncio.wait_for(hit.wait(), WAIT)
     if ready is not None:
         await ready()
     task.cancel()
@@ -98,11 +99,7 @@ async def test_interrupt_mid_tool_answers_every_call_and_kills_the_command(
     assert second.is_error and "interrupted" in second.content
     valid_conversation(agent.messages)
     assert load_transcript(agent.transcript_path).messages == agent.messages
-    for _ in range(100):  # sleep 30 and everything around it (its pid is the sandbox's)
-        if not carrying(mark):
-            break
-        await asyncio.sleep(0.02)
-    assert carrying(mark) == []
+    assert await all_gone(mark)  # sleep 30 and everything around it (its pid is the sandbox's)
     events = await run(agent, "never mind")
     assert of(events, E.TURN_END)[0].stop_reason is StopReason.END_TURN
     sent = p.requests[1].messages
@@ -114,13 +111,13 @@ async def test_interrupt_while_waiting_for_approval_answers_the_call(make_agent)
 
     async def slow_approver(req):
         waiting.set()
-        await asyncio.sleep(30)
+        await asyncio.sleep(10 * WAIT)  # answered only by the interrupt
         return Approval(allow=True)
 
     p = script({"tool_calls": [{"name": "bash", "input": {"command": "ls"}}]})
     agent = await make_agent(p, permission_mode="ask", approver=slow_approver)
     task = asyncio.create_task(run(agent))
-    await asyncio.wait_for(waiting.wait(), 5)
+    await asyncio.wait_for(waiting.wait(), WAIT)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

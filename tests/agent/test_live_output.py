@@ -10,6 +10,7 @@ from pathlib import Path
 from larik.agent.events import AgentEvent
 from larik.agent.live import MAX_EVENT_BYTES, LiveOutput
 from larik.agent.tools.bash import MAX_OUTPUT
+from tests.patience import WAIT
 
 from .conftest import E, of, script
 
@@ -29,7 +30,7 @@ async def test_the_first_chunk_goes_out_at_once_and_a_burst_becomes_one_more_eve
         live.add(f"line {i}\n".encode())
     assert len(got) == 1  # gathered, not one event per chunk
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + 10
+    deadline = loop.time() + WAIT
     while len(got) < 2 and loop.time() < deadline:  # one interval later, on a loaded machine
         await asyncio.sleep(0.01)
     assert len(got) == 2 and got[1].text.endswith("line 999\n")

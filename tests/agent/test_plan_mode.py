@@ -14,6 +14,7 @@ from larik.agent.events import Approval
 from larik.agent.permissions import PermissionPolicy
 from larik.agent.tools import get_tool
 from larik.config import Config, PermissionsConfig
+from tests.patience import WAIT
 
 from .conftest import E, approver, of, run, script
 
@@ -270,7 +271,7 @@ def test_the_refused_abbreviations_write_and_run_for_real(git_project):
     }
     for cmd, made in commands.items():
         assert verdict(root, cmd) == "deny", cmd
-        subprocess.run(["bash", "-c", cmd], cwd=root, env=env, capture_output=True, timeout=30)
+        subprocess.run(["bash", "-c", cmd], cwd=root, env=env, capture_output=True, timeout=WAIT)
         assert (root / made).exists(), cmd
 
 

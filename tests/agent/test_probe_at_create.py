@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from larik.agent import agent as agent_module
+from tests.patience import WAIT
 
 from .conftest import E, of, run, script
+
+
+@pytest.fixture(autouse=True)
+def _probe_answered_in_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A probe at create gets ``CREATE_PROBE_TIMEOUT`` (2 s), then is asked again at the first
+    turn: these tests' answering servers get the suite's ceiling (a loaded machine), and the
+    test of a server that does not answer sets a short one."""
+    monkeypatch.setattr(agent_module, "CREATE_PROBE_TIMEOUT", WAIT)
 
 
 class Local:
@@ -53,7 +64,7 @@ async def test_a_resumed_session_shows_its_context_use_before_the_first_reply(ma
 async def test_a_local_server_that_does_not_answer_does_not_hold_up_create(make_agent, monkeypatch):
     monkeypatch.setattr(agent_module, "CREATE_PROBE_TIMEOUT", 0.01)
     p = Local({"text": "hi"}, hang_first=True)
-    agent = await asyncio.wait_for(make_agent(p), 10)
+    agent = await asyncio.wait_for(make_agent(p), WAIT)
     assert agent.context_window != 4096  # the catalog's, for now
     events = await run(agent)
     assert not of(events, E.ERROR)

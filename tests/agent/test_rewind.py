@@ -9,6 +9,7 @@ import pytest
 from larik.agent.events import AgentEventType
 from larik.agent.rewind import fork_session, turns_of
 from larik.agent.transcript import load_transcript
+from tests.patience import WAIT
 
 from .conftest import of, run, script
 from .test_checkpoints import git, tree_digest
@@ -370,7 +371,7 @@ async def test_the_turns_checkpoint_waits_for_the_sessions_warm_up_snapshot(tmp_
 
     class HeldWarmUp(Checkpointer):
         def _warm_up(self) -> None:
-            gate.wait(30)  # a warm-up thread that has not had the CPU yet
+            gate.wait(WAIT)  # a warm-up thread that has not had the CPU yet
             super()._warm_up()
             warmed.set()
 

@@ -10,6 +10,7 @@ import asyncio
 import os
 import shutil
 import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from larik.agent.permissions import PermissionPolicy
 from larik.agent.tools import ToolContext, get_tool
 from larik.agent.tools import bash as bash_tool
 from larik.config import state_dir, user_config_path
+from tests.patience import WAIT, until
 
 from .sandbox_kit import GIT, run
 
@@ -331,12 +333,11 @@ def test_a_sandboxed_job_that_leaves_its_process_group_still_ends_with_it(tmp_pa
         table = JobTable()
         ctx = ToolContext(root=project, sandbox=sb.Sandbox(), jobs=table)
         await bash_tool.run(bash_tool.Args(command=command, background=True), ctx)
-        for _ in range(50):
-            if _alive(f"sleep\x00{marker}"):
-                break
-            await asyncio.sleep(0.1)
+        await until(lambda: _alive(f"sleep\x00{marker}"), "the setsid sleep", every=0.1)
         await table.close()
-        await asyncio.sleep(0.5)
+        end = time.monotonic() + WAIT  # the namespace's end kills it; reaping takes a moment
+        while _alive(f"sleep\x00{marker}") and time.monotonic() < end:
+            await asyncio.sleep(0.05)
         return _alive(f"sleep\x00{marker}")
 
     left = asyncio.run(go())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from larik.agent.tools import ToolContext
 from larik.agent.tools import bash as bash_tool
 from larik.protected import PROTECTED
 from larik.sandbox.kept import PROJECT_KEPT
+from tests.patience import WAIT
 
 from .sandbox_kit import run
 
@@ -119,7 +121,8 @@ def test_a_background_job_that_makes_one_has_it_removed_when_it_ends(project):
         command = f"echo {HOOK!r} > .mcp.json; echo planted"
         first = await bash_tool.run(bash_tool.Args(command=command, background=True), ctx)
         seen = first.content
-        for _ in range(200):
+        end = time.monotonic() + WAIT
+        while time.monotonic() < end:
             seen += table.read(1).content
             if table.get(1).state != "running" and "undid" in seen:
                 break
@@ -149,12 +152,14 @@ def test_a_file_a_running_command_made_is_never_seen_outside(project):
     async def go() -> bool:
         table = JobTable()
         ctx = ToolContext(root=project, sandbox=sb.Sandbox(), jobs=table)
-        command = f"echo {HOOK!r} > .mcp.json; sleep 30"
+        command = f"echo {HOOK!r} > .mcp.json; echo written; sleep {10 * WAIT:g}"
         await bash_tool.run(bash_tool.Args(command=command, background=True), ctx)
-        seen = False
-        for _ in range(100):
-            seen = seen or (project / ".mcp.json").exists()
-            await asyncio.sleep(0.02)
+        said = ""
+        end = time.monotonic() + WAIT
+        while "written" not in said and time.monotonic() < end:  # the command made it
+            await table.wait(1, 0.1)
+            said += table.read(1).content
+        seen = (project / ".mcp.json").exists()  # while the command still runs
         await table.close()
         return seen
 

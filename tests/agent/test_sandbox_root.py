@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from larik import sandbox as sb
 from larik.agent.tools import ToolContext
 from larik.agent.tools import bash as bash_tool
 from larik.config import Config
+from tests.patience import WAIT
 
 from .sandbox_kit import SECRET, run
 
@@ -214,7 +216,7 @@ def test_keystrokes_cannot_be_pushed_into_the_terminal(project):
             capture_output=True,
             start_new_session=True,
             preexec_fn=controlling_tty,
-            timeout=30,
+            timeout=WAIT,
         )
     finally:
         os.close(slave)
@@ -297,7 +299,8 @@ def test_a_background_job_sees_no_process_outside_either(project, neighbour):
         look = f"cat /proc/{neighbour.pid}/environ; kill -9 {neighbour.pid}; echo looked"
         await bash_tool.run(bash_tool.Args(command=look, background=True), ctx)
         seen = ""
-        for _ in range(100):
+        end = time.monotonic() + WAIT
+        while time.monotonic() < end:
             await table.wait(1, 0.2)
             seen += table.read(1).content
             if table.get(1).state != "running":

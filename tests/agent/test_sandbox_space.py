@@ -21,6 +21,7 @@ from larik import host_programs
 from larik.agent.tools import ToolContext
 from larik.agent.tools import bash as bash_tool
 from larik.config import Config
+from tests.patience import WAIT
 
 from .conftest import Roles, script
 
@@ -70,7 +71,7 @@ async def _bash(agent, command: str, background: bool = False) -> str:
     return (await bash_tool.run(args, ctx)).content
 
 
-async def _wait_for(agent, command: str, want: str, seconds: float = 20.0) -> str:
+async def _wait_for(agent, command: str, want: str, seconds: float = WAIT) -> str:
     """Run ``command`` until its output holds ``want`` (the job's server is starting)."""
     deadline = asyncio.get_running_loop().time() + seconds
     out = ""
@@ -162,8 +163,8 @@ def test_where_the_loopback_cannot_be_shared_the_job_says_why_and_what_to_set(
         agent = await _session(project)
         try:
             started = await _bash(agent, f"{PY} server.py", background=True)
-            await _wait_for(agent, "cat /tmp/port", "")
-            reply = await _wait_for(agent, f"{PY} client.py", "hello", seconds=1)
+            await _wait_for(agent, "cat /tmp/port", "[exit code 0]")  # the server is up
+            reply = await _wait_for(agent, f"{PY} client.py", "hello", seconds=1)  # (a negative)
         finally:
             await agent.close()
         return started, reply

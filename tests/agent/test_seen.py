@@ -11,6 +11,7 @@ from pathlib import Path
 
 from larik.agent.edit_point import Suspect
 from larik.agent.seen import MARK, PROBE, command, saw, words
+from tests.patience import WAIT
 
 RING = """class Ring:
     def __init__(self):
@@ -42,7 +43,7 @@ def probe(root: Path, *args: str) -> dict:
         cwd=root,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=WAIT,
     ).stdout
     [line] = [x for x in out.splitlines() if x.startswith(MARK)]
     return json.loads(line[len(MARK) :])["tests"]

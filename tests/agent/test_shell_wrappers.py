@@ -17,6 +17,7 @@ from larik.agent.permissions import PermissionPolicy
 from larik.agent.tools import get_tool
 from larik.shell_options import Options
 from larik.shell_wrappers import NOT_WRAPPERS, OPTION_COMMANDS, WRAPPERS, CommandWrapper
+from tests.patience import WAIT
 
 BASH = get_tool("bash")
 RM = "rm -rf x"
@@ -327,7 +328,7 @@ def test_what_an_installed_wrapper_runs_is_what_the_table_reads(tmp_path, templa
     assert seen or script.unvouched, (cmd, views)  # never a command it missed
     env = {**os.environ, "SHELL": "/bin/sh"}
     subprocess.run(
-        ["bash", "-c", cmd], stdin=subprocess.DEVNULL, capture_output=True, timeout=20, env=env
+        ["bash", "-c", cmd], stdin=subprocess.DEVNULL, capture_output=True, timeout=WAIT, env=env
     )
     if not ran.exists():
         pytest.skip(f"{programs[-1]} could not run here (privileges, kernel)")

@@ -8,12 +8,14 @@ import os
 import stat
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from larik.agent.tools import ToolContext, ToolError, get_tool
 from larik.agent.tools import bash as bash_tool
 from larik.agent.tools import read_file as read_tool
+from tests.patience import WAIT, grown_until_async, until
 from tests.procs import gone
 
 PNG = base64.b64decode(
@@ -260,9 +262,15 @@ async def test_bash_caps_output_keeping_the_tail(project, monkeypatch):
 
 
 async def test_bash_timeout_kills_the_whole_process_group(project):
-    cmd = "sleep 30 & echo $! > child.pid; sleep 30"
-    out = await call(project, "bash", command=cmd, timeout=0.5)
-    assert out.is_error and "timed out after 0.5 s" in out.content and out.data["timed_out"]
+    cmd = f"sleep {10 * WAIT:g} & echo $! > child.pid; sleep {10 * WAIT:g}"
+
+    async def attempt(timeout: float) -> tuple[float, Any] | None:
+        out = await call(project, "bash", command=cmd, timeout=timeout)
+        return (timeout, out) if (project / "child.pid").exists() else None  # out of time first
+
+    timeout, out = await grown_until_async(attempt, 0.5)
+    assert out.is_error and f"timed out after {timeout:g} s" in out.content
+    assert out.data["timed_out"]
     child = int((project / "child.pid").read_text())
     assert await gone(child), "the background child survived the timeout"
 
@@ -280,12 +288,12 @@ async def test_bash_cancelled_kills_its_process_group(project):
     task = asyncio.create_task(
         tool.run(tool.args.model_validate({"command": "echo $$ > sh.pid; sleep 30"}), context)
     )
-    for _ in range(3000):  # up to 30 s on a loaded machine; usually a few ms
-        pid_file = project / "sh.pid"
-        if context.processes and pid_file.exists() and pid_file.read_text().strip():
-            break
-        await asyncio.sleep(0.01)
-    assert context.processes
+    pid_file = project / "sh.pid"
+    await until(
+        lambda: context.processes and pid_file.exists() and pid_file.read_text().strip(),
+        "the shell",
+        every=0.01,
+    )
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -300,7 +308,7 @@ def test_a_process_group_id_reused_by_another_process_is_not_killed():
         bash_tool.kill_group(proc.pid, "not-its-start-time")
         assert proc.poll() is None
         bash_tool.kill_group(proc.pid, bash_tool.start_token(proc.pid))
-        assert proc.wait(5) == -9
+        assert proc.wait(WAIT) == -9
     finally:
         proc.kill()
         proc.wait()

@@ -12,6 +12,7 @@ import pytest
 from larik.agent.events import Approval
 from larik.config import Config, PermissionsConfig, WebFetchConfig, load_config, user_config_path
 from tests.loopback import Reply
+from tests.patience import WAIT
 
 from .conftest import approver, run, script
 
@@ -19,7 +20,7 @@ from .conftest import approver, run, script
 def cfg(mode="ask", allow=(), deny=()) -> Config:
     return Config(
         permissions=PermissionsConfig(mode=mode, allow=list(allow), deny=list(deny)),
-        web_fetch=WebFetchConfig(allow_private=["127.0.0.1", "::1"], timeout=10),
+        web_fetch=WebFetchConfig(allow_private=["127.0.0.1", "::1"], timeout=WAIT),
     )
 
 
@@ -145,7 +146,7 @@ async def test_an_address_web_fetch_will_not_reach_is_refused_before_the_user_is
     url = page(loopback, "/p", "docs")
     ask = approver(Approval(allow=True))
     config = cfg()
-    config.web_fetch = WebFetchConfig(allow_private=[], timeout=10)
+    config.web_fetch = WebFetchConfig(allow_private=[], timeout=WAIT)
     agent = await make_agent(fetches(url), config=config, permission_mode="ask", approver=ask)
     await run(agent)
     res = agent.messages[2].blocks[0]

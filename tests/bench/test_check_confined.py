@@ -23,6 +23,7 @@ from larik import sandbox as sb
 from larik.bench import confine
 from larik.cli import app
 from tests.bench.hostile import ANTHROPIC, GITHUB, KEY, RAY_TOKEN, Attack, pids, planted
+from tests.patience import WAIT, grown_until
 
 UNSANDBOXED = "bench checks run unsandboxed"
 
@@ -108,7 +109,7 @@ def test_without_a_sandbox_a_check_still_gets_no_credential_and_leaves_nothing(a
     assert attack.left_running() == []
 
 
-def _poll(until, seconds: float = 15.0) -> bool:
+def _poll(until, seconds: float = WAIT) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if until():
@@ -126,10 +127,21 @@ def mark() -> Iterator[str]:
 
 
 def test_a_check_out_of_time_is_ended_with_everything_it_started(tmp_path, mark):
-    argv = ["sh", "-c", f"setsid sleep {mark} </dev/null >/dev/null 2>&1 & exec sleep 60"]
-    started = time.monotonic()
-    ran = confine.run(argv, tmp_path, dict(os.environ), timeout=1.0)
-    assert ran.timed_out and time.monotonic() - started < 15
+    """Ended by the reaper at the check's time limit (its exit code says so: not the kill
+    ``GRACE`` seconds later, nor the check's own end, which never comes)."""
+    began = tmp_path / "began"
+    argv = [
+        "sh",
+        "-c",
+        f"setsid sleep {mark} </dev/null >/dev/null 2>&1 & touch {began}; exec sleep {10 * WAIT:g}",
+    ]
+
+    def attempt(timeout: float) -> confine.Ran | None:
+        ran = confine.run(argv, tmp_path, dict(os.environ), timeout=timeout)
+        return ran if began.exists() else None  # out of time before it started its child
+
+    ran = grown_until(attempt, 1.0)
+    assert ran.timed_out and ran.code == confine.TIMED_OUT
     assert pids(f"sleep\0{mark}\0") == []
 
 

@@ -39,6 +39,7 @@ from larik.llm.errors import ConfigError
 from tests.bench.hostile import ANTHROPIC, GITHUB, KEY, planted
 from tests.conftest import _KEY_VARS
 from tests.loopback import LoopbackServer, Reply
+from tests.patience import WAIT
 
 SUITE = Path(__file__).resolve().parents[2] / "suites" / "aider-polyglot-python"
 SOLVED = ["affine-cipher", "wordy"]  # the script writes these references
@@ -170,7 +171,7 @@ async def test_a_providers_limit_holds_across_benches_on_one_cluster(ray_cluster
         waiting = asyncio.ensure_future(b.limit("groq").__aenter__())
         await asyncio.sleep(1.0)
         assert not waiting.done()
-    await asyncio.wait_for(waiting, 10)
+    await asyncio.wait_for(waiting, WAIT)
     async with a.limit("openai"):  # another provider's share is its own
         pass
     ray_cluster.kill(a._actors["groq"])  # as when the bench that made it ends first

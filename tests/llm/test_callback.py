@@ -17,6 +17,7 @@ import pytest
 from larik.llm import callback
 from larik.llm.callback import Listener
 from larik.llm.errors import SignInError
+from tests.patience import WAIT
 
 
 def test_a_close_from_another_thread_ends_the_wait_at_once():
@@ -25,14 +26,14 @@ def test_a_close_from_another_thread_ends_the_wait_at_once():
 
     def waiting() -> None:
         try:
-            listener.wait(120)
+            listener.wait(10 * WAIT)
         except SignInError as e:
             said.append(e)
 
     waiter = threading.Thread(target=waiting, daemon=True)
     waiter.start()
     listener.close()
-    waiter.join(15)
+    waiter.join(WAIT)  # long before the listener's own wait ends
     assert not waiter.is_alive(), "the wait went on after the listener was closed"
     assert [str(e) for e in said] == ["the login was completed another way"]
 
@@ -41,7 +42,7 @@ def test_a_closed_listener_does_not_wait():
     listener = Listener(0, "/callback", "state")
     listener.close()
     with pytest.raises(SignInError, match="completed another way"):
-        listener.wait(120)
+        listener.wait(10 * WAIT)
 
 
 # -- no visitor holds the wait (issue 42, item 9) -----------------------------------------------
@@ -50,7 +51,7 @@ def test_a_closed_listener_does_not_wait():
 # redirect from ever being read. READ_TIMEOUT is set far beyond each test's ceiling where the
 # per-request deadline must not be what frees the listener.
 
-CEILING = 30.0  # seconds a test waits for what must happen; never a bound on how fast
+CEILING = WAIT  # seconds a test waits for what must happen; never a bound on how fast
 
 
 def _connect(port: int) -> socket.socket:
@@ -119,7 +120,7 @@ def _wait_in_thread(listener: Listener, timeout: float) -> tuple[threading.Threa
 def test_the_real_redirect_is_served_while_idle_and_slow_connections_stay_open(monkeypatch):
     monkeypatch.setattr(callback, "READ_TIMEOUT", 600.0)
     listener = Listener(0, "/callback", "state")
-    waiter, said = _wait_in_thread(listener, 120)
+    waiter, said = _wait_in_thread(listener, 10 * WAIT)
     idle = [_connect(listener.port) for _ in range(4)]
     loris = [_SlowLoris(listener.port) for _ in range(2)]
     for one in loris:
@@ -141,7 +142,7 @@ def test_the_real_redirect_is_served_while_idle_and_slow_connections_stay_open(m
 def test_more_idle_connections_than_kept_do_not_starve_the_real_redirect(monkeypatch):
     monkeypatch.setattr(callback, "READ_TIMEOUT", 600.0)
     listener = Listener(0, "/callback", "state")
-    waiter, said = _wait_in_thread(listener, 120)
+    waiter, said = _wait_in_thread(listener, 10 * WAIT)
     idle = [_connect(listener.port) for _ in range(callback.MAX_OPEN + 8)]
     try:
         assert _redirect(listener.port, "state=state&code=c") == "HTTP/1.1 200 OK"
@@ -169,7 +170,7 @@ def test_the_wait_ends_at_its_deadline_while_a_connection_keeps_sending(monkeypa
 def test_a_request_head_has_one_deadline_however_it_trickles_in(monkeypatch):
     monkeypatch.setattr(callback, "READ_TIMEOUT", 1.0)
     listener = Listener(0, "/callback", "state")
-    waiter, said = _wait_in_thread(listener, 120)
+    waiter, said = _wait_in_thread(listener, 10 * WAIT)
     loris = _SlowLoris(listener.port)
     loris.start()
     try:
@@ -184,7 +185,7 @@ def test_a_request_head_has_one_deadline_however_it_trickles_in(monkeypatch):
 
 def test_a_request_from_another_loopback_address_is_refused_and_the_wait_goes_on():
     listener = Listener(0, "/callback", "state")
-    waiter, said = _wait_in_thread(listener, 120)
+    waiter, said = _wait_in_thread(listener, 10 * WAIT)
     with socket.create_connection(
         ("127.0.0.1", listener.port), timeout=CEILING, source_address=("127.0.0.2", 0)
     ) as conn:

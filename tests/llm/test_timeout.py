@@ -7,6 +7,7 @@ import pytest
 from larik.llm.errors import StreamTimeout
 from larik.llm.timeout import with_timeouts
 from larik.llm.types import Request, StreamEvent
+from tests.patience import WAIT
 
 
 class Slow:
@@ -30,16 +31,16 @@ async def _drain(p):
 
 
 async def test_first_chunk_timeout():
-    inner = Slow([1.0])
+    inner = Slow([WAIT])
     with pytest.raises(StreamTimeout, match="no first response from m") as ei:
-        await _drain(with_timeouts(inner, first_chunk=0.05, idle=5))
+        await _drain(with_timeouts(inner, first_chunk=0.05, idle=WAIT))
     assert ei.value.retryable and inner.closed
 
 
 async def test_idle_timeout_between_chunks():
     with pytest.raises(StreamTimeout, match="no data"):
-        await _drain(with_timeouts(Slow([0, 0, 1.0]), first_chunk=5, idle=0.05))
+        await _drain(with_timeouts(Slow([0, 0, WAIT]), first_chunk=WAIT, idle=0.05))
 
 
 async def test_a_steady_stream_passes():
-    assert len(await _drain(with_timeouts(Slow([0.01] * 5), first_chunk=1, idle=1))) == 5
+    assert len(await _drain(with_timeouts(Slow([0.01] * 5), first_chunk=WAIT, idle=WAIT))) == 5

@@ -5,9 +5,12 @@ never through a symlink or into a FIFO."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import sys
-import time
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,7 +19,9 @@ from larik.agent.rewind import Checkpointer
 from larik.agent.tools import ToolContext, bash
 from larik.agent.tools._seen import SeenFiles
 from larik.config.schema import LspConfig, LspServerConfig
+from larik.lsp.client import Server
 from larik.lsp.session import MAX_COMMAND_FILES, LspSession
+from tests.patience import LSP_WAITS, WAIT
 
 from .test_lsp import HOSTILE, RUFF
 
@@ -24,9 +29,7 @@ RUFF_SERVER = {"ruff": LspServerConfig(command=[RUFF, "server"], languages=["pyt
 
 
 def _session(root: Path, checkpoints, trusted: bool = True, **lsp) -> LspSession:
-    lsp.setdefault("servers", RUFF_SERVER)
-    lsp.setdefault("wait_ms", 10_000)
-    lsp.setdefault("start_ms", 30_000)
+    lsp = {"servers": RUFF_SERVER, **LSP_WAITS, **lsp}
     cfg = SimpleNamespace(lsp=LspConfig(**lsp), folder_trusted=trusted)
     return LspSession(cfg, root, checkpoints=checkpoints)
 
@@ -151,30 +154,39 @@ def test_a_flood_of_changed_files_is_cut_at_the_limit_and_said(tmp_path):
     assert len(out.data["diagnostics"]) == MAX_COMMAND_FILES  # one error in each checked file
     assert out.content.endswith(
         f"lsp: 250 more changed files not checked (at most {MAX_COMMAND_FILES} after a command, "
-        "within 10 s)"
+        f"within {LSP_WAITS['wait_ms'] // 1000} s)"
     )
 
 
-def test_a_server_that_never_answers_holds_a_command_at_most_twice_the_wait(tmp_path):
+def test_a_server_that_never_answers_holds_a_command_at_most_twice_the_wait(tmp_path, monkeypatch):
+    """The waits the session asks of the server add up to two of ``wait_ms`` at most (the
+    first file's, then one shared by the rest): the bound is what is asked, not a stopwatch."""
     root = _project(tmp_path)
     mute = LspServerConfig(command=[sys.executable, str(HOSTILE), "mute"], languages=["python"])
     n = 20
+    asked: list[float] = []
+    real_wait = Server.wait
+
+    async def wait(self, path, before, seconds):
+        asked.append(seconds)
+        return await real_wait(self, path, before, seconds)
+
+    monkeypatch.setattr(Server, "wait", wait)
 
     async def go():
         cp = await _turn(tmp_path, root)
         s = _session(root, cp, servers={"fake": mute}, wait_ms=400)
         try:
             await s.after_write(root / "warm.py", "", "", "warm.py")  # started: a warm server
-            t = time.monotonic()
-            out = await _bash(s, root, f"for i in $(seq {n}); do echo 'x = 1' > f$i.py; done")
-            return out, time.monotonic() - t
+            asked.clear()
+            return await _bash(s, root, f"for i in $(seq {n}); do echo 'x = 1' > f$i.py; done")
         finally:
             await s.close()
 
-    out, took = asyncio.run(go())
+    out = asyncio.run(go())
     m = re.search(r"lsp: (\d+) more changed files not checked", out.content)
     assert m and n - 2 <= int(m.group(1)) < n  # the first one or two waited, the rest not
-    assert took < 5.0  # bash's own run plus at most two waits of 0.4 s, on a loaded machine
+    assert asked and asked[0] == 0.4 and sum(asked) <= 2 * 0.4  # at most two waits of 0.4 s
 
 
 def test_a_symlink_out_of_the_project_or_a_fifo_is_never_read(tmp_path):
@@ -187,7 +199,6 @@ def test_a_symlink_out_of_the_project_or_a_fifo_is_never_read(tmp_path):
         cp = await _turn(tmp_path, root)
         s = _session(root, cp)
         try:
-            t = time.monotonic()
             out = await _bash(
                 s,
                 root,
@@ -195,15 +206,42 @@ def test_a_symlink_out_of_the_project_or_a_fifo_is_never_read(tmp_path):
                 "&& mkfifo pipe.py && printf 'y = nope\\n' > real.py",
             )
             opened = [str(p) for server in s.servers.values() for p, _ in server.open_files()]
-            return out, opened, time.monotonic() - t
+            return out, opened
         finally:
             await s.close()
 
-    out, opened, took = asyncio.run(go())
+    with _fifo_freed_at_the_ceiling(root / "pipe.py") as freed:
+        out, opened = asyncio.run(go())
+    assert not freed, "the FIFO was opened for reading (it blocked until the test freed it)"
     assert out.data["diagnostics"] == ["real.py:1:5 error F821 Undefined name `nope`"]
     assert "SECRET" not in out.content
     assert opened == [str(root / "real.py")]  # neither the link, the linked folder nor the FIFO
-    assert took < 30.0  # a FIFO opened for reading would have blocked until the test's end
+
+
+@contextmanager
+def _fifo_freed_at_the_ceiling(fifo: Path) -> Iterator[list[bool]]:
+    """Yields a list that gets True if a reader was still blocked on ``fifo`` after the
+    suite's ceiling (a writer is opened for it then, so the test ends and fails, not hangs)."""
+    freed: list[bool] = []
+    done = threading.Event()
+
+    def free() -> None:
+        if done.wait(WAIT):
+            return
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # fails unless a reader waits
+        except OSError:
+            return
+        freed.append(True)
+        os.close(fd)
+
+    watchdog = threading.Thread(target=free, daemon=True)
+    watchdog.start()
+    try:
+        yield freed
+    finally:
+        done.set()
+        watchdog.join()
 
 
 def test_the_agent_checks_a_file_its_command_wrote_through_its_own_checkpoints(tmp_path):
@@ -222,7 +260,7 @@ def test_the_agent_checks_a_file_its_command_wrote_through_its_own_checkpoints(t
     )
     config = Config(
         permissions=PermissionsConfig(mode="yolo"),
-        lsp=LspConfig(enabled=True, wait_ms=20_000, start_ms=60_000, servers=RUFF_SERVER),
+        lsp=LspConfig(enabled=True, **LSP_WAITS, servers=RUFF_SERVER),
     )
 
     async def go():

@@ -9,17 +9,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.patience import LSP_WAITS, WAIT
+
 from ..test_printmode import write_script
 from .test_lsp import RUFF
-
-WAIT = 120.0  # a loaded machine: ruff's start and a print-mode run
 
 
 def _user_config(home: Path) -> None:
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(
-        "[lsp]\nenabled = true\nwait_ms = 20000\nstart_ms = 60000\n"
-        f'[lsp.servers.ruff]\ncommand = ["{RUFF}", "server"]\nlanguages = ["python"]\n'
+        "[lsp]\nenabled = true\n"
+        + "".join(f"{key} = {value}\n" for key, value in LSP_WAITS.items())
+        + f'[lsp.servers.ruff]\ncommand = ["{RUFF}", "server"]\nlanguages = ["python"]\n'
     )
 
 
@@ -74,8 +75,7 @@ async def test_the_tui_card_shows_the_diagnostics_and_the_status_line_counts_the
     real.config.permissions = PermissionsConfig(mode="edits")
     real.config.lsp = LspConfig(
         enabled=True,
-        wait_ms=20_000,
-        start_ms=60_000,
+        **LSP_WAITS,
         servers={"ruff": LspServerConfig(command=[RUFF, "server"], languages=["python"])},
     )
     edit = {"path": "app.py", "old_string": "sys.argv", "new_string": "sys.argv, argz"}
@@ -154,8 +154,7 @@ def test_the_agent_says_an_error_once_in_a_step_that_edits_the_file_twice(tmp_pa
         permissions=PermissionsConfig(mode="yolo"),
         lsp=LspConfig(
             enabled=True,
-            wait_ms=20_000,
-            start_ms=60_000,
+            **LSP_WAITS,
             servers={"ruff": LspServerConfig(command=[RUFF, "server"], languages=["python"])},
         ),
     )

@@ -18,6 +18,7 @@ import httpx2
 import pytest
 
 from larik.mcp.config import McpServerConfig
+from tests.patience import WAIT
 
 SCRIPT = Path(__file__).with_name("server_script.py")
 AUTH_SCRIPT = Path(__file__).with_name("auth_server_script.py")
@@ -34,7 +35,10 @@ def in_project(folder: Path) -> Path:
 
 def stdio_config(mode: str = "ok", **kw: object) -> McpServerConfig:
     """A server of the user's own (so the sandbox shows it this script, where CI clones the
-    repository under the host's /tmp)."""
+    repository under the host's /tmp). Its start-up may take the suite's ceiling (the SDK's
+    import is 1.5-2 s of CPU, ten times that on a loaded machine); a test of the timeout sets
+    its own."""
+    kw.setdefault("startup_timeout", WAIT)
     cfg = McpServerConfig(command=sys.executable, args=[str(SCRIPT), mode], **kw)  # type: ignore[arg-type]
     cfg.mark_source("", user=True)
     return cfg
@@ -68,7 +72,7 @@ def http_url() -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
@@ -122,7 +126,7 @@ def auth_servers(tmp_path: Path) -> Iterator[Callable[..., AuthServer]]:
         thread = threading.Thread(target=server.run, name=f"auth-server-{port}", daemon=True)
         thread.start()
         running.append((server, thread))
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + WAIT
         while not server.started:
             if not thread.is_alive():
                 raise RuntimeError("the auth test server exited")
@@ -180,7 +184,7 @@ async def _from_elsewhere(url: str) -> int:
     return status
 
 
-async def _closed(url: str, within: float = 10.0) -> str:
+async def _closed(url: str, within: float = WAIT) -> str:
     """ "closed" once nothing listens at ``url``'s port any more (it closes right after the
     answer it took; looked at until ``within`` seconds have passed)."""
     port = int(url.split(":")[2].split("/")[0])

@@ -13,6 +13,7 @@ from larik.agent.transcript import load_transcript
 from larik.config import user_config_path
 from larik.printmode import PrintOptions, run_print
 from tests.mcp.conftest import SCRIPT, in_project
+from tests.patience import WAIT
 
 
 def write_user(text: str) -> None:
@@ -219,14 +220,14 @@ def test_ctrl_c_during_a_call_leaves_no_server_running(tmp_path, project, mark):
                 break
         time.sleep(0.5)
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=90)
+        _, err = proc.communicate(timeout=WAIT)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130, err
     pids = [int(p) for p in pidfile.read_text().split()]
     assert len(pids) == 2  # the server and the child it started
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + WAIT
     while carrying(mark) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not carrying(mark)

@@ -14,6 +14,7 @@ from larik.mcp.mentions import attach_resources, prompt_commands, run_prompt
 from larik.mcp.server import MAX_ARGUMENTS, McpCallError, State
 from larik.mcp.tools import McpArgs
 from tests.mcp.conftest import stdio_config
+from tests.patience import WAIT
 
 HUGE = 3 * 1024 * 1024
 NOTE = 300  # room for the note that says what was cut
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def manager(module_hermetic):
-    m = McpManager(McpConfig(servers={"h": stdio_config("hostile", timeout=60)}), module_hermetic)
+    m = McpManager(McpConfig(servers={"h": stdio_config("hostile", timeout=WAIT)}), module_hermetic)
     m.start_all()
     await m.wait_settled()
     server = m.servers["h"]

@@ -26,6 +26,7 @@ from larik.mcp.oauth import endpoint_problem
 from larik.mcp.server import McpServer, State
 from larik.printmode import PrintOptions, run_print
 from tests.mcp.conftest import AuthServer, Browser, auth_servers
+from tests.patience import WAIT
 
 
 @pytest.fixture
@@ -37,11 +38,11 @@ def auth_server(tmp_path: Path) -> Iterator[Callable[..., AuthServer]]:
 async def started(
     server_url: str, show: Browser | None, name: str = "t", **kw: object
 ) -> McpServer:
-    cfg = McpServerConfig(url=server_url, auth="oauth", startup_timeout=15, **kw)  # type: ignore[arg-type]
+    cfg = McpServerConfig(url=server_url, auth="oauth", startup_timeout=WAIT, **kw)  # type: ignore[arg-type]
     server = McpServer(name, cfg, Path.cwd())
     server.show_login = show
     server.start()
-    await server.wait_settled(60)
+    await server.wait_settled(cfg.startup_timeout + WAIT)
     return server
 
 
@@ -141,20 +142,18 @@ async def test_a_refused_refresh_means_a_new_login(auth_server):
 
 async def test_a_login_that_cannot_be_shown_fails_in_one_line_naming_the_fix(auth_server):
     srv = auth_server()
-    started_at = time.monotonic()
     server = await started(srv.url, None, name="docs")
-    assert server.state is State.FAILED
-    assert "needs an OAuth login" in server.error
+    assert server.state is State.FAILED  # at once: not the start-up timeout, which says so
+    assert "needs an OAuth login" in server.error and "did not answer" not in server.error
     assert "larik mcp login docs" in server.error
-    assert time.monotonic() - started_at < 10  # at once, not at the start-up timeout
     assert "call whoami" not in srv.events()
 
 
 async def test_without_auth_oauth_a_401_says_how_to_turn_it_on(auth_server):
     srv = auth_server()
-    server = McpServer("docs", McpServerConfig(url=srv.url, startup_timeout=10), Path.cwd())
+    server = McpServer("docs", McpServerConfig(url=srv.url, startup_timeout=WAIT), Path.cwd())
     server.start()
-    await server.wait_settled(30)
+    await server.wait_settled(2 * WAIT)
     assert server.state is State.FAILED
     assert 'auth = "oauth"' in server.error and "[mcp.servers.docs]" in server.error
 

@@ -12,13 +12,14 @@ from larik.mcp.content import MAX_TEXT, result_parts
 from larik.mcp.manager import McpManager
 from larik.mcp.server import McpCallError, McpServer, State
 from tests.mcp.conftest import pid_alive, stdio_config
-from tests.procs import MARK_VARIABLE, carrying
+from tests.patience import WAIT, grown_until_async
+from tests.procs import MARK_VARIABLE, carrying, gone
 
 
 async def started(tmp_path, cfg: McpServerConfig, name: str = "t") -> McpServer:
     server = McpServer(name, cfg, tmp_path)
     server.start()
-    await server.wait_settled(60)
+    await server.wait_settled(cfg.startup_timeout + WAIT)  # its own timeout settles it
     return server
 
 
@@ -95,17 +96,17 @@ async def test_a_command_that_does_not_exist_fails_in_one_line(tmp_path):
 
 async def test_a_server_that_hangs_on_initialize_times_out_and_is_killed(tmp_path):
     pidfile = tmp_path / "pids"
-    cfg = stdio_config("hang", startup_timeout=1.5, env={"MCP_TEST_PIDFILE": str(pidfile)})
-    server = await started(tmp_path, cfg)
+
+    async def attempt(seconds: float) -> tuple[float, McpServer] | None:
+        env = {"MCP_TEST_PIDFILE": str(pidfile)}
+        server = await started(tmp_path, stdio_config("hang", startup_timeout=seconds, env=env))
+        return (seconds, server) if pidfile.exists() else None  # timed out before it ran
+
+    seconds, server = await grown_until_async(attempt, 1.5)
     assert server.state is State.FAILED
-    assert "did not answer within 1.5 s" in server.error
+    assert f"did not answer within {seconds:g} s" in server.error
     assert "starting in mode hang" in server.stderr_tail
-    pid = int(pidfile.read_text().split()[0])
-    for _ in range(100):
-        if not pid_alive(pid):
-            break
-        await asyncio.sleep(0.05)
-    assert not pid_alive(pid)
+    assert await gone(int(pidfile.read_text().split()[0]))
 
 
 async def test_a_server_that_dies_mid_call_fails_that_call_and_reconnects_on_the_next(tmp_path):
@@ -242,14 +243,14 @@ def test_the_sdk_is_not_imported_by_the_config_models():
 
 async def test_stopping_a_server_that_is_still_starting_ends_it(tmp_path, mark):
     pidfile = tmp_path / "pids"
-    cfg = stdio_config("hang", startup_timeout=60, env={"MCP_TEST_PIDFILE": str(pidfile)})
+    cfg = stdio_config("hang", env={"MCP_TEST_PIDFILE": str(pidfile)})
     server = McpServer("t", cfg, tmp_path)
     server.start()
-    for _ in range(300):
-        if pidfile.exists() and pidfile.read_text().strip():
-            break
+    deadline = asyncio.get_running_loop().time() + WAIT
+    while not (pidfile.exists() and pidfile.read_text().strip()):
+        assert asyncio.get_running_loop().time() < deadline, "the server did not start"
         await asyncio.sleep(0.05)
-    await asyncio.wait_for(server.stop(), 15)
+    await asyncio.wait_for(server.stop(), WAIT)
     assert server.state is State.STOPPED
     pid = int(pidfile.read_text().split()[0])
     assert not pid_alive(pid)
@@ -287,7 +288,7 @@ async def test_an_http_error_status_is_named_in_the_failure(tmp_path, status, er
     ).start()
     try:
         url = f"http://127.0.0.1:{httpd.server_port}/mcp"
-        server = await started(tmp_path, McpServerConfig(url=url, startup_timeout=10))
+        server = await started(tmp_path, McpServerConfig(url=url, startup_timeout=WAIT))
         assert server.state is State.FAILED and error in server.error
     finally:
         httpd.shutdown()

@@ -27,9 +27,9 @@ from typing import Any
 from larik.agent.events import AgentEventType, Approval, PermissionRequest
 from larik.config import load_config
 from larik.session import Session, SessionOptions
+from tests.patience import WAIT
 
 E = AgentEventType
-WAIT = 30.0  # seconds a step may take on a loaded machine before a test gives up
 
 
 @dataclass

@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 
 from larik.llm.providers.scripted import ScriptedProvider
+from larik.llm.types import EventType
 from larik.tui.app import LarikApp
 from larik.tui.local_servers import LocalModel
+from tests.patience import WAIT
 
 from .fake_agent import SESSIONS, FakeAgent
 
@@ -65,6 +67,28 @@ class Harness:
     def agent(self) -> FakeAgent:
         return self.agents[-1]
 
+    def hold(self, before: Callable[[int, Any], bool] | None = None) -> asyncio.Event:
+        """The next reply streams until ``before(i, event)`` says its ``i``-th event must wait
+        (by default: its end), then waits until the returned event is set. A test that acts
+        while a turn runs (types ahead, presses Esc, reads the thinking) holds the turn there,
+        rather than racing a script's ``delay``, which a loaded machine outran."""
+        assert self.provider is not None, "hold() after app()"
+        provider, release, held = self.provider, asyncio.Event(), [False]
+        stream = provider.stream
+        stop = before or (lambda i, ev: ev.type is EventType.DONE)
+
+        async def holding(request: Any) -> Any:
+            first, held[0] = not held[0], True
+            i = 0
+            async for ev in stream(request):
+                if first and not release.is_set() and stop(i, ev):
+                    await release.wait()
+                i += 1
+                yield ev
+
+        provider.stream = holding  # type: ignore[method-assign]
+        return release
+
 
 @pytest.fixture
 def harness(tmp_path: Path) -> Harness:
@@ -73,18 +97,22 @@ def harness(tmp_path: Path) -> Harness:
 
 
 async def wait_for(
-    pilot: Any, cond: Callable[[], Any], timeout: float = 10.0, every: float = 0.02
+    pilot: Any, cond: Callable[[], Any], timeout: float = WAIT, every: float = 0.02
 ) -> None:
-    """Let the app run until ``cond()`` is true (fails the test after ``timeout`` seconds),
-    looking every ``every`` seconds. Each look is a round trip through every widget of the
-    screen (``pilot.pause``): for a long wait on a screen of hundreds of widgets (a resumed
-    session drawing its history), look less often, or the looking is most of the work."""
+    """Let the app run until ``cond()`` is true (fails the test after ``timeout`` seconds,
+    the suite's ceiling: reached only when it never holds), looking every ``every`` seconds.
+    Each look is a round trip through every widget of the screen (``pilot.pause``): for a
+    long wait on a screen of hundreds of widgets (a resumed session drawing its history), look
+    less often, or the looking is most of the work. Returns with the app idle: a box whose
+    first line was on screen has its other lines laid out too (on a loaded machine the test
+    read the screen between a widget's new text and the layout that makes room for it)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not cond():
         if loop.time() > end:
             raise AssertionError(f"timed out waiting for {getattr(cond, '__name__', cond)}")
         await pilot.pause(every)
+    await pilot.pause()
 
 
 async def ready(pilot: Any) -> None:

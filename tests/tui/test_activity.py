@@ -20,7 +20,8 @@ def elapsed_shown(app) -> float:
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 35)])
 async def test_a_slow_model_shows_a_spinner_elapsed_time_and_how_to_interrupt(harness, size):
-    app = harness.app([{"text": "late", "delay": 30}])
+    app = harness.app([{"text": "late"}])
+    harness.hold(lambda i, ev: True)  # no word of it until Esc ends it
     async with app.run_test(size=size) as pilot:
         await ready(pilot)
         await send(pilot, "hi")

@@ -20,6 +20,7 @@ import pytest
 
 from larik.config import user_config_path
 from larik.tui import _auto_theme, background, looks
+from tests.patience import WAIT, grown_until
 
 from .conftest import ready, wait_for
 
@@ -118,6 +119,7 @@ CHILD = (
     "import json, sys, time\n"
     "from larik.tui import background\n"
     "env = {'TERM': 'xterm-256color', **json.loads(sys.argv[1])}\n"
+    "background.TIMEOUT, background.LONGEST = map(float, sys.argv[2:4])\n"
     "began = time.monotonic()\n"
     "said = background.ask_terminal(env)\n"
     "took = time.monotonic() - began\n"
@@ -145,18 +147,22 @@ def play(
     typed_before: bytes = b"",
     env: dict[str, str] | None = None,
     late: bytes = b"",
+    bounds: tuple[float, float] = (WAIT, WAIT),
 ) -> Played:
     """Run ``ask_terminal`` in a child whose terminal is a pty played by this test. The
     terminal answers the question with ``answer``'s parts, each sent that many seconds after
     the question came (the latency of a link; None: it answers nothing). ``typed_before``
     is typed before the child starts; ``late`` is sent once the child is done asking, then
-    a line the user types (``typed``), which the child reads as the app would."""
+    a line the user types (``typed``), which the child reads as the app would. ``bounds``:
+    the child's ``TIMEOUT`` and ``LONGEST``; by default the suite's ceiling, so an answer
+    this test plays is never cut off on a loaded machine (a test of a bound sets it, and
+    makes the other bound longer than the test waits)."""
     master, slave = pty.openpty()
     if typed_before:
         os.write(master, typed_before)
     root = str(Path(__file__).parents[2])
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, json.dumps(env or {})],
+        [sys.executable, "-c", CHILD, json.dumps(env or {}), *map(str, bounds)],
         stdin=slave,
         stdout=slave,
         stderr=subprocess.PIPE,
@@ -164,7 +170,7 @@ def play(
     )
     os.close(slave)
     got, asked_at, parts, said = b"", 0.0, list(answer or []), None
-    end = time.monotonic() + 20
+    end = time.monotonic() + WAIT
     try:
         while not _LEFT.search(got) and time.monotonic() < end:
             wait = end - time.monotonic()
@@ -184,9 +190,10 @@ def play(
                 got = got.replace(background.QUERY, b"")
             if said is None and (said := _SAID.search(got)):
                 os.write(master, late + b"typed\n")
-        child.wait(20)
+        child.wait(WAIT)
     finally:
         os.close(master)
+        child.kill()  # (ended already, unless the test failed)
     assert child.returncode == 0, child.stderr.read() if child.stderr else ""
     assert said is not None, got
     left = _LEFT.search(got)
@@ -217,22 +224,34 @@ def test_a_terminal_without_osc_11_or_one_that_lies_is_unknown():
     assert played.said == "None" and played.typed == b"" and played.left == b"typed\n"
 
 
+#: The short bound as Larik has it, and a long one no test waits out: a child that waited the
+#: long bound where the short one was due would outlast the test's ceiling (the test fails).
+SHORT = (background.TIMEOUT, 10 * WAIT)
+
+
 def test_a_terminal_that_answers_nothing_costs_the_short_bound_and_no_more():
-    played = play(None)
+    played = play(None, bounds=SHORT)  # done: it did not wait for the long bound
     assert played.said == "None" and played.left == b"typed\n"
-    assert background.TIMEOUT <= played.took < background.LONGEST
+    assert played.took >= background.TIMEOUT  # it gave the terminal its short bound
 
 
 def test_an_answer_that_has_begun_is_waited_for_and_none_of_it_reaches_the_app():
-    # half of it at once, the rest after the short bound: not cut off, not left as keys
-    played = play([(0, LIGHT[:9]), (background.TIMEOUT * 2, LIGHT[9:] + DA1)])
+    """Half of it at once, the rest after twice the short bound: not cut off, not left as
+    keys. On a loaded machine the first half can come after the short bound (then nothing
+    had begun): the bound is made longer until it came in time."""
+
+    def attempt(short: float) -> Played | None:
+        played = play([(0, LIGHT[:9]), (short * 2, LIGHT[9:] + DA1)], bounds=(short, 10 * WAIT))
+        return None if played.said == "None" and not played.typed else played
+
+    played = grown_until(attempt, background.TIMEOUT)
     assert played.said == "False" and played.left == b"typed\n"
 
 
 def test_over_ssh_a_slow_answer_is_waited_for():
     # the link's round trip is longer than a local terminal has: over ssh it is not cut off
-    slow = [(background.TIMEOUT * 3, LIGHT + DA1)]
-    played = play(slow, env={"SSH_CONNECTION": "10.0.0.1 50000 10.0.0.2 22"})
+    slow = [(background.TIMEOUT * 3, LIGHT + DA1)]  # past the short bound, whatever the load
+    played = play(slow, env={"SSH_CONNECTION": "10.0.0.1 50000 10.0.0.2 22"}, bounds=SHORT)
     assert played.said == "False" and played.left == b"typed\n"
     assert background.bound({}) == background.TIMEOUT
     assert background.bound({"SSH_TTY": "/dev/pts/3"}) == background.LONGEST
@@ -253,7 +272,7 @@ def test_an_answer_later_than_the_bound_reaches_the_app_as_typed_keys():
     """The limit of asking before Textual starts: what the terminal says after Larik stopped
     listening is read by the app. Textual's reader makes keys of it (it knows no OSC answer):
     the reason the bound is longer over ssh, and what docs/tui.md warns of."""
-    played = play(None, late=LIGHT + DA1)
+    played = play(None, late=LIGHT + DA1, bounds=SHORT)
     assert played.said == "None" and played.left == LIGHT + DA1 + b"typed\n"
     keys = "".join(e.character or "" for e in background.key_events(LIGHT + DA1))
     assert "11;rgb:ffff/ffff/ffff" in keys  # typed into the prompt, were it the app

@@ -22,7 +22,8 @@ async def test_toasts_are_not_drawn_over_the_prompt_or_the_status_line(harness, 
         await ready(pilot)
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: bool(app.screen.query(Toast)))
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: app.screen.query_one(Toast).region.area > 0)  # laid out
+        await pilot.pause()
         toast = app.screen.query_one(Toast).region
         for widget in (app.chat.prompt, app.chat.status):
             assert not toast.overlaps(widget.region), widget
@@ -74,7 +75,7 @@ async def test_a_local_models_name_is_cut_only_when_it_must_be(harness, size):
         await wait_for(
             pilot, lambda: isinstance(app.screen, ModelPickerScreen) and not app.screen.searching
         )
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: "SmolLM2" in screen_text(app))
         row = next(line for line in screen_text(app).splitlines() if "SmolLM2" in line)
         assert "llamacpp/…/SmolLM2-135M-Instruct.Q4_1.gguf" in row or gguf in row
         assert "8k" in row and "?" not in row and "free" in row and "local" in row

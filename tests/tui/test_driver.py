@@ -20,6 +20,7 @@ from textual import events
 
 from larik.tui import driver as quiet
 from larik.tui.driver import POLL, QuietDriver, wait_for
+from tests.patience import WAIT
 
 
 class Recording(QuietDriver):
@@ -32,7 +33,7 @@ class Recording(QuietDriver):
         self.seen.append(message)
 
 
-def until(cond, what: str, limit: float = 10.0) -> None:
+def until(cond, what: str, limit: float = WAIT) -> None:
     end = time.monotonic() + limit
     while not cond():
         if time.monotonic() > end:
@@ -90,7 +91,7 @@ async def test_the_input_thread_sleeps_until_a_key_and_still_lets_a_lone_esc_out
         rescued: list[bool] = []
 
         def rescue() -> None:  # should the thread not wake, wake it the old way, and say so
-            if not done.wait(5):
+            if not done.wait(WAIT):
                 rescued.append(True)
                 os.write(w, b"z")
 

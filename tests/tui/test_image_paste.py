@@ -11,6 +11,7 @@ from textual import events
 
 from larik.session.attachments import MAX_IMAGE
 from larik.tui import images
+from tests.patience import WAIT
 
 from .conftest import ready, screen_text, turn_done, wait_for
 from .test_input import PNG
@@ -213,16 +214,22 @@ async def test_a_clipboard_program_that_hangs_is_killed_at_its_timeout(
     bindir = bin_beside(tmp_path)
     pids = tmp_path / "pids"
     # the program and a child of its own, both holding the output open
-    fake_tool(bindir, "wl-paste", f"/bin/sleep 60 &\necho $$ $! > '{pids}'\nwait\n")
+    fake_tool(bindir, "wl-paste", f"/bin/sleep {10 * WAIT:g} &\necho $$ $! > '{pids}'\nwait\n")
     only_on_path(monkeypatch, bindir)
-    monkeypatch.setattr(images, "TIMEOUT", 0.5)
     app = harness.app([])
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         app.chat.prompt.focus()
-        await pilot.press("ctrl+v")
-        await wait_for(pilot, lambda: "gave no answer" in flat(app))
-        assert "Ctrl+V: wl-paste gave no answer in 0.5 s, stopped" in flat(app)
+        timeout = 0.5
+        while True:  # a timeout that ran out before the program wrote its pids: a longer one
+            monkeypatch.setattr(images, "TIMEOUT", timeout)
+            said = f"Ctrl+V: wl-paste gave no answer in {timeout:g} s, stopped"
+            await pilot.press("ctrl+v")
+            await wait_for(pilot, lambda said=said: said in flat(app))
+            if pids.exists():
+                break
+            timeout *= 2
+            assert timeout <= WAIT, "wl-paste never started"
         for pid in map(int, pids.read_text().split()):
             await wait_for(pilot, lambda pid=pid: not _alive(pid))
         assert app.chat.prompt.text == ""

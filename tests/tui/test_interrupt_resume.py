@@ -26,6 +26,7 @@ def notices(app) -> list[str]:
 
 async def test_escape_interrupts_the_running_turn_and_the_next_prompt_works(harness):
     app = harness.app([SLOW, {"text": "after"}])
+    harness.hold(lambda i, ev: i == 2)  # two pieces of text, then held until Esc ends it
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await send(pilot, "talk a lot")

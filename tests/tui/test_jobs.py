@@ -15,10 +15,11 @@ import pytest
 from larik.config import Config, PermissionsConfig
 from larik.tui.screens.jobs import JobsScreen
 from larik.tui.widgets.tool_card import ToolCard
+from tests.patience import WAIT
 
 from ..procs import carrying
 from .conftest import ready, screen_text, send, turn_done, wait_for
-from .test_quit_signals import WAIT, Tui
+from .test_quit_signals import Tui
 from .test_quit_signals import wait_for as wait_until
 from .test_real_agent import Real
 
@@ -131,7 +132,8 @@ def test_sigterm_on_the_real_tui_ends_every_process_of_every_job(tmp_path, mark)
 async def _gone_all(table) -> bool:
     import asyncio
 
-    for _ in range(250):
+    end = asyncio.get_running_loop().time() + WAIT
+    while asyncio.get_running_loop().time() < end:
         if not any(j.alive() for j in table.jobs.values()):
             return True
         await asyncio.sleep(0.02)

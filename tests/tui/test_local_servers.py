@@ -12,10 +12,12 @@ import pytest
 
 from larik.config import Config
 from larik.llm import registry
+from larik.routing import local
 from larik.tui.app import LarikApp
 from larik.tui.local_servers import LocalServer, discover, servers
 from larik.tui.screens.model_picker import ModelPickerScreen
 from tests.loopback import LoopbackServer, Reply
+from tests.patience import WAIT
 
 from .conftest import ready, send, turn_done, wait_for
 
@@ -53,7 +55,7 @@ async def test_models_of_answering_servers_are_listed_and_silent_ones_skipped(lo
         LocalServer("vllm", "vLLM", loopback.url, "/v1/models"),
         LocalServer("llamacpp", "llama.cpp", "http://127.0.0.1:9", "/v1/models"),  # nothing there
     )
-    found = await discover(probe=probe, timeout=0.5)
+    found = await discover(probe=probe, timeout=WAIT)
     assert [m.spec for m in found] == ["ollama/qwen3:8b", "vllm/local-model"]
 
 
@@ -104,6 +106,8 @@ class TwoServers:
     llama.cpp on the preset's default port (the preset is pointed at it)."""
 
     def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        real_scan = local._scan  # the app's scan gives a server 0.5 s: these are given longer
+        monkeypatch.setattr(local, "_scan", lambda targets, timeout: real_scan(targets, WAIT))
         self.configured = LoopbackServer().start()
         self.default = LoopbackServer().start()
         self.configured.route("/v1/models", models_reply("configured-model"))
@@ -150,7 +154,7 @@ async def test_a_reconfigured_preset_lists_its_own_servers_model_and_not_the_def
     config = Config(providers={"llamacpp": {"base_url": two.configured.url + "/v1"}})
     app = two.app(config)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen), timeout=20)
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
         # the default port's model is not offered: llamacpp/… requests go to the configured URL
         assert listed(app) == ["llamacpp/configured-model"]
         await pilot.press(*"configured", "enter")
@@ -167,7 +171,7 @@ async def test_each_found_model_is_listed_under_the_provider_that_serves_it(two)
     )
     app = two.app(config)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen), timeout=20)
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
         assert sorted(listed(app)) == ["llamacpp//models/SmolLM2-135M.gguf", "x/configured-model"]
         await pilot.press(*"SmolLM2", "enter")
         await ready(pilot)
@@ -197,7 +201,7 @@ async def test_the_window_a_listing_gives_is_kept_and_shown_by_the_picker(loopba
         LocalServer("llamacpp", "llama.cpp", loopback.url + "/v1", "/models"),
         LocalServer("vllm", "vLLM", loopback.url + "/v2", "/models"),
     )
-    found = await discover(probe=probe, timeout=0.5)
+    found = await discover(probe=probe, timeout=WAIT)
     assert [(m.model, m.window) for m in found] == [
         ("/m/SmolLM2-135M-Instruct.Q4_1.gguf", 8192),
         ("Qwen/Qwen3-8B", 32768),

@@ -68,7 +68,6 @@ async def settled(pilot: Any) -> None:
     await wait_for(
         pilot,
         lambda: all(s.state in (State.READY, State.FAILED) for s in manager.servers.values()),
-        timeout=60,
     )
 
 
@@ -95,7 +94,7 @@ async def test_servers_start_after_the_first_frame_and_never_hold_up_a_turn(tui,
         real_start(self)
 
     monkeypatch.setattr(McpManager, "start_all", start_all)
-    slow = stdio_config("hang", startup_timeout=60)
+    slow = stdio_config("hang", startup_timeout=600)  # the most allowed: not given up meanwhile
     app = tui.app([{"text": "answered at once"}], {"slow": slow})
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -165,7 +164,7 @@ async def test_quitting_stops_every_server(tui, mark):
         await settled(pilot)
         assert len(pidfile.read_text().split()) == 4 and carrying(mark)  # servers, children
         await send(pilot, "/exit")
-        await wait_for(pilot, lambda: not carrying(mark), timeout=30)
+        await wait_for(pilot, lambda: not carrying(mark))
         await wait_for(pilot, lambda: app.return_code is not None)  # the closing is over
 
 
@@ -182,7 +181,7 @@ async def test_an_oauth_login_is_a_notice_with_the_address_and_the_server_become
         async with app.run_test(size=(100, 40)) as pilot:
             await ready(pilot)
             shown = lambda: [n for n in notices(app) if "asks you to log in" in n]  # noqa: E731
-            await wait_for(pilot, shown, timeout=60)
+            await wait_for(pilot, shown)
             url = shown()[0].rsplit("\n", 1)[-1]
             assert url.startswith(srv.url.removesuffix("/mcp") + "/authorize?")
             assert app.chat.mcp.servers["docs"].login_url == url

@@ -53,7 +53,7 @@ async def test_the_screen_offers_the_embedded_model_and_pulls_it_only_when_asked
         )  # next to "set a key" and "start Ollama"
         assert hub.requests == []  # nothing downloaded without the user asking
         await pilot.press("d")
-        await wait_for(pilot, lambda: len(harness.factory_calls) == 2, timeout=30)
+        await wait_for(pilot, lambda: len(harness.factory_calls) == 2)
         entry = Store(Config().local_dir).get("qwen2.5-coder-0.5b")
         assert entry is not None and open(entry.path, "rb").read() == BODY
         assert target("").spec == "local/qwen2.5-coder-0.5b"  # plain larik now uses it
@@ -66,6 +66,6 @@ async def test_a_failed_download_is_one_line_on_the_screen_and_d_tries_again(har
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, NoModelScreen))
         await pilot.press("d")
-        await wait_for(pilot, lambda: "HTTP 404" in screen_text(app), timeout=30)
+        await wait_for(pilot, lambda: "HTTP 404" in screen_text(app))
         assert "(d: try again)" in screen_text(app) and "Traceback" not in screen_text(app)
         assert isinstance(app.screen, NoModelScreen) and len(harness.factory_calls) == 1

@@ -20,10 +20,9 @@ import pytest
 
 from larik.agent.sessions import latest_session
 from larik.agent.transcript import Transcript, load_transcript
+from tests.patience import WAIT
 
 from ..procs import carrying
-
-WAIT = 60.0  # seconds a step may take on a loaded machine before the test gives up
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux")
 

@@ -84,5 +84,7 @@ async def test_slash_routing_names_the_model_in_use_and_its_preset_uses_local_mo
         assert "main model: scripted/model-a (in use)" in screen_text(app)
         assert "first provider with a key" not in screen_text(app)
         await pilot.press("p")
-        await wait_for(pilot, lambda: "Suggested preset" in screen_text(app), timeout=20)
-        assert "llamacpp//m/SmolLM2-135M-Instruct.Q4_1.gguf" in screen_text(app)
+        await wait_for(pilot, lambda: "Suggested preset" in screen_text(app))
+        await wait_for(
+            pilot, lambda: "llamacpp//m/SmolLM2-135M-Instruct.Q4_1.gguf" in screen_text(app)
+        )

@@ -102,7 +102,7 @@ async def drawn(pilot: Any) -> None:
     """The agent is ready and the archive holds all the older history."""
     app = pilot.app
     await ready(pilot)
-    await wait_for(pilot, lambda: app.chat.conv.archive.pending == 0, timeout=60, every=0.25)
+    await wait_for(pilot, lambda: app.chat.conv.archive.pending == 0, every=0.25)
     await pilot.pause()
 
 

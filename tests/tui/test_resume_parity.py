@@ -74,7 +74,7 @@ async def test_a_resumed_session_shows_cards_errors_and_context_as_the_live_one(
         await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen))
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.session_id == first)
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: cards(app) == live_cards)  # drawn again, as it was
         assert cards(app) == live_cards
         assert [n.text for n in app.query(Notice) if n.level == "error"] == live_errors
         assert status_ctx(app) == live_ctx
@@ -149,7 +149,7 @@ async def test_an_interrupted_command_resumes_as_interrupted_not_failed(tmp_path
         await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen))
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.session_id == first)
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: cards(app) and "interrupted" in cards(app)[-1])  # drawn
         assert cards(app)[-1].startswith("◼ bash echo started; sleep 30 · interrupted")
         assert [n.text for n in app.query(Notice) if n.level == "warning"] == live
     assert live == ["interrupted"]

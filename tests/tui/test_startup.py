@@ -19,6 +19,7 @@ from textual.widgets import Static
 from larik.llm.errors import ConfigError
 from larik.tui import warmup
 from larik.tui.app import LarikApp
+from tests.patience import WAIT
 
 from .conftest import ready, screen_text, send, turn_done, wait_for
 
@@ -73,13 +74,13 @@ async def test_a_turn_sent_while_the_sdk_is_still_importing_waits_for_it_with_th
     harness, monkeypatch
 ):
     gate = threading.Event()
-    monkeypatch.setattr(warmup, "warm", lambda modules: gate.wait(10))
+    monkeypatch.setattr(warmup, "warm", lambda modules: gate.wait(WAIT))
     app = harness.app([{"text": "the reply"}])
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await send(pilot, "hello")
-        await pilot.pause(0.1)
-        assert app.chat.busy and harness.provider.requests == []
+        await wait_for(pilot, lambda: app.chat.busy)
+        assert harness.provider.requests == []  # the import is held: nothing was sent
         await pilot.press("o", "k")
         assert app.chat.prompt.text == "ok"
         gate.set()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from larik.llm.types import EventType
 from larik.tui.widgets.streaming_markdown import StreamingMarkdown
 from larik.tui.widgets.user_turn import UserTurn
 
@@ -50,13 +51,15 @@ async def test_old_items_fold_into_the_archive_and_stay_readable(harness, monkey
 async def test_thinking_shows_while_it_streams_and_folds_when_the_answer_starts(harness):
     from larik.tui.widgets.thinking import ThinkingBlock
 
-    app = harness.app([{"thinking": "step " * 60, "text": "The answer.", "delay": 0.03}])
+    app = harness.app([{"thinking": "step " * 60, "text": "The answer."}])
+    release = harness.hold(lambda i, ev: ev.type is EventType.TEXT_DELTA)  # the thinking only
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await send(pilot, "think first")
         await wait_for(pilot, lambda: app.query(ThinkingBlock) and "step" in screen_text(app))
         block = app.query_one(ThinkingBlock)
         assert not block.collapsed and "Thinking" in screen_text(app)
+        release.set()
         await turn_done(pilot)
         assert block.collapsed and "step step" not in screen_text(app)
         assert "Thought for" in screen_text(app) and "The answer." in screen_text(app)

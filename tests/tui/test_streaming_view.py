@@ -10,6 +10,8 @@ from textual.containers import VerticalScroll
 
 from larik.tui.widgets.streaming_markdown import StreamingMarkdown
 
+from .conftest import wait_for
+
 DOC = "".join(
     f"## Part {i}\n\nSome **text** for part {i}.\n\n```py\nx = {i}\n```\n\n" for i in range(30)
 )
@@ -53,8 +55,7 @@ async def test_a_stream_keeps_painting_on_its_own_timer():
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(StreamingMarkdown)
         view.write("hello **world**")
-        while view.frames == 0:
-            await pilot.pause(0.01)
+        await wait_for(pilot, lambda: view.frames > 0, every=0.01)
         assert view.plain_lines() == ["hello world"]
 
 

@@ -12,14 +12,16 @@ from .conftest import ready, screen_text, send, turn_done, wait_for
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 35)])
 async def test_a_prompt_sent_during_a_turn_is_queued_and_sent_after_it(harness, size):
-    app = harness.app([{"text": "first answer", "delay": 0.3}, {"text": "second answer"}])
+    app = harness.app([{"text": "first answer"}, {"text": "second answer"}])
+    release = harness.hold()  # the first turn runs until the test has typed ahead
     async with app.run_test(size=size) as pilot:
         await ready(pilot)
         await send(pilot, "one")
         await wait_for(pilot, lambda: app.chat.busy)
         await send(pilot, "two")
-        assert "queued: two" in screen_text(app)
+        await wait_for(pilot, lambda: "queued: two" in screen_text(app))
         assert app.chat.prompt.text == ""
+        release.set()
         await wait_for(pilot, lambda: len(harness.provider.requests) == 2)
         await turn_done(pilot)
         assert [u.prompt for u in app.query(UserTurn)] == ["one", "two"]
@@ -28,7 +30,8 @@ async def test_a_prompt_sent_during_a_turn_is_queued_and_sent_after_it(harness, 
 
 
 async def test_esc_puts_the_queued_prompt_back_with_the_cursor_at_its_end(harness):
-    app = harness.app([{"text": "slow", "delay": 30}])
+    app = harness.app([{"text": "slow"}])
+    harness.hold()  # never let go: Esc ends it
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await send(pilot, "one")

@@ -20,6 +20,7 @@ from larik.tui.models import (
 )
 from larik.tui.widgets.status_bar import status_text
 from larik.tui.widgets.tool_card import ToolCard, key_argument
+from tests.patience import WAIT
 
 
 # -- where a growing Markdown text can be frozen -----------------------------------------------
@@ -258,14 +259,16 @@ def test_a_clipboard_program_that_stays_in_the_background_is_not_waited_for(tmp_
     bin_dir.mkdir()
     xclip = bin_dir / "xclip"
     xclip.write_text(
-        f"#!/bin/sh\ncat > {tmp_path}/copied\nsleep 30 &\necho $! > {tmp_path}/server\nexit 0\n"
+        f"#!/bin/sh\ncat > {tmp_path}/copied\nsleep {10 * WAIT:g} &\necho $! > {tmp_path}/server\n"
+        "exit 0\n"
     )
     xclip.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     monkeypatch.setenv("DISPLAY", ":0")
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     try:
-        assert clipboard.copy_with_program("the reply", timeout=3) == "xclip"
+        # done before its timeout, and the background child outlives both: not waited for
+        assert clipboard.copy_with_program("the reply", timeout=WAIT) == "xclip"
         assert (tmp_path / "copied").read_text() == "the reply"
     finally:
         if (tmp_path / "server").exists():

@@ -17,6 +17,8 @@ import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from tests.patience import WAIT
+
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 
@@ -136,7 +138,7 @@ class FakeHub:
                 if f.stall_after is not None and not hub.release.is_set():
                     self.wfile.write(body[: max(0, f.stall_after - start)])
                     self.wfile.flush()
-                    hub.release.wait(30)
+                    hub.release.wait(WAIT)
                     self.close_connection = True
                     return
                 self.wfile.write(body)

@@ -16,6 +16,7 @@ from larik.config import Config
 from larik.llm.errors import LocalModelError
 from larik.llm.local import engine
 from larik.llm.local.store import Store
+from tests.patience import WAIT
 
 from .conftest import need_engine
 from .fakehub import FakeHub, File
@@ -96,12 +97,14 @@ def test_serve_runs_in_the_foreground_and_larik_uses_it_instead_of_starting_one(
         assert oct(engine.run_file(store, entry.name).stat().st_mode & 0o777) == "0o600"
         import httpx2
 
-        assert httpx2.get(f"{url}/v1/models", timeout=5).status_code == 401  # no key: no model
-        ok = httpx2.get(f"{url}/v1/models", headers={"Authorization": f"Bearer {key}"}, timeout=5)
+        assert httpx2.get(f"{url}/v1/models", timeout=WAIT).status_code == 401  # no key: no model
+        ok = httpx2.get(
+            f"{url}/v1/models", headers={"Authorization": f"Bearer {key}"}, timeout=WAIT
+        )
         assert ok.status_code == 200
         run = json.loads(engine.run_file(store, entry.name).read_text())
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == 0
+        assert proc.wait(timeout=WAIT) == 0
         assert not engine.run_file(store, entry.name).exists()
         assert engine.running(store, entry) == ("", "")
         with pytest.raises(ProcessLookupError):

@@ -23,6 +23,7 @@ from larik.llm.local.engine import Engine, ensure, fit, stop_all
 from larik.llm.local.store import Entry, Store
 from larik.llm.providers.local import LocalProvider
 from larik.llm.types import EventType, Message, Request, ToolSpec
+from tests.patience import WAIT
 from tests.procs import MARK_VARIABLE, carrying
 
 pytestmark = pytest.mark.integration
@@ -43,7 +44,7 @@ COPY_A_CALL = (
 )
 
 
-def _gone(pid: int, wait: float = 20.0) -> bool:
+def _gone(pid: int, wait: float = WAIT) -> bool:
     end = time.monotonic() + wait
     while time.monotonic() < end:
         try:
@@ -145,7 +146,7 @@ def test_the_engine_stops_with_larik_on_every_exit_path(smol: Entry, tmp_path: P
         if how.startswith("SIG"):  # (the others end at once, taking the engine along)
             assert pid in carrying(mark)  # the engine runs, and carries the test's mark
             proc.send_signal(getattr(signal, how))
-        proc.wait(timeout=30)
+        proc.wait(timeout=WAIT)
         assert _gone(pid), f"the engine {pid} outlived Larik ({how})"
         assert carrying(mark) == []  # nothing of it left: no orphan
     finally:
@@ -267,7 +268,7 @@ async def test_a_turn_cancelled_while_the_engine_loads_ends_the_start_at_once(
     monkeypatch.setattr(engine.sys, "executable", str(hangs))
     provider = LocalProvider(resolve_endpoint("local", Config()), model=smol.name)
     task = asyncio.create_task(provider._ready())
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + WAIT
     while not (engine._engines and next(iter(engine._engines.values())).pid):
         assert time.monotonic() < deadline and not task.done()
         await asyncio.sleep(0.02)
@@ -277,8 +278,9 @@ async def test_a_turn_cancelled_while_the_engine_loads_ends_the_start_at_once(
     with pytest.raises(asyncio.CancelledError):
         await task
     # the worker stops the child and leaves within its next poll, not at its 300 s deadline
-    assert await asyncio.to_thread(_gone, pid, 10.0)
-    deadline = time.monotonic() + 10
+    # (the test's ceiling is shorter than that deadline: a worker that waited for it fails)
+    assert await asyncio.to_thread(_gone, pid)
+    deadline = time.monotonic() + WAIT
     while engine._engines:
         assert time.monotonic() < deadline, "the start went on"
         await asyncio.sleep(0.02)

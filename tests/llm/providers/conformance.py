@@ -34,6 +34,7 @@ from larik.llm.types import (
     Usage,
 )
 from tests.loopback import LoopbackServer, Reply
+from tests.patience import WAIT
 
 
 class Kit(Protocol):
@@ -258,12 +259,12 @@ async def scenario_cancel_closes_request(kit: Kit, server: LoopbackServer) -> No
     reply.stall_after = 2
     server.add(reply)
     stream = kit.make(server.url).stream(request(kit))
-    async with asyncio.timeout(10):
+    async with asyncio.timeout(WAIT):
         async for ev in stream:
             if ev.type is EventType.TEXT_DELTA:
                 break
     await stream.aclose()  # type: ignore[attr-defined]
-    assert await asyncio.to_thread(server.wait_disconnect, 5), "server never saw the disconnect"
+    assert await asyncio.to_thread(server.wait_disconnect), "server never saw the disconnect"
 
 
 def events_of(body: bytes) -> list[bytes]:

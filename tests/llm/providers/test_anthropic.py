@@ -42,6 +42,7 @@ from tests.llm.providers.kits.anthropic import (
     text_block,
 )
 from tests.loopback import LoopbackServer, Reply, wire_case
+from tests.patience import WAIT
 
 API = "anthropic-messages"
 GOLDEN = Path(__file__).parent / "golden" / "anthropic_request.json"
@@ -710,11 +711,11 @@ async def test_cancelling_the_consumer_task_closes_the_request(loopback):
                 first_delta.set()
 
     task = asyncio.create_task(consume())
-    await asyncio.wait_for(first_delta.wait(), 10)
+    await asyncio.wait_for(first_delta.wait(), WAIT)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await asyncio.to_thread(loopback.wait_disconnect, 5)
+    assert await asyncio.to_thread(loopback.wait_disconnect)
 
 
 # -- keys, base URL, headers, lazy import ----------------------------------------------------------

@@ -30,6 +30,7 @@ from tests.llm.helpers import endpoint
 from tests.llm.providers.conformance import PNG_1PX, canonical_request
 from tests.llm.providers.kits.gemini import chunk, sse
 from tests.loopback import LoopbackServer, Reply, wire_case
+from tests.patience import WAIT
 
 GOLDEN = Path(__file__).parent / "golden" / "gemini_request.json"
 TOOLS = [ToolSpec(name="read_file", input_schema={"type": "object"})]
@@ -573,7 +574,7 @@ async def test_closing_the_stream_closes_the_response_without_the_garbage_collec
             if ev.type is EventType.TEXT_DELTA:
                 break
         await stream.aclose()
-        assert await asyncio.to_thread(loopback.wait_disconnect, 5)
+        assert await asyncio.to_thread(loopback.wait_disconnect)
     finally:
         gc.enable()
 
@@ -588,8 +589,8 @@ async def test_cancelling_the_consumer_task_closes_the_response(loopback):
                 first.set()
 
     task = asyncio.create_task(consume())
-    await asyncio.wait_for(first.wait(), 10)
+    await asyncio.wait_for(first.wait(), WAIT)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await asyncio.to_thread(loopback.wait_disconnect, 5)
+    assert await asyncio.to_thread(loopback.wait_disconnect)

@@ -15,6 +15,7 @@ from larik.llm.callback import Listener
 from larik.llm.errors import LoginExpired, SignInError
 from larik.llm.signin import chatgpt
 from tests.llm.signin.fake_auth import ACCOUNT, FakeAuth
+from tests.patience import WAIT, grown_until
 
 
 @pytest.fixture
@@ -28,7 +29,10 @@ def get(url: str, *, source: str = "") -> tuple[int, str]:
     """A GET that follows nothing (a browser's one step), optionally from another address."""
     parts = urlsplit(url.replace("//localhost:", "//127.0.0.1:"))
     conn = http.client.HTTPConnection(
-        parts.hostname or "", parts.port, timeout=10, source_address=(source, 0) if source else None
+        parts.hostname or "",
+        parts.port,
+        timeout=WAIT,
+        source_address=(source, 0) if source else None,
     )
     conn.request("GET", parts.path + (f"?{parts.query}" if parts.query else ""))
     resp = conn.getresponse()
@@ -59,7 +63,7 @@ class Browser:
 
 def test_browser_sign_in_uses_pkce_codex_parameters_and_the_loopback_redirect(fake):
     browser = Browser()
-    account = chatgpt.login_browser(fake.url, show=browser, port=0, timeout=10)
+    account = chatgpt.login_browser(fake.url, show=browser, port=0, timeout=WAIT)
     assert account.account_id == ACCOUNT and account.label == "ada@example.com"
     assert account.plan == "plus" and account.refresh_token.startswith("rt-")
     query = {k: v[0] for k, v in parse_qs(urlsplit(browser.authorize).query).items()}
@@ -78,10 +82,16 @@ def test_browser_sign_in_uses_pkce_codex_parameters_and_the_loopback_redirect(fa
 
 def test_a_redirect_with_another_state_is_refused_and_nothing_is_exchanged(fake):
     fake.lie = "state"
-    browser = Browser()
-    with pytest.raises(SignInError, match="no answer from the browser"):
-        chatgpt.login_browser(fake.url, show=browser, port=0, timeout=1.5)
-    assert browser.landed == [400]
+
+    def attempt(timeout: float) -> Browser | None:
+        browser = Browser()
+        with pytest.raises(SignInError, match="no answer from the browser"):
+            chatgpt.login_browser(fake.url, show=browser, port=0, timeout=timeout)
+        assert browser.thread is not None
+        browser.thread.join(WAIT)
+        return browser if browser.landed else None  # the wait ended before it came back
+
+    assert grown_until(attempt, 1.5).landed == [400]
     assert "/oauth/token" not in fake.paths()
 
 
@@ -97,8 +107,8 @@ def test_the_listener_refuses_other_addresses_and_closes_after_one_use():
 
     t = threading.Thread(target=visit)
     t.start()
-    query = listener.wait(10)
-    t.join(10)
+    query = listener.wait(WAIT)
+    t.join(WAIT)
     assert query["code"] == "abc" and seen == [403, 404, 200]
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", listener.port), timeout=5)
@@ -113,11 +123,11 @@ def test_a_pasted_redirect_url_signs_in_and_its_state_is_checked(fake):
         ready.set()
 
     def paste() -> str:  # the user copies the address the browser ended on
-        ready.wait(10)
+        ready.wait(WAIT)
         status, location = get(shown[0])
         return location
 
-    account = chatgpt.login_browser(fake.url, show=show, paste=paste, port=0, timeout=10)
+    account = chatgpt.login_browser(fake.url, show=show, paste=paste, port=0, timeout=WAIT)
     assert account.account_id == ACCOUNT
     with pytest.raises(SignInError, match="state differs"):
         chatgpt.parse_pasted("http://localhost:1455/auth/callback?code=x&state=wrong", "right")
@@ -151,7 +161,7 @@ def test_a_pasted_redirect_to_another_host_or_path_is_not_the_answer(pasted):
 def test_a_lying_token_answer_is_a_one_line_error_that_quotes_no_token(fake, lie, said):
     fake.lie = lie
     with pytest.raises(SignInError, match=said) as ei:
-        chatgpt.login_browser(fake.url, show=Browser(), port=0, timeout=10)
+        chatgpt.login_browser(fake.url, show=Browser(), port=0, timeout=WAIT)
     message = str(ei.value)
     assert "\n" not in message and "eyJ" not in message and "rt-" not in message
     assert "/steal" not in fake.paths()
@@ -160,7 +170,7 @@ def test_a_lying_token_answer_is_a_one_line_error_that_quotes_no_token(fake, lie
 def test_device_code_sign_in(fake, monkeypatch):
     monkeypatch.setattr(chatgpt, "MIN_POLL", 0.0)
     shown: list[tuple[str, str]] = []
-    account = chatgpt.login_device(fake.url, show=lambda u, c: shown.append((u, c)), timeout=10)
+    account = chatgpt.login_device(fake.url, show=lambda u, c: shown.append((u, c)), timeout=WAIT)
     assert shown == [(f"{fake.url}/codex/device", "ABCD-1234")]
     assert account.account_id == ACCOUNT
     polls = [f for m, p, f in fake.requests if p == "/api/accounts/deviceauth/token"]
@@ -168,7 +178,7 @@ def test_device_code_sign_in(fake, monkeypatch):
 
 
 def _signed_in(fake: FakeAuth):
-    return chatgpt.login_browser(fake.url, show=Browser(), port=0, timeout=10)
+    return chatgpt.login_browser(fake.url, show=Browser(), port=0, timeout=WAIT)
 
 
 def test_refresh_rotates_the_tokens_of_the_same_account(fake):

@@ -9,6 +9,7 @@ import pytest
 from larik.llm.errors import LoginExpired, SignInError
 from larik.llm.signin import copilot
 from tests.llm.signin.fake_auth import FakeAuth
+from tests.patience import WAIT
 
 
 @pytest.fixture
@@ -21,7 +22,7 @@ def fake(monkeypatch) -> Iterator[FakeAuth]:
 
 def test_device_flow_then_the_copilot_token_and_its_api_url(fake):
     shown: list[tuple[str, str]] = []
-    account = copilot.login(fake.url, show=lambda u, c: shown.append((u, c)), timeout=10)
+    account = copilot.login(fake.url, show=lambda u, c: shown.append((u, c)), timeout=WAIT)
     assert shown == [(f"{fake.url}/login/device", "WXYZ-9876")]
     assert account.account_id == "127.0.0.1:42" and account.label == "octo"
     assert account.refresh_token == fake.gh_token and account.access_token.startswith("tid=")
@@ -35,7 +36,7 @@ def test_device_flow_then_the_copilot_token_and_its_api_url(fake):
 
 
 def test_refresh_is_the_exchange_again_and_a_revoked_github_token_means_sign_in_again(fake):
-    account = copilot.login(fake.url, show=lambda u, c: None, timeout=10)
+    account = copilot.login(fake.url, show=lambda u, c: None, timeout=WAIT)
     again = copilot.refresh(account, fake.url)
     assert again.access_token != account.access_token
     fake.gh_token = "gho_revoked_and_replaced_000"
@@ -46,13 +47,13 @@ def test_refresh_is_the_exchange_again_and_a_revoked_github_token_means_sign_in_
 def test_a_device_page_on_plain_http_is_refused_before_it_is_shown(fake):
     fake.lie = "verification"
     with pytest.raises(SignInError, match="not https"):
-        copilot.login(fake.url, show=lambda u, c: pytest.fail("shown"), timeout=10)
+        copilot.login(fake.url, show=lambda u, c: pytest.fail("shown"), timeout=WAIT)
 
 
 def test_a_token_naming_a_non_copilot_api_host_is_refused(fake):
     fake.lie = "api-host"
     with pytest.raises(SignInError, match="not a Copilot host"):
-        copilot.login(fake.url, show=lambda u, c: None, timeout=10)
+        copilot.login(fake.url, show=lambda u, c: None, timeout=WAIT)
 
 
 @pytest.mark.parametrize(

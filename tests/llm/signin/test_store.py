@@ -16,6 +16,7 @@ import pytest
 
 from larik.llm.signin.store import Account, AccountStore
 from tests.llm.signin.fake_auth import ACCOUNT, FakeAuth, chatgpt_tokens
+from tests.patience import WAIT
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -89,7 +90,7 @@ RACER = textwrap.dedent(
     store = AccountStore(root)
     account = store.current("chatgpt")
     (root / f"ready-{me}").touch()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + float(sys.argv[4])
     while not (root / "go").exists() and time.monotonic() < deadline:
         time.sleep(0.005)
     print(store.fresh(account, lambda a: chatgpt.refresh(a, url)).access_token)
@@ -109,7 +110,7 @@ def test_two_processes_refreshing_at_once_spend_the_refresh_token_once(tmp_path,
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", RACER, str(tmp_path), fake.url, str(i)],
+            [sys.executable, "-c", RACER, str(tmp_path), fake.url, str(i), str(WAIT)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -117,12 +118,12 @@ def test_two_processes_refreshing_at_once_spend_the_refresh_token_once(tmp_path,
         )
         for i in range(2)
     ]
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + WAIT
     while not all((tmp_path / f"ready-{i}").exists() for i in range(2)):
         assert time.monotonic() < deadline, "the racers did not start"
         time.sleep(0.01)
     (tmp_path / "go").touch()
-    outs = [p.communicate(timeout=60) for p in procs]
+    outs = [p.communicate(timeout=WAIT) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], [err[-500:] for _, err in outs]
     assert fake.refreshes == 1
     tokens = {out.strip() for out, _ in outs}
