@@ -41,16 +41,38 @@ Keep = Literal["head", "tail"]
 
 MAX_RESULT = 120_000  # characters of any one tool result the model gets (read_file's page fits)
 
-# a complete CSI sequence (colours, cursor moves): drawn by no one here, so dropped whole
-_CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+# a complete escape sequence, drawn by no one here, so dropped whole: CSI (colours, cursor
+# moves), OSC (a title, ESC]52's clipboard) and the string sequences (DCS, SOS, PM, APC) up to
+# their terminator, and the two-character ones (ESC 7, ESC =, …). An unended one is left: its
+# ESC becomes U+FFFD like any other control character
+_ESCAPE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
+    r"|\x1b[PX^_][^\x1b]*\x1b\\"
+    r"|\x1b[ -/]*[0-~]"
+)
 
 
 def clean(text: str) -> str:
     """``text`` with nothing in it that acts on a terminal or hides from a reader, and nothing
-    unencodable; tab and newline kept, a carriage return dropped."""
-    if "\x1b[" in text:
-        text = _CSI.sub("", text)
+    unencodable; tab and newline kept. A carriage return does what it does on a terminal (the
+    text after it is written over the line from its start: a progress bar reads as its last
+    state), and is then gone."""
+    if "\x1b" in text:
+        text = _ESCAPE.sub("", text)
+    if "\r" in text:
+        text = "\n".join(_overwritten(line) for line in text.split("\n"))
     return shown(text.translate(TABLE))
+
+
+def _overwritten(line: str) -> str:
+    """One line as a terminal leaves it after its carriage returns."""
+    if "\r" not in line:
+        return line
+    shown_: list[str] = []
+    for piece in line.split("\r"):
+        shown_[: len(piece)] = piece
+    return "".join(shown_)
 
 
 def _end(text: str, limit: int, keep: Keep) -> str:

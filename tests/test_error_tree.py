@@ -34,6 +34,13 @@ OUTSIDE_THE_TREE = {
     "larik.bench._reaper._Stop",  # a signal to the check's reaper: it ends what the check started
     "larik.printmode._Stopped",  # a KeyboardInterrupt: a signal ends print mode as Ctrl+C does
     "larik.llm.local.gguf._Short",  # a header cut short: read_meta says so, naming the file
+    # a FileNotFoundError, so what caught a missing program catches one not Larik's own too
+    "larik.host_programs.NotOwn",
+    # ValueErrors, so what caught a bad parse or a value with no JSON text catches these too
+    "larik.llm.jsontext.NotJson",
+    "larik.llm.others_parse.Unreadable",
+    "larik.acp.wire.NotSent",  # a message with no JSON text: handled like a client gone away
+    "larik.llm.local.pull._TooLong",  # a download past its size: pull says so, one line
 }
 
 
