@@ -2,19 +2,19 @@
 
 The columns are a table (``COLUMNS``), each with the order it is given up in when the terminal
 is too narrow: the cache prices first, the model's name never (it is what one types). A table
-that is still too wide after that has its access cut short with an ellipsis. Piped, the width
-is 80 (``COLUMNS`` says otherwise). The models that need a key, a sign-in or a server are one
+that is still too wide after that has its access cut short with an ellipsis. The width is
+:func:`larik.terminal_text.output_width`'s (``COLUMNS``, the terminal's, else 160 piped). The models that need a key, a sign-in or a server are one
 line per provider under the table, saying what would make them usable; ``--all`` lists them.
 """
 
 from __future__ import annotations
 
-import shutil
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..terminal_text import output_width
 from ..words import count
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ def print_models(
     rows: list[Row], as_of: str, access: dict[str, Access], *, show_all: bool, hint: bool
 ) -> None:
     """The usable models (all of them with ``show_all``), what the others need, the prices."""
-    width = max(40, shutil.get_terminal_size((80, 24)).columns)
+    width = max(40, output_width())
     usable = [r for r in rows if r["available"]]
     shown = rows if show_all else usable
     if shown:
