@@ -576,3 +576,21 @@ def test_the_files_a_prompt_names_are_attached_and_the_rest_said_on_stderr(proje
     assert len(texts) == 2 and "not the project's" not in "".join(texts)
     assert "larik: warning: @missing.py: no such file" in err
     assert "larik: warning: @../outside.txt: outside the project, not attached" in err
+
+
+def test_the_notice_after_an_edit_nothing_checked_names_the_file(project, tmp_path):
+    """A real ``larik -p``: the warning said ``changed 1 file and ran nothing`` — which one?"""
+    import os
+
+    model = write_script(tmp_path / "fix.json", *FIX)
+    argv = ["-p", "fix add", "-m", model, "--permission-mode", "edits"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "larik.cli", *argv],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "changed calc.py and ran nothing to check them" in proc.stderr
