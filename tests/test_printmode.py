@@ -594,3 +594,25 @@ def test_the_notice_after_an_edit_nothing_checked_names_the_file(project, tmp_pa
     )
     assert proc.returncode == 0, proc.stderr
     assert "changed calc.py and ran nothing to check them" in proc.stderr
+
+
+def test_a_local_model_that_cannot_start_is_the_one_line_before_anything_runs(project):
+    """``-m local/NAME`` not pulled (or the engine not installed): the edit workflow ran the
+    project's tests first, and its refusal to run pytest came before the real problem."""
+    import os
+
+    (project / "test_calc.py").write_text(
+        "from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    )
+    argv = ["-p", "fix the failing test", "-m", "local/qwen2.5-coder-0.5b"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "larik.cli", *argv, "--permission-mode", "edits"],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("larik: local: no local model 'qwen2.5-coder-0.5b'"), proc.stderr
+    assert "pytest" not in proc.stderr and len(proc.stderr.splitlines()) == 1

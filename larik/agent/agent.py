@@ -259,6 +259,8 @@ class Agent:
             self._check = TurnCheck()
             async for ev in self._probe():
                 yield ev
+                if ev.type is E.ERROR:  # the model cannot answer: nothing of the turn runs
+                    return
             for ev in self._take_notices():
                 yield ev
             blocks = [Block.text_block(prompt_)] if isinstance(prompt_, str) else list(prompt_)
@@ -476,10 +478,17 @@ class Agent:
         )
 
     async def _probe(self) -> AsyncIterator[AgentEvent]:
-        """Once per model: ask a local server what it actually loaded."""
+        """Once per model: ask a local server what it actually loaded. A model that cannot
+        answer at all (``Capabilities.unusable``) ends the turn with that error, before the
+        prompt is taken and anything of the turn runs; the next turn asks again."""
         if not self._probe_pending:
             return
-        for text in self._probed(await probe(self._resolved, self._caps)):
+        caps = await probe(self._resolved, self._caps)
+        if caps.unusable:  # asked again next turn (a model pulled, the engine installed)
+            self._record(error_record(caps.unusable))
+            yield AgentEvent(E.ERROR, text=caps.unusable)
+            return
+        for text in self._probed(caps):
             yield self._notice(text, warn=True)
 
     async def _probe_early(self) -> None:
@@ -490,6 +499,8 @@ class Agent:
         try:
             caps = await asyncio.wait_for(probe(self._resolved, self._caps), CREATE_PROBE_TIMEOUT)
         except TimeoutError:
+            return
+        if caps.unusable:  # the first turn asks again, and says it before anything runs
             return
         for text in self._probed(caps):
             self._notices.append(AgentEvent(E.NOTICE, text=text, level=NoticeLevel.WARNING))

@@ -8,10 +8,10 @@ follows the loaded window), or no tool support (tools are then not sent).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ..llm.errors import LarikError
+from ..llm.errors import APIError, LarikError
 from ..llm.provider import ModelProber
 
 if TYPE_CHECKING:
@@ -29,6 +29,16 @@ class Capabilities:
     warnings: list[str] = field(default_factory=list)
     params_b: float | None = None  # size in billions of parameters, when known (profile.py)
     images: bool | None = None  # takes images (None: unknown; larik/agent/images.py)
+    unusable: str = ""  # why the model cannot answer at all, as its server said ("": it can)
+
+
+def _unusable(provider: object, e: BaseException) -> bool:
+    """An error that every request to this model would get (a local engine not installed, a
+    model not pulled: not retryable) and no fallback stands in for: the turn's one problem,
+    said before anything of the turn runs (the edit workflow ran the project's tests first)."""
+    if not isinstance(e, APIError) or e.retryable:
+        return False
+    return len(getattr(provider, "candidates", ())) <= 1
 
 
 def no_tools_warning(spec: str) -> str:
@@ -65,7 +75,9 @@ async def probe(resolved: Resolved, caps: Capabilities) -> Capabilities:
         tools = await provider.supports_tools(resolved.model)
         ask_images = getattr(provider, "supports_images", None)
         images = await ask_images(resolved.model) if ask_images is not None else None
-    except (LarikError, OSError):
+    except (LarikError, OSError) as e:
+        if _unusable(provider, e):
+            return replace(caps, unusable=str(e), warnings=list(caps.warnings))
         return caps
     out = Capabilities(caps.window, caps.catalog_window, caps.tools, params_b=caps.params_b)
     if out.params_b is None and (ask := getattr(provider, "model_params", None)) is not None:
