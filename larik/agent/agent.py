@@ -41,7 +41,7 @@ from .create import create as _create
 from .edit_turn import SYSTEM as EDIT_SYSTEM
 from .edit_turn import EditHost, run_edit_turn
 from .events import AgentEvent, AgentEventType, NoticeLevel
-from .permissions import check_mode
+from .permissions import PermissionPolicy, check_mode
 from .probe import Capabilities, capabilities, probe
 from .profile import Profile, profile_for
 from .rewind import Checkpointer
@@ -185,6 +185,11 @@ class Agent:
     @permission_mode.setter
     def permission_mode(self, mode: str) -> None:
         self._settings.policy.mode = check_mode(mode)
+
+    @property
+    def permissions(self) -> PermissionPolicy:
+        """The rules in effect, and the session's own (``/permissions`` lists and forgets)."""
+        return self._settings.policy
 
     @property
     def _plan_mode(self) -> bool:
