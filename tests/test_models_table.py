@@ -5,6 +5,7 @@ and a server's listed window is shown as the ``/model`` picker shows it."""
 from __future__ import annotations
 
 import json
+import socket
 
 import pytest
 from typer.testing import CliRunner
@@ -16,15 +17,33 @@ from larik.llm.local.store import Entry, Store
 runner = CliRunner()
 
 
+def _dead_port() -> int:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 @pytest.fixture(autouse=True)
-def _eighty_columns(monkeypatch):
+def _eighty_columns_and_no_server_of_this_machine(monkeypatch):
+    """A model server another program runs here (llama.cpp on 8080) is not the test's."""
     monkeypatch.setenv("COLUMNS", "80")
+    dead = f"http://127.0.0.1:{_dead_port()}"
+    monkeypatch.setenv("OLLAMA_HOST", dead)
+    write_user("")
+
+
+PRESETS = ("llamacpp", "vllm", "lmstudio")
 
 
 def write_user(text: str) -> None:
+    """The test's config, every preset server not named in it at a port nothing answers."""
+    dead = f"http://127.0.0.1:{_dead_port()}/v1"
+    quiet = "".join(
+        f'[providers.{p}]\nbase_url = "{dead}"\n' for p in PRESETS if f"[providers.{p}]" not in text
+    )
     path = user_config_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    path.write_text(text + "\n" + quiet, encoding="utf-8")
 
 
 def run(*args: str) -> str:
@@ -95,11 +114,11 @@ def test_models_shows_the_window_a_local_server_lists_as_the_picker_does(loopbac
     assert picker["llamacpp/tiny-8k.gguf"] == 8192
 
 
-def test_a_model_a_listed_provider_serves_outside_the_catalog_is_listed(loopback):
+def test_a_model_a_listed_provider_serves_outside_the_catalog_is_listed(loopback, monkeypatch):
     from tests.loopback import Reply
 
     body = json.dumps({"models": [{"name": "qwen2.5-coder:0.5b"}]})
     loopback.route("/api/tags", Reply(body=body, content_type="application/json"))
-    write_user(f'[providers.ollama]\nbase_url = "{loopback.url}"\n')
+    monkeypatch.setenv("OLLAMA_HOST", loopback.url)
     specs = [line.split()[0] for line in rows(run("models"))]
     assert "ollama/qwen2.5-coder:0.5b" in specs
