@@ -55,7 +55,7 @@ def capabilities(resolved: Resolved, config: Config) -> Capabilities:
     info = model_info(resolved, config)
     caps = Capabilities(
         window=info.context_window,
-        catalog_window=info.context_window if info.known else 0,
+        catalog_window=info.context_window if info.window_known else 0,  # not a guess
         tools=bool(info.tools) or not info.known,
         params_b=info.params_b,
         images=bool(info.vision) if info.known else None,

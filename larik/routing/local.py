@@ -223,12 +223,12 @@ def engine_running(name: str, config: Any = None) -> bool:
 
 
 def served_window(model: LocalModel, config: Any = None) -> int | None:
-    """A served model's context window: the catalog's when it knows the model, else what its
-    server lists (the ``/model`` picker and ``larik models`` show the same)."""
+    """A served model's context window: the one the catalog or the config states, else what
+    its server lists (the ``/model`` picker and ``larik models`` show the same)."""
     from ..llm import catalog
 
     info = catalog.lookup(model.model, model.provider, config)
-    return info.context_window if info.known else model.window
+    return info.context_window if info.window_known else model.window
 
 
 def _with_pulled(result: Scan, config: Any) -> Scan:
