@@ -372,6 +372,7 @@ class Agent:
 
     # -- model calls ------------------------------------------------------------------------
     accepts_images = property(lambda self: self._caps.images)  # None: not known (images.py)
+    effort_applies = property(lambda self: self._caps.effort)  # False: /effort does nothing
 
     def _request(self) -> Request:
         source = self._settings.tool_source  # its block (MCP servers' instructions) comes last

@@ -30,6 +30,7 @@ class Capabilities:
     params_b: float | None = None  # size in billions of parameters, when known (profile.py)
     images: bool | None = None  # takes images (None: unknown; larik/agent/images.py)
     unusable: str = ""  # why the model cannot answer at all, as its server said ("": it can)
+    effort: bool | None = None  # a reasoning effort changes anything (None: not known)
 
 
 def _unusable(provider: object, e: BaseException) -> bool:
@@ -39,6 +40,12 @@ def _unusable(provider: object, e: BaseException) -> bool:
     if not isinstance(e, APIError) or e.retryable:
         return False
     return len(getattr(provider, "candidates", ())) <= 1
+
+
+def _effort_applies(resolved: Resolved) -> bool | None:
+    """What the provider knows without asking its server: whether an effort does anything."""
+    ask = getattr(resolved.provider, "effort_applies", None)
+    return ask(resolved.model) if ask is not None else None
 
 
 def no_tools_warning(spec: str) -> str:
@@ -59,6 +66,7 @@ def capabilities(resolved: Resolved, config: Config) -> Capabilities:
         tools=bool(info.tools) or not info.known,
         params_b=info.params_b,
         images=bool(info.vision) if info.known else None,
+        effort=_effort_applies(resolved),
     )
     if not caps.tools:
         caps.warnings.append(no_tools_warning(resolved.spec))
@@ -79,7 +87,9 @@ async def probe(resolved: Resolved, caps: Capabilities) -> Capabilities:
         if _unusable(provider, e):
             return replace(caps, unusable=str(e), warnings=list(caps.warnings))
         return caps
-    out = Capabilities(caps.window, caps.catalog_window, caps.tools, params_b=caps.params_b)
+    out = Capabilities(
+        caps.window, caps.catalog_window, caps.tools, params_b=caps.params_b, effort=caps.effort
+    )
     if out.params_b is None and (ask := getattr(provider, "model_params", None)) is not None:
         try:  # the server says how large the model is (profile.py: small models)
             out.params_b = await ask(resolved.model)

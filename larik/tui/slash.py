@@ -98,6 +98,13 @@ async def _effort(session: Session, ui: UI, arg: str) -> None:
     except LarikError:
         ui.say(f"unknown effort {arg!r}: use low, medium, high, max or default", "error")
         return
+    if level != "default" and getattr(session.agent, "effort_applies", None) is False:
+        ui.say(
+            f"effort: {level} (was {was}) — it has no effect on {session.spec}: the model "
+            "takes no reasoning effort",
+            "warning",
+        )
+        return
     ui.say(f"effort: {level} (was {was}; from the next turn)")
 
 
