@@ -41,8 +41,8 @@ from .create import create as _create
 from .edit_turn import SYSTEM as EDIT_SYSTEM
 from .edit_turn import EditHost, run_edit_turn
 from .events import AgentEvent, AgentEventType, NoticeLevel
-from .permissions import PermissionPolicy, check_mode
-from .probe import Capabilities, capabilities, probe
+from .permissions import check_mode
+from .probe import Capabilities, ModelLook, capabilities, probe
 from .profile import Profile, profile_for
 from .rewind import Checkpointer
 from .runaway import RunawayReply, RunawayWatch, cooler
@@ -139,7 +139,7 @@ class Agent:
         self._runaways = 0
         self._running: Running | None = None
         self._turn: AsyncGenerator[AgentEvent, None] | None = None
-        self._probe_pending = True
+        self._look = ModelLook()  # what the model's server says it loaded (once per model)
         self.warmer: float | None = None  # a later try's least temperature (session/attempts.py)
         self.context_tokens = 0  # tokens in use after the last reply (or an estimate)
         self.context_window = 0
@@ -186,10 +186,7 @@ class Agent:
     def permission_mode(self, mode: str) -> None:
         self._settings.policy.mode = check_mode(mode)
 
-    @property
-    def permissions(self) -> PermissionPolicy:
-        """The rules in effect, and the session's own (``/permissions`` lists and forgets)."""
-        return self._settings.policy
+    permissions = property(lambda self: self._settings.policy)  # the rules (/permissions)
 
     @property
     def _plan_mode(self) -> bool:
@@ -213,7 +210,7 @@ class Agent:
     def _use_model(self, resolved: Resolved) -> None:
         self._caps = capabilities(resolved, self.config)
         self.context_window = self._caps.window
-        self._probe_pending = True
+        self._look = ModelLook()
         for text in self._caps.warnings:
             self._notices.append(AgentEvent(E.NOTICE, text=text, level=NoticeLevel.WARNING))
         self._caps.warnings = []
@@ -264,8 +261,6 @@ class Agent:
             self._check = TurnCheck()
             async for ev in self._probe():
                 yield ev
-                if ev.type is E.ERROR:  # the model cannot answer: nothing of the turn runs
-                    return
             for ev in self._take_notices():
                 yield ev
             blocks = [Block.text_block(prompt_)] if isinstance(prompt_, str) else list(prompt_)
@@ -484,17 +479,8 @@ class Agent:
         )
 
     async def _probe(self) -> AsyncIterator[AgentEvent]:
-        """Once per model: ask a local server what it actually loaded. A model that cannot
-        answer at all (``Capabilities.unusable``) ends the turn with that error, before the
-        prompt is taken and anything of the turn runs; the next turn asks again."""
-        if not self._probe_pending:
-            return
-        caps = await probe(self._resolved, self._caps)
-        if caps.unusable:  # asked again next turn (a model pulled, the engine installed)
-            self._record(error_record(caps.unusable))
-            yield AgentEvent(E.ERROR, text=caps.unusable)
-            return
-        for text in self._probed(caps):
+        """At a turn's start, unless create's look settled it (:class:`.probe.ModelLook`)."""
+        for text in self._probed(await self._look.at_turn(self._resolved, self._caps)):
             yield self._notice(text, warn=True)
 
     async def _probe_early(self) -> None:
@@ -502,18 +488,14 @@ class Agent:
         (a front end shows ``ctx N%`` at once). Cloud providers answer from the catalog without
         a request; a local server gets ``CREATE_PROBE_TIMEOUT``, else the first turn asks it
         again. Its warnings are shown when the first turn starts."""
-        try:
-            caps = await asyncio.wait_for(probe(self._resolved, self._caps), CREATE_PROBE_TIMEOUT)
-        except TimeoutError:
-            return
-        if caps.unusable:  # the first turn asks again, and says it before anything runs
-            return
+        caps = await self._look.at_create(self._resolved, self._caps, CREATE_PROBE_TIMEOUT)
         for text in self._probed(caps):
             self._notices.append(AgentEvent(E.NOTICE, text=text, level=NoticeLevel.WARNING))
 
-    def _probed(self, caps: Capabilities) -> list[str]:
-        """Use what the server said it loaded; its warnings."""
-        self._probe_pending = False
+    def _probed(self, caps: Capabilities | None) -> list[str]:
+        """Use what the server said it loaded (None: it said nothing new); its warnings."""
+        if caps is None:
+            return []
         self._caps = caps
         self.context_window = caps.window
         self._use_profile()

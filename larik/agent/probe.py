@@ -8,6 +8,7 @@ follows the loaded window), or no tool support (tools are then not sent).
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,32 @@ class Capabilities:
     images: bool | None = None  # takes images (None: unknown; larik/agent/images.py)
     unusable: str = ""  # why the model cannot answer at all, as its server said ("": it can)
     effort: bool | None = None  # a reasoning effort changes anything (None: not known)
+
+
+class ModelLook:
+    """Once per model: what its server says it loaded — asked at create within a bound, else
+    when the first turn starts — and asked again at every turn while the model cannot answer at
+    all (``Capabilities.unusable``: a model pulled meanwhile, the engine installed)."""
+
+    def __init__(self) -> None:
+        self.pending = True
+
+    async def at_create(
+        self, resolved: Resolved, caps: Capabilities, timeout: float
+    ) -> Capabilities | None:
+        """The capabilities to use (None: the server did not answer within ``timeout``)."""
+        try:
+            return self._seen(await asyncio.wait_for(probe(resolved, caps), timeout))
+        except TimeoutError:
+            return None
+
+    async def at_turn(self, resolved: Resolved, caps: Capabilities) -> Capabilities | None:
+        """The capabilities to use (None: create's look settled them)."""
+        return self._seen(await probe(resolved, caps)) if self.pending else None
+
+    def _seen(self, caps: Capabilities) -> Capabilities:
+        self.pending = bool(caps.unusable)
+        return caps
 
 
 def _unusable(provider: object, e: BaseException) -> bool:
