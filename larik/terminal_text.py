@@ -24,7 +24,17 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any, TypeVar, cast
 
-__all__ = ["CONTROLS", "INVISIBLE", "TABLE", "is_terminal", "safe", "safe_output", "terminal"]
+__all__ = [
+    "CONTROLS",
+    "INVISIBLE",
+    "PIPED_WIDTH",
+    "TABLE",
+    "is_terminal",
+    "output_width",
+    "safe",
+    "safe_output",
+    "terminal",
+]
 
 CONTROLS: dict[int, str | None] = {
     **dict.fromkeys([*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)], "\ufffd"),
@@ -49,6 +59,25 @@ def is_terminal(stream: IO[str]) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError, OSError):
         return False
+
+
+PIPED_WIDTH = 160  # a table written to a pipe or a file: no terminal says how wide to be
+
+
+def output_width(stream: IO[str] | None = None) -> int:
+    """How wide a plain command's table may be: ``COLUMNS`` when set, else the terminal's
+    width, else (a pipe, a file) :data:`PIPED_WIDTH` — not the 80 a library guesses, which
+    squeezed ``larik bench --list``'s summaries into 16 columns."""
+    import os
+    import shutil
+
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    stream = stream if stream is not None else sys.stdout
+    if is_terminal(stream):
+        return shutil.get_terminal_size().columns
+    return PIPED_WIDTH
 
 
 class _TerminalSafe:

@@ -603,3 +603,43 @@ def test_a_prompt_with_files_is_kept_as_typed_for_the_lists(project, tmp_path):
     assert code == 0, err
     path = find_session(project, json.loads(out)["session_id"])
     assert [t.prompt for t in turns_of(load_transcript(path).records)] == [prompt]
+
+
+def test_the_notice_after_an_edit_nothing_checked_names_the_file(project, tmp_path):
+    """A real ``larik -p``: the warning said ``changed 1 file and ran nothing`` — which one?"""
+    import os
+
+    model = write_script(tmp_path / "fix.json", *FIX)
+    argv = ["-p", "fix add", "-m", model, "--permission-mode", "edits"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "larik.cli", *argv],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "changed calc.py and ran nothing to check them" in proc.stderr
+
+
+def test_a_local_model_that_cannot_start_is_the_one_line_before_anything_runs(project):
+    """``-m local/NAME`` not pulled (or the engine not installed): the edit workflow ran the
+    project's tests first, and its refusal to run pytest came before the real problem."""
+    import os
+
+    (project / "test_calc.py").write_text(
+        "from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    )
+    argv = ["-p", "fix the failing test", "-m", "local/qwen2.5-coder-0.5b"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "larik.cli", *argv, "--permission-mode", "edits"],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("larik: local: no local model 'qwen2.5-coder-0.5b'"), proc.stderr
+    assert "pytest" not in proc.stderr and len(proc.stderr.splitlines()) == 1

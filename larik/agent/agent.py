@@ -42,7 +42,7 @@ from .edit_turn import SYSTEM as EDIT_SYSTEM
 from .edit_turn import EditHost, run_edit_turn
 from .events import AgentEvent, AgentEventType, NoticeLevel
 from .permissions import check_mode
-from .probe import Capabilities, capabilities, probe
+from .probe import Capabilities, ModelLook, capabilities, probe
 from .profile import Profile, profile_for
 from .rewind import Checkpointer
 from .runaway import RunawayReply, RunawayWatch, cooler
@@ -139,7 +139,7 @@ class Agent:
         self._runaways = 0
         self._running: Running | None = None
         self._turn: AsyncGenerator[AgentEvent, None] | None = None
-        self._probe_pending = True
+        self._look = ModelLook()  # what the model's server says it loaded (once per model)
         self.warmer: float | None = None  # a later try's least temperature (session/attempts.py)
         self.context_tokens = 0  # tokens in use after the last reply (or an estimate)
         self.context_window = 0
@@ -186,6 +186,8 @@ class Agent:
     def permission_mode(self, mode: str) -> None:
         self._settings.policy.mode = check_mode(mode)
 
+    permissions = property(lambda self: self._settings.policy)  # the rules (/permissions)
+
     @property
     def _plan_mode(self) -> bool:
         """Plan mode, in the main agent (a subagent's answer is not the plan)."""
@@ -208,7 +210,7 @@ class Agent:
     def _use_model(self, resolved: Resolved) -> None:
         self._caps = capabilities(resolved, self.config)
         self.context_window = self._caps.window
-        self._probe_pending = True
+        self._look = ModelLook()
         for text in self._caps.warnings:
             self._notices.append(AgentEvent(E.NOTICE, text=text, level=NoticeLevel.WARNING))
         self._caps.warnings = []
@@ -365,6 +367,7 @@ class Agent:
 
     # -- model calls ------------------------------------------------------------------------
     accepts_images = property(lambda self: self._caps.images)  # None: not known (images.py)
+    effort_applies = property(lambda self: self._caps.effort)  # False: /effort does nothing
 
     def _request(self) -> Request:
         source = self._settings.tool_source  # its block (MCP servers' instructions) comes last
@@ -476,10 +479,8 @@ class Agent:
         )
 
     async def _probe(self) -> AsyncIterator[AgentEvent]:
-        """Once per model: ask a local server what it actually loaded."""
-        if not self._probe_pending:
-            return
-        for text in self._probed(await probe(self._resolved, self._caps)):
+        """At a turn's start, unless create's look settled it (:class:`.probe.ModelLook`)."""
+        for text in self._probed(await self._look.at_turn(self._resolved, self._caps)):
             yield self._notice(text, warn=True)
 
     async def _probe_early(self) -> None:
@@ -487,16 +488,14 @@ class Agent:
         (a front end shows ``ctx N%`` at once). Cloud providers answer from the catalog without
         a request; a local server gets ``CREATE_PROBE_TIMEOUT``, else the first turn asks it
         again. Its warnings are shown when the first turn starts."""
-        try:
-            caps = await asyncio.wait_for(probe(self._resolved, self._caps), CREATE_PROBE_TIMEOUT)
-        except TimeoutError:
-            return
+        caps = await self._look.at_create(self._resolved, self._caps, CREATE_PROBE_TIMEOUT)
         for text in self._probed(caps):
             self._notices.append(AgentEvent(E.NOTICE, text=text, level=NoticeLevel.WARNING))
 
-    def _probed(self, caps: Capabilities) -> list[str]:
-        """Use what the server said it loaded; its warnings."""
-        self._probe_pending = False
+    def _probed(self, caps: Capabilities | None) -> list[str]:
+        """Use what the server said it loaded (None: it said nothing new); its warnings."""
+        if caps is None:
+            return []
         self._caps = caps
         self.context_window = caps.window
         self._use_profile()

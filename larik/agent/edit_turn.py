@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..llm.errors import LarikError
 from ..llm.types import Block, Message, StopReason
 from . import edit_line, own_tests
 from .edit_apply import apply_reply, write_own
@@ -118,6 +119,7 @@ class EditHost:
     #: the user let edits go without a question ("edits", "yolo"): the harness may write its
     #: own scratch file (the request's tests, :mod:`.own_tests`), which no question covers
     writes_unasked: bool = False
+    unusable: str = ""  # the model cannot answer at all (probe.py): said before anything runs
 
     @classmethod
     def of(cls, agent: Agent) -> EditHost:
@@ -134,6 +136,7 @@ class EditHost:
             append=agent._append,
             run_calls=lambda calls, ends: agent._run_calls(calls, {}, ends=ends),
             writes_unasked=agent.permission_mode in ("edits", "yolo"),
+            unusable=agent._caps.unusable,
         )
 
     @property
@@ -148,7 +151,10 @@ class EditHost:
 
 async def run_edit_turn(host: EditHost, request: str) -> AsyncIterator[AgentEvent]:
     """The turn after the user's ``request`` was appended; raises TurnOver at its end. The
-    request's tests the model wrote first (:mod:`.own_tests`) go when it ends, however."""
+    request's tests the model wrote first (:mod:`.own_tests`) go when it ends, however. A model
+    that cannot answer at all ends it first, in one line (its tests ran, and were refused, before)."""
+    if host.unusable:
+        raise LarikError(host.unusable)
     mine: list[Ran] = []  # their run on the unchanged code, while their file is in place
     try:
         async for ev in _edit_turn(host, request, mine):

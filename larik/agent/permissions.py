@@ -166,6 +166,24 @@ class PermissionPolicy:
         self.approver = approver
         self._asking = asyncio.Lock()  # one question at a time (read-only calls run together)
 
+    # -- the rules in effect -----------------------------------------------------------------
+    def rules(self) -> list[tuple[str, Rule]]:
+        """Every rule in effect, as ("deny" | "allow" | "session", rule): the config's, then
+        what "allow always this session" added (numbered from 1 by :meth:`forget`)."""
+        return [
+            *(("deny", r) for r in self.deny),
+            *(("allow", r) for r in self.allow),
+            *(("session", r) for r in self.session_allow),
+        ]
+
+    def forget(self, n: int) -> Rule:
+        """Take back the ``n``-th rule "allow always this session" added (from 1): its calls
+        are asked again. ValueError when there is no such rule."""
+        if not 1 <= n <= len(self.session_allow):
+            have = len(self.session_allow)
+            raise ValueError(f"no session rule {n}: there {'is' if have == 1 else 'are'} {have}")
+        return self.session_allow.pop(n - 1)
+
     # -- paths ------------------------------------------------------------------------------
     def _path_targets(self, raw: str, *, as_written: bool = False) -> list[str]:
         """What path rules are matched against: the resolved path, relative to the root when

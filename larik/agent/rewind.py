@@ -94,11 +94,10 @@ def turns_of(records: list[dict[str, Any]]) -> list[Turn]:
         kind = rec.get("kind")
         if kind == "turn":
             at, typed = _text(rec.get("at")), _text(rec.get("typed"))
-        elif kind == "message" and not rec.get("harness"):  # the edit workflow's: no prompt
-            prompt = _prompt_text(rec.get("message"))
-            if prompt is not None:
-                out.append(Turn(len(out) + 1, typed or prompt, at))
-                at = typed = ""
+        elif _is_prompt(rec):  # the edit workflow's messages are no prompts
+            prompt = _prompt_text(rec.get("message")) or ""
+            out.append(Turn(len(out) + 1, typed or prompt, at))
+            at = typed = ""
         elif kind in ("checkpoint", "checkpoint_done"):
             t = _nth(out, rec.get("turn"))
             cid = rec.get("id")
@@ -568,11 +567,21 @@ def fork_session(root: Path, source: Path, *, before_turn: int | None = None) ->
     return new_id
 
 
+def _is_prompt(rec: dict[str, Any]) -> bool:
+    """A record of a user's prompt: a message with text that the edit workflow did not write
+    (``"harness": true``). The one rule :func:`turns_of` and :func:`fork_session` count by."""
+    return (
+        rec.get("kind") == "message"
+        and not rec.get("harness")
+        and _prompt_text(rec.get("message")) is not None
+    )
+
+
 def _cut_before(records: list[dict[str, Any]], n: int) -> int | None:
     """The index of the first record of turn ``n`` (its ``turn`` record, or its prompt)."""
     count = 0
     for i, rec in enumerate(records):
-        if rec.get("kind") == "message" and _prompt_text(rec.get("message")) is not None:
+        if _is_prompt(rec):
             count += 1
             if count == n:
                 while i > 0 and records[i - 1].get("kind") == "turn":

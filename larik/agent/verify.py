@@ -8,7 +8,8 @@ No extra model call and no extra command: the agent taps the turn's ``tool_end``
   ``make test``, …) ran after the last edit: the final answer gets a line naming the command and
   whether it passed (``[checked: `pytest -q` passed after the last edit]``);
 * a test command ran, but before the last edit: the line says the edit was not checked since;
-* nothing at all was run: a notice says the files were changed and nothing checked them.
+* nothing at all was run: a notice names the files changed and says nothing checked them
+  (``changed calc.py and ran nothing to check them``).
 
 ``turn_end``'s ``data["verify"]`` holds the same facts for front ends and bench.
 """
@@ -25,7 +26,7 @@ from .events import AgentEvent, AgentEventType
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-__all__ = ["TEST_COMMAND", "TurnCheck"]
+__all__ = ["TEST_COMMAND", "TurnCheck", "named_files"]
 
 E = AgentEventType
 
@@ -38,6 +39,18 @@ TEST_COMMAND = re.compile(
 )
 EDIT_TOOLS = ("write_file", "edit_file")
 _SHOWN = 60
+NAMED = 3  # files named in "changed … and ran nothing"; past that, how many and the first three
+
+
+def named_files(paths: list[str], most: int = NAMED) -> str:
+    """``app.py``, ``app.py and lib.py``, ``5 files (app.py, lib.py, x.py, …)``: the files a
+    turn changed, by name (each cut to ``_SHOWN`` characters at its start, its name kept)."""
+    names = [p if len(p) <= _SHOWN else "…" + p[-(_SHOWN - 1) :] for p in paths]
+    if len(names) == 1:
+        return names[0]
+    if len(names) <= most:
+        return ", ".join(names[:-1]) + f" and {names[-1]}"
+    return f"{count(len(names), 'file')} ({', '.join(names[:most])}, …)"
 
 
 @dataclass
@@ -93,12 +106,11 @@ class TurnCheck:
     def _report(self, text: str, data: dict[str, Any]) -> tuple[str, str]:
         if not self.edited:
             return text, ""
-        files = count(len(self.edited), "file")
         if self.test is None:
             data["verify"] = {"edited": self.edited, "command": None, "ran_anything": self.ran}
             if self.ran:
                 return text, ""
-            return text, f"changed {files} and ran nothing to check them"
+            return text, f"changed {named_files(self.edited)} and ran nothing to check them"
         run = self.test
         shown = run.command if len(run.command) <= _SHOWN else run.command[: _SHOWN - 1] + "…"
         after = run.step > self.last_edit

@@ -11,7 +11,7 @@ from pathlib import Path
 import typer
 
 from ..llm import jsontext
-from ..terminal_text import safe, terminal
+from ..terminal_text import output_width, safe, terminal
 from ..words import count
 
 
@@ -135,7 +135,7 @@ def _bench(
     from ..bench.runner import parse_shard
     from ..bench.tasks import load_tasks, select_tasks
 
-    console = Console(highlight=False)
+    console = Console(highlight=False, width=output_width())
     _check_format(fmt, out, bool(report or merge))
     if merge:
         return _merge(console, merge, json_out, fmt, out)

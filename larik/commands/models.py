@@ -6,6 +6,7 @@ Light at import time: config, catalog and routing are imported when the command 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
@@ -29,6 +30,9 @@ def models(
     available: bool = typer.Option(
         False, "--available", help="Only models with a key or a running local server."
     ),
+    show_all: bool = typer.Option(
+        False, "--all", help="Also the models that need a key, a sign-in or a server."
+    ),
     # Annotated: a caller that leaves these out (a test, another command) gets False and the
     # default range, not Typer's OptionInfo (which is truthy and scanned every port)
     scan: Annotated[
@@ -42,14 +46,15 @@ def models(
         ),
     ] = SCAN_PORTS,
 ) -> None:
-    """List known models: access (key / sign-in / local server), window, prices per 1M tokens."""
+    """List the models you can use here (a key, a sign-in, a local server or a pulled model):
+    window, prices per 1M tokens; ``--all`` adds the rest. The table fits the terminal."""
     from ..llm.errors import ConfigError
 
     if scan:
         raise typer.Exit(_scan(ports))
 
     try:
-        rows, as_of = _rows(provider, available)
+        rows, as_of, access = _rows(provider, available)
     except ConfigError as e:
         print(f"larik: {e}", file=sys.stderr)
         raise typer.Exit(2) from None
@@ -60,7 +65,9 @@ def models(
     if json_out:
         print(jsontext.dumps({"prices_as_of": as_of, "models": rows}, indent=2))
         return
-    _print_table(rows, as_of)
+    from .models_table import print_models
+
+    print_models(rows, as_of, access, show_all=show_all or bool(provider), hint=not available)
 
 
 def _scan(ports: str) -> int:
@@ -86,91 +93,133 @@ def _scan(ports: str) -> int:
     return 0
 
 
-def _rows(only_provider: str, only_available: bool) -> tuple[list[dict[str, Any]], str]:
+@dataclass(frozen=True, slots=True)
+class Access:
+    """Whether a provider's models can be used here: a short state for the table, and what
+    would make them usable (or what they run on) for the line under it."""
+
+    ok: bool
+    state: str  # "key", "signed in (…)", "server up", "no key", "not signed in", …
+    how: str = ""  # "set ANTHROPIC_API_KEY", "larik login copilot", …
+
+    @property
+    def text(self) -> str:
+        return f"{self.state}: {self.how}" if self.how else self.state
+
+
+ENGINE = Access(True, "pulled", "Larik's engine starts it when first asked")
+ENGINE_UP = Access(True, "engine up")
+
+
+def _row(spec: str, provider: str, model: str, access: Access, **fields: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "spec": spec,
+        "provider": provider,
+        "model": model,
+        "available": access.ok,
+        "access": access.text,
+        "local": False,
+        "context_window": None,
+        "max_output": None,
+        "input_price": 0.0,
+        "output_price": 0.0,
+        "cache_read_price": None,
+        "cache_write_price": None,
+        "tools": None,
+        "vision": False,
+        "note": "",
+    }
+    row.update(fields)
+    return row
+
+
+def _rows(
+    only_provider: str, only_available: bool
+) -> tuple[list[dict[str, Any]], str, dict[str, Access]]:
+    """Every model's row, the usable ones first; and each provider's access."""
     from ..config import load_config
     from ..llm import catalog
-    from ..routing.local import scan
+    from ..routing.local import scan, served_window
 
     config = load_config()
     found = scan(config)
-    up = found.up
-    access: dict[str, tuple[bool, str]] = {}
+    access: dict[str, Access] = {}
     rows: list[dict[str, Any]] = []
     for info in catalog.entries(config):
         if only_provider and info.provider != only_provider:
             continue
         if info.provider not in access:
-            access[info.provider] = _access(info.provider, info.local, up, config)
-        ok, how = access[info.provider]
-        if only_available and not ok:
-            continue
+            access[info.provider] = _access(info.provider, info.local, found.up, config)
         rows.append(
-            {
-                "spec": info.spec,
-                "provider": info.provider,
-                "model": info.id,
-                "available": ok,
-                "access": how,
-                "local": info.local,
-                "context_window": info.context_window,
-                "max_output": info.max_output,
-                "input_price": info.input_price,
-                "output_price": info.output_price,
-                "cache_read_price": info.cache_read_price,
-                "cache_write_price": info.cache_write_price,
-                "tools": info.tools,
-                "vision": info.vision,
-                "note": info.note,
-            }
+            _row(
+                info.spec,
+                info.provider,
+                info.id,
+                access[info.provider],
+                local=info.local,
+                context_window=info.context_window,
+                max_output=info.max_output,
+                input_price=info.input_price,
+                output_price=info.output_price,
+                cache_read_price=info.cache_read_price,
+                cache_write_price=info.cache_write_price,
+                tools=info.tools,
+                vision=info.vision,
+                note=info.note,
+            )
         )
     for name, model, window, output, tools, vision in _seat_models(config, rows):
-        if (only_provider and name != only_provider) or not access.get(name, (False,))[0]:
+        if (only_provider and name != only_provider) or name not in access:
+            continue
+        if not access[name].ok:
             continue
         rows.append(
-            {
-                "spec": f"{name}/{model}",
-                "provider": name,
-                "model": model,
-                "available": True,
-                "access": access[name][1],
-                "local": False,
-                "context_window": window,
-                "max_output": output,
-                "input_price": 0.0,
-                "output_price": 0.0,
-                "cache_read_price": None,
-                "cache_write_price": None,
-                "tools": tools,
-                "vision": vision,
-                "note": "listed by your Copilot seat; not in the catalog",
-            }
+            _row(
+                f"{name}/{model}",
+                name,
+                model,
+                access[name],
+                context_window=window,
+                max_output=output,
+                tools=tools,
+                vision=vision,
+                note="listed by your Copilot seat; not in the catalog",
+            )
         )
-    listed = {r["provider"] for r in rows}
-    served = [(m.provider, m.model) for m in found.models if m.provider not in listed]
-    for name, model in served:
-        if only_provider and name != only_provider:
+    listed = {r["spec"] for r in rows}
+    for m in found.models:
+        if m.spec in listed or (only_provider and m.provider != only_provider):
             continue
-        info = catalog.lookup(model, name, config)
+        info = catalog.lookup(m.model, m.provider, config)
+        how = _served_access(m.provider, m.model, config)
+        access.setdefault(m.provider, how)
         rows.append(
-            {
-                "spec": f"{name}/{model}",
-                "provider": name,
-                "model": model,
-                "available": True,
-                "access": "server up",
-                "local": True,
-                "context_window": info.context_window if info.known else None,
-                "max_output": info.max_output if info.known else None,
-                "input_price": 0.0,
-                "output_price": 0.0,
-                "cache_read_price": None,
-                "cache_write_price": None,
-                "tools": info.tools if info.known else None,
-                "vision": bool(info.vision) if info.known else False,
-                "note": "served here; not in the catalog",
-            }
+            _row(
+                m.spec,
+                m.provider,
+                m.model,
+                how,
+                local=True,
+                context_window=served_window(m, config),
+                max_output=info.max_output if info.known else None,
+                tools=info.tools if info.known else None,
+                vision=bool(info.vision) if info.known else False,
+                note="served here; not in the catalog",
+            )
         )
-    return rows, catalog.prices_as_of()
+    rows.sort(key=lambda r: not r["available"])  # stable: the catalog's order within each
+    if only_available:
+        rows = [r for r in rows if r["available"]]
+    return rows, catalog.prices_as_of(), access
+
+
+def _served_access(provider: str, model: str, config: Any) -> Access:
+    """A server's model is up; a pulled model is up only while ``larik local serve`` runs it."""
+    from ..routing.local import ENGINE_PROVIDER, engine_running
+
+    if provider != ENGINE_PROVIDER:
+        return Access(True, "server up")
+    return ENGINE_UP if engine_running(model, config) else ENGINE
 
 
 def _seat_models(config: Any, rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
@@ -201,19 +250,19 @@ def _provider_names() -> list[str]:
     return routing.provider_names(load_config())
 
 
-def _access(provider: str, local: bool, up: set[str], config: Any) -> tuple[bool, str]:
+def _access(provider: str, local: bool, up: set[str], config: Any) -> Access:
     from ..llm.errors import MissingKeyError, NotSignedIn
     from ..routing import api_key_for
 
     if local:
-        return (True, "server up") if provider in up else (False, "server down")
+        return Access(True, "server up") if provider in up else Access(False, "server down")
     try:
         api_key_for(provider, config)
     except NotSignedIn as e:
-        return False, f"not signed in: {e.command}"
+        return Access(False, "not signed in", e.command)
     except MissingKeyError as e:
-        return False, "no key: set " + " or ".join(e.env_names)
-    return True, _signed_in(provider, config) or "key"
+        return Access(False, "no key", "set " + " or ".join(e.env_names))
+    return Access(True, _signed_in(provider, config) or "key")
 
 
 def _signed_in(provider: str, config: Any) -> str:
@@ -227,43 +276,3 @@ def _signed_in(provider: str, config: Any) -> str:
         return ""
     seen = quota.load(AccountStore(config.accounts_dir), endpoint.account)
     return "signed in" + (f" ({quota.describe(seen)})" if seen is not None else "")
-
-
-def _money(v: float | None) -> str:
-    return "-" if v is None else f"{v:g}"
-
-
-def _tokens(n: int | None) -> str:
-    if n is None:
-        return "?"
-    if n >= 1_000_000:
-        return f"{n / 1_000_000:.2f}".rstrip("0").rstrip(".") + "M"
-    return f"{round(n / 1000)}k"
-
-
-def _print_table(rows: list[dict[str, Any]], as_of: str) -> None:
-    header = ("MODEL", "ACCESS", "WINDOW", "MAX OUT", "IN", "OUT", "CACHE R", "CACHE W", "CAN")
-    table = [header]
-    for r in rows:
-        can = {True: "tools", False: "no tools", None: "?"}[r["tools"]]
-        can += " vision" if r["vision"] else ""
-        table.append(
-            (
-                r["spec"],
-                ("✓ " if r["available"] else "✗ ") + r["access"],
-                _tokens(r["context_window"]),
-                _tokens(r["max_output"]),
-                _money(r["input_price"]),
-                _money(r["output_price"]),
-                _money(r["cache_read_price"]),
-                _money(r["cache_write_price"]),
-                can,
-            )
-        )
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    for row in table:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
-    print(
-        f"\nPrices: USD per 1M tokens, as of {as_of}; local models cost nothing, and a signed-in "
-        "plan's models are paid by the plan (larik login)."
-    )

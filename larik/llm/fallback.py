@@ -164,6 +164,10 @@ class FallbackProvider:
         ask = getattr(self._serving(model), "supports_images", None)
         return await ask(model) if ask is not None else None
 
+    def effort_applies(self, model: str) -> bool | None:
+        ask = getattr(self._serving(model), "effort_applies", None)
+        return ask(model) if ask is not None else None
+
 
 def with_fallback(
     candidates: list[Candidate] | list[tuple[Provider, str]], table: CooldownTable | None = None

@@ -60,3 +60,9 @@ class Wrapper:
         """Optional on a prober (``larik/agent/profile.py``): billions of parameters."""
         ask = getattr(self.inner, "model_params", None)
         return await ask(model) if ask is not None else None
+
+    def effort_applies(self, model: str) -> bool | None:
+        """Optional on any provider: whether a reasoning effort changes anything for ``model``
+        (False: it is never sent, or the model does not reason; None: not known)."""
+        ask = getattr(self.inner, "effort_applies", None)
+        return ask(model) if ask is not None else None

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
         available_models,
         suggest_routing,
     )
-    from .targets import ROLES, NoModelError, Target, all_roles, target
+    from .targets import ROLES, NoModelError, Target, all_roles, role_default, target
 
 # Public name -> the module defining it. Loaded on first use, so that importing a light part
 # (``larik.routing.local`` for the TUI) does not import the config, pydantic and the catalog.
@@ -70,6 +70,7 @@ _WHERE = {
     "NoModelError": ".targets",
     "Target": ".targets",
     "all_roles": ".targets",
+    "role_default": ".targets",
     "target": ".targets",
 }
 
@@ -105,6 +106,7 @@ __all__ = [
     "provider_names",
     "reachable_local_providers",
     "resolve",
+    "role_default",
     "save_routing",
     "suggest_routing",
     "target",

@@ -38,18 +38,22 @@ __all__ = [
     "LocalModel",
     "LocalServer",
     "Scan",
+    "ENGINE_PROVIDER",
     "discover",
+    "engine_running",
     "parse_ports",
     "pulled",
     "reachable_local_providers",
     "scan",
     "scan_ports",
+    "served_window",
     "servers",
 ]
 
 TIMEOUT = 0.5
 _LABELS = {"ollama": "Ollama", "lmstudio": "LM Studio", "llamacpp": "llama.cpp", "vllm": "vLLM"}
 ENGINE_LABEL = "Larik's engine"
+ENGINE_PROVIDER = "local"  # the provider of the models Larik runs itself
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +203,35 @@ def pulled(config: Any = None) -> list[LocalModel]:
         entries = Store(cfg.local_dir).entries()
     except LarikError:  # an unreadable index: nothing pulled, as far as a list goes
         return []
-    return [LocalModel("local", e.name, ENGINE_LABEL) for e in entries]
+    return [LocalModel(ENGINE_PROVIDER, e.name, ENGINE_LABEL) for e in entries]
+
+
+def engine_running(name: str, config: Any = None) -> bool:
+    """Whether a ``larik local serve`` of the pulled model ``name`` answers now (a pulled
+    model is listed as usable either way: the engine starts when it is first asked)."""
+    from ..config import Config
+    from ..llm.errors import LarikError
+    from ..llm.local.engine import running
+    from ..llm.local.store import Store
+
+    store = Store((config if config is not None else Config()).local_dir)
+    try:
+        entry = store.get(name)
+    except LarikError:
+        return False
+    return entry is not None and bool(running(store, entry)[0])
+
+
+def served_window(model: LocalModel, config: Any = None) -> int | None:
+    """A served model's context window: what its server says it loaded (what holds: a model
+    that can do 32k loaded with 8k takes 8k), else the one the catalog or the config states
+    (the ``/model`` picker, ``/routing`` and ``larik models`` show the same)."""
+    from ..llm import catalog
+
+    if model.window:
+        return model.window
+    info = catalog.lookup(model.model, model.provider, config)
+    return info.context_window if info.window_known else None
 
 
 def _with_pulled(result: Scan, config: Any) -> Scan:

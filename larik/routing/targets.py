@@ -40,6 +40,7 @@ __all__ = [
     "Target",
     "all_roles",
     "default_model",
+    "role_default",
     "target",
     "target_in",
 ]
@@ -135,10 +136,15 @@ def target_in(spec: str, config: Config, snap: RoutingSnapshot) -> Target:
     raise ResolveError(_unknown_model(spec, config, roles))
 
 
+def role_default(role: str) -> str:
+    """What a role the config leaves unset names: the catalog's current Claude model for
+    ``opus``, ``sonnet`` and ``haiku``; "" (the main model) for every other role. The one
+    rule ``larik routing``, ``/routing`` and resolving a role go by."""
+    return catalog.default_model(role) if role in CLAUDE_ROLES else ""
+
+
 def _role(role: str, config: Config, snap: RoutingSnapshot, roles: tuple[str, ...]) -> Target:
-    value = (snap.roles.get(role) or "").strip()
-    if not value:
-        value = catalog.default_model(role) if role in CLAUDE_ROLES else ""
+    value = (snap.roles.get(role) or "").strip() or role_default(role)
     if not value:
         if snap.model.strip() == role:
             raise ResolveError(

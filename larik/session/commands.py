@@ -53,8 +53,8 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("find", "/find [TEXT]", "search the conversation, tool output too (also Ctrl+F)"),
     Builtin(
         "permissions",
-        "/permissions [MODE]",
-        "show or set the permission mode: ask, edits, yolo, plan",
+        "/permissions [MODE or forget N]",
+        "the permission mode and rules in effect; forget a session rule",
     ),
     Builtin("jobs", "/jobs", "background jobs: command, runtime, state, last lines; stop one"),
     Builtin("mcp", "/mcp", "MCP servers: state, tools; turn one on or off, reconnect"),

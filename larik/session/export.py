@@ -4,7 +4,9 @@ Face-neutral: a face asks :func:`export` (or :func:`render` for the text) and sa
 went. What is written is the session's whole conversation as its transcript holds it (before
 any compaction too), else the messages in memory: each prompt, each reply, each tool call with
 its arguments and each result. Thinking is collapsed (``<details>`` in Markdown and HTML);
-images are named, not embedded; a vendor's opaque blocks are left out. Every piece of text is
+images are named, not embedded; a vendor's opaque blocks are left out. One heading (``## You``,
+``## Assistant``) per run of one speaker: a reply's steps and their tool results sit under the
+one that began it, and a prompt left unanswered and the next under one ``## You``. Every piece of text is
 masked by value (``larik.llm.secrets.mask``: the keys Larik knows become ``***``) before it is
 formatted, and the whole output once more after, so nothing a tool printed leaks through.
 
@@ -220,6 +222,7 @@ def _markdown(messages: list[Any], title: str, model: str) -> str:
     out = [f"# {title or 'Larik session'}", ""]
     if model:
         out += [f"Model: `{model}`", ""]
+    heading = ""  # the speaker under whose heading the text now goes
     for m in messages:
         who = "You" if m.role == "user" else "Assistant"
         parts: list[str] = []
@@ -241,7 +244,10 @@ def _markdown(messages: list[Any], title: str, model: str) -> str:
             continue
         if all(b.type == "tool_result" for b in m.blocks):
             out += [*parts, ""]  # results belong to the reply before them
+        elif who == heading:  # the same speaker again (a step of a reply, a prompt left
+            out += ["\n\n".join(parts), ""]  # unanswered and the next): one heading
         else:
+            heading = who
             out += [f"## {who}", "", "\n\n".join(parts), ""]
     return "\n".join(out).rstrip() + "\n"
 
@@ -302,6 +308,7 @@ def _html(messages: list[Any], title: str, model: str) -> str:
     ]
     if model:
         out.append(f"<p>Model: <code>{esc(model)}</code></p>")
+    heading = ""
     for m in messages:
         parts: list[str] = []
         for b in m.blocks:
@@ -329,10 +336,13 @@ def _html(messages: list[Any], title: str, model: str) -> str:
                 parts.append(f"<p><em>[image: {esc(b.media_type or 'image')}]</em></p>")
         if not parts:
             continue
+        who = "You" if m.role == "user" else "Assistant"
         if all(b.type == "tool_result" for b in m.blocks):
             out += parts
+        elif who == heading:  # the same speaker again: no second heading (as in Markdown)
+            out.append(f'<section class="{m.role}">{"".join(parts)}</section>')
         else:
-            who = "You" if m.role == "user" else "Assistant"
+            heading = who
             out.append(f'<section class="{m.role}"><h2>{who}</h2>{"".join(parts)}</section>')
     out.append("</body></html>")
     return "\n".join(out) + "\n"

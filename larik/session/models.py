@@ -46,6 +46,7 @@ def picker_entries(
     config: Config | None, local: list[LocalModel] | None = None
 ) -> list[ModelEntry]:
     from ..llm import catalog
+    from ..routing.local import served_window
 
     out: dict[str, ModelEntry] = {}
     keyed: dict[str, bool] = {}
@@ -61,10 +62,7 @@ def picker_entries(
     for m in local or []:
         if m.spec in out or not m.model.strip():
             continue
-        info = catalog.lookup(m.model, m.provider, config)
-        # what the server says it loaded is the window; the catalog's is what the model can do
-        window = m.window or (info.context_window if info.known else None)
-        out[m.spec] = ModelEntry(m.spec, window, 0.0, 0.0, "local", m.server)
+        out[m.spec] = ModelEntry(m.spec, served_window(m, config), 0.0, 0.0, "local", m.server)
     for name in config.providers if config is not None else {}:
         if any(spec.startswith(f"{name}/") for spec in out) or not has_key(name, config):
             continue

@@ -98,6 +98,13 @@ async def _effort(session: Session, ui: UI, arg: str) -> None:
     except LarikError:
         ui.say(f"unknown effort {arg!r}: use low, medium, high, max or default", "error")
         return
+    if level != "default" and getattr(session.agent, "effort_applies", None) is False:
+        ui.say(
+            f"effort: {level} (was {was}) — it has no effect on {session.spec}: the model "
+            "takes no reasoning effort",
+            "warning",
+        )
+        return
     ui.say(f"effort: {level} (was {was}; from the next turn)")
 
 
@@ -171,6 +178,9 @@ async def _permissions(session: Session, ui: UI, arg: str) -> None:
     if not ui.need_agent():
         return
     mode = arg.lower()
+    if mode.split()[:1] == ["forget"]:
+        _forget_rule(session, ui, mode.removeprefix("forget").strip())
+        return
     if mode:
         try:
             was = session.set_mode(mode)
@@ -184,12 +194,35 @@ async def _permissions(session: Session, ui: UI, arg: str) -> None:
         f"{'|'.join(MODES)}`, or Shift+Tab)"
     ]
     lines.append("- " + " · ".join(f"{m}: {what}" for m, what in MODES.items()))
-    perms = getattr(ui.config, "permissions", None)
-    for kind in ("allow", "deny"):
-        rules = getattr(perms, kind, None) or []
-        if rules:
-            lines.append(f"- {kind}: " + ", ".join(f"`{r}`" for r in rules))
+    lines += rules_lines(session.agent.permissions.rules())
     ui.say("\n".join(lines), as_markdown=True)
+
+
+def rules_lines(rules: list[tuple[str, Any]]) -> list[str]:
+    """The rules in effect as Markdown lines: the config's deny and allow rules, then the
+    session's, numbered for ``/permissions forget N``."""
+    lines: list[str] = []
+    for kind in ("deny", "allow"):
+        texts = [r.text for k, r in rules if k == kind]
+        if texts:
+            lines.append(f"- {kind} (config): " + ", ".join(f"`{t}`" for t in texts))
+    mine = [r for k, r in rules if k == "session"]
+    if mine:
+        lines.append("- allowed for this session (`/permissions forget N` takes one back):")
+        lines += [f"  - {n}: `{r.text}`" for n, r in enumerate(mine, start=1)]
+    if not rules:
+        lines.append("- no allow or deny rules (config `[permissions]`, or *allow always*)")
+    return lines
+
+
+def _forget_rule(session: Session, ui: UI, arg: str) -> None:
+    try:
+        rule = session.agent.permissions.forget(int(arg))
+    except ValueError as e:
+        why = str(e) if arg.isdigit() else f"/permissions forget N: N is a number, not {arg!r}"
+        ui.say(why, "error")
+        return
+    ui.say(f"forgot `{rule.text}`: such calls are asked again", as_markdown=True)
 
 
 async def _hooks(session: Session, ui: UI, arg: str) -> None:

@@ -447,3 +447,36 @@ async def test_a_pth_file_planted_in_the_venv_is_undone(make_agent, project):
     await run(agent, "plant")
     undo(agent)
     assert tree_digest(project) == start
+
+
+def test_a_fork_before_turn_n_counts_turns_as_the_turn_list_does(project):
+    """The edit workflow's own messages (``"harness": true``) are no prompts: the turn list
+    skipped them, the fork counted them and cut inside turn 1 — the fork ended on turn 1's
+    prompt, and the prompt sent next made two prompts in a row (``## You`` twice)."""
+    from larik.agent.sessions import project_dir
+    from larik.agent.transcript import Transcript, new_session_id
+    from larik.llm.types import Block, Message
+
+    def said(text: str) -> Message:
+        return Message(role="assistant", blocks=[Block.text_block(text)])
+
+    sid = new_session_id()
+    path = project_dir(project) / f"{sid}.jsonl"
+    with Transcript.create(path, cwd=project, session_id=sid) as t:
+        t.append({"kind": "turn", "turn": 1, "at": "2026-12-01T10:00:00+00:00"})
+        t.append_message(Message.user("first"))
+        t.append_message(said("a reply with an edit"))
+        t.append_message(Message.user("the edit workflow's feedback"), harness=True)
+        t.append_message(said("fixed"))
+        t.append({"kind": "turn", "turn": 2, "at": "2026-12-01T10:01:00+00:00"})
+        t.append_message(Message.user("second"))
+        t.append_message(said("two"))
+    assert [t.prompt for t in turns_of(load_transcript(path).records)] == ["first", "second"]
+    cut = fork_session(project, path, before_turn=2)
+    forked = load_transcript(project_dir(project) / f"{cut}.jsonl").messages
+    assert [m.text() for m in forked] == [
+        "first",
+        "a reply with an edit",
+        "the edit workflow's feedback",
+        "fixed",
+    ]

@@ -60,7 +60,7 @@ async def test_an_edit_after_the_last_test_run_is_not_called_checked(make_agent,
 
 async def test_editing_and_running_nothing_says_so_in_the_final_notice(make_agent, project):
     end, notes = await finish(make_agent, project, READ, FIX)
-    assert end.text == "Fixed add." and "changed 1 file and ran nothing to check them" in notes
+    assert end.text == "Fixed add." and "changed calc.py and ran nothing to check them" in notes
     assert end.data["verify"]["ran_anything"] is False
 
 
@@ -99,3 +99,12 @@ async def test_other_commands_are_not_taken_for_tests(make_agent, project):
 )
 def test_what_counts_as_a_test_command(command, is_test):
     assert bool(TEST_COMMAND.search(command)) is is_test
+
+
+def test_the_files_changed_are_named_and_many_are_counted():
+    from larik.agent.verify import named_files
+
+    assert named_files(["a.py"]) == "a.py"
+    assert named_files(["a.py", "b.py", "c.py"]) == "a.py, b.py and c.py"
+    assert named_files([f"{n}.py" for n in "abcde"]) == "5 files (a.py, b.py, c.py, …)"
+    assert named_files(["d/" * 40 + "name.py"]).endswith("/d/name.py")

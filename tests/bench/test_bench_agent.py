@@ -1,6 +1,9 @@
 """larik bench end to end on the scripted provider, through the real agent (yolo, tools)."""
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -339,3 +342,23 @@ async def test_a_later_try_samples_hotter_where_the_profile_sets_a_temperature(
     [res] = await run_bench(["scripted/m"], [task], run, attempts=2)
     assert res.tries == 2
     assert [r.temperature for r in provider.requests] == [temps[0]] * 2 + [temps[1]] * 2
+
+
+def test_cli_list_piped_shows_each_summary_on_one_line():
+    """Piped, Rich guessed 80 columns and wrapped each summary into 16 of them."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    r = subprocess.run(
+        [sys.executable, "-m", "larik.cli", "bench", "--list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert r.returncode == 0, r.stderr
+    header = next(line for line in r.stdout.splitlines() if "summary" in line)
+    summary = next(cell for cell in header.split("┃") if "summary" in cell)
+    assert len(summary) >= 60  # a sentence a line, not two words
+    assert "Add alignment options to a table formatter without breaking its current output." in (
+        r.stdout
+    )

@@ -176,3 +176,22 @@ async def test_an_export_to_a_plain_path_is_written_private(project, tmp_path):
     assert stat.S_IMODE(made.stat().st_mode) == 0o600
     assert again.read_text() == made.read_text()
     assert "a reply" in outside.read_text()
+
+
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_one_heading_per_run_of_one_speaker(fmt):
+    """A prompt left unanswered (a turn that failed, then a rewind) and the next one came out
+    as ``## You`` twice, and every step of a reply as another ``## Assistant``."""
+    messages = [
+        Message.user("first, unanswered"),
+        Message.user("second"),
+        Message(role="assistant", blocks=[Block.tool_use("c1", "read_file", {"path": "a"})]),
+        Message(role="user", blocks=[Block.tool_result("c1", "text of a")]),
+        Message(role="assistant", blocks=[Block.text_block("done")]),
+        Message.user("third"),
+    ]
+    text = render(messages, fmt)
+    you, assistant = ("## You", "## Assistant") if fmt == "md" else ("<h2>You", "<h2>Assistant")
+    assert text.count(you) == 2 and text.count(assistant) == 1
+    for piece in ("first, unanswered", "second", "text of a", "done", "third"):
+        assert piece in text

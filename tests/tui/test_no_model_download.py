@@ -69,3 +69,22 @@ async def test_a_failed_download_is_one_line_on_the_screen_and_d_tries_again(har
         await wait_for(pilot, lambda: "HTTP 404" in screen_text(app))
         assert "(d: try again)" in screen_text(app) and "Traceback" not in screen_text(app)
         assert isinstance(app.screen, NoModelScreen) and len(harness.factory_calls) == 1
+
+
+async def test_after_a_failed_download_the_keys_are_still_on_screen_at_80x24(harness, hub):
+    """The failure's line was docked at the bottom over the keys' line: ``q: quit`` was gone."""
+    hub.files.clear()  # the Hub answers 404
+    harness.fail_with = MissingKeyError("anthropic", ["ANTHROPIC_API_KEY"])
+    app = harness.app([])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, NoModelScreen))
+        await wait_for(pilot, lambda: "q: quit" in screen_text(app), timeout=60)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: "try again" in screen_text(app), timeout=60)
+        shown = screen_text(app)
+        assert "q: quit" in shown and "HTTP 404" in " ".join(shown.split())
+
+
+def test_the_screen_says_how_to_use_a_gguf_already_on_this_machine():
+    text = " ".join(no_model.no_model_text(offer=(catalog.row("qwen2.5-coder-0.5b"), "")).split())
+    assert "larik local pull /path/to/model.gguf" in text

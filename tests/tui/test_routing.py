@@ -157,6 +157,34 @@ async def test_a_preset_of_small_local_models_says_what_it_did_in_plain_words(ha
         assert "largest model (7B; a guess" in screen.suggestion.reasons["smart"]
 
 
+def test_larik_routing_shows_an_unset_claude_role_as_its_catalog_default():
+    from typer.testing import CliRunner
+
+    from larik.cli import app as cli
+    from larik.routing import role_default
+
+    said = CliRunner().invoke(cli, ["routing"]).stdout
+    line = next(x for x in said.splitlines() if x.startswith("opus "))
+    assert role_default("opus") == "anthropic/claude-opus-5-5" and role_default("opus") in line
+
+
+async def test_routing_shows_an_unset_claude_role_as_larik_routing_does(harness):
+    """``larik routing`` said ``opus → anthropic/claude-opus-5-5``; ``/routing`` said
+    ``opus (main model)``: an unset Claude role is the catalog's current model, in both."""
+    from larik.routing import role_default
+
+    app = harness.app([], config=Config())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/routing")
+        await wait_for(pilot, lambda: isinstance(app.screen, RoutingScreen))
+        rows = {r: app.screen.row(r).plain for r in ("opus", "sonnet", "haiku", "worker")}
+        for role in ("opus", "sonnet", "haiku"):
+            assert rows[role].split()[1] == role_default(role), rows[role]
+        assert "(main model)" in rows["worker"]
+        await wait_for(pilot, lambda: role_default("opus") in screen_text(app), timeout=60)
+
+
 # ------------------------------------------- issue 43 item 6: /routing tells the truth locally
 
 

@@ -61,6 +61,9 @@ class ModelInfo:
     vision: bool = False
     known: bool = False
     """True when the catalog or the config describes this model."""
+    window_known: bool = False
+    """True when the catalog or the config states ``context_window`` (else it is a guess:
+    ``DEFAULT_WINDOW``, never to be called "the model's" window)."""
     local: bool = False
     """Served on this machine: free, and ranked first by suggest_routing."""
     subscription: bool = False
@@ -100,6 +103,7 @@ def _load() -> tuple[dict[str, Any], tuple[ModelInfo, ...], dict[tuple[str, str]
             tools=bool(raw.get("tools", True)),
             vision=bool(raw.get("vision", False)),
             known=True,
+            window_known="context_window" in raw,
             subscription=bool(raw.get("subscription", False)),
             params_b=raw.get("params_b"),
             note=raw.get("note", ""),
@@ -221,6 +225,8 @@ def _apply(info: ModelInfo, o: ModelSettings) -> ModelInfo:
             value = True
         if value is not None:
             changes[key] = value
+    if o.context_window is not None:
+        changes["window_known"] = True
     return replace(info, **changes)
 
 

@@ -56,6 +56,7 @@ class Row:
     min_cores: int  # below this, replies come too slowly to work with
     template: str  # a key of TEMPLATES
     context: int = 32768  # the window the model was trained for (its GGUF says the same)
+    reasoning: bool = False  # it thinks before answering: a reasoning effort changes something
 
     @property
     def size_text(self) -> str:

@@ -22,7 +22,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -198,16 +199,17 @@ def _from_hub(
     say(f"pulling {repo}/{file}{size} from {endpoint}")
     (enable_progress_bars if progress or tqdm_class else disable_progress_bars)()
     try:
-        local = Path(
-            hf_hub_download(
-                repo,
-                file,
-                revision=revision,
-                cache_dir=cache_dir,
-                endpoint=endpoint,
-                tqdm_class=_bounded(tqdm_class or hub_bar, wanted.size),
+        with hub_quiet():
+            local = Path(
+                hf_hub_download(
+                    repo,
+                    file,
+                    revision=revision,
+                    cache_dir=cache_dir,
+                    endpoint=endpoint,
+                    tqdm_class=_bounded(tqdm_class or hub_bar, wanted.size),
+                )
             )
-        )
     except _TooLong as e:
         _delete_partials(repo, cache_dir)
         raise LocalModelError(
@@ -227,6 +229,22 @@ def _from_hub(
     entry = Entry(name, str(local), local.stat().st_size, digest, "hub", repo, file, revision or "")
     store.add(entry)
     return entry
+
+
+@contextmanager
+def hub_quiet() -> Iterator[None]:
+    """The Hub client's own log lines left out while it downloads: offline it logs two lines per
+    retry (``'…Connection refused' thrown while requesting HEAD …``, ``Retrying in 1s``), ten
+    before its error, which the caller turns into one line of its own."""
+    import logging
+
+    hub_log = logging.getLogger("huggingface_hub")
+    level = hub_log.level
+    hub_log.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        hub_log.setLevel(level)
 
 
 def _delete(local: Path) -> None:

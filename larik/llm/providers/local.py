@@ -126,6 +126,13 @@ class LocalProvider:
     async def supports_tools(self, model: str) -> bool | None:
         return await (await self._inner_or_error()).supports_tools(model)
 
+    def effort_applies(self, model: str) -> bool | None:
+        """False for a catalog model (none of them reasons); not known for another file."""
+        from ..local import catalog
+
+        row = catalog.row(model)
+        return None if row is None else row.reasoning
+
     async def model_params(self, model: str) -> float | None:
         """Billions of parameters: the catalog's, or the file's size label."""
         from ..local import catalog

@@ -418,6 +418,10 @@ class OpenAICompatProvider:
     async def context_window(self, model: str) -> int | None:
         return (await self._probe(model))[0]
 
+    def effort_applies(self, model: str) -> bool | None:
+        """False where the effort is never sent (this preset's ``effort = "none"``)."""
+        return False if self.effort_style == "none" else None
+
     async def supports_tools(self, model: str) -> bool | None:
         return (await self._probe(model))[1]
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -102,7 +102,8 @@ def _embedded_text(offer: tuple[Any, str] | None) -> str:
     return (
         f"**0. Run a model on this machine**, offline and free (slower than a hosted one): "
         f"press **d** to download {what}, {where}. Larik runs it itself "
-        f"(`larik local` has the others).\n\n"
+        f"(`larik local` has the others). A model already on this machine: "
+        f"`larik local pull /path/to/model.gguf`, then press **r**.\n\n"
     )
 
 
@@ -173,8 +174,9 @@ class NoModelScreen(Screen[str]):
 
     def compose(self) -> ComposeResult:
         text = no_model_text(self.reason, _servers(self.config), self.offer)
-        yield Static(KEYS, id="no-model-keys")  # docked: on screen however small it is
-        yield Static("", id="no-model-pull")
+        with Vertical(id="no-model-bottom"):  # docked: on screen however small it is
+            yield Static("", id="no-model-pull")  # above the keys, never over them
+            yield Static(KEYS, id="no-model-keys")
         with VerticalScroll():
             yield Static(markdown(text), id="no-model-text")
 

@@ -124,11 +124,14 @@ class RoutingScreen(ModalScreen[str | None]):
 
     # -- rows --------------------------------------------------------------------------------
     def row(self, role: str, width: int = 30) -> Text:
+        from ... import routing
+
         spec = self.roles.get(role, "")
+        default = routing.role_default(role)  # opus unset: the catalog's Opus, as larik routing
         t = Text(f"{role:<9}", style="bold")
-        if spec:
-            t.append(f"{spec:<{width}}")
-            t.append(f" {_price(spec, self.config):<12}", style="dim")
+        if spec or default:
+            t.append(f"{spec or default:<{width}}", style="" if spec else "dim")
+            t.append(f" {_price(spec or default, self.config):<12}", style="dim")
         else:
             t.append(f"{UNSET:<{width}}", style="dim")
             t.append(" " * 13)
@@ -144,10 +147,17 @@ class RoutingScreen(ModalScreen[str | None]):
         return t
 
     def _refresh_rows(self) -> None:
+        from ... import routing
+
         ol = self.query_one("#role-list", OptionList)
         keep = ol.highlighted
         ol.clear_options()
-        width = max([len(UNSET), *(len(self.roles.get(r, "")) for r in self.role_names)])
+        width = max(
+            [
+                len(UNSET),
+                *(len(self.roles.get(r) or routing.role_default(r)) for r in self.role_names),
+            ]
+        )
         for role in self.role_names:
             ol.add_option(Option(self.row(role, width)))
         ol.highlighted = keep if keep is not None else 0

@@ -1,4 +1,5 @@
-"""A tool call as a compact card: tool, key argument, status and duration on one line.
+"""A tool call as a compact card: tool, key argument, status and duration on one line — and
+what it came to: an edit's lines added and removed (``+1 −1``), a refusal's reason, an exit code.
 
 Enter or a click expands it to the arguments and the result: edits as a coloured unified diff
 (with only the arguments the diff does not show), ``bash`` and ``!command`` with their exit
@@ -33,13 +34,22 @@ from ..bindings import for_scope
 from ..render import args_beside_diff, args_beside_header, diff_text, pretty_args, terminal_safe
 from .rendered_lines import RenderedLines
 
-__all__ = ["ToolCard", "call_summary", "key_argument", "outcome", "tool_text"]
+__all__ = [
+    "ToolCard",
+    "call_summary",
+    "denial_reason",
+    "diff_counts",
+    "key_argument",
+    "outcome",
+    "tool_text",
+]
 
 MAX_RESULT_LINES = 200
 MAX_LINE_CHARS = 2000  # a longer line of a result is cut (Enter shows it all)
 LIVE_LINES = 20  # a running command's last lines shown as they come …
 LIVE_LINE_CHARS = 400  # … each cut to its end, so output without newlines stays a few rows
 LIVE_CHARS = 64 * 1024  # the running output kept for that (the newest)
+REASON_CHARS = 80  # a refusal's reason on the card's line is cut to this (opened: whole)
 LIVE_INTERVAL = 0.1  # seconds: the live view is redrawn at most ~10 times a second
 TAIL_TOOLS = frozenset({"bash", "!"})  # shell output: its end is shown when it is long
 _KEY_ARGS = ("command", "path", "file_path", "pattern", "query", "url", "description", "prompt")
@@ -64,6 +74,7 @@ def outcome(
         data["exit_code"] = int(m.group(1))
     if data.get("denied") or (is_error and result.startswith(DENIED)):
         data["denied"] = True
+        data.setdefault("reason", denial_reason(result))
         return "denied", data
     if data.get("interrupted") or (is_error and result == INTERRUPTED):
         data["interrupted"] = True  # a resumed call that an interrupt answered, as live
@@ -73,6 +84,25 @@ def outcome(
     )  # a job job_stop or /jobs ended: its signal is no failure
     failed = is_error or (data.get("exit_code") not in (None, 0) and not stopped)
     return ("error" if failed else "ok"), data
+
+
+def denial_reason(result: str, limit: int = REASON_CHARS) -> str:
+    """Why a call was refused, from its result (``permission denied: REASON``): its first
+    line, cut to ``limit`` characters (the card opened shows it whole)."""
+    text = result.removeprefix(DENIED).lstrip(": ").strip()
+    line = " ".join(text.splitlines()[0].split()) if text else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def diff_counts(diff: str) -> tuple[int, int]:
+    """(lines added, lines removed) of a unified diff, its file headers left out."""
+    added = removed = 0
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")):
+            continue
+        added += line.startswith("+")
+        removed += line.startswith("-")
+    return added, removed
 
 
 def tool_text(name: str, summary: str, args: dict[str, Any] | None, result: str, data: Any) -> str:
@@ -197,8 +227,15 @@ class ToolCard(RenderedLines, can_focus=True):
         if summary:
             t.append(f"  {summary}")
         extra: list[str] = []
-        if status in ("denied", "interrupted"):
+        reason = (data or {}).get("reason")
+        if status == "denied" and isinstance(reason, str) and reason:
+            extra.append(f"denied: {reason.removeprefix('denied ')}")  # not "denied: denied by"
+        elif status in ("denied", "interrupted"):
             extra.append(status)
+        diff = (data or {}).get("diff")
+        if isinstance(diff, str) and diff and status != "denied":
+            added, removed = diff_counts(diff)
+            extra.append(f"+{added} −{removed}")
         job = (data or {}).get("job_id")  # a background job (agent/jobs.py): its id and state
         if job is not None:
             extra.append(f"job {job} {(data or {}).get('state', '')}".rstrip())

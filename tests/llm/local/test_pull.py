@@ -138,6 +138,27 @@ def test_offline_is_one_line(store, tmp_path, monkeypatch):
     assert pauses, "the Hub client no longer pauses through _http.time: this stand-in is stale"
 
 
+def test_offline_the_hub_clients_retries_log_nothing(store, tmp_path, monkeypatch, caplog):
+    """Its two lines per retry (``'… Connection refused' thrown while requesting HEAD …``,
+    ``Retrying in 1s [Retry 1/5].``) came before Larik's one line: ten of them."""
+    import logging
+    import socket
+    from types import SimpleNamespace
+
+    from huggingface_hub.utils import _http
+
+    monkeypatch.setattr(_http, "time", SimpleNamespace(sleep=lambda _s: None))
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(LocalModelError, match="cannot reach"):
+        _pull("qwen2.5-coder-0.5b", tmp_path, store)
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("huggingface_hub")] == []
+    assert logging.getLogger("huggingface_hub").level != logging.CRITICAL + 1  # given back
+
+
 def test_only_an_https_or_loopback_endpoint_is_used(store, tmp_path, monkeypatch):
     monkeypatch.setenv("HF_ENDPOINT", "http://hub.example.com")
     with pytest.raises(LocalModelError, match="HF_ENDPOINT"):

@@ -293,7 +293,9 @@ def test_larik_models_shows_the_plans_windows(monkeypatch):
     found = quotas.from_headers(HEADERS)
     assert found is not None
     config = Config()
-    assert _access("chatgpt", False, set(), config) == (False, "not signed in: larik login chatgpt")
+    access = _access("chatgpt", False, set(), config)
+    assert (access.ok, access.text) == (False, "not signed in: larik login chatgpt")
     account = sign_in("chatgpt")
     quotas.save(AccountStore(config.accounts_dir), account, found)
-    assert _access("chatgpt", False, set(), config) == (True, "signed in (plus 5h 37% · wk 12%)")
+    access = _access("chatgpt", False, set(), config)
+    assert (access.ok, access.text) == (True, "signed in (plus 5h 37% · wk 12%)")
