@@ -63,7 +63,8 @@ COMMANDS: dict[str, Entry] = {
     "mcp": Entry("mcp", "MCP tool servers: list, add, remove or log in to them (see docs/mcp.md)."),
     "models": Entry(
         "models",
-        "List known models: access (key / sign-in / local server), window, prices per 1M tokens.",
+        "List the models you can use here (a key, a sign-in, a local server or a pulled model): "
+        "window, prices per 1M tokens; --all adds the rest.",
     ),
     "routing": Entry(
         "routing",

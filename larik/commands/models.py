@@ -6,12 +6,12 @@ Light at import time: config, catalog and routing are imported when the command 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
 
 from ..llm import jsontext
+from ..models_table import Access
 from ..terminal_text import safe_output
 from ..words import count
 
@@ -47,7 +47,7 @@ def models(
     ] = SCAN_PORTS,
 ) -> None:
     """List the models you can use here (a key, a sign-in, a local server or a pulled model):
-    window, prices per 1M tokens; ``--all`` adds the rest. The table fits the terminal."""
+    window, prices per 1M tokens; --all adds the rest. The table fits the terminal."""
     from ..llm.errors import ConfigError
 
     if scan:
@@ -65,7 +65,7 @@ def models(
     if json_out:
         print(jsontext.dumps({"prices_as_of": as_of, "models": rows}, indent=2))
         return
-    from .models_table import print_models
+    from ..models_table import print_models
 
     print_models(rows, as_of, access, show_all=show_all or bool(provider), hint=not available)
 
@@ -91,20 +91,6 @@ def _scan(ports: str) -> int:
     print("\nTo use one, add it to your config (larik models then lists its models):\n")
     print("\n\n".join(f.config_lines(f"local{f.port}") for f in found))
     return 0
-
-
-@dataclass(frozen=True, slots=True)
-class Access:
-    """Whether a provider's models can be used here: a short state for the table, and what
-    would make them usable (or what they run on) for the line under it."""
-
-    ok: bool
-    state: str  # "key", "signed in (…)", "server up", "no key", "not signed in", …
-    how: str = ""  # "set ANTHROPIC_API_KEY", "larik login copilot", …
-
-    @property
-    def text(self) -> str:
-        return f"{self.state}: {self.how}" if self.how else self.state
 
 
 ENGINE = Access(True, "pulled", "Larik's engine starts it when first asked")

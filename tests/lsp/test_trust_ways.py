@@ -27,7 +27,9 @@ def _project(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
     bin_ = root / ".venv" / "bin"
     bin_.mkdir(parents=True)
-    (bin_ / "pylsp").write_text(f"#!/bin/sh\nexec '{sys.executable}' '{HOSTILE}' pull\n")
+    server = bin_ / "hostile_server.py"  # in the project: a checkout under /tmp is hidden
+    server.write_text(HOSTILE.read_text())  # from the sandbox the project's server runs in
+    (bin_ / "pylsp").write_text(f"#!/bin/sh\nexec '{sys.executable}' '{server}' pull\n")
     (bin_ / "pylsp").chmod(0o755)
     return root
 

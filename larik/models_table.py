@@ -12,13 +12,25 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..terminal_text import output_width
-from ..words import count
+from .terminal_text import output_width
+from .words import count
 
-if TYPE_CHECKING:
-    from .models import Access
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """Whether a provider's models can be used here: a short state for the table, and what
+    would make them usable (or what they run on) for the line under it."""
+
+    ok: bool
+    state: str  # "key", "signed in (…)", "server up", "no key", "not signed in", …
+    how: str = ""  # "set ANTHROPIC_API_KEY", "larik login copilot", …
+
+    @property
+    def text(self) -> str:
+        return f"{self.state}: {self.how}" if self.how else self.state
+
 
 __all__ = ["COLUMNS", "print_models", "table_lines"]
 
