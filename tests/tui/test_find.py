@@ -136,7 +136,9 @@ async def test_a_long_session_is_searched_archive_and_all_without_freezing(harne
         await ready(pilot)
         await wait_for(pilot, lambda: "done 499" in shown(app), every=0.2)
         conv = app.chat.conv
-        assert conv.archive.pending > 0  # older history not drawn yet
+        # the older history is folded into the archive; how much of it is drawn by now depends
+        # on the machine's speed (an idle app draws it in slices), so the search must find the
+        # hit either way — not drawn yet (it is drawn on the way there) or drawn
         await send(pilot, "/find oldest one")
         await wait_for(pilot, lambda: "the OLDEST one" in shown(app), every=0.2)
         assert bar(app).text == "hit 1 of 1" and conv.archive.marks
