@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import subprocess
 import threading
 import time
 from dataclasses import dataclass
@@ -158,7 +157,6 @@ TIMEOUT = 10.0
 FRESH_NS = 2_000_000_000  # a file changed this close to a read is read again (coarse clocks)
 # the variables that say where the user's own config is; every other GIT_* is dropped
 KEPT_ENV = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM")
-QUIET = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,26 +219,12 @@ def _stamp(files: tuple[Path, ...], fresh_after: int | None = None) -> tuple[obj
 
 
 def _git(args: list[str], cwd: Path) -> bytes | None:
-    """git's output, or None when it cannot run or fails. The one place this module runs git."""
-    env = {
-        k: v
-        for k, v in host_programs.host_env(None, cwd).items()
-        if not k.startswith("GIT_") or k in KEPT_ENV
-    }
-    env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
-    try:
-        done = subprocess.run(
-            [host_programs.find("git", cwd), *QUIET, *args],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-            timeout=TIMEOUT,
-            check=False,
-        )
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return None
-    return done.stdout if done.returncode == 0 else None
+    """git's output, or None when it cannot run or fails. The one place this module runs git:
+    :func:`larik.host_programs.project_git`, with no ``GIT_*`` variable but where the user's
+    config lives (:data:`KEPT_ENV`)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in KEPT_ENV}
+    env["LC_ALL"] = "C"
+    return host_programs.project_git(args, cwd, timeout=TIMEOUT, env=env)
 
 
 def _repository(folder: Path) -> tuple[Path, Path, Path] | None:

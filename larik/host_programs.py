@@ -23,6 +23,8 @@ What is left out is Larik's own interpreter (``sys.executable``: the engine, the
 the bench reaper), which is not looked up on ``PATH`` at all. A test walks every place in the
 package that starts a process (:data:`STARTS`), so a new one cannot forget this module.
 
+:func:`project_git` is the one way Larik's own git reads a project's repository.
+
 A leaf: the standard library only.
 """
 
@@ -30,7 +32,8 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Mapping
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 __all__ = [
@@ -41,6 +44,7 @@ __all__ = [
     "guard",
     "guarded",
     "host_env",
+    "project_git",
     "safe_path",
     "which",
 ]
@@ -70,13 +74,9 @@ PROGRAMS: dict[str, str] = {
 #: config names, run in the sandbox (or, for the user's own ``sandbox = false`` entries, found
 #: on :func:`safe_path`). tests/test_host_programs.py walks the package and this table.
 STARTS: dict[str, str] = {
+    "larik/host_programs.py": "git reading a project (project_git): listings, status, config",
     "larik/sandbox/__init__.py": "bwrap, nsenter",
-    "larik/sandbox/kept.py": "git",
-    "larik/git_followed.py": "git",
-    "larik/agent/prompt.py": "git",
     "larik/agent/checkpoints.py": "git",
-    "larik/agent/tools/_files.py": "git",
-    "larik/program_files.py": "git",
     "larik/bench/suite.py": "git",
     "larik/agent/tools/grep.py": "rg",
     "larik/agent/tools/bash.py": "bash (or bwrap), env for the editor's terminal",
@@ -158,6 +158,35 @@ def host_env(env: Mapping[str, str] | None = None, *roots: Path | str) -> dict[s
     out = dict(os.environ if env is None else env)
     out["PATH"] = safe_path(out.get("PATH", os.defpath), roots)
     return out
+
+
+#: What every read of a project's repository runs git with: nothing its config names runs (an
+#: fsmonitor program, hooks), and nothing is written back (``GIT_OPTIONAL_LOCKS``: no index refresh).
+READ_ONLY_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
+
+
+def project_git(
+    args: Sequence[str], cwd: Path, *, timeout: float, env: Mapping[str, str] | None = None
+) -> bytes | None:
+    """Larik's own git reading the repository at ``cwd`` (its file listing, its status, its
+    config): :func:`find`'s git, :data:`READ_ONLY_GIT`, :func:`host_env`'s ``PATH`` (``env``:
+    the environment to start from, default this process's), no prompt. Its stdout, or None when
+    git is not Larik's own, fails, or takes over ``timeout`` seconds."""
+    run_env = host_env(env, cwd)
+    run_env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0")
+    try:
+        done = subprocess.run(
+            [find("git", cwd), *READ_ONLY_GIT, *args],
+            cwd=cwd,
+            env=run_env,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
 
 
 def _lookup(name: str, raw: str, unsafe: frozenset[Path]) -> str | NotOwn:

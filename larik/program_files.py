@@ -34,7 +34,6 @@ import os
 import re
 import shlex
 import stat
-import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,7 +67,6 @@ _SKIP_DIRS = frozenset(
     ".git __pycache__ node_modules .venv venv .tox .nox .mypy_cache .pytest_cache".split()
 )
 _PROJECT_DIR = re.compile(r"\$(?:\{(?:CLAUDE|LARIK)_PROJECT_DIR\}|(?:CLAUDE|LARIK)_PROJECT_DIR\b)")
-_READ_ONLY_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
 
 
 @dataclass(frozen=True)
@@ -265,29 +263,10 @@ def _rel(path: Path, root: Path) -> str:
 def _listing(folder: Path) -> list[Path]:
     """The files under ``folder`` that git does not ignore (outside a git repository, a walk
     skipping :data:`_SKIP_DIRS`), sorted; a walk stops past MAX_FILES (the rest is cut)."""
-    try:
-        proc = subprocess.run(
-            [
-                host_programs.find("git", folder),
-                *_READ_ONLY_GIT,
-                "ls-files",
-                "-z",
-                "--cached",
-                "--others",
-                "--exclude-standard",
-                "--",
-                ".",
-            ],
-            cwd=folder,
-            capture_output=True,
-            timeout=10,
-            check=False,
-            env={**host_programs.host_env(None, folder), "GIT_OPTIONAL_LOCKS": "0"},
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        proc = None
-    if proc is not None and proc.returncode == 0:
-        names = sorted({os.fsdecode(n) for n in proc.stdout.split(b"\0") if n})
+    args = ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."]
+    listed = host_programs.project_git(args, folder, timeout=10)
+    if listed is not None:
+        names = sorted({os.fsdecode(n) for n in listed.split(b"\0") if n})
         return [folder / n for n in names if "__pycache__" not in n.split("/")]
     out: list[Path] = []
     for here, subdirs, names in os.walk(folder):

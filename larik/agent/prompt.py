@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import platform
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -238,26 +237,9 @@ def _read_instructions(root: Path, path: Path, denied: PathDenied | None) -> str
     return body
 
 
-# reading the project's repository must not change it (no index refresh written back) nor
-# run what its .git/config names (an fsmonitor program, hooks)
-_READ_ONLY_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
-
-
 def _git(root: Path, *args: str) -> str | None:
-    env = {**host_programs.host_env(None, root), "GIT_OPTIONAL_LOCKS": "0"}
-    try:
-        proc = subprocess.run(
-            [host_programs.find("git", root), *_READ_ONLY_GIT, *args],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-            env=env,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return proc.stdout if proc.returncode == 0 else None
+    out = host_programs.project_git(args, root, timeout=5)
+    return None if out is None else out.decode("utf-8", "replace")
 
 
 def _git_summary(root: Path) -> list[str]:

@@ -38,7 +38,6 @@ import os
 import re
 import shutil
 import stat
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -293,28 +292,11 @@ def plain_repository(gitdir: Path) -> str:
     for rel in GIT_KEPT:
         if rel not in ("config", "hooks") and _kind(gitdir / rel):
             return rel
-    try:
-        done = subprocess.run(
-            [
-                host_programs.find("git", gitdir.parent),
-                "config",
-                "--file",
-                str(gitdir / "config"),
-                "--no-includes",
-                "--name-only",
-                "--list",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            stdin=subprocess.DEVNULL,
-            env=host_programs.host_env(None, gitdir.parent),
-        )
-    except (OSError, subprocess.TimeoutExpired):
+    args = ["config", "--file", str(gitdir / "config"), "--no-includes", "--name-only", "--list"]
+    listed = host_programs.project_git(args, gitdir.parent, timeout=10)
+    if listed is None:
         return "a config that could not be read"
-    if done.returncode != 0:
-        return "a config that could not be read"
-    keys = [k.lower() for k in done.stdout.split()]
+    keys = [k.lower() for k in listed.decode("utf-8", "replace").split()]
     odd = [k for k in keys if not any(fnmatch.fnmatchcase(k, ok) for ok in PLAIN_CONFIG)]
     return f"config ({', '.join(odd[:3])})" if odd else ""
 

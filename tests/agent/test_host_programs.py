@@ -223,3 +223,29 @@ def test_programs_planted_in_an_activated_virtualenv_never_run_on_the_host(tmp_p
     assert (project / ".venv" / "bin" / "git").exists()  # it was planted
     assert not marker.exists(), marker.read_text()  # and nothing planted ever ran
     assert SECRET not in (project / "seen.txt").read_text()  # the sandbox held
+
+
+def test_no_read_of_a_projects_repository_runs_what_its_config_names(tmp_path):
+    """The file tools' listing ran ``git ls-files`` with the project's ``core.fsmonitor`` on:
+    a repository that arrives with one (an archive, a folder copied in) ran it on the host at
+    the model's first glob, in any mode — reads are free. Every read goes through
+    :func:`host_programs.project_git`: nothing its config names runs."""
+    from larik.agent.prompt import _git_summary
+    from larik.agent.tools._files import list_files
+    from larik.program_files import _listing
+    from larik.sandbox.kept import plain_repository
+
+    project, marker = tmp_path / "proj", tmp_path / "ran-on-host"
+    project.mkdir()
+    (project / "app.py").write_text("x = 1\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], cwd=project, check=True)
+    subprocess.run([*git, "add", "app.py"], cwd=project, check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], cwd=project, check=True)
+    hook = _program(tmp_path / "hooks", "fsmonitor", f"echo ran >> {marker}\n")
+    subprocess.run(["git", "config", "core.fsmonitor", str(hook)], cwd=project, check=True)
+    assert list_files(project) == ["app.py"]
+    assert any(p.name == "app.py" for p in _listing(project))
+    _git_summary(project)
+    plain_repository(project / ".git")
+    assert not marker.exists(), marker.read_text()

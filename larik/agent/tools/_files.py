@@ -21,7 +21,6 @@ import fnmatch
 import os
 import re
 import stat
-import subprocess
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -343,20 +342,10 @@ def _within(path: Path, root: Path, base: Path) -> bool:
 
 
 def _git_files(base: Path) -> list[str] | None:
-    try:
-        proc = subprocess.run(
-            [host_programs.find("git", base), "ls-files", "-co", "--exclude-standard", "-z"],
-            cwd=base,
-            env=host_programs.host_env(None, base),
-            capture_output=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if proc.returncode != 0:
-        return None
-    return sorted(os.fsdecode(n) for n in proc.stdout.split(b"\0") if n)
+    listed = host_programs.project_git(
+        ["ls-files", "-co", "--exclude-standard", "-z"], base, timeout=30
+    )
+    return None if listed is None else sorted(os.fsdecode(n) for n in listed.split(b"\0") if n)
 
 
 class _Ignore:
