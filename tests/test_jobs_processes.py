@@ -43,8 +43,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @needs_proc
 def test_a_background_job_ends_when_the_print_run_ends(project, tmp_path, mark):
-    done = {"text": "started it", "delay": 0.3}  # a little time for every pid to be written
-    model = write_script(tmp_path / "s.json", {"tool_calls": [JOB]}, done)
+    # the model waits, as a command, for every pid of the job to be written, then ends the run
+    written = "until [ \"$(wc -l < pids 2>/dev/null)\" -ge 4 ]; do sleep 0.05; done"
+    wait = {"tool_calls": [{"name": "bash", "input": {"command": written}}]}
+    model = write_script(tmp_path / "s.json", {"tool_calls": [JOB]}, wait, {"text": "started it"})
     proc = start(project, "-p", "serve", "-m", model, "--permission-mode", "yolo")
     out, err = proc.communicate(timeout=WAIT)
     assert proc.returncode == 0, err
@@ -56,7 +58,7 @@ def test_a_background_job_ends_when_the_print_run_ends(project, tmp_path, mark):
 @needs_proc
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_background_job_ends_when_a_signal_stops_the_run(project, tmp_path, sig, mark):
-    talk = {"text": "word " * 400, "delay": 0.05}
+    talk = {"text": "word " * 400, "hold": 2}
     model = write_script(tmp_path / "s.json", {"tool_calls": [JOB]}, talk)
     proc = start(project, "-p", "serve", "-m", model, "--permission-mode", "yolo")
     wait_for(lambda: len(pids(project)) == 4, "the job to start")

@@ -260,7 +260,7 @@ def test_ctrl_c_exits_130_with_a_final_result_and_a_resumable_session(project, t
 
     from larik.agent.sessions import latest_session
 
-    model = write_script(tmp_path / "slow.json", {"text": "word " * 400, "delay": 0.05})
+    model = write_script(tmp_path / "slow.json", {"text": "word " * 400, "hold": 2})
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -312,7 +312,8 @@ def test_a_closed_stdout_stops_quietly_with_141_and_keeps_the_session(project, t
 
 
 def test_a_reader_leaving_mid_stream_json_stops_quietly(project, tmp_path):
-    model = write_script(tmp_path / "long.json", {"text": "word " * 400, "delay": 0.01})
+    # streams for minutes: the reader leaves while it writes, however slow the machine
+    model = write_script(tmp_path / "long.json", {"text": "word " * 4000, "delay": 0.05})
     argv = ["-p", "talk", "-m", model, "--output-format", "stream-json"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "larik.cli", *argv],

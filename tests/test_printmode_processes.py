@@ -131,7 +131,7 @@ def test_a_stop_signal_while_reading_the_prompt_still_writes_a_result(project, t
 
 
 def test_text_mode_sigterm_says_so_on_stderr_and_exits_143(project, tmp_path):
-    model = write_script(tmp_path / "s.json", {"text": "word " * 400, "delay": 0.05})
+    model = write_script(tmp_path / "s.json", {"text": "word " * 400, "hold": 2})
     proc = start(project, "-p", "talk", "-m", model)
     wait_for(lambda: latest_session(project) is not None, "the session to start")
     proc.send_signal(signal.SIGTERM)

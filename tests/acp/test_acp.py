@@ -104,7 +104,7 @@ async def test_allow_always_is_the_rule_larik_remembers_for_the_session(project,
 
 
 async def test_cancel_mid_stream_ends_the_turn_and_the_session_goes_on(project, tmp_path):
-    slow = {"text": "a long reply that streams slowly " * 40, "delay": 0.05}
+    slow = {"text": "a long reply that streams slowly " * 40, "hold": 2}
     model = script(tmp_path / "m.json", slow, {"text": "after the interrupt"})
     rec = Recorder()
     async with larik_acp(project, rec, "-m", model) as (conn, _):
@@ -147,7 +147,7 @@ async def test_no_model_is_authentication_required_naming_the_variables(project)
 
 
 async def test_the_process_ends_cleanly_when_the_client_closes_its_end(project, tmp_path):
-    model = script(tmp_path / "m.json", {"text": "x" * 400, "delay": 0.05})
+    model = script(tmp_path / "m.json", {"text": "x" * 400, "hold": 2})
     rec = Recorder()
     async with larik_acp(project, rec, "-m", model) as (conn, proc):
         sid = await _session(conn, rec, project)

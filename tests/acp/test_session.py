@@ -298,7 +298,7 @@ async def test_fork_goes_on_in_a_copy_and_the_original_stays_open(project, tmp_p
 
 
 async def test_a_session_is_not_forked_while_its_turn_runs(project, tmp_path):
-    model = script(tmp_path / "m.json", {"text": "a long reply " * 40, "delay": 0.05})
+    model = script(tmp_path / "m.json", {"text": "a long reply " * 40, "hold": 2})
     rec = Recorder()
     async with larik_acp(project, rec, "-m", model) as (conn, _):
         new = await _open(conn, rec, project)

@@ -87,3 +87,27 @@ async def test_a_scripts_record_file_gets_each_request_as_one_json_line(tmp_path
     lines = (tmp_path / "r.jsonl").read_text().splitlines()
     sent = [Request.model_validate_json(line) for line in lines]
     assert [r.messages[-1].text() for r in sent] == ["first", "second"]
+
+
+async def test_a_held_reply_stops_after_its_nth_piece_until_cancelled():
+    import asyncio
+
+    p = ScriptedProvider([{"text": "x" * 80, "hold": 3}])
+    seen: list[str] = []
+    three = asyncio.Event()
+
+    async def consume() -> None:
+        async for ev in p.stream(Request(model="m", messages=[Message.user("hi")])):
+            seen.append(ev.type.value)
+            if len(seen) == 3:
+                three.set()
+
+    task = asyncio.ensure_future(consume())
+    await asyncio.wait_for(three.wait(), 60)
+    for _ in range(50):  # many turns of the loop: the held reply does not go on by itself
+        await asyncio.sleep(0)
+    assert seen == ["text_delta"] * 3 and not task.done()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert len(seen) == 3

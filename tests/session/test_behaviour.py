@@ -64,7 +64,7 @@ async def test_a_call_that_needs_approval_runs_only_when_approved(face, tmp_path
 
 async def test_cancel_mid_stream_ends_the_turn_and_the_session_goes_on(face, project, tmp_path):
     _need(face, "cancel")
-    slow = {"text": "a long reply that streams slowly " * 20, "delay": 0.05}
+    slow = {"text": "a long reply that streams slowly " * 20, "hold": 2}
     await face.start(script(tmp_path / "m.json", slow))
     out = await face.cancel_mid_stream("write a lot")
     assert out.stop == "cancelled"

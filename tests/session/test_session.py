@@ -37,7 +37,7 @@ async def test_events_carry_the_turn_in_order_and_end_when_the_session_closes(pr
 
 
 async def test_a_second_turn_while_one_runs_is_refused(project, tmp_path):
-    slow = {"text": "x" * 400, "delay": 0.02}
+    slow = {"text": "x" * 400, "hold": 2}
     session = await _started(project, script(tmp_path / "m.json", slow, {"text": "b"}))
     turn = session.send("one")
     first = aiter(turn)

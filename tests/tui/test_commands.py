@@ -105,12 +105,15 @@ async def test_a_commands_notice_is_scrolled_into_view_after_reading_back(harnes
 
 async def test_a_command_during_a_reply_does_not_split_the_reply(harness):
     reply = "first part " * 30 + "\n\n" + "second part " * 30
-    app = harness.app([{"text": reply, "delay": 0.02}])
+    app = harness.app([{"text": reply}])
+    release = harness.hold(lambda i, ev: i == 20)  # mid-reply until the command was handled
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await send(pilot, "hello")
         await wait_for(pilot, lambda: app.query(StreamingMarkdown))
         await send(pilot, "/effort high")
+        await wait_for(pilot, lambda: any(n.startswith("effort: high") for n in notices(app)))
+        release.set()
         await turn_done(pilot)
         replies = list(app.query(StreamingMarkdown))
         assert len(replies) == 1 and replies[0].text == reply

@@ -129,7 +129,7 @@ async def test_model_switch_sends_the_next_request_to_the_new_model_without_its_
 
 
 async def test_escape_interrupts_and_the_conversation_goes_on(real):
-    app = real.app([{"text": "word " * 400, "delay": 0.01}, {"text": "after"}])
+    app = real.app([{"text": "word " * 400, "hold": 2}, {"text": "after"}])
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await send(pilot, "talk")

@@ -10,12 +10,15 @@ pieces, as a real adapter's does). Every key is optional::
 
     {"thinking": "...", "text": "...",
      "tool_calls": [{"name": "write_file", "input": {...}, "id": "call_1"}],
-     "stop_reason": "end_turn", "delay": 0.01,
+     "stop_reason": "end_turn", "delay": 0.01, "hold": 2,
      "usage": {"input": 10, "output": 5}}
 
 or an error turn ``{"error": {"status": 429, "message": "...", "retry_after": 1}}``
 (``"status": "overflow"`` raises ContextOverflow). Deltas stream in small pieces; ``delay`` is
-the pause between pieces. Running past the last turn is an error that says so. Every request
+the pause between pieces. ``hold: N`` stops the reply after its N-th piece until the turn is
+cancelled (it never ends by itself): a test that acts while a turn runs (Esc, cancel, a signal,
+a second prompt) holds the turn there rather than racing a ``delay`` a busy machine outruns.
+Running past the last turn is an error that says so. Every request
 received is recorded in ``requests``, with the blocks it may replay (``replay.messages_for``),
 as a real adapter would send it — and, when the script's ``"record"`` names a file (beside the
 script), appended to it as one JSON line, so a test can read what a Larik process sent.
@@ -63,6 +66,7 @@ class ScriptTurn(BaseModel):
     tool_calls: list[ScriptToolCall] = Field(default_factory=list)
     stop_reason: StopReason | None = None
     delay: float = 0.0
+    hold: int | None = None  # after this many pieces, wait until cancelled
     usage: Usage | None = None
     error: ScriptError | None = None
 
@@ -153,10 +157,11 @@ class ScriptedProvider:
             await asyncio.sleep(turn.delay)
             raise _error(turn.error, self.name)
 
+        pause = _Pause(turn)
         blocks: list[Block] = []
         if turn.thinking:
             for piece in _pieces(turn.thinking):
-                await asyncio.sleep(turn.delay)
+                await pause()
                 yield StreamEvent.thinking_delta(piece)
             blocks.append(
                 Block.thinking_block(
@@ -165,17 +170,17 @@ class ScriptedProvider:
             )
         if turn.text:
             for piece in _pieces(turn.text):
-                await asyncio.sleep(turn.delay)
+                await pause()
                 yield StreamEvent.text_delta(piece)
             blocks.append(Block.text_block(turn.text))
         for call in turn.tool_calls:
             self._ids += 1
             call_id = call.id or f"call_{self._ids}"
-            await asyncio.sleep(turn.delay)
+            await pause()
             yield StreamEvent.tool_use_start(call.name, call_id)
             raw = call.input if isinstance(call.input, str) else jsontext.dumps(call.input)
             for piece in _pieces(raw):
-                await asyncio.sleep(turn.delay)
+                await pause()
                 yield StreamEvent.tool_input_delta(piece, call_id)
             blocks.append(Block.tool_use(call_id, call.name, call.input))
         stop = turn.stop_reason or (StopReason.TOOL_USE if turn.tool_calls else StopReason.END_TURN)
@@ -184,7 +189,21 @@ class ScriptedProvider:
             output=(len(turn.text) + len(turn.thinking)) // 4 + 1,
         )
         message = Message(role="assistant", blocks=blocks, model=request.model)
+        await pause()  # a hold past the last piece holds the reply's end
         yield StreamEvent.done(message, usage, stop)
+
+
+class _Pause:
+    """The wait before each piece: the turn's ``delay``, and forever once ``hold`` pieces went."""
+
+    def __init__(self, turn: ScriptTurn) -> None:
+        self.delay, self.hold, self.pieces = turn.delay, turn.hold, 0
+
+    async def __call__(self) -> None:
+        if self.hold is not None and self.pieces >= self.hold:
+            await asyncio.Event().wait()  # until the turn is cancelled
+        self.pieces += 1
+        await asyncio.sleep(self.delay)
 
 
 def _pieces(text: str) -> list[str]:
