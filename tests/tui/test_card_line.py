@@ -69,3 +69,25 @@ def test_a_resumed_denied_call_keeps_its_reason_and_a_long_one_is_cut():
 def test_diff_counts_leave_out_the_file_headers():
     diff = "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n-x = 1\n+x = 2\n+z = 0\n y = 3\n"
     assert diff_counts(diff) == (2, 1)
+
+
+async def test_a_folded_failed_card_shows_why_the_tool_refused(real: Real):
+    (real.cwd / "app.py").write_text("x = 1\n")
+    write = {"name": "write_file", "input": {"path": "app.py", "content": "x = 2\n"}, "id": "w2"}
+    real.config = Config.model_validate({"permissions": {"mode": "edits"}})
+    app = real.app([{"tool_calls": [write]}, {"text": "I will read it first."}])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "set x to 2")
+        await turn_done(pilot)
+        card = app.query_one(ToolCard)
+        assert card.status == "error" and card.collapsed
+        line = card.header_of(card.tool_name, card.summary, card.status, card.data).plain
+        assert "app.py has not been read in this session" in line
+        assert "write_file: app.py has not" not in line  # the tool's name is said once
+        await wait_for(pilot, lambda: "has not been read" in screen_text(app), timeout=60)
+
+
+def test_a_failure_with_an_exit_code_says_the_code_not_a_reason():
+    status, data = outcome("boom\n[exit code 2]", True, {"exit_code": 2})
+    assert status == "error" and "reason" not in data

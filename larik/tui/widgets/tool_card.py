@@ -1,5 +1,6 @@
 """A tool call as a compact card: tool, key argument, status and duration on one line — and
-what it came to: an edit's lines added and removed (``+1 −1``), a refusal's reason, an exit code.
+what it came to: an edit's lines added and removed (``+1 −1``), why it was refused or failed,
+an exit code.
 
 Enter or a click expands it to the arguments and the result: edits as a coloured unified diff
 (with only the arguments the diff does not show), ``bash`` and ``!command`` with their exit
@@ -38,6 +39,7 @@ __all__ = [
     "ToolCard",
     "call_summary",
     "denial_reason",
+    "failure_reason",
     "diff_counts",
     "key_argument",
     "outcome",
@@ -83,7 +85,15 @@ def outcome(
         data.get("state") == "stopped"
     )  # a job job_stop or /jobs ended: its signal is no failure
     failed = is_error or (data.get("exit_code") not in (None, 0) and not stopped)
+    if is_error and "exit_code" not in data:  # a tool's refusal or failure: say which
+        data.setdefault("reason", failure_reason(result))
     return ("error" if failed else "ok"), data
+
+
+def failure_reason(result: str, limit: int = REASON_CHARS) -> str:
+    """Why a call failed, from its error text: the first line, without the tool's name the
+    text starts with (the card shows it already), cut as a refusal's reason is."""
+    return denial_reason(re.sub(r"^[\w.-]+: ", "", result.lstrip()), limit)
 
 
 def denial_reason(result: str, limit: int = REASON_CHARS) -> str:
@@ -232,6 +242,8 @@ class ToolCard(RenderedLines, can_focus=True):
             extra.append(f"denied: {reason.removeprefix('denied ')}")  # not "denied: denied by"
         elif status in ("denied", "interrupted"):
             extra.append(status)
+        elif status == "error" and isinstance(reason, str) and reason:
+            extra.append(reason)  # a failure with no exit code: what went wrong
         diff = (data or {}).get("diff")
         if isinstance(diff, str) and diff and status != "denied":
             added, removed = diff_counts(diff)
