@@ -98,6 +98,14 @@ def resumed_app(cwd: Path) -> LarikApp:
     return LarikApp(factory, cwd=cwd, config=config, discover_local=no_local, resume=SESSION)
 
 
+@pytest.fixture
+def at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Older history drawn in one idle slice: a test that reads all of it waits for one slice,
+    not for hundreds whose pace is the machine's (on a loaded one they outlasted the ceiling;
+    the slicing itself is the next test's)."""
+    monkeypatch.setattr(rendered_lines, "SLICE", 3600.0)
+
+
 async def drawn(pilot: Any) -> None:
     """The agent is ready and the archive holds all the older history."""
     app = pilot.app
@@ -120,7 +128,7 @@ async def test_a_long_resumed_session_shows_its_newest_items_and_takes_keys(sess
         assert app.chat.prompt.text == "hi"
 
 
-async def test_older_history_is_reachable_by_scrolling_back_to_the_first_prompt(session):
+async def test_older_history_is_reachable_by_scrolling_back_to_the_first_prompt(session, at_once):
     cwd, messages = session
     app = resumed_app(cwd)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -165,7 +173,7 @@ async def test_what_the_user_reads_stays_put_while_older_history_is_drawn_above(
         assert 0 < archive.pending < archive.item_count
 
 
-async def test_a_recent_tool_card_of_a_resumed_session_still_expands(session):
+async def test_a_recent_tool_card_of_a_resumed_session_still_expands(session, at_once):
     cwd, _ = session
     app = resumed_app(cwd)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -76,7 +76,9 @@ async def test_bash_card_shows_the_exit_code(harness):
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
         await pilot.press("y")
         await turn_done(pilot)
-        assert "exit 0" in screen_text(app) and "pytest -q" in screen_text(app)
+        await wait_for(
+            pilot, lambda: "exit 0" in screen_text(app) and "pytest -q" in screen_text(app)
+        )
 
 
 async def test_the_edit_dialog_shows_the_diff_and_only_the_arguments_it_does_not_show(harness):
