@@ -3,8 +3,8 @@
 The commands themselves — names, aliases, usage, help line — are the session's
 (:data:`larik.session.commands.BUILTINS`, which every face reads); this table gives each its
 TUI handler, ``async (session, ui, arg)``: the :class:`~larik.session.Session` it acts on and
-the :class:`~larik.tui.ui.UI` it may touch (say, push a modal, run a worker, start a turn, …),
-never the screen. The table drives parsing, completion, ``/help`` and dispatch (:func:`run`),
+the :class:`~larik.tui.ui.UI` it may touch (say, run a worker, and post a message — open a
+modal, start a turn, … — that the chat screen handles: larik/tui/messages.py), never the screen. The table drives parsing, completion, ``/help`` and dispatch (:func:`run`),
 and the tests walk it: every built-in has a handler, a help line and a test named
 ``test_slash_<name>_…`` (tests/tui/test_commands.py). Adding one is a row in ``BUILTINS``, a
 handler and a row here, and that test (docs/architecture.md).
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..llm.errors import LarikError
 from ..session.commands import BUILTINS, MODES, builtin, builtin_names, parse
 from . import export, undo
+from .messages import Find, OpenScreen, Quit, Reopened, StartTurn
 from .plan import CYCLE
 
 if TYPE_CHECKING:  # annotations only: nothing of pydantic before the first frame
@@ -66,7 +67,7 @@ async def _init(session: Session, ui: UI, arg: str) -> None:
     if ui.need_agent() and ui.idle("/init"):
         from ..session.init import init_turn
 
-        ui.start_turn(init_turn(session))
+        ui.post(StartTurn(init_turn(session)))
 
 
 async def _routing(session: Session, ui: UI, arg: str) -> None:
@@ -82,7 +83,7 @@ async def _routing(session: Session, ui: UI, arg: str) -> None:
             ui.say(summary)
 
     entries = ui.models.entries(ui.config, lambda w: ui.say(w, "warning"))
-    ui.push(RoutingScreen(ui.config, entries, current=session.spec), callback=closed)
+    ui.post(OpenScreen(RoutingScreen(ui.config, entries, current=session.spec), closed))
 
 
 async def _effort(session: Session, ui: UI, arg: str) -> None:
@@ -110,7 +111,7 @@ async def _effort(session: Session, ui: UI, arg: str) -> None:
 
 async def _compact(session: Session, ui: UI, arg: str) -> None:
     if ui.need_agent() and ui.idle("/compact"):
-        ui.start_turn(session.compact())  # the activity line says it is compacting
+        ui.post(StartTurn(session.compact()))  # the activity line says it is compacting
 
 
 async def _clear(session: Session, ui: UI, arg: str) -> None:
@@ -132,7 +133,7 @@ async def replace(session: Session, ui: UI, resume: str | None) -> bool:
     except Exception as e:  # one line, never a traceback; the old session goes on
         ui.say(f"could not open the session: {type(e).__name__}: {e}", "error")
         return False
-    await ui.reopened()
+    ui.post(Reopened())
     if resume is None:
         ui.say(f"new session {session.session_id}")
     elif not session.messages:
@@ -163,7 +164,7 @@ async def _resume(session: Session, ui: UI, arg: str) -> None:
 
     from .screens.sessions import SessionPickerScreen
 
-    ui.push(SessionPickerScreen(sessions, current=session.session_id), callback=picked)
+    ui.post(OpenScreen(SessionPickerScreen(sessions, current=session.session_id), picked))
 
 
 async def _cost(session: Session, ui: UI, arg: str) -> None:
@@ -327,7 +328,7 @@ async def _jobs(session: Session, ui: UI, arg: str) -> None:
         return
     from .screens.jobs import JobsScreen
 
-    ui.push(JobsScreen(table))
+    ui.post(OpenScreen(JobsScreen(table)))
 
 
 async def _theme(session: Session, ui: UI, arg: str) -> None:
@@ -349,11 +350,11 @@ async def _vim(session: Session, ui: UI, arg: str) -> None:
 
 
 async def _find(session: Session, ui: UI, arg: str) -> None:
-    await ui.find(arg)  # the search bar (Ctrl+F): larik/tui/find.py
+    ui.post(Find(arg))  # the search bar (Ctrl+F): larik/tui/find.py
 
 
 async def _exit(session: Session, ui: UI, arg: str) -> None:
-    await ui.quit()
+    ui.post(Quit())
 
 
 # -- the table --------------------------------------------------------------------------------
@@ -417,7 +418,7 @@ async def run_as_turn(session: Session, ui: UI, name: str, arg: str) -> bool:
         return True
     if turn is None:
         return False
-    ui.start_turn(turn)
+    ui.post(StartTurn(turn))
     return True
 
 
