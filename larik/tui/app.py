@@ -32,6 +32,7 @@ from ..llm.errors import ConfigError
 from ..session import AgentFactory, SessionOptions
 from . import gcpolicy, render, themes
 from .bindings import KEYS_FILE, for_scope
+from .messages import Quit
 from .screens.chat import ChatScreen, Discover
 from .signals import QuitOnSignals
 from .widgets.prompt_input import PromptInput
@@ -343,8 +344,15 @@ class LarikApp(App[int]):
             await self.quit_app()
             return
         self._last_ctrl_c = now
-        self.chat.cancel_input()
+        self.chat.turns.cancel_input()
         self.notify("Press Ctrl+C again to quit", timeout=QUIT_WINDOW)
+
+    async def on_quit(self, message: Quit) -> None:
+        """``/exit``, or nothing to start (the no-model screen's ``q``): leave."""
+        if message.now:
+            self.exit(0)
+        else:
+            await self.quit_app(message.reason)
 
     async def quit_app(self, reason: str = "prompt_input_exit", *, wait: bool = False) -> None:
         """Stop the running turn or command, close the session (its agent: SessionEnd's hooks
@@ -366,7 +374,7 @@ class LarikApp(App[int]):
 
     @work(group="leave", exit_on_error=False)
     async def _leave(self, reason: str) -> None:
-        for worker in self.chat.running():
+        for worker in self.chat.turns.running():
             worker.cancel()
             try:
                 await worker.wait()

@@ -39,14 +39,16 @@ async def copy(session: Session, ui: UI, arg: str) -> None:
         return
     from ..llm.secrets import mask
     from ..session.export import last_reply
-    from .clipboard import copy_with_program
+    from .clipboard import copy_with_program, osc52_supported
+    from .messages import Copy
 
     text = mask(last_reply(session.messages))
     if not text:
         ui.say("/copy: no reply to copy yet", "warning")
         return
     size = f"{len(text):,} characters"
-    if ui.copy(text):
+    if osc52_supported():
+        ui.post(Copy(text))
         ui.say(f"copied the last reply ({size}) to the clipboard, through the terminal (OSC 52)")
     elif program := await asyncio.to_thread(copy_with_program, text):
         ui.say(f"copied the last reply ({size}) to the clipboard with {program}")

@@ -27,9 +27,10 @@ def open_screen(session: Session, ui: UI) -> None:
             "in [mcp.servers.NAME] (docs/mcp.md)"
         )
         return
+    from .messages import OpenScreen
     from .screens.mcp import McpScreen
 
-    ui.push(McpScreen(session.mcp, blocked))
+    ui.post(OpenScreen(McpScreen(session.mcp, blocked)))
 
 
 def blocked_lines(config: Any) -> list[str]:

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..llm.errors import LarikError
 from ..routing import remembered
+from .messages import OpenScreen
 from .models import ModelEntry, looked_text, picker_entries
+from .ui import open_agent
 
 if TYPE_CHECKING:
     from ..routing.local import LocalModel
@@ -62,7 +64,7 @@ class ModelChoice:
         from .screens.model_picker import ModelPickerScreen
 
         picker = ModelPickerScreen(self.entries(ui.config), current=session.spec, **kw)
-        ui.push(picker, callback=lambda spec: self.picked(session, ui, spec))
+        ui.post(OpenScreen(picker, lambda spec: self.picked(session, ui, spec)))
         if kw.get("looked") is None:  # not looked for yet: list them as they are found
             ui.run(self._discover_into(ui, picker), "discover")
 
@@ -83,10 +85,7 @@ class ModelChoice:
     async def switch(self, session: Session, ui: UI, spec: str) -> None:
         """Go on with the conversation on ``spec`` (or start the agent on it, if none yet)."""
         if session.agent is None:
-            await ui.start_agent(spec)
-            if session.agent is not None:
-                remembered.write(session.spec)
-                ui.say(f"model: {session.spec} (remembered as the default, for every face)")
+            ui.run(self._first(session, ui, spec), "first-model")
             return
         try:
             shown = await session.switch_model(spec)
@@ -100,6 +99,12 @@ class ModelChoice:
             f"model: {shown} (the conversation goes on; for this session only: "
             "/model default makes it the one larik starts on)"
         )
+
+    async def _first(self, session: Session, ui: UI, spec: str) -> None:
+        """The first model picked (no agent yet): start on it, and remember it."""
+        if await open_agent(ui, spec):
+            remembered.write(session.spec)
+            ui.say(f"model: {session.spec} (remembered as the default, for every face)")
 
     def make_default(self, session: Session, ui: UI) -> None:
         """``/model default``: the session's model is where the next ``larik`` starts."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .messages import OpenScreen, StartTurn, ToPrompt
+
 if TYPE_CHECKING:
     from ..session import Session
     from .ui import UI
@@ -29,26 +31,26 @@ def next_mode(current: str, modes: tuple[str, ...]) -> str:
     return modes[(modes.index(current) + 1) % len(modes)] if current in modes else modes[0]
 
 
-def cycle_mode(session: Session, ui: UI) -> None:
+def cycle_mode(session: Session, ui: UI, modes: tuple[str, ...]) -> None:
     if ui.need_agent():
-        session.set_mode(next_mode(session.permission_mode, ui.modes))
+        session.set_mode(next_mode(session.permission_mode, modes))
 
 
-def offer_plan(session: Session, ui: UI) -> None:
+def offer_plan(session: Session, ui: UI, typed_ahead: bool) -> None:
     """After a turn that ended with a plan: accept it or keep planning. Not when the user typed
     ahead (that is refining already) or left plan mode meanwhile."""
-    if session.agent is None or ui.typed_ahead or session.permission_mode != "plan":
+    if session.agent is None or typed_ahead or session.permission_mode != "plan":
         return
     from .screens.plan import PlanScreen
 
-    ui.push(PlanScreen(), callback=lambda answer: _answered(session, ui, answer))
+    ui.post(OpenScreen(PlanScreen(), lambda answer: _answered(session, ui, answer)))
 
 
 def _answered(session: Session, ui: UI, answer: str | None) -> None:
     if session.agent is None or answer not in ("edits", "ask"):
         ui.say("still in plan mode: say what to change in the plan (Shift+Tab: mode)")
-        ui.focus_prompt()
+        ui.post(ToPrompt())
         return
     turn = session.accept_plan(answer)
     ui.say(f"plan accepted: permission mode {answer}; carrying it out")
-    ui.start_turn(turn)
+    ui.post(StartTurn(turn))

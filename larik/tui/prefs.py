@@ -88,6 +88,7 @@ async def theme(session: Session, ui: UI, arg: str) -> None:
     if arg:
         await _use_theme(ui, arg.strip())
         return
+    from .messages import OpenScreen
     from .screens.theme_picker import ThemeScreen
 
     was = prefs.theme_name
@@ -99,7 +100,7 @@ async def theme(session: Session, ui: UI, arg: str) -> None:
         else:
             ui.run(_use_theme(ui, name), "prefs")
 
-    ui.push(ThemeScreen(prefs, prefs.theme_names(), was), callback=picked)
+    ui.post(OpenScreen(ThemeScreen(prefs, prefs.theme_names(), was), picked))
 
 
 async def _use_theme(ui: UI, name: str) -> None:

@@ -3,8 +3,8 @@
 The commands themselves — names, aliases, usage, help line — are the session's
 (:data:`larik.session.commands.BUILTINS`, which every face reads); this table gives each its
 TUI handler, ``async (session, ui, arg)``: the :class:`~larik.session.Session` it acts on and
-the :class:`~larik.tui.ui.UI` it may touch (say, push a modal, run a worker, start a turn, …),
-never the screen. The table drives parsing, completion, ``/help`` and dispatch (:func:`run`),
+the :class:`~larik.tui.ui.UI` it may touch (say, run a worker, and post a message — open a
+modal, start a turn, … — that the chat screen handles: larik/tui/messages.py), never the screen. The table drives parsing, completion, ``/help`` and dispatch (:func:`run`),
 and the tests walk it: every built-in has a handler, a help line and a test named
 ``test_slash_<name>_…`` (tests/tui/test_commands.py). Adding one is a row in ``BUILTINS``, a
 handler and a row here, and that test (docs/architecture.md).
@@ -14,14 +14,14 @@ The screens handlers open are imported when opened, so none is imported before t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..llm.errors import LarikError
 from ..session.commands import BUILTINS, MODES, builtin, builtin_names, parse
-from . import export, undo
+from . import export, hooks_and_trust, undo
+from .messages import Find, OpenScreen, Quit, Reopened, StartTurn
 from .plan import CYCLE
 
 if TYPE_CHECKING:  # annotations only: nothing of pydantic before the first frame
@@ -66,7 +66,7 @@ async def _init(session: Session, ui: UI, arg: str) -> None:
     if ui.need_agent() and ui.idle("/init"):
         from ..session.init import init_turn
 
-        ui.start_turn(init_turn(session))
+        ui.post(StartTurn(init_turn(session)))
 
 
 async def _routing(session: Session, ui: UI, arg: str) -> None:
@@ -82,7 +82,7 @@ async def _routing(session: Session, ui: UI, arg: str) -> None:
             ui.say(summary)
 
     entries = ui.models.entries(ui.config, lambda w: ui.say(w, "warning"))
-    ui.push(RoutingScreen(ui.config, entries, current=session.spec), callback=closed)
+    ui.post(OpenScreen(RoutingScreen(ui.config, entries, current=session.spec), closed))
 
 
 async def _effort(session: Session, ui: UI, arg: str) -> None:
@@ -110,7 +110,7 @@ async def _effort(session: Session, ui: UI, arg: str) -> None:
 
 async def _compact(session: Session, ui: UI, arg: str) -> None:
     if ui.need_agent() and ui.idle("/compact"):
-        ui.start_turn(session.compact())  # the activity line says it is compacting
+        ui.post(StartTurn(session.compact()))  # the activity line says it is compacting
 
 
 async def _clear(session: Session, ui: UI, arg: str) -> None:
@@ -132,7 +132,7 @@ async def replace(session: Session, ui: UI, resume: str | None) -> bool:
     except Exception as e:  # one line, never a traceback; the old session goes on
         ui.say(f"could not open the session: {type(e).__name__}: {e}", "error")
         return False
-    await ui.reopened()
+    ui.post(Reopened())
     if resume is None:
         ui.say(f"new session {session.session_id}")
     elif not session.messages:
@@ -163,7 +163,7 @@ async def _resume(session: Session, ui: UI, arg: str) -> None:
 
     from .screens.sessions import SessionPickerScreen
 
-    ui.push(SessionPickerScreen(sessions, current=session.session_id), callback=picked)
+    ui.post(OpenScreen(SessionPickerScreen(sessions, current=session.session_id), picked))
 
 
 async def _cost(session: Session, ui: UI, arg: str) -> None:
@@ -225,84 +225,6 @@ def _forget_rule(session: Session, ui: UI, arg: str) -> None:
     ui.say(f"forgot `{rule.text}`: such calls are asked again", as_markdown=True)
 
 
-async def _hooks(session: Session, ui: UI, arg: str) -> None:
-    ui.say(hooks_markdown(ui.config), as_markdown=True)
-
-
-def hooks_markdown(config: Any) -> str:
-    """The hooks in effect, event by event (matcher, command, timeout, the file it came from),
-    and a project's that do not run because it is not trusted."""
-    from ..hooks.config import EVENTS
-
-    hooks = getattr(config, "hooks", None)
-    lines = ["**hooks** (docs/hooks.md; edit them in your config, then start again)"]
-    for event in EVENTS:
-        entries = hooks.entries(event) if hooks is not None else []
-        for entry in entries:
-            where = f" — {entry.source}" if entry.source else ""
-            matcher = f" `{entry.matcher}`" if entry.matcher not in ("", "*") else ""
-            for cmd in entry.commands():
-                command = " ".join(cmd.command.split())
-                command = command if len(command) <= 80 else command[:79] + "…"
-                lines.append(f"- {event}{matcher}: {_code(command)} ({cmd.timeout:g} s){where}")
-    if len(lines) == 1:
-        lines.append("- none configured")
-    trust = getattr(config, "project_trust", None)
-    if trust is not None and not trust.trusted:
-        waiting = [a for a in trust.asks if "runs a hook: " in a]
-        if waiting:
-            lines.append("\nnot run, the project is not trusted:\n")
-            for ask in waiting:  # "FILE runs a hook: EVENT [MATCHER]: COMMAND" (larik/trust.py)
-                source, _, hook = ask.partition(" runs a hook: ")
-                event, _, command = hook.partition(": ")
-                lines.append(f"- {event}: {_code(command)} — {source}")
-    return "\n".join(lines)
-
-
-def _code(text: str) -> str:
-    """``text`` as a Markdown code span, whatever backticks it holds."""
-    fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
-    return f"{fence} {text} {fence}" if "`" in text else f"`{text}`"
-
-
-#: /trust's answers: what larik trust yes|no|forget records (larik/session/trust.py)
-TRUST_ANSWERS: dict[str, bool | None] = {"yes": True, "no": False, "forget": None}
-
-
-async def _trust(session: Session, ui: UI, arg: str) -> None:
-    """What the folder asks for and who trusts it; ``yes``, ``no``, ``forget`` record an answer
-    as ``larik trust`` does (the same functions), for the next start."""
-    import asyncio
-
-    from ..session import trust
-
-    words = arg.lower().split()
-    verb = words[0] if words else "show"
-    in_config = words[1:] == ["--in-config"] and verb == "yes"
-    if verb not in ("show", *TRUST_ANSWERS) or (words[1:] and not in_config) or len(words) > 2:
-        ui.say(
-            f"/trust {arg}: use /trust, /trust yes [--in-config], /trust no or /trust forget",
-            "error",
-        )
-        return
-    try:
-        if verb == "show":
-            st = await asyncio.to_thread(trust.load, ui.cwd)
-            ui.say("\n".join(trust.report(st, "/trust")))
-            return
-        done = await asyncio.to_thread(
-            lambda: trust.answer(ui.cwd, TRUST_ANSWERS[verb], in_config=in_config)
-        )
-    except LarikError as e:
-        ui.say(str(e), "error")
-        return
-    except OSError as e:
-        ui.say(f"cannot record the answer: {e.strerror or e}", "error")
-        return
-    later = " This session goes on as it started: the answer applies from the next start here."
-    ui.say(done.message + (later if done.recorded else ""))
-
-
 async def _help(session: Session, ui: UI, arg: str) -> None:
     ui.say(help_markdown(session), as_markdown=True)
 
@@ -327,7 +249,7 @@ async def _jobs(session: Session, ui: UI, arg: str) -> None:
         return
     from .screens.jobs import JobsScreen
 
-    ui.push(JobsScreen(table))
+    ui.post(OpenScreen(JobsScreen(table)))
 
 
 async def _theme(session: Session, ui: UI, arg: str) -> None:
@@ -349,11 +271,11 @@ async def _vim(session: Session, ui: UI, arg: str) -> None:
 
 
 async def _find(session: Session, ui: UI, arg: str) -> None:
-    await ui.find(arg)  # the search bar (Ctrl+F): larik/tui/find.py
+    ui.post(Find(arg))  # the search bar (Ctrl+F): larik/tui/find.py
 
 
 async def _exit(session: Session, ui: UI, arg: str) -> None:
-    await ui.quit()
+    ui.post(Quit())
 
 
 # -- the table --------------------------------------------------------------------------------
@@ -376,8 +298,8 @@ HANDLERS: dict[str, Handler] = {
     "jobs": _jobs,
     "mcp": _mcp,
     "lsp": _lsp,
-    "hooks": _hooks,
-    "trust": _trust,
+    "hooks": hooks_and_trust.hooks,
+    "trust": hooks_and_trust.trust,
     "theme": _theme,
     "keys": _keys,
     "vim": _vim,
@@ -417,7 +339,7 @@ async def run_as_turn(session: Session, ui: UI, name: str, arg: str) -> bool:
         return True
     if turn is None:
         return False
-    ui.start_turn(turn)
+    ui.post(StartTurn(turn))
     return True
 
 

@@ -1,7 +1,7 @@
 """``/undo``, ``/rewind`` and ``/fork``: the TUI side of docs/undo.md.
 
 Each handler checks there is an agent and no turn running, then runs its flow in a worker, so
-it can wait for the modals it opens (``ui.ask``): the turn list, the three choices, and — when
+it can wait for the modals it opens (``ask``): the turn list, the three choices, and — when
 a file was changed since the turn — :class:`~larik.tui.screens.rewind.ConflictScreen`, which
 asks before anything of the user's is overwritten. The work is the session's
 (``Session.plan_undo``, ``plan_rewind``, ``restore``, ``fork``: git in a thread, the screen
@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..llm.errors import LarikError
+from .messages import Reopened, ToPrompt
+from .ui import ask
 
 if TYPE_CHECKING:
     from ..session import Session
@@ -79,12 +81,12 @@ async def _rewind(session: Session, ui: UI, n: int | None) -> None:
             ui.say("/rewind: no turns in this session yet")
             return
         if n is None:
-            n = await ui.ask(TurnPickerScreen(cp.turns))
+            n = await ask(ui, TurnPickerScreen(cp.turns))
             if n is None:
                 return
         plan = await session.plan_rewind(n)
         turn = cp.turns[n - 1]
-        what = await ui.ask(RewindChoiceScreen(turn, plan.files))
+        what = await ask(ui, RewindChoiceScreen(turn, plan.files))
         if what is None:
             return
         if what in ("code", "both"):
@@ -104,7 +106,7 @@ async def _restore(session: Session, ui: UI, plan: Any, what: str) -> bool:
 
     overwrite = False
     if plan.conflicts:
-        answer = await ui.ask(ConflictScreen(plan.conflicts, plan.files, what))
+        answer = await ask(ui, ConflictScreen(plan.conflicts, plan.files, what))
         if answer is None:
             ui.say(f"nothing was changed ({', '.join(plan.conflicts)} changed since {what})")
             return False
@@ -125,7 +127,7 @@ async def _fork(session: Session, ui: UI, turn: Any) -> None:
     except Exception as e:  # one line, never a traceback; this session goes on
         ui.say(f"could not open the session: {type(e).__name__}: {e}", "error")
         return
-    await ui.reopened(resumed=False)
+    ui.post(Reopened(resumed=False))
     if turn is None:
         ui.say(f"forked: now in session {new_id} ({old_id} is kept as it was)")
         return
@@ -133,4 +135,4 @@ async def _fork(session: Session, ui: UI, turn: Any) -> None:
         f"conversation rewound to before turn {turn.n}: now in session {new_id} "
         f"({old_id} is kept as it was); its prompt is back in the input"
     )
-    ui.set_prompt(turn.prompt)
+    ui.post(ToPrompt(turn.prompt, replace=True))

@@ -125,7 +125,7 @@ class TuiFace(Face):
         return Outcome(stop, texts[-1] if texts else "", results, asked)
 
     def _turn_over(self) -> bool:
-        worker = self.chat._turn
+        worker = self.chat.turns.worker
         return not self.chat.busy and (worker is None or not worker.is_running)
 
     # -- the steps ---------------------------------------------------------------------------

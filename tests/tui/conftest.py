@@ -134,9 +134,9 @@ async def send(pilot: Any, text: str) -> None:
 
 async def turn_done(pilot: Any) -> None:
     app = pilot.app
+    turns = app.chat.turns
     await wait_for(
-        pilot,
-        lambda: not app.chat.busy and (app.chat._turn is None or not app.chat._turn.is_running),
+        pilot, lambda: not turns.busy and (turns.worker is None or not turns.worker.is_running)
     )
     await app.chat.conv.flush()
     await pilot.pause()

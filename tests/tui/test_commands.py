@@ -9,7 +9,7 @@ import ast
 import inspect
 from pathlib import Path
 
-from larik.tui import slash
+from larik.tui import hooks_and_trust, slash
 from larik.tui.widgets.notice import Notice
 from larik.tui.widgets.streaming_markdown import StreamingMarkdown
 
@@ -283,7 +283,7 @@ async def test_slash_hooks_lists_the_hooks_in_effect_and_the_untrusted_projects(
 def test_hooks_markdown_says_when_there_are_none():
     from larik.config import Config
 
-    assert slash.hooks_markdown(Config()).endswith("- none configured")
+    assert hooks_and_trust.hooks_markdown(Config()).endswith("- none configured")
 
 
 def test_no_handler_module_reaches_the_screen_and_the_chat_screen_stays_a_view():

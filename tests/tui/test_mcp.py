@@ -82,7 +82,7 @@ async def test_slash_mcp_lists_the_servers_and_a_failure_is_a_notice_with_stderr
         await send(pilot, "/mcp")
         await wait_for(pilot, lambda: isinstance(app.screen, McpScreen))
         await pilot.press("escape")
-        await app.chat.quit()
+        await app.quit_app()
 
 
 async def test_servers_start_after_the_first_frame_and_never_hold_up_a_turn(tui, monkeypatch):
@@ -105,7 +105,7 @@ async def test_servers_start_after_the_first_frame_and_never_hold_up_a_turn(tui,
         # still starting (or not yet started): the turn did not wait for it
         assert app.chat.mcp.servers["slow"].state in (State.STOPPED, State.STARTING)
         assert tui.provider.requests[0].messages[-1].text() == "hello"
-        await app.chat.quit()
+        await app.quit_app()
 
 
 async def test_a_turn_calls_a_servers_tool(tui):
@@ -123,7 +123,7 @@ async def test_a_turn_calls_a_servers_tool(tui):
         assert "mcp__t__echo" in [t.name for t in sent[0].tools]
         results = [b for b in sent[1].messages[-1].blocks if b.type == "tool_result"]
         assert results[0].content == "echo: from the tui"  # read-only: no question in ask mode
-        await app.chat.quit()
+        await app.quit_app()
 
 
 async def test_a_server_prompt_is_a_slash_command_and_a_resource_is_attached(tui):
@@ -148,7 +148,7 @@ async def test_a_server_prompt_is_a_slash_command_and_a_resource_is_attached(tui
         assert not any("not attached" in n or "no such" in n for n in notices(app))
         shown = screen_text(app)  # the turn lists it once, with one @ (it had "+ @@t:…")
         assert "+ @t:note://readme" in shown and "@@" not in shown
-        await app.chat.quit()
+        await app.quit_app()
 
 
 async def test_quitting_stops_every_server(tui, mark):
@@ -192,7 +192,7 @@ async def test_an_oauth_login_is_a_notice_with_the_address_and_the_server_become
             await settled(pilot)
             assert app.chat.mcp.servers["docs"].state is State.READY
             await wait_for(pilot, lambda: any("'docs' ready" in n for n in notices(app)))
-            await app.chat.quit()
+            await app.quit_app()
         assert srv.events() == ["register", "code"]
 
 
@@ -209,7 +209,7 @@ async def test_a_server_with_one_tool_says_1_tool_not_1_tools(tui):
         await wait_for(pilot, lambda: "1 tool " in screen_text(app))
         assert "1 tools" not in screen_text(app)
         await pilot.press("escape")
-        await app.chat.quit()
+        await app.quit_app()
 
 
 async def test_slash_mcp_says_each_blocked_server_of_an_untrusted_project(harness):

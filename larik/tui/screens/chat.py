@@ -3,10 +3,12 @@
 The session is the conversation — the agent, its MCP servers, its custom commands, turns,
 undo, model and mode — and this screen draws it: the keys, composing a prompt (``@path``
 attachments, type-ahead while a turn runs), a worker that draws ``session.events()`` (every
-turn's events and the session's own notices, in order), the permission modal (the session's
-approval hook), a ``!command``'s card. Slash commands (``larik/tui/slash.py``) get the session
-and a :class:`~larik.tui.ui.UI`, never this screen. Esc cancels the running turn
-(``Session.cancel``).
+turn's events and the session's own notices, in order: ``larik/tui/turns.py``), the permission
+modal (the session's approval hook, an :class:`~larik.tui.messages.Approve` message), a
+``!command``'s card. Slash commands (``larik/tui/slash.py``) get the session and a
+:class:`~larik.tui.ui.UI` (:class:`ChatUI`), never this screen: what they ask of it is a
+message (``larik/tui/messages.py``) handled here, one ``on_…`` handler each. Esc cancels the
+running turn (``Session.cancel``).
 
 The app (``larik/tui/app.py``) starts it after the first frame (``use_config``, then
 ``start``; a modal it asks first comes before: until the agent exists every command says "no
@@ -15,24 +17,35 @@ model yet"). The session is built lazily: constructing it imports no pydantic an
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
 
-from ...agent.events import AgentEventType, Approval, PermissionRequest
-from ...session import Session, SessionEvent, SessionEventType, SessionOptions, Turn
-from ...session.attachments import attach, no_images_for
+from ...session import Session, SessionOptions
 from .. import gcpolicy, history, notify, slash, starting, warmup
 from .. import plan as tui_plan
 from ..bindings import for_scope
 from ..local_servers import discover
+from ..messages import (
+    Approve,
+    Copy,
+    Find,
+    OpenAgent,
+    OpenScreen,
+    Reopened,
+    Say,
+    StartTurn,
+    ToPrompt,
+)
 from ..model_choice import Discover, ModelChoice
-from ..ui import ChatUI
+from ..turns import Turns, TurnView
+from ..ui import open_agent
 from ..widgets.activity import Activity
 from ..widgets.completion_menu import CompletionMenu
 from ..widgets.conversation import ConversationView
@@ -43,13 +56,10 @@ from ..widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:  # no pydantic before the first frame; modals are imported when pushed
     from ...config import Config
-    from ...session import AgentFactory, Subscription
-    from ..app import LarikApp
+    from ...session import AgentFactory
+    from ..prefs import Prefs
 
-__all__ = ["ChatScreen", "Discover"]
-
-E, S = AgentEventType, SessionEventType
-_STATUS_EVENTS = frozenset({E.USAGE, E.MESSAGE, E.TURN_END, E.NOTICE, E.ERROR})
+__all__ = ["ChatScreen", "ChatUI", "Discover"]
 
 
 class ChatScreen(Screen[None]):
@@ -75,16 +85,13 @@ class ChatScreen(Screen[None]):
         opts = options or SessionOptions()
         opts.model, opts.resume = model or opts.model, resume or opts.resume
         self.notifier = notify.Notifier(lambda: self.app, self.say, lambda: self.queue.prompts)
-        ask = self.notifier.asking(self.approve)  # a question notifies you, when you are away
+        # the approval hook asks this screen (on_approve), notifying you when you are away
+        ask = self.notifier.asking(partial(Approve.asked_of, self))
         self.session = Session(self.cwd, config, opts, approver=ask, agent_factory=agent_factory)
         self.models = ModelChoice(self.discover_local)
         self.ui = ChatUI(self)  # what slash commands may touch
-        self.busy = False
         self.modes: tuple[str, ...] = tui_plan.CYCLE  # what Shift+Tab goes through
-        self._turn: Worker[None] | None = None
-        self._shell: Worker[None] | None = None
         self.warmup = warmup.WarmUp(self.run_worker)
-        self._saw_error = False  # the running turn's error was drawn already
         self.gc = gcpolicy.IdleCollector(self.set_timer, lambda: self.busy)
         self.menu = CompletionMenu()
         self.prompt = PromptInput(
@@ -94,13 +101,20 @@ class ChatScreen(Screen[None]):
         self.conv = ConversationView()
         self.activity = Activity(id="activity")
         self.queue = QueuedPrompts()  # prompts typed during a turn, sent when it ends
+        offer = lambda: tui_plan.offer_plan(self.session, self.ui, bool(self.queue.prompts))  # noqa: E731
+        view = TurnView(
+            self.conv, self.activity, self.queue, self.prompt, self.say, self.refresh_status,
+            self.warm_up_sdk, offer, self.run_worker, self.call_later,
+        )  # fmt: skip
+        self.turns = Turns(self.session, self.cwd, view, self.warmup, self.gc)  # and !commands
 
-    # what the app and the tests read: the session's
+    # what the app and the tests read: the session's, and whether a turn runs
     config = property(lambda self: self.session.config)
     agent = property(lambda self: self.session.agent)
     mcp = property(lambda self: self.session.mcp)
     custom = property(lambda self: self.session.commands)
     session_id = property(lambda self: self.session.session_id)
+    busy = property(lambda self: self.turns.busy)
 
     # -- layout and start ---------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -126,8 +140,9 @@ class ChatScreen(Screen[None]):
     async def start(self) -> None:
         """Draw the session's events, find its custom commands, open the agent the command
         line asked for (or the model picked last time), start the MCP servers after the SDK
-        warm-up (so they do not compete with the import the first request waits for)."""
-        self._draw_events(self.session.events())
+        warm-up (so they do not compete with the import the first request waits for).
+        Run by the app, in its worker (it waits for the agent, which opens in this screen's)."""
+        self.turns.draw_events(self.session.events())
         self.session.prepare_mcp()  # the agent's tool source
         self.run_worker(self.session.discover_commands(), group="custom", exit_on_error=False)
         o = self.session.options
@@ -138,18 +153,15 @@ class ChatScreen(Screen[None]):
                 self.say(f"model: {self.session.spec} ({chosen.why}; /model changes it)")
             else:  # the rule's next, as if nothing were remembered
                 chosen = self.models.default(self.ui, o.model, o.resume, again=True)
-                await self.start_agent(chosen.spec if chosen is not None else "")
+                await open_agent(self.ui, chosen.spec if chosen is not None else "")
         else:  # "" is the same rule's choice, made where the agent is built
-            await self.start_agent(o.model, o.resume)
-        self.run_worker(self._start_servers(), group="mcp-start", exit_on_error=False)
+            await open_agent(self.ui, o.model, o.resume)
 
-    async def _start_servers(self) -> None:
-        await self.warmup.done()
-        self.session.start_servers()
+        async def start_servers() -> None:
+            await self.warmup.done()
+            self.session.start_servers()
 
-    async def start_agent(self, model: str = "", resume: str | None = None) -> None:
-        if await starting.open_agent(self.session, self.ui, self.conv, self.status, model, resume):
-            await self.use_agent(self.session.agent)
+        self.run_worker(start_servers(), group="mcp-start", exit_on_error=False)
 
     async def use_agent(self, agent: Any, *, replaced: bool = False, resumed: bool = True) -> None:
         """Draw the session's agent: its earlier conversation when resumed, else a welcome."""
@@ -164,182 +176,11 @@ class ChatScreen(Screen[None]):
 
     def warm_up_sdk(self) -> None:
         """Import the model's SDK (and what drawing a reply needs) in a thread now, not on the
-        first request; a turn started before it is done waits for it (``_run_turn``)."""
+        first request; a turn started before it is done waits for it (``Turns``)."""
         self.warmup.start(self.session.agent.provider_name, self.config)
-
-    async def approve(self, request: PermissionRequest) -> Approval:
-        """The session's approval hook: the permission modal (``permission.ask``)."""
-        from .permission import ask
-
-        return await ask(self.app, request, self.activity)
 
     def refresh_status(self) -> None:
         self.status.show(self.session.agent, busy=self.busy, plan=self.session.plan_status)
-
-    # -- input --------------------------------------------------------------------------------
-    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
-        text = message.text
-        history.append(self.history_path, text)
-        if text.startswith("!"):
-            self.run_shell(text[1:].strip())
-        elif (parsed := slash.parse(text)) is not None:
-            await slash.run(self.session, self.ui, *parsed)
-        elif self.ui.need_agent():
-            if self.busy:  # type-ahead: sent when the turn ends (Esc puts it back)
-                self.queue.add(text)
-            else:
-                self.start_turn(text)
-
-    def start_turn(self, turn: Turn | str) -> None:
-        """Run ``turn`` in the turn worker (``_draw_events`` draws it); a prompt, with its
-        ``@path`` files and ``@server:URI`` resources attached (or why not, one line each)."""
-        self.busy = True
-        self.refresh_status()
-        self.activity.start(self.session.spec)
-        self._turn = self._run_turn(turn)
-
-    @work(group="turn", exclusive=True, exit_on_error=False)
-    async def _run_turn(self, turn: Turn | str) -> None:
-        if isinstance(turn, str):
-            attached = await attach(self.session, turn, self.cwd)
-            if self.prompt.images is not None:  # its image chips (larik/tui/images.py)
-                self.prompt.images.attach(turn, attached, no_images_for(self.session))
-            for problem in attached.problems:
-                self.conv.add_notice(problem, "warning")
-            self.conv.add_user(turn, attached.files)
-            turn = self.session.send(attached.prompt(), turn)  # /rewind gives it back
-        await self.warmup.done()
-        try:
-            await turn.run()
-        except Exception:  # in the turn's result: drawn when it finishes
-            pass
-
-    @work(group="events", exit_on_error=False)
-    async def _draw_events(self, stream: Subscription) -> None:
-        async for ev in stream:
-            try:
-                self._draw(ev)
-            except Exception as e:  # one line, never a traceback
-                self.conv.add_notice(f"internal error: {type(e).__name__}: {e}", "error")
-
-    def _draw(self, ev: Any) -> None:
-        if isinstance(ev, SessionEvent):
-            if ev.type is S.NOTICE:
-                self.say(ev.text, ev.level)
-            elif ev.type is S.CHANGED:
-                self.refresh_status()
-                if ev.text == "model":
-                    self.warm_up_sdk()
-            elif ev.type is S.TURN_STARTED:
-                self._saw_error = False
-            elif ev.type is S.TURN_FINISHED and ev.result is not None:
-                self._finished(ev.result)
-            return
-        self.activity.saw(ev)
-        self.conv.handle(ev)
-        self._saw_error = self._saw_error or ev.type is E.ERROR
-        if ev.type in _STATUS_EVENTS:
-            self.refresh_status()
-        if ev.type is E.TURN_END and ev.data.get("plan"):
-            self.call_later(tui_plan.offer_plan, self.session, self.ui)  # accept, or plan on
-
-    def _finished(self, result: Any) -> None:
-        if result.cancelled:
-            self.conv.interrupted()
-            self._unqueue()
-        elif result.error and not self._saw_error:  # raised, not an error event
-            self.conv.add_notice(result.error, "error")
-        self._stopped()
-        self.gc.schedule()
-        if self.queue.prompts:
-            self.call_later(self._send_queued)
-
-    def _stopped(self) -> None:
-        self.busy = False
-        self.activity.stop()
-        self.refresh_status()
-
-    def _send_queued(self) -> None:
-        if self.queue.prompts and not self.busy and self.session.agent is not None:
-            self.start_turn(self.queue.next() or "")
-
-    def _unqueue(self) -> None:
-        """An interrupt: the prompts typed ahead go back into the prompt, to edit or send."""
-        if self.queue.prompts:
-            self.ui.set_prompt(self.queue.take_all(self.prompt.text))
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A turn worker stopped before its turn started (Esc during the SDK warm-up)."""
-        stopped = event.state in (WorkerState.CANCELLED, WorkerState.ERROR)
-        if event.worker is self._turn and stopped and self.busy and not self.session.busy:
-            self.conv.interrupted()
-            self._unqueue()
-            self._stopped()
-
-    # -- keys ---------------------------------------------------------------------------------
-    def action_scroll_conversation(self, where: str) -> None:
-        self.conv.scroll_to_end_or(where)
-
-    def on_prompt_input_said(self, message: PromptInput.Said) -> None:
-        self.say(message.text, message.level)
-
-    def on_prompt_input_tab_out(self, message: PromptInput.TabOut) -> None:
-        self.conv.focus_newest()  # Tab in the prompt (no completion open)
-
-    def on_conversation_view_to_prompt(self, message: ConversationView.ToPrompt) -> None:
-        self.prompt.focus()
-        if message.text:
-            self.prompt.insert(message.text)
-        if message.enter:
-            self.prompt.enter()
-
-    async def action_find(self, query: str | None = None) -> None:
-        from ..widgets.find_bar import FindBar  # Ctrl+F, /find: not imported before
-
-        await FindBar.open_above(self.prompt, self.conv, query)
-
-    def action_cycle_mode(self) -> None:
-        tui_plan.cycle_mode(self.session, self.ui)  # Shift+Tab
-
-    def action_interrupt(self) -> None:
-        if self.menu.is_open:
-            self.menu.close()
-            return
-        stopped = self.session.cancel()  # a running turn: it ends, its commands are killed
-        for worker in (self._turn, self._shell):
-            if worker is not None and worker.is_running and not (stopped and worker is self._turn):
-                worker.cancel()
-                stopped = True
-        if not stopped:
-            self.prompt.focus()
-
-    def cancel_input(self) -> None:
-        """Ctrl+C once: interrupt a running turn and clear the prompt (and what was queued)."""
-        self.queue.clear()
-        if self.busy:
-            self.action_interrupt()
-        self.prompt.clear()
-
-    async def quit(self, reason: str = "prompt_input_exit") -> None:
-        """Close the session and leave (the app's ``quit_app``)."""
-        await cast("LarikApp", self.app).quit_app(reason)
-
-    def running(self) -> list[Worker[None]]:
-        """What leaving stops first: the turn and the ``!command``, if they run."""
-        return [w for w in (self._turn, self._shell) if w is not None and w.is_running]
-
-    # -- !command -----------------------------------------------------------------------------
-    def run_shell(self, command: str) -> None:
-        if not command:
-            self.say("usage: !COMMAND (runs it here and shows the output)")
-            return
-        self._shell = self._shell_command(command)
-
-    @work(group="shell", exit_on_error=False)
-    async def _shell_command(self, command: str) -> None:
-        from ..shell_command import run_shell_command
-
-        await run_shell_command(self.session, self.conv, command)
 
     def say(self, text: str, level: str = "info", *, as_markdown: bool = False) -> None:
         """The outcome of something the user typed (a command, a `!command`), as a notice at
@@ -347,3 +188,133 @@ class ChatScreen(Screen[None]):
         split by it: it goes on growing above the notice."""
         self.conv.mount(Notice(text, level, as_markdown=as_markdown))
         self.conv.anchor()
+
+    # -- input --------------------------------------------------------------------------------
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        text = message.text
+        history.append(self.history_path, text)
+        if text.startswith("!"):
+            self.turns.run_shell(text[1:].strip())
+        elif (parsed := slash.parse(text)) is not None:
+            await slash.run(self.session, self.ui, *parsed)
+        elif self.ui.need_agent():
+            self.turns.queue_or_start(text)
+
+    def on_prompt_input_tab_out(self, message: PromptInput.TabOut) -> None:
+        self.conv.focus_newest()  # Tab in the prompt (no completion open)
+
+    # -- what handlers and widgets ask for (larik/tui/messages.py) ---------------------------
+    def on_say(self, message: Say) -> None:
+        self.say(message.text, message.level, as_markdown=message.as_markdown)
+
+    def on_open_screen(self, message: OpenScreen) -> None:
+        self.app.push_screen(message.screen, callback=message.callback)
+
+    def on_start_turn(self, message: StartTurn) -> None:
+        if message.turn.shown:
+            self.conv.add_user(message.turn.shown, message.files)
+        self.turns.start(message.turn)
+
+    def on_open_agent(self, message: OpenAgent) -> None:
+        async def open_it() -> None:
+            opened = False
+            try:
+                model, resume = message.model, message.resume
+                if await starting.open_agent(
+                    self.session, self.ui, self.conv, self.status, model, resume
+                ):
+                    await self.use_agent(self.session.agent)
+                    opened = True
+            finally:
+                if not message.opened.done():
+                    message.opened.set_result(opened)
+
+        self.run_worker(open_it(), group="agent", exclusive=True, exit_on_error=False)
+
+    def on_to_prompt(self, message: ToPrompt) -> None:
+        prompt = self.prompt
+        prompt.focus()
+        if message.replace:
+            prompt.load_text(message.text)
+            prompt.move_cursor(prompt.document.end)
+        elif message.text:
+            prompt.insert(message.text)
+        if message.enter:
+            prompt.enter()
+
+    async def on_find(self, message: Find) -> None:
+        await self.action_find(message.query or None)
+
+    async def on_reopened(self, message: Reopened) -> None:
+        await self.conv.clear()
+        await self.use_agent(self.session.agent, replaced=True, resumed=message.resumed)
+
+    def on_copy(self, message: Copy) -> None:
+        self.app.copy_to_clipboard(message.text)
+
+    def on_approve(self, message: Approve) -> None:
+        from .permission import ask  # the modal: not imported before the first question
+
+        ask(self.app, message, self.activity)
+
+    # -- keys ---------------------------------------------------------------------------------
+    def action_scroll_conversation(self, where: str) -> None:
+        self.conv.scroll_to_end_or(where)
+
+    async def action_find(self, query: str | None = None) -> None:
+        from ..widgets.find_bar import FindBar  # Ctrl+F, /find: not imported before
+
+        await FindBar.open_above(self.prompt, self.conv, query)
+
+    def action_cycle_mode(self) -> None:
+        tui_plan.cycle_mode(self.session, self.ui, self.modes)  # Shift+Tab
+
+    def action_interrupt(self) -> None:
+        if self.menu.is_open:
+            self.menu.close()
+        elif not self.turns.interrupt():
+            self.prompt.focus()
+
+
+class ChatUI:
+    """The chat screen's side of :class:`~larik.tui.ui.UI`: what it reads, and ``post``."""
+
+    def __init__(self, chat: ChatScreen) -> None:
+        self._chat = chat
+
+    @property
+    def cwd(self) -> Path:
+        return self._chat.cwd
+
+    @property
+    def config(self) -> Any:
+        return self._chat.config
+
+    @property
+    def models(self) -> ModelChoice:
+        return self._chat.models
+
+    @property
+    def prefs(self) -> Prefs:
+        return self._chat.app.prefs  # type: ignore[attr-defined,no-any-return]  # LarikApp's
+
+    def say(self, text: str, level: str = "info", *, as_markdown: bool = False) -> None:
+        self.post(Say(text, level, as_markdown))
+
+    def need_agent(self) -> bool:
+        if self._chat.session.agent is None:
+            self.say("no model yet: pick one with /model", "warning")
+            return False
+        return True
+
+    def idle(self, what: str) -> bool:
+        if self._chat.busy:
+            self.say(f"{what}: wait for the turn to end, or press Esc", "warning")
+            return False
+        return True
+
+    def run(self, work: Awaitable[Any], group: str) -> None:
+        self._chat.run_worker(work, group=group, exclusive=True, exit_on_error=False)
+
+    def post(self, message: Message) -> None:
+        self._chat.post_message(message)

@@ -243,6 +243,7 @@ class NoModelScreen(Screen[str]):
 async def offer(session: Session, ui: UI, status: StatusBar, reason: str) -> None:
     """No model could start (``reason``, a missing key): the picker over the local servers'
     models when one answers, else this screen (``r`` tries again, ``q`` quits)."""
+    from ..messages import OpenAgent, OpenScreen, Quit
     from ..models import looked_text
 
     status.show(None, note="looking for local model servers…")
@@ -256,8 +257,8 @@ async def offer(session: Session, ui: UI, status: StatusBar, reason: str) -> Non
 
     def answered(answer: str | None) -> None:
         if answer == "retry":
-            ui.run(ui.start_agent(session.options.model), "agent")
+            ui.post(OpenAgent(session.options.model))
         else:
-            ui.quit_now()
+            ui.post(Quit(now=True))
 
-    ui.push(NoModelScreen(reason, ui.config), callback=answered)
+    ui.post(OpenScreen(NoModelScreen(reason, ui.config), answered))

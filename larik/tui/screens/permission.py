@@ -34,7 +34,6 @@ user has not been shown.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -55,6 +54,7 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.timer import Timer
 
+    from ..messages import Approve
     from ..widgets.activity import Activity
 
 __all__ = ["CHOICES", "PermissionScreen", "ask"]
@@ -326,21 +326,22 @@ def _command(args: dict[str, Any]) -> str | None:
     return command if isinstance(command, str) and command else None
 
 
-async def ask(app: App[Any], request: PermissionRequest, activity: Activity) -> Approval:
-    """Ask the user about ``request`` with the modal (the chat screen's Approver); the activity
-    line waits meanwhile. Cancelling the caller (the turn) takes the modal down; Esc denies."""
-    answer: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
-    screen = PermissionScreen(request)
+def ask(app: App[Any], asked: Approve, activity: Activity) -> None:
+    """Ask the user about ``asked.request`` with the modal (the chat screen's ``on_approve``);
+    the answer goes to ``asked.answer`` (Esc denies), and the activity line waits meanwhile.
+    The asker cancelling the answer (the turn ends) takes the modal down."""
+    screen = PermissionScreen(asked.request)
+    answer = asked.answer
 
     def done(result: Approval | None) -> None:
         if not answer.done():
             answer.set_result(result or Approval(allow=False))
 
-    app.push_screen(screen, callback=done)
-    activity.pause("waiting for your answer")
-    try:
-        return await answer
-    finally:
+    def over(_: object) -> None:
         activity.resume()
         if screen in app.screen_stack and app.screen is screen:
             app.pop_screen()
+
+    app.push_screen(screen, callback=done)
+    activity.pause("waiting for your answer")
+    answer.add_done_callback(over)

@@ -19,12 +19,12 @@ from rich.style import Style
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.message import Message as TextualMessage
 from textual.widget import Widget
 
 from ...agent.events import AgentEvent, AgentEventType
 from ...llm.errors import RETRY_MARK
 from ..gcpolicy import freeze_loaded
+from ..messages import ToPrompt
 from .notice import Notice
 from .rendered_lines import RenderedLines
 from .streaming_markdown import StreamingMarkdown
@@ -81,15 +81,6 @@ class ConversationView(VerticalScroll, can_focus=False):
         self.anchor()
 
     # -- keys on its items --------------------------------------------------------------------
-    class ToPrompt(TextualMessage):
-        """A key for the prompt, pressed on an item: back to the prompt, ``text`` typed there
-        (``enter``: then Enter pressed there)."""
-
-        def __init__(self, text: str = "", enter: bool = False) -> None:
-            super().__init__()
-            self.text = text
-            self.enter = enter
-
     def scroll_to_end_or(self, where: str) -> None:
         """The scroll keys: ``page_up``, ``page_down``, ``home``; else back to the end, and
         following it again."""
@@ -125,9 +116,9 @@ class ConversationView(VerticalScroll, can_focus=False):
         items = [w for w in self.items if w.focusable]
         if self._leaving:
             if event.key == "enter":
-                self.post_message(self.ToPrompt(enter=True))
+                self.post_message(ToPrompt(enter=True))
             elif event.is_printable and event.character:
-                self.post_message(self.ToPrompt(event.character))
+                self.post_message(ToPrompt(event.character))
             else:
                 return
         elif event.key in ("up", "down") and focused in items:
@@ -137,10 +128,10 @@ class ConversationView(VerticalScroll, can_focus=False):
                 items[i].scroll_visible(animate=False)
             elif i > 0:
                 self._leaving = True
-                self.post_message(self.ToPrompt())
+                self.post_message(ToPrompt())
         elif event.is_printable and event.character and not event.character.isspace():
             self._leaving = True
-            self.post_message(self.ToPrompt(event.character))
+            self.post_message(ToPrompt(event.character))
         else:
             return
         event.stop()

@@ -24,6 +24,7 @@ from ...words import count
 from .. import slash
 from ..attachments import complete_path
 from ..bindings import bound_keys, for_scope
+from ..messages import Say
 from .completion_menu import Completion, CompletionMenu
 
 if TYPE_CHECKING:
@@ -54,14 +55,6 @@ class PromptInput(TextArea):
         def __init__(self, text: str) -> None:
             super().__init__()
             self.text = text
-
-    class Said(Message):
-        """A line for the conversation (an image not attached, no clipboard program)."""
-
-        def __init__(self, text: str, level: str = "warning") -> None:
-            super().__init__()
-            self.text = text
-            self.level = level
 
     class VimMode(Message):
         """Vim mode's state changed: "normal", "insert", or "" (vim mode off)."""
@@ -157,7 +150,7 @@ class PromptInput(TextArea):
 
     def enter(self) -> None:
         """What Enter does: take the completion offered, else send (also for an Enter that
-        reached a tool card on its way here: ConversationView.ToPrompt)."""
+        reached a tool card on its way here: ToPrompt, larik/tui/messages.py)."""
         self._catch_up()
         if not self._accept_completion(submit_command=True):
             self._submit()
@@ -264,7 +257,7 @@ class PromptInput(TextArea):
     def _put_chip(self, chip: object) -> None:
         label = getattr(chip, "label", None)
         if label is None:
-            self.post_message(self.Said(str(chip)))
+            self.post_message(Say(str(chip), "warning"))
             return
         before = self.document.get_line(self.cursor_location[0])[: self.cursor_location[1]]
         self.insert(("" if not before or before.endswith(" ") else " ") + label + " ")
@@ -283,7 +276,7 @@ class PromptInput(TextArea):
             if self.app.clipboard:  # no image: Textual's own Ctrl+V (text copied in Larik)
                 self.action_paste()
             else:
-                self.post_message(self.Said(got.problem))
+                self.post_message(Say(got.problem, "warning"))
             return
         self._put_chip(self._image_chips().add_bytes(got.raw, got.media, self._no_images()))
 
