@@ -41,7 +41,7 @@ async def copy(session: Session, ui: UI, arg: str) -> None:
     from ..session.export import last_reply
     from .clipboard import copy_with_program
 
-    text = mask(last_reply(session.messages))
+    text = mask(last_reply(session.store.messages))
     if not text:
         ui.say("/copy: no reply to copy yet", "warning")
         return

@@ -19,7 +19,7 @@ __all__ = ["blocked_lines", "open_screen"]
 
 def open_screen(session: Session, ui: UI) -> None:
     blocked = blocked_lines(ui.config)
-    if session.mcp is None:
+    if session.servers.mcp is None:
         ui.say(
             "\n".join(["MCP servers:", *blocked])
             if blocked
@@ -29,7 +29,7 @@ def open_screen(session: Session, ui: UI) -> None:
         return
     from .screens.mcp import McpScreen
 
-    ui.push(McpScreen(session.mcp, blocked))
+    ui.push(McpScreen(session.servers.mcp, blocked))
 
 
 def blocked_lines(config: Any) -> list[str]:

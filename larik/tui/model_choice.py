@@ -82,14 +82,14 @@ class ModelChoice:
 
     async def switch(self, session: Session, ui: UI, spec: str) -> None:
         """Go on with the conversation on ``spec`` (or start the agent on it, if none yet)."""
-        if session.agent is None:
+        if not session.ready:
             await ui.start_agent(spec)
-            if session.agent is not None:
+            if session.ready:
                 remembered.write(session.spec)
                 ui.say(f"model: {session.spec} (remembered as the default, for every face)")
             return
         try:
-            shown = await session.switch_model(spec)
+            shown = await session.settings.switch_model(spec)
         except LarikError as e:
             ui.say(f"cannot switch to {spec}: {e}", "error")
             return

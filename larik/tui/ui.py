@@ -134,7 +134,7 @@ class ChatUI:
         await self._chat.start_agent(model, resume)
 
     def need_agent(self) -> bool:
-        if self._chat.session.agent is None:
+        if not self._chat.session.ready:
             self.say("no model yet: pick one with /model", "warning")
             return False
         return True
@@ -166,7 +166,7 @@ class ChatUI:
 
     async def reopened(self, *, resumed: bool = True) -> None:
         await self._chat.conv.clear()
-        await self._chat.use_agent(self._chat.session.agent, replaced=True, resumed=resumed)
+        await self._chat.use_agent(replaced=True, resumed=resumed)
 
     async def quit(self) -> None:
         await self._chat.quit()

@@ -97,9 +97,8 @@ class ChatScreen(Screen[None]):
 
     # what the app and the tests read: the session's
     config = property(lambda self: self.session.config)
-    agent = property(lambda self: self.session.agent)
-    mcp = property(lambda self: self.session.mcp)
-    custom = property(lambda self: self.session.commands)
+    mcp = property(lambda self: self.session.servers.mcp)
+    custom = property(lambda self: self.session.servers.commands)
     session_id = property(lambda self: self.session.session_id)
 
     # -- layout and start ---------------------------------------------------------------------
@@ -128,13 +127,15 @@ class ChatScreen(Screen[None]):
         line asked for (or the model picked last time), start the MCP servers after the SDK
         warm-up (so they do not compete with the import the first request waits for)."""
         self._draw_events(self.session.events())
-        self.session.prepare_mcp()  # the agent's tool source
-        self.run_worker(self.session.discover_commands(), group="custom", exit_on_error=False)
+        self.session.servers.prepare()  # the agent's tool source
+        self.run_worker(
+            self.session.servers.discover_commands(), group="custom", exit_on_error=False
+        )
         o = self.session.options
         chosen = self.models.default(self.ui, o.model, o.resume)
         if chosen is not None and chosen.source == "remembered":
             if await starting.open_remembered(self.session, self.conv, chosen.spec):
-                await self.use_agent(self.session.agent)
+                await self.use_agent()
                 self.say(f"model: {self.session.spec} ({chosen.why}; /model changes it)")
             else:  # the rule's next, as if nothing were remembered
                 chosen = self.models.default(self.ui, o.model, o.resume, again=True)
@@ -145,17 +146,17 @@ class ChatScreen(Screen[None]):
 
     async def _start_servers(self) -> None:
         await self.warmup.done()
-        self.session.start_servers()
+        self.session.servers.start()
 
     async def start_agent(self, model: str = "", resume: str | None = None) -> None:
         if await starting.open_agent(self.session, self.ui, self.conv, self.status, model, resume):
-            await self.use_agent(self.session.agent)
+            await self.use_agent()
 
-    async def use_agent(self, agent: Any, *, replaced: bool = False, resumed: bool = True) -> None:
+    async def use_agent(self, *, replaced: bool = False, resumed: bool = True) -> None:
         """Draw the session's agent: its earlier conversation when resumed, else a welcome."""
         if not replaced:  # Shift+Tab's modes: yolo only in a session that started in it
-            self.modes = tui_plan.modes_for(agent.permission_mode)
-        jobs = getattr(agent, "jobs", None)
+            self.modes = tui_plan.modes_for(self.session.permission_mode)
+        jobs = self.session.servers.jobs
         if jobs is not None:  # the status line counts the running ones
             jobs.on_change = lambda: self.refresh_status() if self.is_attached else None
         self.warm_up_sdk()
@@ -165,7 +166,7 @@ class ChatScreen(Screen[None]):
     def warm_up_sdk(self) -> None:
         """Import the model's SDK (and what drawing a reply needs) in a thread now, not on the
         first request; a turn started before it is done waits for it (``_run_turn``)."""
-        self.warmup.start(self.session.agent.provider_name, self.config)
+        self.warmup.start(self.session.status.provider, self.config)
 
     async def approve(self, request: PermissionRequest) -> Approval:
         """The session's approval hook: the permission modal (``permission.ask``)."""
@@ -174,7 +175,7 @@ class ChatScreen(Screen[None]):
         return await ask(self.app, request, self.activity)
 
     def refresh_status(self) -> None:
-        self.status.show(self.session.agent, busy=self.busy, plan=self.session.plan_status)
+        self.status.show(self.session.status, busy=self.busy)
 
     # -- input --------------------------------------------------------------------------------
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
@@ -260,7 +261,7 @@ class ChatScreen(Screen[None]):
         self.refresh_status()
 
     def _send_queued(self) -> None:
-        if self.queue.prompts and not self.busy and self.session.agent is not None:
+        if self.queue.prompts and not self.busy and self.session.ready:
             self.start_turn(self.queue.next() or "")
 
     def _unqueue(self) -> None:
