@@ -169,7 +169,7 @@ def root(
 def _pick_session(cwd: object) -> str:
     """``--resume`` without an ID: in a terminal, the ``/resume`` picker and the session picked
     (nothing picked, or no session: exit 0); piped, the table (:func:`_list_sessions`)."""
-    from .agent.sessions import list_sessions
+    from .session.store import list_sessions
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise typer.Exit(_list_sessions(cwd))
@@ -192,7 +192,7 @@ def _list_sessions(cwd: object) -> int:
     import shutil
     from datetime import datetime
 
-    from .agent.sessions import list_sessions
+    from .session.store import list_sessions
 
     sessions = list_sessions(cwd)  # type: ignore[arg-type]
     if not sessions:
@@ -213,16 +213,15 @@ def _list_sessions(cwd: object) -> int:
 
 def _fork(cwd: object, session: str | None) -> str:
     """``--fork``: the id of a new session copied from ``session`` (docs/undo.md)."""
-    from .agent.rewind import fork_session
-    from .agent.session_log import session_path
     from .llm.errors import LarikError
+    from .session.store import fork_saved, saved_path
 
     if session is None:
         print("larik: --fork needs --resume ID or --continue", file=sys.stderr)
         raise typer.Exit(2)
     try:
-        path = session_path(cwd, session)  # type: ignore[arg-type]
-        new_id = fork_session(cwd, path)  # type: ignore[arg-type]
+        path = saved_path(cwd, session)  # type: ignore[arg-type]
+        new_id = fork_saved(cwd, path)  # type: ignore[arg-type]
     except LarikError as e:
         print(f"larik: {e}", file=sys.stderr)
         raise typer.Exit(2) from None

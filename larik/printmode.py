@@ -117,7 +117,7 @@ class _StopSignals:
     def __init__(self) -> None:
         self.signum = 0
         self.task: asyncio.Task[Any] | None = None
-        self.agent: Any = None  # once it exists: what a forced stop still reports
+        self.session: Session | None = None  # once it exists: what a forced stop reports
         self._since = 0.0
         self._old: dict[int, Any] = {}
 
@@ -177,7 +177,7 @@ def run_print(
         except KeyboardInterrupt:  # a forced stop (or Ctrl+C where no handler of ours was set)
             signals.signum = signals.signum or signal.SIGINT
             outcome = _Outcome(stop=signals.stop_reason)
-            return _stopped(opts, signals.agent, outcome, signals, out, err)
+            return _stopped(opts, signals.session, outcome, signals, out, err)
         except BrokenPipeError:
             if raw_out is sys.stdout:  # nothing more can reach the reader; keep exit's flush quiet
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -295,7 +295,7 @@ async def _run(
             await tries.areset()
             print(f"larik: try {n} of {opts.attempts}, from the same files", file=err)
         outcome = _Outcome()
-        agent, stopped = await _one_try(opts, prompt, out, err, signals, outcome, tries, made)
+        session, stopped = await _one_try(opts, prompt, out, err, signals, outcome, tries, made)
         if stopped is not None:
             return stopped
         if tries is None or made[-1].passed:
@@ -313,7 +313,7 @@ async def _run(
         elif outcome.plan:
             print(PLAN_HINT, file=err)
     else:
-        result = _result(agent, outcome, ok, opts)
+        result = _result(session, outcome, ok, opts)
         if tries is not None:
             result["attempts"] = [a.to_json() for a in made]
         out.write(json_line(result))
@@ -343,12 +343,12 @@ async def _one_try(
     made: list[Any],
 ) -> tuple[Any, int | None]:
     """One session, one turn (with ``tries``: then its check, into ``made``). Returns the
-    agent and, when a signal stopped the run, its exit code."""
+    session and, when a signal stopped the run, its exit code."""
     show_progress = opts.verbose or _is_terminal(err)
     before = len(made)
     try:
         session = await _open_session(opts, err)
-        signals.agent = agent = session.agent
+        signals.session = session
         if tries is not None:
             from .session.attempts import warm
 
@@ -361,7 +361,7 @@ async def _one_try(
         async with aclosing(aiter(turn)) as events:
             async for ev in events:
                 if ev.type is E.USAGE and ev.model:  # provider/model, as the result names it
-                    ev = replace(ev, model=agent.usage.spec(ev.model))
+                    ev = replace(ev, model=_usage_spec(session, ev.model))
                 _on_event(ev, opts.output_format, outcome, out, err)
                 if show_progress:
                     progress(ev, err)
@@ -385,8 +385,8 @@ async def _one_try(
     finally:
         # kills running commands, runs SessionEnd hooks, closes (and unlocks) the transcript,
         # stops every MCP server before Larik exits
-        if session.budget.limits.any:
-            outcome.budget = session.budget.to_json()
+        if session.settings.budget.limits.any:
+            outcome.budget = session.settings.budget.to_json()
         try:
             said = await session.close()
         except OSError as e:  # the transcript's last write, on a full disk
@@ -399,21 +399,27 @@ async def _one_try(
             with contextlib.suppress(BrokenPipeError):
                 _on_event(ev, opts.output_format, outcome, out, err)
     if outcome.stop in ("interrupted", "terminated"):
-        return agent, _stopped(opts, agent, outcome, signals, out, err)
+        return session, _stopped(opts, session, outcome, signals, out, err)
     if tries is not None and len(made) < before + 1:  # it failed before its check
-        made.append(_failed_try(agent, outcome, len(made) + 1))
-    return agent, None
+        made.append(_failed_try(session, outcome, len(made) + 1))
+    return session, None
+
+
+def _usage_spec(session: Session, model: str) -> str:
+    """``provider/model`` of a model that answered, as the result names it."""
+    usage = session.status.usage
+    return usage.spec(model) if usage is not None else model
 
 
 async def _check_try(session: Session, prompt: str, outcome: _Outcome, tries: Any, n: int) -> Any:
     from .session.attempts import Attempt, judge
 
     passed, how = await judge(session, prompt, outcome.verify)
-    agent = session.agent
+    status = session.status
     return Attempt(
         n,
-        session_id=agent.session_id,
-        transcript=str(agent.transcript_path),
+        session_id=status.session_id,
+        transcript=status.transcript_path,
         stop=outcome.stop,
         passed=passed,
         check=how,
@@ -421,10 +427,10 @@ async def _check_try(session: Session, prompt: str, outcome: _Outcome, tries: An
     )
 
 
-def _failed_try(agent: Any, outcome: _Outcome, n: int) -> Any:
+def _failed_try(session: Session | None, outcome: _Outcome, n: int) -> Any:
     from .session.attempts import Attempt
 
-    sid = getattr(agent, "session_id", "") if agent is not None else ""
+    sid = session.session_id if session is not None else ""
     return Attempt(n, session_id=sid, stop=outcome.stop or "error", check=outcome.error)
 
 
@@ -479,10 +485,10 @@ async def _open_session(opts: PrintOptions, err: IO[str]) -> Session:
     server fails, saying to run ``larik mcp login NAME`` once. ``--continue`` on a session
     another Larik is writing starts a new session (and says so); ``--resume ID`` on one is
     bad usage, like a missing session."""
-    from .agent.transcript import SessionLocked, TranscriptError
     from .config import load_config
     from .mcp.manager import login_on
     from .routing.no_model import NoModelError, explain
+    from .session.store import SessionLocked, TranscriptError
 
     config = load_config(opts.cwd, trust_project=opts.trust_project)
     if config.project_trust and config.project_trust.notice:
@@ -515,7 +521,7 @@ async def _open_session(opts: PrintOptions, err: IO[str]) -> Session:
             await session.open(opts.model, None)
     except BaseException as e:
         said.close()
-        await session.close_servers()
+        await session.servers.close()
         if isinstance(e, TranscriptError):
             raise UsageError(str(e)) from None
         if isinstance(e, NoModelError):  # what this machine has, and the line that uses it
@@ -528,7 +534,7 @@ async def _open_session(opts: PrintOptions, err: IO[str]) -> Session:
 
 def _stopped(
     opts: PrintOptions,
-    agent: Any,
+    session: Session | None,
     outcome: _Outcome,
     signals: _StopSignals,
     out: IO[str],
@@ -538,14 +544,15 @@ def _stopped(
     exit code 128 + the signal. Output that cannot be written (the terminal hung up) is
     dropped: the session is what matters, and it is saved."""
     signum = signals.signum or signal.SIGINT
-    saved = agent is not None and Path(agent.transcript_path).is_file()
+    status = session.status if session is not None else None
+    saved = status is not None and status.ready and Path(status.transcript_path).is_file()
     if signum == signal.SIGINT and saved:
         line = INTERRUPTED
     else:
         what = f"{outcome.stop} ({signal.Signals(signum).name})"
         tail = "the session was saved (larik --continue resumes it)" if saved else "nothing saved"
         line = f"larik: {what}; {tail}"
-    result = _result(agent, outcome, False, opts)
+    result = _result(session, outcome, False, opts)
     result["signal"] = signal.Signals(signum).name
     try:
         print(line, file=err)
@@ -599,8 +606,11 @@ def _on_event(ev: AgentEvent, fmt: str, outcome: _Outcome, out: IO[str], err: IO
         print(f"larik: {ev.tool_name} {target(ev)}was not run: {ev.text}", file=err)
 
 
-def _result(agent: Any, outcome: _Outcome, ok: bool, opts: PrintOptions) -> dict[str, Any]:
-    if agent is None:  # stopped before the agent existed
+def _result(
+    session: Session | None, outcome: _Outcome, ok: bool, opts: PrintOptions
+) -> dict[str, Any]:
+    status = session.status if session is not None else None
+    if status is None or status.usage is None:  # stopped before the agent existed
         zero = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
         return {
             "type": "result",
@@ -616,7 +626,7 @@ def _result(agent: Any, outcome: _Outcome, ok: bool, opts: PrintOptions) -> dict
             "cost_by_model": {},
             "usage_by_role": {},
         }
-    usage = agent.usage
+    usage = status.usage
     return {
         "type": "result",
         "ok": ok,
@@ -624,8 +634,8 @@ def _result(agent: Any, outcome: _Outcome, ok: bool, opts: PrintOptions) -> dict
         "plan": outcome.plan or None,
         "stop_reason": outcome.stop or "error",
         "error": outcome.error or None,
-        "session_id": agent.session_id,
-        "model": agent.spec,
+        "session_id": status.session_id,
+        "model": status.spec,
         "usage": usage.total.model_dump(exclude_defaults=False),
         "cost": usage.total_cost,
         "usage_by_model": {  # keyed provider/model, as "model" and /cost name it
@@ -635,6 +645,8 @@ def _result(agent: Any, outcome: _Outcome, ok: bool, opts: PrintOptions) -> dict
         "usage_by_role": {
             r: u.model_dump(exclude_defaults=False) for r, u in usage.by_role.items()
         },
-        "plan_usage": plan_json(agent),  # a signed-in plan's windows: what it cost the plan
+        "plan_usage": plan_json(
+            status.plan_usage
+        ),  # a signed-in plan's windows: what it cost the plan
         "budget": outcome.budget,
     }

@@ -115,7 +115,7 @@ async def _tui_model(project: Path) -> tuple[str, str]:
 
     app = LarikApp(cwd=project, config=load_config(project), discover_local=no_local)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: app.chat.agent is not None, timeout=WAIT)
+        await wait_for(pilot, lambda: app.chat.session.agent is not None, timeout=WAIT)
         said = "\n".join(n.text for n in app.query(Notice))
         return app.chat.session.spec, said
 

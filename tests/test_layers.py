@@ -196,3 +196,82 @@ def test_the_face_rule_sees_an_agent_built_by_a_face(tmp_path):
         "printmode.py": ["larik.agent.Agent"],
         "tui/screens/chat.py": ["larik.mcp.manager.McpManager", "larik.agent.agent"],
     }
+
+
+# The faces reach the agent only through the session: its status value and its named methods
+# (larik/session/port.py), never ``session.agent``; and the saved sessions (transcripts,
+# checkpoints, rewinds) only through the session store (larik/session/store.py).
+SESSION_FACES = (*FACES, "print_lines")
+AGENT_STORES = (
+    "larik.agent.transcript",
+    "larik.agent.sessions",
+    "larik.agent.checkpoints",
+    "larik.agent.checkpoint_",
+    "larik.agent.rewind",
+    "larik.agent.session_log",
+)
+
+
+def _agent_reads(path: Path) -> list[str]:
+    """Each ``X.agent`` the module reads (a session's, a screen's that hands it on, …)."""
+    return [
+        f"{node.lineno}: {ast.unparse(node)}"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Attribute) and node.attr == "agent"
+    ]
+
+
+def _stores_imported(path: Path, package: list[str]) -> list[str]:
+    """The agent's store modules ``path`` imports (``from ..agent import rewind`` too)."""
+    found = set(_imports(path, package))
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, node.module])
+            found.update(f"{module}.{a.name}" for a in node.names)
+    return sorted({".".join(m.split(".")[:3]) for m in found if m.startswith(AGENT_STORES)})
+
+
+def _face_findings(root: Path, rule: str) -> dict[str, list[str]]:
+    files = [
+        p
+        for p in root.rglob("*.py")
+        if p.relative_to(root).parts[0].removesuffix(".py") in SESSION_FACES
+    ]
+    out = {}
+    for p in files:
+        package = list(p.relative_to(root.parent).parts[:-1])
+        hits = _agent_reads(p) if rule == "reads" else _stores_imported(p, package)
+        if hits:
+            out[str(p.relative_to(root))] = hits
+    return out
+
+
+def test_no_face_reads_the_agent_of_a_session():
+    """What a face shows is ``Session.status`` (a frozen SessionStatus); what it does is a
+    named method of the session or of one of its parts (store, servers, settings)."""
+    assert _face_findings(LARIK, "reads") == {}
+
+
+def test_no_face_imports_the_agents_stores():
+    """``larik undo``, ``/resume``'s list, ACP's fork: all through larik/session/store.py."""
+    assert _face_findings(LARIK, "stores") == {}
+
+
+def test_the_face_rules_see_an_agent_read_and_a_store_import(tmp_path):
+    (tmp_path / "larik" / "tui").mkdir(parents=True)
+    (tmp_path / "larik" / "commands").mkdir()
+    (tmp_path / "larik" / "tui" / "slash.py").write_text(
+        "def f(session):\n    return getattr(session.agent, 'jobs', None)\n"
+    )
+    (tmp_path / "larik" / "commands" / "undo.py").write_text(
+        "def f():\n    from ..agent.rewind import Checkpointer\n"
+        "    from ..agent import checkpoint_files\n"
+    )
+    (tmp_path / "larik" / "print_lines.py").write_text("from .agent.transcript import load\n")
+    root = tmp_path / "larik"
+    assert _face_findings(root, "reads") == {"tui/slash.py": ["2: session.agent"]}
+    assert _face_findings(root, "stores") == {
+        "commands/undo.py": ["larik.agent.checkpoint_files", "larik.agent.rewind"],
+        "print_lines.py": ["larik.agent.transcript"],
+    }

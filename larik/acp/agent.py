@@ -117,7 +117,7 @@ class LarikAgent:
         conv = await self._reopen(cwd, session_id, mcp_servers or [])
         from ..agent.plan import NOTE
 
-        for update in updates.replay(conv.root, conv.session.messages, skip=(NOTE,)):
+        for update in updates.replay(conv.root, conv.session.store.messages, skip=(NOTE,)):
             await conv.send(update)
         return LoadSessionResponse(
             modes=options.modes(conv.session.permission_mode),
@@ -139,7 +139,7 @@ class LarikAgent:
         """A new session going on from a copy of ``session_id``'s conversation (unstable in
         ACP; Larik's ``/fork``): the original is kept as it was, and stays open when it is.
         Not while the original runs a turn (its last call may not have its result yet)."""
-        from ..agent.rewind import fork_session
+        from ..session.store import fork_saved
 
         root = _directory(cwd)
         self._refuse_wide(root)
@@ -149,10 +149,10 @@ class LarikAgent:
             raise RequestError.invalid_request(
                 {"sessionId": session_id, "details": "a turn is running: fork when it ends"}
             )
-        new_id = await asyncio.to_thread(fork_session, root, source)
+        new_id = await asyncio.to_thread(fork_saved, root, source)
         conv = await self._open(cwd, mcp_servers or [], new_id)
         if old is not None:  # the copy goes on as the original was set
-            conv.session.set_mode(old.session.permission_mode)
+            conv.session.settings.set_mode(old.session.permission_mode)
         return ForkSessionResponse(
             session_id=conv.id,
             modes=options.modes(conv.session.permission_mode),
@@ -162,7 +162,7 @@ class LarikAgent:
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
-        from ..agent.sessions import list_sessions
+        from ..session.store import list_sessions
 
         root = _directory(cwd) if cwd else Path.cwd()
         found = await asyncio.to_thread(list_sessions, root)
@@ -194,8 +194,7 @@ class LarikAgent:
         """Session ``session_id``'s transcript in project ``root``; the JSON-RPC error the
         spec names when the id is malformed (invalid params) or no such session is saved
         (resource not found)."""
-        from ..agent.sessions import check_session_id, project_dir
-        from ..agent.transcript import TranscriptError
+        from ..session.store import TranscriptError, check_session_id, transcript_of
 
         try:
             check_session_id(session_id)
@@ -203,7 +202,7 @@ class LarikAgent:
             raise RequestError.invalid_params(
                 {"sessionId": session_id, "details": str(e)}
             ) from None
-        path = project_dir(root) / f"{session_id}.jsonl"
+        path = transcript_of(root, session_id)
         if not path.is_file():
             raise RequestError.resource_not_found(session_id)
         return path
@@ -252,7 +251,7 @@ class LarikAgent:
     async def rebuild(self, conv: Conversation) -> None:
         """``conv``'s session again, on the config loaded anew (the project just trusted),
         under the same id: reopened if its transcript exists by now, else new with that id."""
-        from ..agent.sessions import project_dir
+        from ..session.store import transcript_of
 
         config = await self._config(conv.root)
         for text in client_servers(config, conv.servers):
@@ -261,12 +260,12 @@ class LarikAgent:
         mode = old.permission_mode
         chosen = mode != (self.opts.permission_mode or old.config.permissions.mode)
         await old.close("other")  # the transcript unlocked before it is reopened
-        there = (project_dir(conv.root) / f"{conv.id}.jsonl").is_file()
+        there = transcript_of(conv.root, conv.id).is_file()
         session = await self._session(
             conv.root, config, conv.id if there else None, [conv], session_id=conv.id
         )
         if chosen:  # the client's choice of mode holds
-            session.set_mode(mode)
+            session.settings.set_mode(mode)
         await conv.replace(session)
         conv.models = await asyncio.to_thread(options.model_choices, config)
         await conv.send_settings(mode=True)
@@ -311,11 +310,11 @@ class LarikAgent:
         try:
             await session.start()
         except NoModelError as e:
-            await session.close_servers()
+            await session.servers.close()
             said = await explain(e, config, "larik acp -m {spec}")
             raise RequestError.auth_required({"details": said}) from None
         except LarikError as e:
-            await session.close_servers()
+            await session.servers.close()
             raise _failed(e) from None
         return session
 
@@ -338,14 +337,14 @@ class LarikAgent:
         self, mode_id: str, session_id: str, **kwargs: Any
     ) -> SetSessionModeResponse:
         conv = self.conversation(session_id)
-        _setting(conv.session.set_mode, mode_id)
+        _setting(conv.session.settings.set_mode, mode_id)
         return SetSessionModeResponse()
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse:
         conv = self.conversation(session_id)
-        s = conv.session
+        s = conv.session.settings
         if config_id == options.MODE:
             _setting(s.set_mode, str(value))
         elif config_id == options.EFFORT:

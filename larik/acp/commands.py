@@ -29,15 +29,15 @@ async def _model(conv: Conversation, args: str) -> str:
     if not args:
         listed = "\n".join(f"- `{value}` ({group})" for value, _, group in conv.models)
         return f"Model in use: `{conv.session.spec}`. Switch with `/model SPEC`:\n{listed}"
-    spec = await conv.session.switch_model(args)
+    spec = await conv.session.settings.switch_model(args)
     return f"Now on `{spec}`."
 
 
 async def _effort(conv: Conversation, args: str) -> str:
     if not args:
-        level = getattr(conv.session.agent, "effort", "") or "default"
+        level = conv.session.status.effort or "default"
         return f"Reasoning effort: {level} (low, medium, high, max or default)."
-    conv.session.set_effort(args)
+    conv.session.settings.set_effort(args)
     return f"Reasoning effort: {args}."
 
 
@@ -45,7 +45,7 @@ async def _permissions(conv: Conversation, args: str) -> str:
     if not args:
         rows = "\n".join(f"- `{m}`: {what}" for m, what in MODES.items())
         return f"Permission mode: `{conv.session.permission_mode}`.\n{rows}"
-    conv.session.set_mode(args)
+    conv.session.settings.set_mode(args)
     return f"Permission mode: `{args}`."
 
 
@@ -60,7 +60,8 @@ async def _init(conv: Conversation, args: str) -> Turn:
 
 
 async def _cost(conv: Conversation, args: str) -> str:
-    usage = getattr(conv.session.agent, "usage", None)
+    status = conv.session.status
+    usage = status.usage
     if usage is None or not usage.by_model:
         return "No model calls yet."
     lines = []
@@ -70,7 +71,7 @@ async def _cost(conv: Conversation, args: str) -> str:
         lines.append(f"- `{usage.spec(model)}`: {u.input:,} in, {u.output:,} out, {price}")
     total = usage.total_cost
     lines.append(f"Total: ${total:.4f}" if total is not None else "Total: price unknown")
-    plans = conv.session.plan_usage  # a signed-in plan's windows: what it cost the plan
+    plans = status.plan_usage  # a signed-in plan's windows: what it cost the plan
     if plans:
         from ..llm.signin.quota import windows_table
 
@@ -79,13 +80,13 @@ async def _cost(conv: Conversation, args: str) -> str:
 
 
 async def _undo(conv: Conversation, args: str) -> str:
-    done = await conv.session.undo()
+    done = await conv.session.store.undo()
     return done.summary() if done is not None else "No turn of this session changed files."
 
 
 async def _help(conv: Conversation, args: str) -> str:
     rows = [f"- `{b.usage}`: {b.summary}" for b in COMMANDS]
-    rows += [f"- `{usage}`: {summary}" for _, usage, summary in conv.session.command_rows()]
+    rows += [f"- `{usage}`: {summary}" for _, usage, summary in conv.session.servers.command_rows()]
     return "Commands:\n" + "\n".join(rows)
 
 

@@ -197,7 +197,9 @@ class Conversation:
         """``available_commands_update`` when the commands differ from those last advertised
         (a command file added, an MCP server's prompts): not after every turn."""
         rows = [(b.name, b.summary, b.usage) for b in COMMANDS]
-        rows += [(name, summary, usage) for name, usage, summary in self.session.command_rows()]
+        rows += [
+            (name, summary, usage) for name, usage, summary in self.session.servers.command_rows()
+        ]
         commands = []
         for name, summary, usage in rows:
             hint = usage.partition(" ")[2]
@@ -226,7 +228,7 @@ class Conversation:
             )
         if self.trust is not None:
             await self._settle_trust()
-        converted = convert(blocks, self.root, getattr(self.session.agent, "path_denied", None))
+        converted = convert(blocks, self.root, self.session.settings.path_denied)
         for problem in converted.problems:
             await self.send(updates.notice(problem, "warning"))
         prompt = converted.prompt()
@@ -376,10 +378,8 @@ class Conversation:
             total.total_tokens = total.input_tokens + total.output_tokens
             total.cached_read_tokens = (total.cached_read_tokens or 0) + u.cache_read
             total.cached_write_tokens = (total.cached_write_tokens or 0) + u.cache_write
-        agent = self.session.agent
-        cost = agent.usage.total_cost if agent is not None else None
-        used = getattr(agent, "context_tokens", 0)
-        await self.send(updates.usage(used, getattr(agent, "context_window", 0), cost))
+        status = self.session.status
+        await self.send(updates.usage(status.context_tokens, status.context_window, status.cost))
 
     async def _end_open_calls(self) -> None:
         """Every call the turn left unfinished (it was cancelled while the call ran, or the

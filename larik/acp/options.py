@@ -71,7 +71,7 @@ def config_options(session: Any, models: list[tuple[str, str, str]]) -> list[Any
         SessionConfigSelectGroup(group=g.lower().replace(" ", "-"), name=g, options=opts)
         for g, opts in groups.items()
     ]
-    effort = str(getattr(session.agent, "effort", "") or "default")
+    effort = session.status.effort or "default"
     effort_opts = [SessionConfigSelectOption(value=v, name=v, description=d)
                    for v, d in EFFORTS.items()]  # fmt: skip
     return [

@@ -147,13 +147,13 @@ class _PlanMeter:
         from ..agent.events import AgentEventType as T
 
         if ev.type is T.USAGE:
-            for provider, q in self.session.plan_usage.items():
+            for provider, q in self.session.settings.plan_usage.items():
                 self.first.setdefault(provider, q)
 
     def add_to(self, outcome: AgentOutcome) -> None:
         from ..llm.signin.quota import spent
 
-        for provider, after in self.session.plan_usage.items():
+        for provider, after in self.session.settings.plan_usage.items():
             if provider not in self.first:
                 continue  # no answer of this session's came from that plan
             got = spent(self.before.get(provider), after, self.first[provider])

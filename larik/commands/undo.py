@@ -10,7 +10,8 @@ A file changed since the turn that last changed it is a conflict: without ``--fo
 (overwrite it) or ``--keep`` (leave it), nothing is written and the conflicts are listed
 (exit 1). A file that cannot be restored (a full disk) is named on a line of its own (exit 1)
 and the turn is not recorded as undone: the same command tries again. A conversation rewind writes a new session (a fork); the original is never changed.
-Light at import time: the agent's modules are imported when a command runs.
+Light at import time: the session store (larik/session/store.py, the only way a face reaches
+a saved session) imports the agent's modules when a command runs.
 """
 
 from __future__ import annotations
@@ -71,30 +72,22 @@ def _run(
     *,
     listing: bool = False,
 ) -> int:
-    from ..agent.checkpoints import CheckpointError
-    from ..agent.rewind import Checkpointer, fork_session
-    from ..agent.session_log import session_path
-    from ..agent.transcript import Transcript
     from ..llm.errors import LarikError
+    from ..session.store import CheckpointError, SavedSession
 
     root = Path.cwd().resolve()
     if force and keep:
         return _fail("--force and --keep cannot go together", 2)
     try:
-        path = session_path(root, session)
         if listing:
-            from ..agent.transcript import load_transcript
-
-            cp = Checkpointer(root, lambda rec: None)
-            cp.load(load_transcript(path).records)
-            return _list(cp, path.stem, json_out)
-        transcript, loaded = Transcript.reopen(path)
+            listed = SavedSession(root, session)
+            return _list(listed.checkpoints, listed.path.stem, json_out)
+        saved = SavedSession(root, session, writable=True)
     except LarikError as e:
         return _fail(str(e), 2)
-    out: dict[str, Any] = {"session_id": transcript.session_id}
+    out: dict[str, Any] = {"session_id": saved.session_id}
     try:
-        cp = Checkpointer(root, transcript.append)
-        cp.load(loaded.records)
+        cp = saved.checkpoints
         if turn is not None and not 1 <= turn <= len(cp.turns):
             return _fail(f"no turn {turn}: session {out['session_id']} has {len(cp.turns)}", 2)
         if what in ("code", "both"):
@@ -125,18 +118,18 @@ def _run(
     except (CheckpointError, LarikError) as e:
         return _fail(str(e), 1)
     finally:
-        transcript.close()
+        saved.close()
     if turn is not None and what in ("conversation", "both"):
         try:
-            new_id = fork_session(root, path, before_turn=turn)
+            new_id = saved.fork(before_turn=turn)
         except LarikError as e:
             return _fail(str(e), 1)
         out["session_id"] = new_id
-        out["forked_from"] = loaded.session_id
+        out["forked_from"] = saved.session_id
         if not json_out:
             print(
                 f"conversation: new session {new_id}, before turn {turn} "
-                f"({loaded.session_id} is unchanged); continue it with larik --resume {new_id}"
+                f"({saved.session_id} is unchanged); continue it with larik --resume {new_id}"
             )
     if json_out:
         print(jsontext.dumps(out, ensure_ascii=False))
@@ -144,7 +137,7 @@ def _run(
 
 
 def _restored(done: Any) -> dict[str, Any]:
-    from ..agent.checkpoints import show
+    from ..session.store import show
 
     r = done.restored
     return {
@@ -162,7 +155,7 @@ def _restored(done: Any) -> dict[str, Any]:
 
 
 def _list(cp: Any, session_id: str, json_out: bool) -> int:
-    from ..agent.rewind import one_line
+    from ..session.store import one_line
 
     if json_out:
         rows = [

@@ -5,18 +5,23 @@ Importing this package imports no pydantic and no SDK (the TUI paints before eit
 
 from __future__ import annotations
 
-from .core import AmbiguousCommand, Session, SessionBusy, Subscription, Turn
+from .conversation import SessionBusy, Subscription, Turn
+from .core import Session
 from .events import SessionEvent, SessionEventType, TurnResult
 from .options import AgentFactory, SessionOptions
+from .port import AgentPort, SessionStatus
+from .servers import AmbiguousCommand
 
 __all__ = [
     "AgentFactory",
+    "AgentPort",
     "AmbiguousCommand",
     "Session",
     "SessionBusy",
     "SessionEvent",
     "SessionEventType",
     "SessionOptions",
+    "SessionStatus",
     "Subscription",
     "Turn",
     "TurnResult",

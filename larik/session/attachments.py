@@ -224,7 +224,8 @@ def _attach(
 
 def no_images_for(session: Session) -> str:
     """The session's model when it is known not to take images, else ""."""
-    return session.spec if getattr(session.agent, "accepts_images", None) is False else ""
+    agent = session.agent
+    return session.spec if agent is not None and agent.accepts_images is False else ""
 
 
 async def attach(session: Session, text: str, cwd: Path) -> Attached:
@@ -234,12 +235,12 @@ async def attach(session: Session, text: str, cwd: Path) -> Attached:
     out = build_prompt(
         text,
         cwd,
-        skip=session.resource_names(),
+        skip=session.servers.resource_names(),
         no_images=no_images_for(session),
-        denied=getattr(session.agent, "path_denied", None),
+        denied=session.settings.path_denied,
     )
-    if session.mentions_resources(text):
-        got = await session.attach_resources(text)
+    if session.servers.mentions_resources(text):
+        got = await session.servers.attach_resources(text)
         out.problems += got.problems
         if got.blocks:
             out.blocks += got.blocks

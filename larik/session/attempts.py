@@ -32,7 +32,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .core import Session
 
 __all__ = ["TRY_TEMPERATURE", "Attempt", "Tries", "judge", "warm"]
 
@@ -105,23 +108,24 @@ class Tries:
         return await asyncio.to_thread(self.changed)
 
 
-def warm(session: Any, n: int) -> None:
+def warm(session: Session, n: int) -> None:
     """Try ``n``'s sampling: the profile's own for the first, at least :data:`TRY_TEMPERATURE`
     after it (a model whose profile sends no temperature keeps its provider's default)."""
-    if n > 1:
-        session.agent.warmer = TRY_TEMPERATURE
+    agent = session.agent
+    if n > 1 and agent is not None:
+        agent.warmer = TRY_TEMPERATURE
 
 
 async def judge(
-    session: Any, request: str, verify: dict[str, Any] | None
+    session: Session, request: str, verify: dict[str, Any] | None
 ) -> tuple[bool | None, str]:
     """(passed, how) for the try ``session`` just made on ``request``; ``verify``: its
     turn's ``data["verify"]`` (None when the turn recorded none)."""
     passed, how = await _tests(session, request, verify)
     if passed is False:
         return passed, how
-    denies = getattr(session.agent, "path_denied", None)
-    denied = (lambda p: denies("read_file", p)) if denies is not None else None
+    agent = session.agent
+    denied = (lambda p: agent.path_denied("read_file", p)) if agent is not None else None
     for check in await asyncio.to_thread(_examples, request, Path(session.cwd), denied):
         ok, said = await _run_check(session, check.command, check.expect)
         if ok is None:
@@ -133,7 +137,7 @@ async def judge(
 
 
 async def _tests(
-    session: Any, request: str, verify: dict[str, Any] | None
+    session: Session, request: str, verify: dict[str, Any] | None
 ) -> tuple[bool | None, str]:
     from ..agent.edit_context import Found, check_command
     from ..agent.tools._files import list_files
@@ -161,14 +165,14 @@ def _examples(request: str, root: Path, denied: Any = None) -> list[Any]:
 
 
 async def _run_check(
-    session: Any, command: str, expect: tuple[str, ...] = ()
+    session: Session, command: str, expect: tuple[str, ...] = ()
 ) -> tuple[bool | None, str]:
     from ..agent.examples import missing
 
-    runner = getattr(session.agent, "tool_runner", None)
-    if runner is None:
+    agent = session.agent
+    if agent is None:
         return None, ""
-    result = await runner.run_tool("bash", {"command": command})
+    result = await agent.tool_runner.run_tool("bash", {"command": command})
     code = result.data.get("exit_code")
     if result.data.get("denied") or not isinstance(code, int):
         first = result.content.splitlines()[0] if result.content else "it did not run"

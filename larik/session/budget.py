@@ -21,7 +21,10 @@ the moment they are made; ``/clear``, ``/resume`` and a fork carry the spending 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .port import AgentPort
 
 __all__ = ["Budget", "BudgetLimits", "limits_of"]
 
@@ -63,7 +66,7 @@ class Budget:
         self.limits = BudgetLimits()
         self.config: Any = None
         self.say = say
-        self._agent: Any = None
+        self._agent: AgentPort | None = None
         self._carried = (0.0, 0)  # spent (USD, output tokens) through the agents before this one
         self._base = (0.0, 0)  # the agent's own totals when it was adopted (a resumed session's)
         self._turn_start = 0.0
@@ -71,10 +74,10 @@ class Budget:
         self._unpriced: set[str] = set()  # models said once to have no price
 
     # -- what was spent -----------------------------------------------------------------------
-    def _total(self, agent: Any) -> tuple[float, int]:
-        usage = getattr(agent, "usage", None)
-        if usage is None:
+    def _total(self, agent: AgentPort | None) -> tuple[float, int]:
+        if agent is None:
             return 0.0, 0
+        usage = agent.usage
         return float(usage.total_cost or 0.0), int(usage.total.output)
 
     def _spent(self) -> tuple[float, int]:
@@ -91,7 +94,7 @@ class Budget:
     def turn_spent(self) -> float:
         return max(0.0, self.spent - self._turn_start)
 
-    def adopt(self, agent: Any, limits: BudgetLimits, config: Any = None) -> None:
+    def adopt(self, agent: AgentPort, limits: BudgetLimits, config: Any = None) -> None:
         """``agent`` is the session's now (opened, or in the old one's place)."""
         self.limits, self.config = limits, config
         self._carried = self._spent()

@@ -29,7 +29,10 @@ import stat
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .core import Session
 
 from ..llm import jsontext
 from ..llm.errors import LarikError
@@ -69,18 +72,10 @@ def default_name(session_id: str, fmt: str) -> str:
     return f"larik-{stamp}.{fmt}"
 
 
-def conversation(session: Any) -> list[Any]:
+def conversation(session: Session) -> list[Any]:
     """The session's whole conversation: its transcript's messages when it has a file (what
     compaction summarised included), else the messages in memory."""
-    path = getattr(session.agent, "transcript_path", None)
-    if path is not None and Path(path).is_file():
-        from ..agent.transcript import TranscriptError, load_transcript
-
-        try:
-            return list(load_transcript(path).messages)
-        except (TranscriptError, OSError):
-            pass
-    return list(session.messages)
+    return list(session.store.conversation())
 
 
 def last_reply(messages: Iterable[Any]) -> str:
@@ -91,7 +86,7 @@ def last_reply(messages: Iterable[Any]) -> str:
     return ""
 
 
-async def export(session: Any, fmt: str, path: str = "", cwd: Path | None = None) -> Path:
+async def export(session: Session, fmt: str, path: str = "", cwd: Path | None = None) -> Path:
     """Write the session's conversation as ``fmt`` to ``path`` (relative to ``cwd``, the
     session's folder by default; "" a name of its own there). Returns where it went;
     :class:`ExportError` when it cannot be written, or may not be (a symbolic link, a folder on
@@ -105,7 +100,7 @@ async def export(session: Any, fmt: str, path: str = "", cwd: Path | None = None
     target = Path(os.path.normpath(target if target.is_absolute() else base / target))
     if target.is_dir() and not target.is_symlink():
         raise ExportError(f"/export: {target} is a folder: name a file")
-    root = Path(getattr(getattr(session, "agent", None), "root", None) or session.cwd)
+    root = session.store.root
     messages = await asyncio.to_thread(conversation, session)
     title = f"Larik session {session.session_id}".strip()
     text = render(messages, fmt, title=title, model=session.spec)

@@ -11,7 +11,11 @@ matches. A project's hooks run only in a trusted project, as every hook (larik/t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..hooks.runner import Hooks
+    from .core import Session
 
 __all__ = ["KINDS", "notification_hooks"]
 
@@ -19,17 +23,17 @@ __all__ = ["KINDS", "notification_hooks"]
 KINDS = ("permission_prompt", "idle_prompt", "job_finished")
 
 
-def _hooks(session: Any) -> Any:
-    runner = getattr(session.agent, "tool_runner", None)
-    return getattr(runner, "hooks", None)
+def _hooks(session: Session) -> Hooks | None:
+    agent = session.agent
+    return agent.tool_runner.hooks if agent is not None else None
 
 
-def has_hooks(session: Any) -> bool:
+def has_hooks(session: Session) -> bool:
     hooks = _hooks(session)
     return hooks is not None and hooks.has("Notification")
 
 
-async def notification_hooks(session: Any, message: str, title: str, kind: str) -> list[str]:
+async def notification_hooks(session: Session, message: str, title: str, kind: str) -> list[str]:
     """Run the session's Notification hooks; what they said for the user (failures,
     ``systemMessage``), one line each."""
     hooks = _hooks(session)

@@ -4,30 +4,30 @@ The ChatGPT backend reports the plan's windows with every answer; the adapter ke
 figures per provider in this process (:mod:`larik.llm.signin.quota`: they are the account's,
 not one conversation's). A session's plans are the providers its agent used — the model in
 use and every model that answered (a fallback, a subagent's role) — and
-:func:`plan_usage` gives their figures; :func:`plan_status` the one the status line shows
-(``plus 5h 37% · wk 12%``, for the model in use). ``Session.plan_usage`` and
-``Session.plan_status`` are these; the session says ``CHANGED("plan")`` when new figures
+:func:`plan_usage` gives their figures; :func:`describe_current` the one the status line shows
+(``plus 5h 37% · wk 12%``, for the model in use). ``Session.status`` carries both
+(``plan_usage``, ``plan``); the session says ``CHANGED("plan")`` when new figures
 arrive with a reply, so a status line redraws.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..llm.signin.quota import Quota
+    from .port import AgentPort
 
-__all__ = ["plan_json", "plan_status", "plan_usage", "plan_version", "stored_usage"]
-
-
-def _providers(agent: Any) -> list[str]:
-    usage = getattr(agent, "usage", None)
-    used = list(getattr(usage, "providers", {}).values()) if usage is not None else []
-    current = str(getattr(agent, "provider_name", "") or "")
-    return [p for p in dict.fromkeys([current, *used]) if p]
+__all__ = ["describe_current", "plan_json", "plan_usage", "plan_version", "stored_usage"]
 
 
-def plan_usage(agent: Any) -> dict[str, Quota]:
+def _providers(agent: AgentPort) -> list[str]:
+    used = list(agent.usage.providers.values())
+    return [p for p in dict.fromkeys([agent.provider_name, *used]) if p]
+
+
+def plan_usage(agent: AgentPort | None) -> dict[str, Quota]:
     """The latest figures of the plans the agent used, by provider ({} for keyed models)."""
     if agent is None:
         return {}
@@ -37,21 +37,22 @@ def plan_usage(agent: Any) -> dict[str, Quota]:
     return {p: seen[p] for p in _providers(agent) if p in seen}
 
 
-def plan_status(agent: Any) -> str:
-    """The status line's figure: the model in use's plan (``plus 5h 37% · wk 12%``), else ""."""
+def describe_current(plans: Mapping[str, Quota], provider: str) -> str:
+    """The status line's figure: ``provider``'s plan (``plus 5h 37% · wk 12%``), else ""."""
+    found = plans.get(provider)
+    if found is None:
+        return ""
     from ..llm.signin.quota import describe
 
-    current = str(getattr(agent, "provider_name", "") or "")
-    found = plan_usage(agent).get(current)
-    return describe(found) if found is not None else ""
+    return describe(found)
 
 
-def plan_version(agent: Any) -> tuple[tuple[str, float], ...]:
+def plan_version(plans: Mapping[str, Quota]) -> tuple[tuple[str, float], ...]:
     """Changes whenever new figures arrive (the session compares it after each reply)."""
-    return tuple((p, q.seen_at) for p, q in plan_usage(agent).items())
+    return tuple((p, q.seen_at) for p, q in plans.items())
 
 
-def plan_json(agent: Any) -> dict[str, Any]:
+def plan_json(plans: Mapping[str, Quota]) -> dict[str, Any]:
     """The figures as JSON (print mode's result, bench rows): provider -> plan and windows."""
     return {
         provider: {
@@ -61,7 +62,7 @@ def plan_json(agent: Any) -> dict[str, Any]:
                 for w in q.windows
             ],
         }
-        for provider, q in plan_usage(agent).items()
+        for provider, q in plans.items()
     }
 
 

@@ -110,7 +110,7 @@ def _auto_theme(config: Any) -> bool:
 def _print_on_exit(app: Any) -> bool:
     chat: Any = getattr(app, "chat", None)
     tui = getattr(getattr(chat, "config", None), "tui", None)
-    return bool(getattr(tui, "print_on_exit", False)) and chat.session.agent is not None
+    return bool(getattr(tui, "print_on_exit", False)) and chat.session.ready
 
 
 def _load_settings(cwd: Path, trust_project: bool = False) -> tuple[Any, Path | None]:

@@ -171,7 +171,7 @@ class LarikApp(App[int]):
         text, self.start_prompt = self.start_prompt, ""
         if not text:
             return
-        if self.chat.agent is None:
+        if not self.chat.session.ready:
             self.chat.prompt.text = text
             self.chat.prompt.move_cursor(self.chat.prompt.document.end)
             return
@@ -387,5 +387,5 @@ class LarikApp(App[int]):
         self.call_next(self._stop_servers)  # on the loop they were started on
 
     async def _stop_servers(self) -> None:
-        await self.chat.session.close_servers()  # every MCP server stopped: nothing left
+        await self.chat.session.servers.close()  # every MCP server stopped: nothing left
         self.exit(0)

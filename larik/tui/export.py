@@ -42,7 +42,7 @@ async def copy(session: Session, ui: UI, arg: str) -> None:
     from .clipboard import copy_with_program, osc52_supported
     from .messages import Copy
 
-    text = mask(last_reply(session.messages))
+    text = mask(last_reply(session.store.messages))
     if not text:
         ui.say("/copy: no reply to copy yet", "warning")
         return

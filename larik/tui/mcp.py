@@ -19,7 +19,7 @@ __all__ = ["blocked_lines", "open_screen"]
 
 def open_screen(session: Session, ui: UI) -> None:
     blocked = blocked_lines(ui.config)
-    if session.mcp is None:
+    if session.servers.mcp is None:
         ui.say(
             "\n".join(["MCP servers:", *blocked])
             if blocked
@@ -30,7 +30,7 @@ def open_screen(session: Session, ui: UI) -> None:
     from .messages import OpenScreen
     from .screens.mcp import McpScreen
 
-    ui.post(OpenScreen(McpScreen(session.mcp, blocked)))
+    ui.post(OpenScreen(McpScreen(session.servers.mcp, blocked)))
 
 
 def blocked_lines(config: Any) -> list[str]:

@@ -84,11 +84,11 @@ class ModelChoice:
 
     async def switch(self, session: Session, ui: UI, spec: str) -> None:
         """Go on with the conversation on ``spec`` (or start the agent on it, if none yet)."""
-        if session.agent is None:
+        if not session.ready:
             ui.run(self._first(session, ui, spec), "first-model")
             return
         try:
-            shown = await session.switch_model(spec)
+            shown = await session.settings.switch_model(spec)
         except LarikError as e:
             ui.say(f"cannot switch to {spec}: {e}", "error")
             return

@@ -124,7 +124,7 @@ class Notifier:
                 if not ev.result.cancelled and not self.queued():  # Esc was you: you are here
                     self.event("idle_prompt", _ended(ev.result))
             elif ev.type is S.OPENED:
-                jobs = getattr(self.session.agent, "jobs", None)
+                jobs = self.session.servers.jobs
                 if jobs is not None and self.job_done not in jobs.listeners:
                     jobs.listeners.append(self.job_done)
 

@@ -33,13 +33,13 @@ def next_mode(current: str, modes: tuple[str, ...]) -> str:
 
 def cycle_mode(session: Session, ui: UI, modes: tuple[str, ...]) -> None:
     if ui.need_agent():
-        session.set_mode(next_mode(session.permission_mode, modes))
+        session.settings.set_mode(next_mode(session.permission_mode, modes))
 
 
 def offer_plan(session: Session, ui: UI, typed_ahead: bool) -> None:
     """After a turn that ended with a plan: accept it or keep planning. Not when the user typed
     ahead (that is refining already) or left plan mode meanwhile."""
-    if session.agent is None or typed_ahead or session.permission_mode != "plan":
+    if not session.ready or typed_ahead or session.permission_mode != "plan":
         return
     from .screens.plan import PlanScreen
 
@@ -47,7 +47,7 @@ def offer_plan(session: Session, ui: UI, typed_ahead: bool) -> None:
 
 
 def _answered(session: Session, ui: UI, answer: str | None) -> None:
-    if session.agent is None or answer not in ("edits", "ask"):
+    if not session.ready or answer not in ("edits", "ask"):
         ui.say("still in plan mode: say what to change in the plan (Shift+Tab: mode)")
         ui.post(ToPrompt())
         return

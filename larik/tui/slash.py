@@ -14,7 +14,7 @@ The screens handlers open are imported when opened, so none is imported before t
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,7 @@ from .messages import Find, OpenScreen, Quit, Reopened, StartTurn
 from .plan import CYCLE
 
 if TYPE_CHECKING:  # annotations only: nothing of pydantic before the first frame
-    from ..session import Session
+    from ..session import Session, SessionStatus
     from .ui import UI
 
 __all__ = [
@@ -90,15 +90,15 @@ async def _effort(session: Session, ui: UI, arg: str) -> None:
         return
     level = arg.lower()
     if not level:
-        effort = session.agent.effort or "default"
+        effort = session.status.effort
         ui.say(f"effort: {effort} (set with /effort low|medium|high|max|default)")
         return
     try:
-        was = session.set_effort(level)
+        was = session.settings.set_effort(level)
     except LarikError:
         ui.say(f"unknown effort {arg!r}: use low, medium, high, max or default", "error")
         return
-    if level != "default" and getattr(session.agent, "effort_applies", None) is False:
+    if level != "default" and session.status.effort_applies is False:
         ui.say(
             f"effort: {level} (was {was}) — it has no effect on {session.spec}: the model "
             "takes no reasoning effort",
@@ -123,9 +123,9 @@ async def replace(session: Session, ui: UI, resume: str | None) -> bool:
     permission mode carry over. If it cannot be opened, this one goes on (False)."""
     try:
         if resume is None:
-            await session.clear()
+            await session.store.clear()
         else:
-            await session.resume(resume)
+            await session.store.resume(resume)
     except LarikError as e:
         ui.say(str(e), "error")
         return False
@@ -135,7 +135,7 @@ async def replace(session: Session, ui: UI, resume: str | None) -> bool:
     ui.post(Reopened())
     if resume is None:
         ui.say(f"new session {session.session_id}")
-    elif not session.messages:
+    elif not session.status.messages:
         ui.say(f"resumed session {session.session_id} (no messages yet)")
     return True
 
@@ -147,9 +147,7 @@ async def _resume(session: Session, ui: UI, arg: str) -> None:
         await replace(session, ui, arg)
         return
     try:
-        from ..agent.sessions import list_sessions
-
-        sessions = list_sessions(ui.cwd)
+        sessions = session.store.sessions()
     except Exception as e:  # unreadable sessions: say so
         ui.say(f"cannot list sessions: {e}", "error")
         return
@@ -158,7 +156,7 @@ async def _resume(session: Session, ui: UI, arg: str) -> None:
         return
 
     def picked(session_id: str | None) -> None:
-        if session_id and session.agent is not None:
+        if session_id and session.ready:
             ui.run(replace(session, ui, session_id), "agent")
 
     from .screens.sessions import SessionPickerScreen
@@ -169,7 +167,7 @@ async def _resume(session: Session, ui: UI, arg: str) -> None:
 async def _cost(session: Session, ui: UI, arg: str) -> None:
     if ui.need_agent():
         ui.say(
-            cost_markdown(session.agent, ui.config, session.plan_usage, session.budget),
+            cost_markdown(session.status, ui.config, session.settings.budget),
             as_markdown=True,
         )
 
@@ -183,7 +181,7 @@ async def _permissions(session: Session, ui: UI, arg: str) -> None:
         return
     if mode:
         try:
-            was = session.set_mode(mode)
+            was = session.settings.set_mode(mode)
         except LarikError:
             ui.say(f"unknown mode {arg!r}: use {', '.join(MODES)}", "error")
             return
@@ -194,7 +192,7 @@ async def _permissions(session: Session, ui: UI, arg: str) -> None:
         f"{'|'.join(MODES)}`, or Shift+Tab)"
     ]
     lines.append("- " + " · ".join(f"{m}: {what}" for m, what in MODES.items()))
-    lines += rules_lines(session.agent.permissions.rules())
+    lines += rules_lines(session.settings.rules())
     ui.say("\n".join(lines), as_markdown=True)
 
 
@@ -217,7 +215,7 @@ def rules_lines(rules: list[tuple[str, Any]]) -> list[str]:
 
 def _forget_rule(session: Session, ui: UI, arg: str) -> None:
     try:
-        rule = session.agent.permissions.forget(int(arg))
+        rule = session.settings.forget_rule(int(arg))
     except ValueError as e:
         why = str(e) if arg.isdigit() else f"/permissions forget N: N is a number, not {arg!r}"
         ui.say(why, "error")
@@ -236,15 +234,11 @@ async def _mcp(session: Session, ui: UI, arg: str) -> None:
 
 
 async def _lsp(session: Session, ui: UI, arg: str) -> None:
-    from ..lsp.session import LspSession, status_text
-
-    lsp = getattr(session.agent, "lsp", None)  # before a model: what would run, none started
-    lsp = lsp if lsp is not None else LspSession(ui.config, session.cwd)
-    ui.say("language servers (docs/lsp.md)\n" + status_text(lsp.status()))
+    ui.say("language servers (docs/lsp.md)\n" + session.servers.lsp_status())
 
 
 async def _jobs(session: Session, ui: UI, arg: str) -> None:
-    table = getattr(session.agent, "jobs", None)
+    table = session.servers.jobs
     if not ui.need_agent() or table is None:
         return
     from .screens.jobs import JobsScreen
@@ -316,7 +310,7 @@ def dynamic(session: Session | None) -> list[SlashCommand]:
     commands found so far (``Session.command_rows``); each runs as a turn."""
     if session is None:
         return []
-    return [SlashCommand(*row, _as_turn(row[0])) for row in session.command_rows()]
+    return [SlashCommand(*row, _as_turn(row[0])) for row in session.servers.command_rows()]
 
 
 def _as_turn(name: str) -> Handler:
@@ -438,28 +432,28 @@ def api_keys_markdown() -> str:
     )
 
 
-def cost_markdown(
-    agent: Any, config: Any = None, plans: Mapping[str, Any] | None = None, budget: Any = None
-) -> str:
+def cost_markdown(status: SessionStatus, config: Any = None, budget: Any = None) -> str:
     """Tokens and cost per model (``provider/model``) and per role; a cost reads as the status
-    line's does (``cost_text``: ``$0.0000`` for a priced model before its first reply).
-    ``plans``: the signed-in plans' usage windows (``Session.plan_usage``), a table of them;
-    ``budget``: the session's budget, spent and left (``larik/session/budget.py``), when set."""
+    line's does (``cost_text``: ``$0.0000`` for a priced model before its first reply); the
+    signed-in plans' usage windows (``status.plan_usage``), a table of them; ``budget``: the
+    session's budget, spent and left (``larik/session/budget.py``), when set."""
     from .widgets.status_bar import cost_text, model_priced  # Textual: not for print mode
 
-    usage = agent.usage
+    usage, plans = status.usage, status.plan_usage
+    if usage is None:
+        return "no model yet"
     rows = [
         "| model | input | output | cache read | cache write | cost |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for model, u in usage.by_model.items():
-        name = usage.spec(model, agent.provider_name if model == agent.model else "")
+        name = usage.spec(model, status.provider if model == status.model else "")
         cost = cost_text(usage.cost_by_model.get(model), u.total)
         rows.append(
             f"| {name} | {u.input} | {u.output} | {u.cache_read} | {u.cache_write} | {cost} |"
         )
     t = usage.total
-    total = cost_text(usage.total_cost, t.total, model_priced(agent, config))
+    total = cost_text(usage.total_cost, t.total, model_priced(status, config))
     rows.append(
         f"| **total** | {t.input} | {t.output} | {t.cache_read} | {t.cache_write} | **{total}** |"
     )

@@ -11,7 +11,7 @@ draws on, not the screen.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..llm.errors import LarikError, MissingKeyError
@@ -71,21 +71,17 @@ def draw_agent(
 ) -> None:
     """A resumed session's conversation (and, when ``resumed``, how long it is: a fork or a
     rewind says what it did instead), or the welcome line."""
-    agent: Any = session.agent
-    if agent.messages:
+    messages = len(session.store.messages)
+    if messages:
         try:
-            from ..agent.subagent import subagent_links
-
-            links = subagent_links(agent.transcript_path)
-            conv.show_history(agent.messages, links, getattr(agent, "restored", None))
+            past = session.store.history()
+            conv.show_history(past.messages, past.links, past.restored)
         except Exception as e:  # the session goes on even if its past cannot be drawn
             conv.add_notice(
                 f"could not show the earlier conversation: {type(e).__name__}: {e}", "error"
             )
         if resumed:
-            conv.add_notice(
-                f"resumed session {agent.session_id} ({count(len(agent.messages), 'message')})"
-            )
+            conv.add_notice(f"resumed session {session.session_id} ({count(messages, 'message')})")
     elif not replaced and not conv.items:
         conv.add_notice(
             f"larik {__version__} · {cwd.name or cwd} · {session.spec} · /help for commands"

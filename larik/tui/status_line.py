@@ -24,13 +24,16 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
 from .. import __version__
 from ..llm import jsontext
 from ..terminal_text import safe
+
+if TYPE_CHECKING:
+    from ..session.port import SessionStatus
 
 __all__ = ["MIN_INTERVAL", "TIMEOUT", "StatusCommand", "line_text", "state"]
 
@@ -43,30 +46,30 @@ _ESCAPE = re.compile(
 )
 
 
-def state(agent: Any, cwd: Path, busy: bool = False) -> dict[str, Any]:
+def state(status: SessionStatus, cwd: Path, busy: bool = False) -> dict[str, Any]:
     """What the command gets on stdin (Claude Code's shape, and Larik's own fields)."""
-    usage = getattr(agent, "usage", None)
+    usage = status.usage
     total = usage.total if usage is not None else None
-    model = str(getattr(agent, "model", "") or "")
-    spec = str(getattr(agent, "spec", "") or model)
+    model = status.model
+    spec = status.spec or model
     return {
         "hook_event_name": "Status",
-        "session_id": str(getattr(agent, "session_id", "") or ""),
-        "transcript_path": str(getattr(agent, "transcript_path", "") or ""),
+        "session_id": status.session_id,
+        "transcript_path": status.transcript_path,
         "cwd": str(cwd),
         "model": {"id": spec, "display_name": model},
         "workspace": {"current_dir": str(cwd), "project_dir": str(cwd)},
         "version": __version__,
         "output_style": {"name": "default"},
-        "cost": {"total_cost_usd": float(getattr(usage, "total_cost", None) or 0.0)},
+        "cost": {"total_cost_usd": float(status.cost or 0.0)},
         "context_window": {
             "total_input_tokens": (total.input + total.cache_read) if total else 0,
             "total_output_tokens": total.output if total else 0,
-            "context_window_size": int(getattr(agent, "context_window", 0) or 0),
-            "current_tokens": int(getattr(agent, "context_tokens", 0) or 0),
+            "context_window_size": status.context_window,
+            "current_tokens": status.context_tokens,
         },
-        "permission_mode": str(getattr(agent, "permission_mode", "") or ""),
-        "effort": str(getattr(agent, "effort", "") or "default"),
+        "permission_mode": status.mode,
+        "effort": status.effort or "default",
         "busy": busy,
     }
 
@@ -112,9 +115,9 @@ class StatusCommand:
         self._said: set[str] = set()
         self.runs = 0  # how many times it ran (for the tests and benchmarks)
 
-    def changed(self, agent: Any, busy: bool = False) -> None:
+    def changed(self, status: SessionStatus, busy: bool = False) -> None:
         """The state may have changed: run the command on it, now or when its second is up."""
-        payload = jsontext.dumps(state(agent, self.cwd, busy), sort_keys=True).encode()
+        payload = jsontext.dumps(state(status, self.cwd, busy), sort_keys=True).encode()
         if payload == self._last_payload and self._next is None:
             return  # nothing the command sees has changed
         self._next = payload

@@ -151,7 +151,7 @@ class Turns:
         self.view.refresh_status()
 
     def _send_queued(self) -> None:
-        if self.view.queue.prompts and not self.busy and self.session.agent is not None:
+        if self.view.queue.prompts and not self.busy and self.session.ready:
             self.start(self.view.queue.next() or "")
 
     def _unqueue(self) -> None:

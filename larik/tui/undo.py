@@ -27,7 +27,7 @@ __all__ = ["fork", "rewind", "undo"]
 def _ready(session: Session, ui: UI, what: str) -> bool:
     if not ui.need_agent() or not ui.idle(what):
         return False
-    if session.checkpoints is None:
+    if session.store.checkpoints is None:
         ui.say(f"{what}: this session keeps no checkpoints", "warning")
         return False
     return True
@@ -53,8 +53,7 @@ async def rewind(session: Session, ui: UI, arg: str) -> None:
 async def fork(session: Session, ui: UI, arg: str) -> None:
     if not ui.need_agent() or not ui.idle("/fork"):
         return
-    agent = session.agent
-    if not agent.messages or not agent.transcript_path.is_file():
+    if not session.store.can_fork():
         ui.say("/fork: nothing to fork yet (no message in this session)", "warning")
         return
     ui.run(_fork(session, ui, None), "undo")
@@ -63,7 +62,7 @@ async def fork(session: Session, ui: UI, arg: str) -> None:
 # -- the flows --------------------------------------------------------------------------------
 async def _undo(session: Session, ui: UI) -> None:
     try:
-        plan = await session.plan_undo()
+        plan = await session.store.plan_undo()
         if plan is None:
             ui.say("/undo: nothing to undo (no turn of this session changed files)")
             return
@@ -75,16 +74,16 @@ async def _undo(session: Session, ui: UI) -> None:
 async def _rewind(session: Session, ui: UI, n: int | None) -> None:
     from .screens.rewind import RewindChoiceScreen, TurnPickerScreen
 
-    cp = session.checkpoints
+    cp = session.store.checkpoints
     try:
-        if not cp.turns:
+        if cp is None or not cp.turns:
             ui.say("/rewind: no turns in this session yet")
             return
         if n is None:
             n = await ask(ui, TurnPickerScreen(cp.turns))
             if n is None:
                 return
-        plan = await session.plan_rewind(n)
+        plan = await session.store.plan_rewind(n)
         turn = cp.turns[n - 1]
         what = await ask(ui, RewindChoiceScreen(turn, plan.files))
         if what is None:
@@ -111,7 +110,7 @@ async def _restore(session: Session, ui: UI, plan: Any, what: str) -> bool:
             ui.say(f"nothing was changed ({', '.join(plan.conflicts)} changed since {what})")
             return False
         overwrite = answer == "overwrite"
-    done = await session.restore(plan, overwrite=overwrite)
+    done = await session.store.restore(plan, overwrite=overwrite)
     ui.say(done.summary(), "warning" if done.restored.refused or done.not_recorded() else "info")
     return True
 
@@ -120,7 +119,7 @@ async def _fork(session: Session, ui: UI, turn: Any) -> None:
     """A new session from this one (before ``turn``, or all of it) in its place."""
     old_id = session.session_id
     try:
-        new_id = await session.fork(before_turn=turn.n if turn is not None else None)
+        new_id = await session.store.fork(before_turn=turn.n if turn is not None else None)
     except LarikError as e:
         ui.say(str(e), "error")
         return

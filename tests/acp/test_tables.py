@@ -5,6 +5,7 @@ spec's; and the editor's MCP servers as they join the user's."""
 from __future__ import annotations
 
 import typing
+from dataclasses import replace
 
 import acp
 from acp.schema import (
@@ -23,6 +24,7 @@ from larik.acp.commands import COMMANDS, HANDLERS
 from larik.config import load_config
 from larik.mcp.config import McpServerConfig
 from larik.session.commands import BUILTINS
+from larik.session.port import SessionStatus
 from larik.tool_names import ALL_TOOLS
 
 
@@ -110,8 +112,9 @@ async def test_slash_cost_over_acp_shows_a_signed_in_plans_windows():
         {"x-codex-primary-used-percent": "37", "x-codex-primary-window-minutes": "300"}
     )
     assert found is not None
-    session = SimpleNamespace(agent=SimpleNamespace(usage=usage), plan_usage={"chatgpt": found})
+    session = SimpleNamespace(status=SessionStatus(ready=True, usage=usage))
+    session.status = replace(session.status, plan_usage={"chatgpt": found})
     text = await HANDLERS["cost"](SimpleNamespace(session=session), "")
     assert "| chatgpt | 5h | 37% |" in text
-    session.plan_usage = {}
+    session.status = replace(session.status, plan_usage={})
     assert "| plan |" not in await HANDLERS["cost"](SimpleNamespace(session=session), "")

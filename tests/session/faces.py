@@ -157,29 +157,29 @@ class SessionFace(Face):
         return Outcome(result.stop, result.text, _results(events))
 
     async def switch_model(self, spec: str) -> None:
-        await self.s.switch_model(spec)
+        await self.s.settings.switch_model(spec)
 
     async def set_mode(self, mode: str) -> None:
-        self.s.set_mode(mode)
+        self.s.settings.set_mode(mode)
 
     async def bad_mode(self, mode: str) -> str:
         from larik.llm.errors import LarikError
 
         try:
-            self.s.set_mode(mode)
+            self.s.settings.set_mode(mode)
         except LarikError as e:
             return str(e)
         raise AssertionError(f"mode {mode!r} was taken")
 
     async def resume(self, session_id: str) -> None:
-        await self.s.resume(session_id)
+        await self.s.store.resume(session_id)
         self.session_id = self.s.session_id
 
     async def fork(self) -> None:
-        self.session_id = await self.s.fork()
+        self.session_id = await self.s.store.fork()
 
     async def undo(self) -> str:
-        done = await self.s.undo()
+        done = await self.s.store.undo()
         return done.summary() if done is not None else ""
 
     async def close(self) -> None:

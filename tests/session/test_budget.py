@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from larik.agent.usage import Accounting
 from larik.config import Config
 from larik.llm import registry
 from larik.session import Session, SessionEvent, SessionEventType, SessionOptions
@@ -44,8 +45,8 @@ async def test_the_request_that_would_cross_the_session_budget_is_not_sent(proje
     assert result.stop == "budget" and _sent(spec) == 1
     [notice] = [e for e in events if e.type.value == "notice" and "budget" in e.text]
     assert "session budget of $1.50" in notice.text and "$1.00 spent" in notice.text
-    assert session.budget.spent == pytest.approx(1.0, abs=0.01)
-    assert "0.50 left" in session.budget.describe()
+    assert session.settings.budget.spent == pytest.approx(1.0, abs=0.01)
+    assert "0.50 left" in session.settings.budget.describe()
     await session.close()
 
 
@@ -68,7 +69,7 @@ async def test_the_turn_budget_starts_again_with_each_turn(project, tmp_path):
     assert (await session.send("one").run()).stop == "budget"
     second = await session.send("two").run()  # $0 spent in this turn: the next reply may go
     assert (second.stop, second.text) == ("end_turn", "not this one") and _sent(spec) == 2
-    assert session.budget.turn_spent == pytest.approx(1.0, abs=0.01)
+    assert session.settings.budget.turn_spent == pytest.approx(1.0, abs=0.01)
     await session.close()
 
 
@@ -91,12 +92,13 @@ async def test_spending_carries_over_clear_and_a_resumed_sessions_cost_does_not_
     session = await _session(project, spec, _config(spec, session_usd=1.5))
     await session.send("one").run()
     first_id = session.session_id
-    await session.clear()
-    assert session.budget.spent == pytest.approx(1.0, abs=0.01)  # /clear spent nothing back
+    await session.store.clear()
+    spent = session.settings.budget.spent
+    assert spent == pytest.approx(1.0, abs=0.01)  # /clear spent nothing back
     assert (await session.send("two").run()).stop == "budget"
     await session.close()
     again = await _session(project, spec, _config(spec, session_usd=1.5), resume=first_id)
-    assert again.budget.spent == 0.0 and again.agent.usage.total_cost > 0.9
+    assert again.settings.budget.spent == 0.0 and again.agent.usage.total_cost > 0.9
     await again.close()
 
 
@@ -107,7 +109,7 @@ async def test_a_model_without_a_price_is_said_once_and_not_counted(project, tmp
     stream = session.events(agent_events=False)
     await session.start()
     # a scripted model is local, hence free: make it look hosted and unpriced to the budget
-    session.budget.estimate = lambda request, resolved: None  # type: ignore[method-assign]
+    session.settings.budget.estimate = lambda request, resolved: None  # type: ignore[method-assign]
     assert (await session.send("go").run()).stop == "end_turn" and _sent(spec) == 2
     await session.close()
     said = [
@@ -133,6 +135,7 @@ async def test_compaction_is_held_to_the_budget_too(project, tmp_path):
 def test_without_limits_the_agent_is_not_asked():
     class Agent:
         budget_check = "unset"
+        usage = Accounting()
 
     budget = Budget()
     budget.adopt(Agent, BudgetLimits())

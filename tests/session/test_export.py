@@ -90,7 +90,7 @@ async def test_the_export_is_the_whole_transcript_and_jsonl_loads_back(project, 
     lines = [Message.model_validate(json.loads(x)) for x in where.read_text().splitlines()]
     assert [m.text() for m in lines] == ["one", "first reply", "two", "second reply"]
     assert where == project / "out.jsonl"
-    assert last_reply(session.messages) == "second reply"
+    assert last_reply(session.store.messages) == "second reply"
     with pytest.raises(ExportError, match="is a folder"):
         await export(session, "md", str(tmp_path))
     await session.close()

@@ -51,12 +51,12 @@ async def test_the_session_holds_the_plans_windows_and_says_when_they_change(
     _backend(loopback, monkeypatch, _reply("one"), _reply("two"))
     session = Session(project, Config(), SessionOptions(model="chatgpt/gpt-5.5"))
     await session.start()
-    assert session.plan_status == "" and session.plan_usage == {}
+    assert session.status.plan == "" and session.settings.plan_usage == {}
     stream = session.events(agent_events=False)
     await session.send("hi").run()
-    assert session.plan_status == "plus 5h 37% · wk 12%"
-    assert set(session.plan_usage) == {"chatgpt"}
-    assert session.plan_usage["chatgpt"].window("wk").used_percent == 12
+    assert session.status.plan == "plus 5h 37% · wk 12%"
+    assert set(session.settings.plan_usage) == {"chatgpt"}
+    assert session.settings.plan_usage["chatgpt"].window("wk").used_percent == 12
     changed = [e.text for e in stream.drain() if e.type is SessionEventType.CHANGED]
     assert changed.count("plan") == 1
     await session.send("again").run()  # new figures, a new CHANGED
@@ -71,7 +71,7 @@ async def test_a_keyed_session_shows_no_plan_even_when_another_plan_was_seen(pro
     session = Session(project, Config(), SessionOptions(model=script(tmp_path / "m.json")))
     await session.start()
     await session.send("hi").run()
-    assert session.plan_status == "" and session.plan_usage == {}
+    assert session.status.plan == "" and session.settings.plan_usage == {}
     await session.close()
 
 

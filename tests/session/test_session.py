@@ -66,19 +66,19 @@ async def test_without_an_approval_hook_a_call_that_needs_asking_is_denied(proje
 async def test_a_bad_mode_or_effort_is_one_line_and_changes_nothing(project, tmp_path):
     session = await _started(project, script(tmp_path / "m.json"), permission_mode="ask")
     with pytest.raises(LarikError, match="unknown mode 'loose'"):
-        session.set_mode("loose")
+        session.settings.set_mode("loose")
     with pytest.raises(LarikError, match="unknown effort"):
-        session.set_effort("extreme")
+        session.settings.set_effort("extreme")
     assert session.permission_mode == "ask"
-    assert session.set_mode("plan") == "ask" and session.permission_mode == "plan"
+    assert session.settings.set_mode("plan") == "ask" and session.permission_mode == "plan"
     await session.close()
 
 
 async def test_changes_are_published_for_a_status_line(project, tmp_path):
     session = await _started(project, script(tmp_path / "m.json"))
     stream = session.events()
-    session.set_mode("edits")
-    session.set_effort("high")
+    session.settings.set_mode("edits")
+    session.settings.set_effort("high")
     changed = [ev.text for ev in stream.drain() if ev.type is SessionEventType.CHANGED]
     assert changed == ["mode", "effort"]
     await session.close()

@@ -63,7 +63,9 @@ class TuiFace(Face):
         started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._host = asyncio.ensure_future(self._run(started))
         await asyncio.wait_for(asyncio.shield(started), WAIT)
-        await self._do(lambda pilot: wait_for(pilot, lambda: self.chat.agent is not None, WAIT))
+        await self._do(
+            lambda pilot: wait_for(pilot, lambda: self.chat.session.agent is not None, WAIT)
+        )
         self.session_id = self.chat.session_id
 
     async def _run(self, started: asyncio.Future[None]) -> None:

@@ -117,7 +117,7 @@ async def wait_for(
 
 async def ready(pilot: Any) -> None:
     app = pilot.app
-    await wait_for(pilot, lambda: app.chat.agent is not None)
+    await wait_for(pilot, lambda: app.chat.session.agent is not None)
 
 
 async def send(pilot: Any, text: str) -> None:

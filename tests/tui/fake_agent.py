@@ -1,6 +1,7 @@
 """A small stand-in for ``larik.agent.Agent`` on the scripted provider, for the TUI's tests.
 
-It follows the contract the TUI relies on (docs/tui.md; the session builds it through an agent factory, larik/session/options.py): events in
+It implements the session's port (larik/session/port.py's ``AgentPort``: the session builds it
+through an agent factory, larik/session/options.py) and the contract the TUI relies on: events in
 order, the approver awaited before each tool call, replay rules applied to every request,
 cancellation leaving the conversation valid. Tools do nothing but report; ``edit_file`` returns
 a diff in ``data["diff"]``, ``bash`` an exit code.
@@ -11,10 +12,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from larik.agent.events import AgentEvent, AgentEventType, Approver, PermissionRequest
 from larik.agent.jobs import JobTable
+from larik.agent.permissions import PermissionPolicy
 from larik.agent.usage import Accounting
 from larik.llm.providers.scripted import ScriptedProvider
 from larik.llm.replay import replayable_messages
@@ -45,6 +48,16 @@ class FakeAgent:
         self.tool_calls: list[tuple[str, dict[str, Any]]] = []  # run_tool's, for the tests
         self.tool_runner = self
         self.jobs = JobTable()  # none started: the fake runs no command
+        self.hooks = None  # tool_runner.hooks: no hooks
+        self.checkpoints = None  # it keeps none: /undo says so
+        self.lsp = None
+        self.log = SimpleNamespace(record=lambda record: None)  # display records: dropped
+        self.permissions = PermissionPolicy(Path.cwd(), "ask")
+        self.restored = None
+        self.effort_applies: bool | None = None
+        self.accepts_images: bool | None = None
+        self.budget_check: Any = None
+        self.warmer: float | None = None
         self.closed = False
         self.switches: list[str] = []
         SESSIONS[session] = self.messages

@@ -394,19 +394,18 @@ async def test_slash_copy_in_a_terminal_without_osc_52_says_how_else(harness, mo
 def test_slash_cost_names_models_as_the_usage_module_does(monkeypatch):
     """One fact, one place: /cost names each model with ``Accounting.spec`` (print mode's JSON
     keys do too), not a copy of its rule."""
-    from types import SimpleNamespace
-
     from larik.agent.usage import Accounting
     from larik.llm.types import Usage
+    from larik.session import SessionStatus
 
     usage = Accounting()
     usage.add("model-x", "main", Usage(input=5, output=2), None, "acme")
     usage.add("model-y", "main", Usage(input=1, output=1), None)  # no provider recorded
-    agent = SimpleNamespace(usage=usage, model="model-y", provider_name="other")
-    table = slash.cost_markdown(agent)
+    status = SessionStatus(ready=True, usage=usage, model="model-y", provider="other")
+    table = slash.cost_markdown(status)
     assert "| acme/model-x | 5 | 2 |" in table and "| other/model-y | 1 | 1 |" in table
     monkeypatch.setattr(Accounting, "spec", lambda self, model, provider="": f"<{model}>")
-    table = slash.cost_markdown(agent)
+    table = slash.cost_markdown(status)
     assert "| <model-x> |" in table and "| <model-y> |" in table
 
 
@@ -434,7 +433,7 @@ async def test_slash_init_has_the_model_write_agents_md_through_the_normal_tools
         assert "AGENTS.md" in asked and "run a single test" in asked
         assert "improve it" not in asked  # there was none
         assert (real.cwd / "AGENTS.md").read_text() == body
-        assert [t.prompt for t in app.chat.agent.checkpoints.turns] == ["/init"]  # as typed
+        assert [t.prompt for t in app.chat.session.agent.checkpoints.turns] == ["/init"]  # as typed
         await send(pilot, "/init")  # again: now there is one, to improve
         await turn_done(pilot)
         again = real.provider.requests[2].messages[-1].text()

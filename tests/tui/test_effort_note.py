@@ -53,7 +53,7 @@ async def test_effort_on_a_model_it_does_nothing_for_says_so(tmp_path, loopback,
         await wait_for(pilot, lambda: "effort: high (was default" in shown(app), timeout=60)
         said = "it has no effect on " in shown(app)
         assert said is (effort == "none")
-        assert app.chat.agent.effort == "high"  # set all the same: a fallback may take it
+        assert app.chat.session.agent.effort == "high"  # set all the same: a fallback may take it
 
 
 async def test_effort_on_a_local_catalog_model_says_it_has_no_effect(tmp_path):

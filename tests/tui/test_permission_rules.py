@@ -42,7 +42,7 @@ async def test_a_session_rule_is_listed_and_forgotten_and_its_calls_are_asked_ag
         assert "1: bash: ls*" in shown(app)
         await send(pilot, "/permissions forget 1")
         await wait_for(pilot, lambda: "forgot bash: ls*" in shown(app), timeout=60)
-        assert app.chat.agent.permissions.session_allow == []
+        assert app.chat.session.agent.permissions.session_allow == []
         await send(pilot, "list again")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), timeout=60)
         await pilot.press("y")

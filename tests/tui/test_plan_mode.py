@@ -71,7 +71,7 @@ async def modes_after_shift_tab(pilot: Any, app: Any, presses: int) -> list[str]
     for _ in range(presses):
         await pilot.press("shift+tab")
         await pilot.pause()
-        seen.append(app.chat.agent.permission_mode)
+        seen.append(app.chat.session.agent.permission_mode)
     return seen
 
 
@@ -83,7 +83,7 @@ async def test_shift_tab_cycles_ask_edits_plan(planner):
         assert await modes_after_shift_tab(pilot, app, 4) == ["edits", "plan", "ask", "edits"]
         await pilot.press("shift+tab")
         await pilot.pause()
-        assert status_text(app.chat.agent).plain.endswith(" · plan")
+        assert status_text(app.chat.session.status).plain.endswith(" · plan")
         assert app.focused is app.chat.prompt
 
 
@@ -104,7 +104,7 @@ async def test_an_accepted_plan_is_carried_out_in_edits_mode(planner):
         await pilot.press("e")
         await wait_for(pilot, lambda: "Done." in screen_text(app))
         await turn_done(pilot)
-        agent = app.chat.agent
+        agent = app.chat.session.agent
         assert agent.permission_mode == "edits"
         assert (planner.cwd / "calc.py").read_text() == ORIGINAL.replace("a - b", "a + b")
         prompts = [m.blocks[0].text for m in agent.messages if m.role == "user" and m.text()]
@@ -120,7 +120,7 @@ async def test_refining_keeps_plan_mode_and_changes_nothing(planner):
         await wait_for(pilot, lambda: isinstance(app.screen, PlanScreen))
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, PlanScreen))
-        agent = app.chat.agent
+        agent = app.chat.session.agent
         assert agent.permission_mode == "plan" and app.focused is app.chat.prompt
         assert "still in plan mode" in screen_text(app)
         await send(pilot, "also handle floats")
@@ -139,7 +139,7 @@ async def test_permissions_command_knows_plan(planner):
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await send(pilot, "/permissions plan")
-        await wait_for(pilot, lambda: app.chat.agent.permission_mode == "plan")
+        await wait_for(pilot, lambda: app.chat.session.agent.permission_mode == "plan")
         assert "read and search only" in screen_text(app)
 
 

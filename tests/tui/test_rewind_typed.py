@@ -41,7 +41,7 @@ async def test_rewind_lists_and_gives_back_the_prompt_as_typed(proj, size):
         await send(pilot, "and then")
         await turn_done(pilot)
         assert _sent_files(proj) == [1, 0]
-        old = app.chat.agent
+        old = app.chat.session.agent
         await send(pilot, "/rewind")
         await wait_for(pilot, lambda: isinstance(app.screen, TurnPickerScreen))
         await wait_for(pilot, lambda: TYPED in screen_text(app))
@@ -50,7 +50,7 @@ async def test_rewind_lists_and_gives_back_the_prompt_as_typed(proj, size):
         await wait_for(pilot, lambda: isinstance(app.screen, RewindChoiceScreen))
         await wait_for(pilot, lambda: f"before turn 1: {TYPED}" in screen_text(app))
         await pilot.press("c")
-        await wait_for(pilot, lambda: app.chat.agent is not old and not _undo_running(app))
+        await wait_for(pilot, lambda: app.chat.session.agent is not old and not _undo_running(app))
         await wait_for(pilot, lambda: app.chat.prompt.text == TYPED)
         await pilot.press("enter")  # sent again: the file goes once
         await turn_done(pilot)
@@ -67,12 +67,12 @@ async def test_a_resumed_session_lists_the_prompt_as_typed(proj, size):
         await turn_done(pilot)
         await send(pilot, "and then")
         await turn_done(pilot)
-        old = app.chat.agent
+        old = app.chat.session.agent
         await send(pilot, "/rewind 2")
         await wait_for(pilot, lambda: isinstance(app.screen, RewindChoiceScreen))
         await pilot.press("c")
-        await wait_for(pilot, lambda: app.chat.agent is not old and not _undo_running(app))
-        assert [t.prompt for t in app.chat.agent.checkpoints.turns] == [TYPED]
+        await wait_for(pilot, lambda: app.chat.session.agent is not old and not _undo_running(app))
+        assert [t.prompt for t in app.chat.session.agent.checkpoints.turns] == [TYPED]
         await send(pilot, "/rewind")
         await wait_for(pilot, lambda: isinstance(app.screen, TurnPickerScreen))
         await wait_for(pilot, lambda: TYPED in screen_text(app))

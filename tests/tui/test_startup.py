@@ -135,7 +135,7 @@ async def test_a_modal_asked_at_start_up_comes_over_the_chat_screen_before_the_a
         await wait_for(pilot, lambda: "Answer me first" in screen_text(app))
         assert isinstance(app.screen, _Question)
         assert "starting…" in screen_text(app)  # the chat screen is beneath it, painted
-        assert harness.factory_calls == [] and app.chat.agent is None
+        assert harness.factory_calls == [] and app.chat.session.agent is None
         await pilot.press("y")
         await ready(pilot)
         assert answers == ["yes"] and app.screen is app.chat

@@ -113,7 +113,7 @@ async def test_a_project_asking_for_trust_is_asked_once_and_yes_applies_it(harne
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
         await pilot.pause()
-        assert app.chat.agent is None  # nothing runs before the answer
+        assert app.chat.session.agent is None  # nothing runs before the answer
         assert "Trust this folder?" in screen_text(app)
         await pilot.press("t")
         await ready(pilot)
@@ -176,7 +176,7 @@ async def test_a_listed_folder_that_changed_since_is_asked_about_again_saying_wh
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
         await pilot.pause()
-        assert app.chat.agent is None  # nothing runs before the answer
+        assert app.chat.session.agent is None  # nothing runs before the answer
         text = screen_text(app)
         assert "changed since you trusted it" in text and "new: .claude hooks" in text
         await pilot.press("t")

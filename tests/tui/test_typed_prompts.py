@@ -24,14 +24,14 @@ async def test_resume_and_rewind_list_the_command_as_typed(tmp_path):
         await turn_done(pilot)
         sent = real.provider.requests[0].messages[-1].text()
         assert sent.startswith("Say hello to world, warmly")  # the model got the expansion
-        first = app.chat.agent.session_id
+        first = app.chat.session.agent.session_id
         await send(pilot, "/rewind")
         await wait_for(pilot, lambda: isinstance(app.screen, TurnPickerScreen))
         await wait_for(pilot, lambda: "/hello world" in screen_text(app))
         assert "Say hello" not in screen_text(app)
         await pilot.press("escape")
         await send(pilot, "/clear")
-        await wait_for(pilot, lambda: app.chat.agent.session_id != first)
+        await wait_for(pilot, lambda: app.chat.session.agent.session_id != first)
         await send(pilot, "/resume")
         await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen))
         await wait_for(pilot, lambda: "/hello world" in screen_text(app))

@@ -202,7 +202,7 @@ async def test_slash_rewind_lists_the_turns_and_restores_the_code_only(proj):
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
         await four_turns(pilot)
-        session = app.chat.agent.session_id
+        session = app.chat.session.agent.session_id
         await send(pilot, "/rewind")
         await wait_for(pilot, lambda: isinstance(app.screen, TurnPickerScreen))
         await wait_for(pilot, lambda: "make new" in screen_text(app))  # drawn
@@ -216,7 +216,7 @@ async def test_slash_rewind_lists_the_turns_and_restores_the_code_only(proj):
         assert (proj.cwd / "calc.py").read_text() == ORIGINAL
         assert (proj.cwd / "new.txt").exists()  # turn 1 stays
         assert (proj.cwd / "keep.txt").exists() and not (proj.cwd / "made.txt").exists()
-        assert app.chat.agent.session_id == session
+        assert app.chat.session.agent.session_id == session
         assert proj.git_untouched()
 
 
@@ -225,14 +225,14 @@ async def test_slash_rewind_conversation_only_forks_and_puts_the_prompt_back(pro
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await four_turns(pilot)
-        old = app.chat.agent
+        old = app.chat.session.agent
         original = old.transcript_path.read_bytes()
         files = tree_digest(proj.cwd)
         await send(pilot, "/rewind 3")
         await wait_for(pilot, lambda: isinstance(app.screen, RewindChoiceScreen))
         await pilot.press("c")
-        await wait_for(pilot, lambda: app.chat.agent is not old and not _undo_running(app))
-        new = app.chat.agent
+        await wait_for(pilot, lambda: app.chat.session.agent is not old and not _undo_running(app))
+        new = app.chat.session.agent
         assert new.session_id != old.session_id
         assert [t.prompt for t in new.checkpoints.turns] == ["make new", "overwrite calc"]
         assert app.chat.prompt.text == "edit calc"
@@ -247,16 +247,16 @@ async def test_slash_rewind_both_restores_code_and_conversation(proj):
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await four_turns(pilot)
-        old = app.chat.agent
+        old = app.chat.session.agent
         await send(pilot, "/rewind 2")
         await wait_for(pilot, lambda: isinstance(app.screen, RewindChoiceScreen))
         await pilot.press("b")
-        await wait_for(pilot, lambda: app.chat.agent is not old and not _undo_running(app))
+        await wait_for(pilot, lambda: app.chat.session.agent is not old and not _undo_running(app))
         assert (proj.cwd / "calc.py").read_text() == ORIGINAL and (proj.cwd / "new.txt").exists()
-        assert len(app.chat.agent.messages) == 4  # turn 1: prompt, call, result, reply
+        assert len(app.chat.session.agent.messages) == 4  # turn 1: prompt, call, result, reply
         await send(pilot, "overwrite calc, differently")
         await turn_done(pilot)
-        assert [t.n for t in app.chat.agent.checkpoints.turns] == [1, 2]
+        assert [t.n for t in app.chat.session.agent.checkpoints.turns] == [1, 2]
         assert proj.git_untouched()
 
 
@@ -266,16 +266,16 @@ async def test_slash_fork_goes_on_in_a_copy_and_the_original_is_byte_identical(p
         await ready(pilot)
         await send(pilot, "first")
         await turn_done(pilot)
-        old = app.chat.agent
+        old = app.chat.session.agent
         original = old.transcript_path.read_bytes()
         await send(pilot, "/fork")
-        await wait_for(pilot, lambda: app.chat.agent is not old and not _undo_running(app))
+        await wait_for(pilot, lambda: app.chat.session.agent is not old and not _undo_running(app))
         assert any("forked: now in session" in n for n in notices(app))
         assert not any("resumed session" in n for n in notices(app))  # issue 25 item 20
         await send(pilot, "second")
         await turn_done(pilot)
         assert old.transcript_path.read_bytes() == original
-        assert [t.prompt for t in app.chat.agent.checkpoints.turns] == ["first", "second"]
+        assert [t.prompt for t in app.chat.session.agent.checkpoints.turns] == ["first", "second"]
         await command(pilot, "/undo")  # the fork kept turn 1's checkpoint
         assert not (proj.cwd / "a.txt").exists()
 
@@ -312,13 +312,13 @@ async def test_slash_rewind_puts_the_prompt_back_with_the_cursor_at_its_end(proj
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await four_turns(pilot)
-        old = app.chat.agent
+        old = app.chat.session.agent
         await pilot.press(*"/rewind", "enter")  # typed, and the turn picked from the list
         await wait_for(pilot, lambda: isinstance(app.screen, TurnPickerScreen))
         await pilot.press("down", "enter")  # newest first: turn 4, then turn 3
         await wait_for(pilot, lambda: isinstance(app.screen, RewindChoiceScreen))
         await pilot.press("c")
-        await wait_for(pilot, lambda: app.chat.agent is not old and not _undo_running(app))
+        await wait_for(pilot, lambda: app.chat.session.agent is not old and not _undo_running(app))
         await wait_for(pilot, lambda: app.chat.prompt.text == "edit calc")
         await pilot.pause()
         prompt = app.chat.prompt

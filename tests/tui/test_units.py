@@ -6,6 +6,7 @@ import pytest
 
 from larik.config import Config
 from larik.session.attachments import build_prompt, mentions
+from larik.session.port import SessionStatus
 from larik.tui import resume_hint, slash
 from larik.tui.attachments import complete_path
 from larik.tui.local_servers import LocalModel
@@ -151,25 +152,28 @@ def test_windows_and_prices_are_short():
 
 
 # -- status line and cards -----------------------------------------------------------------
-class _Agent:
-    model, provider_name, role, effort, permission_mode = (
-        "gpt-5",
-        "openai",
-        "worker",
-        "high",
-        "edits",
+def _status() -> SessionStatus:
+    from larik.agent.usage import Accounting
+    from larik.llm.types import Usage
+
+    usage = Accounting()
+    usage.add("gpt-5", "main", Usage(input=12_000, output=345), 0.1234, "openai")
+    return SessionStatus(
+        ready=True,
+        spec="openai/gpt-5",
+        model="gpt-5",
+        provider="openai",
+        role="worker",
+        effort="high",
+        mode="edits",
+        context_tokens=50_000,
+        context_window=200_000,
+        usage=usage,
     )
-    context_tokens, context_window = 50_000, 200_000
-
-    class usage:
-        total_cost = 0.1234
-
-        class total:
-            total = 12_345
 
 
 def test_the_status_line_shows_model_role_effort_context_tokens_cost_and_mode():
-    assert status_text(_Agent()).plain == (
+    assert status_text(_status()).plain == (
         "openai/gpt-5 (worker) · effort high · ctx 25% · 12.3k tok · $0.1234 · edits"
     )
 

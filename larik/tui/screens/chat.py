@@ -110,9 +110,8 @@ class ChatScreen(Screen[None]):
 
     # what the app and the tests read: the session's, and whether a turn runs
     config = property(lambda self: self.session.config)
-    agent = property(lambda self: self.session.agent)
-    mcp = property(lambda self: self.session.mcp)
-    custom = property(lambda self: self.session.commands)
+    mcp = property(lambda self: self.session.servers.mcp)
+    custom = property(lambda self: self.session.servers.commands)
     session_id = property(lambda self: self.session.session_id)
     busy = property(lambda self: self.turns.busy)
 
@@ -143,13 +142,15 @@ class ChatScreen(Screen[None]):
         warm-up (so they do not compete with the import the first request waits for).
         Run by the app, in its worker (it waits for the agent, which opens in this screen's)."""
         self.turns.draw_events(self.session.events())
-        self.session.prepare_mcp()  # the agent's tool source
-        self.run_worker(self.session.discover_commands(), group="custom", exit_on_error=False)
+        self.session.servers.prepare()  # the agent's tool source
+        self.run_worker(
+            self.session.servers.discover_commands(), group="custom", exit_on_error=False
+        )
         o = self.session.options
         chosen = self.models.default(self.ui, o.model, o.resume)
         if chosen is not None and chosen.source == "remembered":
             if await starting.open_remembered(self.session, self.conv, chosen.spec):
-                await self.use_agent(self.session.agent)
+                await self.use_agent()
                 self.say(f"model: {self.session.spec} ({chosen.why}; /model changes it)")
             else:  # the rule's next, as if nothing were remembered
                 chosen = self.models.default(self.ui, o.model, o.resume, again=True)
@@ -159,15 +160,15 @@ class ChatScreen(Screen[None]):
 
         async def start_servers() -> None:
             await self.warmup.done()
-            self.session.start_servers()
+            self.session.servers.start()
 
         self.run_worker(start_servers(), group="mcp-start", exit_on_error=False)
 
-    async def use_agent(self, agent: Any, *, replaced: bool = False, resumed: bool = True) -> None:
+    async def use_agent(self, *, replaced: bool = False, resumed: bool = True) -> None:
         """Draw the session's agent: its earlier conversation when resumed, else a welcome."""
         if not replaced:  # Shift+Tab's modes: yolo only in a session that started in it
-            self.modes = tui_plan.modes_for(agent.permission_mode)
-        jobs = getattr(agent, "jobs", None)
+            self.modes = tui_plan.modes_for(self.session.permission_mode)
+        jobs = self.session.servers.jobs
         if jobs is not None:  # the status line counts the running ones
             jobs.on_change = lambda: self.refresh_status() if self.is_attached else None
         self.warm_up_sdk()
@@ -177,10 +178,10 @@ class ChatScreen(Screen[None]):
     def warm_up_sdk(self) -> None:
         """Import the model's SDK (and what drawing a reply needs) in a thread now, not on the
         first request; a turn started before it is done waits for it (``Turns``)."""
-        self.warmup.start(self.session.agent.provider_name, self.config)
+        self.warmup.start(self.session.status.provider, self.config)
 
     def refresh_status(self) -> None:
-        self.status.show(self.session.agent, busy=self.busy, plan=self.session.plan_status)
+        self.status.show(self.session.status, busy=self.busy)
 
     def say(self, text: str, level: str = "info", *, as_markdown: bool = False) -> None:
         """The outcome of something the user typed (a command, a `!command`), as a notice at
@@ -223,7 +224,7 @@ class ChatScreen(Screen[None]):
                 if await starting.open_agent(
                     self.session, self.ui, self.conv, self.status, model, resume
                 ):
-                    await self.use_agent(self.session.agent)
+                    await self.use_agent()
                     opened = True
             finally:
                 if not message.opened.done():
@@ -247,7 +248,7 @@ class ChatScreen(Screen[None]):
 
     async def on_reopened(self, message: Reopened) -> None:
         await self.conv.clear()
-        await self.use_agent(self.session.agent, replaced=True, resumed=message.resumed)
+        await self.use_agent(replaced=True, resumed=message.resumed)
 
     def on_copy(self, message: Copy) -> None:
         self.app.copy_to_clipboard(message.text)
@@ -302,7 +303,7 @@ class ChatUI:
         self.post(Say(text, level, as_markdown))
 
     def need_agent(self) -> bool:
-        if self._chat.session.agent is None:
+        if not self._chat.session.ready:
             self.say("no model yet: pick one with /model", "warning")
             return False
         return True

@@ -7,12 +7,11 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from ...session.core import spec_of as agent_spec  # "provider/model" of an agent
+from ...session.port import SessionStatus
 from ...words import count
 
 __all__ = [
     "StatusBar",
-    "agent_spec",
     "cost_text",
     "elide_spec",
     "human_tokens",
@@ -51,7 +50,7 @@ def elide_spec(spec: str, room: int) -> str:
 
 
 def status_text(
-    agent: Any,
+    status: SessionStatus | None,
     *,
     busy: bool = False,
     note: str = "",
@@ -59,22 +58,24 @@ def status_text(
     priced: bool = False,
     plan: str = "",
 ) -> Text:
-    """The status line for ``agent`` (None before a model is ready). With ``width``, a long
-    model name is shortened so that everything after it (effort, context, tokens, cost, mode)
-    still fits. ``priced``: the current model's price is known (see ``cost_text``). ``plan``:
-    a signed-in plan's usage windows (``Session.plan_status``: ``plus 5h 37% · wk 12%``)."""
+    """The status line for ``status`` (``Session.status``; None or not ready: before a model
+    is). With ``width``, a long model name is shortened so that everything after it (effort,
+    context, tokens, cost, mode) still fits. ``priced``: the current model's price is known
+    (see ``cost_text``). ``plan``: a signed-in plan's usage windows (``plus 5h 37% · wk
+    12%``; the status's own when not given)."""
     t = Text(no_wrap=True, overflow="ellipsis")
     if busy:
         t.append("● ", style="yellow")
-    if agent is None:
+    if status is None or not status.ready:
         t.append(note or "no model yet", style="dim")
         return t
-    spec = agent_spec(agent) or "?"
-    tail = _tail(agent, priced, plan=plan)
+    plan = plan or status.plan
+    spec = status.spec or status.model or "?"
+    tail = _tail(status, priced, plan=plan)
     for terse in range(1, TERSEST + 1):  # too narrow: drop the least needed fields first
         if not width or width - t.cell_len - tail.cell_len >= MIN_SPEC:
             break
-        tail = _tail(agent, priced, terse, plan)
+        tail = _tail(status, priced, terse, plan)
     if width:
         spec = elide_spec(spec, max(MIN_SPEC, width - t.cell_len - tail.cell_len))
     t.append(spec, style="bold")
@@ -87,42 +88,38 @@ def status_text(
 TERSEST = 3
 
 
-def _tail(agent: Any, priced: bool = False, terse: int = 0, plan: str = "") -> Text:
+def _tail(status: SessionStatus, priced: bool = False, terse: int = 0, plan: str = "") -> Text:
     """Everything after the model: role, effort, context, tokens, cost, running background
     jobs, the language servers' diagnostics of this session's edits, permission mode. When the
     line is narrow (``terse``): 1 leaves out the effort when it is the default, 2 also the
     tokens, 3 also the role, any effort, the jobs and the diagnostics. Context, cost and
     permission mode always stay."""
     t = Text()
-    role = getattr(agent, "role", None)
+    role = status.role
     if role and role != "main" and terse < 3:
         t.append(f" ({role})")
-    effort = getattr(agent, "effort", "") or "default"
+    effort = status.effort or "default"
     if not (terse >= 3 or (terse >= 1 and effort == "default")):
         t.append(f" · effort {effort}")
-    window = getattr(agent, "context_window", 0) or 0
-    used = getattr(agent, "context_tokens", 0) or 0
+    window, used = status.context_window, status.context_tokens
     if window:
         pct = used * 100 / window
         style = "red" if pct >= 80 else ("yellow" if pct >= 60 else "")
         t.append(" · ")
         t.append(f"ctx {pct:.0f}%", style=style)
-    usage = getattr(agent, "usage", None)
-    total = usage.total.total if usage is not None else 0
+    total = status.tokens
     if terse < 2:
         t.append(f" · {human_tokens(total)} tok")
-    t.append(f" · {cost_text(getattr(usage, 'total_cost', None), total, priced)}")
+    t.append(f" · {cost_text(status.cost, total, priced)}")
     if plan and terse < 2:
         t.append(f" · {plan}")
-    jobs = getattr(agent, "jobs", None)
-    running = len(jobs.running()) if jobs is not None and terse < 3 else 0
+    running = status.jobs_running if terse < 3 else 0
     if running:  # background jobs still running: /jobs lists them
         t.append(f" · {count(running, 'job')}", style="green")
-    lsp = getattr(agent, "lsp", None)
-    found = getattr(lsp, "count", 0) if terse < 3 else 0
-    if isinstance(found, int) and found:  # what the language servers said of this session's edits
+    found = status.diagnostics if terse < 3 else 0
+    if found:  # what the language servers said of this session's edits
         t.append(f" · {count(found, 'diagnostic')}", style="yellow")
-    mode = getattr(agent, "permission_mode", "") or "ask"
+    mode = status.mode or "ask"
     t.append(" · ")
     t.append(mode, style=MODE_STYLES.get(mode, ""))
     return t
@@ -140,10 +137,10 @@ def cost_text(cost: float | None, tokens: int = 0, priced: bool = False) -> str:
     return f"${cost:.4f}" if cost is not None else UNKNOWN_COST
 
 
-def model_priced(agent: Any, config: Any = None) -> bool:
-    """Whether the catalog knows the price of the agent's current model (0 for a local one)."""
-    provider = getattr(agent, "provider_name", "") or None
-    model = getattr(agent, "model", "") or ""
+def model_priced(status: SessionStatus, config: Any = None) -> bool:
+    """Whether the catalog knows the price of the model in use (0 for a local one)."""
+    provider = status.provider or None
+    model = status.model
     if not model:
         return False
     try:
@@ -162,7 +159,7 @@ class StatusBar(Static):
     def __init__(self, config: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.config = config
-        self._agent: Any = None
+        self._status: SessionStatus | None = None
         self._busy = False
         self._note = ""
         self._plan = ""
@@ -180,24 +177,29 @@ class StatusBar(Static):
         self.vim = mode
         self.refresh()
 
-    def show(self, agent: Any, *, busy: bool = False, note: str = "", plan: str = "") -> None:
-        self._agent, self._busy, self._note, self._plan = agent, busy, note, plan
-        if self.command is not None and agent is not None:
-            self.command.changed(agent, busy)  # runs it only when what it is told changed
+    def show(
+        self, status: SessionStatus | None, *, busy: bool = False, note: str = "", plan: str = ""
+    ) -> None:
+        """Draw ``status`` (``Session.status``; None: no model yet, ``note`` says why)."""
+        ready = status is not None and status.ready
+        self._status = status if ready else None
+        self._busy, self._note, self._plan = busy, note, plan
+        if self.command is not None and status is not None and ready:
+            self.command.changed(status, busy)  # runs it only when what it is told changed
         self.refresh()
 
     def render(self) -> Text:
-        agent = self._agent
-        key = (getattr(agent, "provider_name", ""), getattr(agent, "model", ""))
-        if agent is not None and key not in self._priced:
-            self._priced[key] = model_priced(agent, self.config)
+        status = self._status
+        key = (status.provider, status.model) if status is not None else ("", "")
+        if status is not None and key not in self._priced:
+            self._priced[key] = model_priced(status, self.config)
         tag = f"{self.vim.upper()} " if self.vim else ""
-        custom = self.custom if agent is not None else None
+        custom = self.custom if status is not None else None
         if custom is not None and self.custom_mode == "replace":
             return Text.assemble(tag, custom, no_wrap=True, overflow="ellipsis")
         extra = custom.cell_len + 3 if custom is not None else 0  # the model name gives way
         line = status_text(
-            agent,
+            status,
             busy=self._busy,
             note=self._note,
             width=max(0, self.size.width - len(tag) - extra) if self.size.width else 0,
