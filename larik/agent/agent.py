@@ -86,6 +86,9 @@ class Part(Generic[T]):
     def __get__(self, obj: object, owner: type) -> T | Part[T]:
         return self if obj is None else getattr(getattr(obj, self.part), self.name)  # type: ignore[no-any-return]
 
+    def __set__(self, obj: object, value: T) -> None:
+        raise AttributeError(f"{self.name} is read only (the {self.part}'s)")
+
 
 class Setting(Part[T]):
     """A :class:`Part` a front end may also set (``agent.warmer = 0.4``)."""

@@ -8,6 +8,8 @@ import ast
 import dataclasses
 from pathlib import Path
 
+import pytest
+
 from larik.agent.agent import Agent, AgentSettings
 from larik.agent.settings import AgentSettings as SettingsFromItsModule
 from larik.agent.tools import READ_ONLY_TOOLS
@@ -28,6 +30,8 @@ async def test_a_subagent_is_spawned_through_the_agents_public_method(make_agent
     assert sub.transcript_path == Path("/dev/null") and sub.session_id != agent.session_id
     agent.permission_mode = "edits"  # one policy: the subagent follows the session's mode
     assert sub.permission_mode == "edits"
+    with pytest.raises(AttributeError):  # a part's attribute is read through the agent only
+        sub.spec = "other/model"  # type: ignore[misc]
     assert sub._settings.tools == READ_ONLY_TOOLS
     assert sub._settings.processes is agent._settings.processes  # an interrupt kills its commands
     assert [ev.text async for ev in sub.run_turn("look") if ev.type == "turn_end"] == ["found"]
