@@ -44,7 +44,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @needs_proc
 def test_a_background_job_ends_when_the_print_run_ends(project, tmp_path, mark):
     # the model waits, as a command, for every pid of the job to be written, then ends the run
-    written = "until [ \"$(wc -l < pids 2>/dev/null)\" -ge 4 ]; do sleep 0.05; done"
+    written = 'until [ "$(wc -l < pids 2>/dev/null)" -ge 4 ]; do sleep 0.05; done'
     wait = {"tool_calls": [{"name": "bash", "input": {"command": written}}]}
     model = write_script(tmp_path / "s.json", {"tool_calls": [JOB]}, wait, {"text": "started it"})
     proc = start(project, "-p", "serve", "-m", model, "--permission-mode", "yolo")

@@ -58,11 +58,12 @@ from typing import TYPE_CHECKING, Any
 from ..llm.errors import LarikError
 from ..llm.types import Block, Message, StopReason
 from . import edit_line, own_tests
+from .driver import Ask
 from .edit_apply import apply_reply, write_own
 from .edit_context import Found, check_command, gather
 from .edit_feedback import Applied, feedback, summary
 from .edit_files import read_shown
-from .edit_messages import Ran, cut_off, first_message, now_reply, put_out, review
+from .edit_messages import Ran, cut_off, first_message, now_reply, review
 from .edit_point import blamed, pointer
 from .edit_reply import Format, parse_reply
 from .events import AgentEvent, AgentEventType
@@ -73,7 +74,7 @@ from .skips import Skip, left_out
 from .turn import Reply, TurnOver
 
 if TYPE_CHECKING:
-    from .agent import Agent
+    from .driver import TurnDriver
 
 __all__ = ["EDIT_ROUNDS", "SYSTEM", "EditHost", "run_edit_turn"]
 
@@ -104,40 +105,30 @@ CHANGE = re.compile(
 
 @dataclass
 class EditHost:
-    """What the workflow uses of the agent (:meth:`larik.agent.agent.Agent._edit_host`)."""
+    """What the workflow runs on: a turn's driver (:class:`.driver.TurnDriver`, the loop's)
+    and what it may know of the session."""
 
+    driver: TurnDriver  # calls the model, appends, runs the harness's calls
     root: Path
     window: int  # the model's context window in tokens (0: not known)
     profile: Profile  # the model's: its tools, output limit and edit format
     rounds: int
     denies_read: Callable[[Path], bool]
     mark_read: Callable[[Path], None]  # the file counts as read (it is in the message)
-    call_model: Callable[[Reply, float | None], AsyncIterator[AgentEvent]]  # (reply, temp)
-    messages: Callable[[], list[Message]]  # the conversation as it is sent
-    append: Callable[[Message, bool], None]  # (message, written by the harness)
-    run_calls: Callable[[list[Block], dict[str, AgentEvent]], AsyncIterator[AgentEvent]]
     #: the user let edits go without a question ("edits", "yolo"): the harness may write its
     #: own scratch file (the request's tests, :mod:`.own_tests`), which no question covers
     writes_unasked: bool = False
     unusable: str = ""  # the model cannot answer at all (probe.py): said before anything runs
 
-    @classmethod
-    def of(cls, agent: Agent) -> EditHost:
-        """The agent's pieces the workflow runs on (its friend, as :mod:`.create` is)."""
-        return cls(
-            root=agent.root,
-            window=agent.context_window,
-            profile=agent._profile,
-            rounds=min(EDIT_ROUNDS, agent.max_turns),
-            denies_read=lambda path: agent.path_denied("read_file", path),
-            mark_read=agent._ctx.seen.record,
-            call_model=agent._call_model,
-            messages=lambda: agent.messages,
-            append=agent._append,
-            run_calls=lambda calls, ends: agent._run_calls(calls, {}, ends=ends),
-            writes_unasked=agent.permission_mode in ("edits", "yolo"),
-            unusable=agent._caps.unusable,
-        )
+    def append(self, message: Message, harness: bool) -> None:
+        """``harness``: a message the workflow wrote (not the model's reply)."""
+        self.driver.append(message, harness)
+
+    def run_calls(
+        self, calls: list[Block], ends: dict[str, AgentEvent]
+    ) -> AsyncIterator[AgentEvent]:
+        """The harness's own calls (not in the conversation): each ``tool_end`` into ``ends``."""
+        return self.driver.run_calls(calls, {}, ends=ends)
 
     @property
     def max_output(self) -> int:
@@ -246,7 +237,7 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
                 if told or last or reviewing or not CHANGE.search(request):
                     raise TurnOver(StopReason.END_TURN, reviewing or text)
                 told = True
-                put_out(host.messages(), msg)
+                host.driver.leave_out(msg)
                 back = Message.user(NO_EDIT + now_reply(found, fmt))
                 host.append(back, True)
                 yield AgentEvent(E.MESSAGE, message=back)
@@ -285,7 +276,7 @@ async def _edit_turn(host: EditHost, request: str, mine: list[Ran]) -> AsyncIter
                 )
             again = applied.unchanged
             if again:
-                put_out(host.messages(), msg)
+                host.driver.leave_out(msg)
             where = blamed(failing.output, host.root, found) if failing is not None else None
             point = "" if where else _point(host, found, failing)  # where: the line is said
             said, earlier = [point], list(saw)
@@ -407,28 +398,10 @@ async def _ask(
     host: EditHost, reply: Reply, start: str, temp: float | None = None
 ) -> AsyncIterator[AgentEvent]:
     """One model call (``temp``: its temperature, None for the profile's); with ``start``,
-    the reply is begun for the model (an assistant message it continues), and ``reply``
-    holds the whole of it, ``start`` included."""
-    if not start:
-        async for ev in host.call_model(reply, temp):
-            yield ev
-        return
-    seed = Message(role="assistant", blocks=[Block.text_block(start)])
-    host.messages().append(seed)
-    try:
-        async for ev in host.call_model(reply, temp):
-            yield ev
-    finally:
-        said = host.messages()
-        for i in range(len(said) - 1, -1, -1):
-            if said[i] is seed:
-                del said[i]
-                break
-    text = reply.message.text()
-    if not text.lstrip().startswith(start.strip()):  # a server that returns only the rest
-        rest = [b for b in reply.message.blocks if b.type != "text"]
-        blocks = [Block.text_block(start + text), *rest]
-        reply.message = reply.message.model_copy(update={"blocks": blocks})
+    the reply is begun for the model (a prefill: an assistant message it continues, in this
+    request only), and ``reply`` holds the whole of it, ``start`` included."""
+    async for ev in host.driver.call_model(reply, Ask(temperature=temp, prefill=start)):
+        yield ev
 
 
 def _point(

@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 import re
 import shlex
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -71,10 +71,9 @@ class Host(Protocol):
     def root(self) -> Path: ...
     @property
     def denies_read(self) -> Denied: ...
-    @property
     def run_calls(
-        self,
-    ) -> Callable[[list[Block], dict[str, AgentEvent]], AsyncIterator[AgentEvent]]: ...
+        self, calls: list[Block], ends: dict[str, AgentEvent]
+    ) -> AsyncIterator[AgentEvent]: ...
 
 
 def command(

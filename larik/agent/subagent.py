@@ -10,7 +10,8 @@ no transcript of its own. ``explore`` gets the read-only tools; any other role e
 ``subagent_answer`` drives its one turn: USAGE and NOTICE events go to the parent (which
 counts the usage, records both in its transcript with ``subagent`` and forwards them to the
 front end); the rest stays inside; the final text is the answer. This module does not know the
-Agent class: the agent imports it, never the other way round.
+Agent class (:class:`Parent` and :class:`Child` say what it uses of one): the agent imports it,
+never the other way round.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..llm.errors import LarikError
 from ..llm.types import Usage
@@ -28,9 +29,11 @@ from .runner import CALL_ID
 from .tools import ALL_TOOLS, READ_ONLY_TOOLS, ToolError
 
 if TYPE_CHECKING:
-    from .agent import Agent
+    from .history import History
+    from .settings import AgentSettings
 
 __all__ = [
+    "Parent",
     "Relay",
     "SubStep",
     "run_task",
@@ -45,6 +48,32 @@ E = AgentEventType
 
 
 _FORWARDED = (E.USAGE, E.NOTICE, E.TOOL_START, E.TOOL_END)
+
+
+class Child(Protocol):
+    """What :func:`run_task` uses of a subagent (an Agent)."""
+
+    @property
+    def model(self) -> str: ...
+    @property
+    def provider_name(self) -> str: ...
+    @property
+    def session_id(self) -> str: ...
+    def run_turn(self, prompt_: str, typed: str = "") -> AsyncIterator[AgentEvent]: ...
+    async def close(self, reason: str = "other") -> list[AgentEvent]: ...
+
+
+class Parent(Protocol):
+    """What :func:`run_task` uses of the agent whose ``task`` tool runs it (an Agent)."""
+
+    @property
+    def settings(self) -> AgentSettings: ...
+    @property
+    def history(self) -> History: ...
+    @property
+    def emit(self) -> Callable[[AgentEvent], None] | None: ...
+    def spawn(self, role: str, transcript_path: Path | None = None) -> Child: ...
+    def next_subagent(self, role: str) -> Path | None: ...
 
 
 def tools_for(role: str) -> tuple[str, ...]:
@@ -183,11 +212,10 @@ async def subagent_answer(
     return answer.strip() or f"(the {role} subagent finished without an answer)"
 
 
-async def run_task(parent: Agent, role: str, prompt: str) -> str:
+async def run_task(parent: Parent, role: str, prompt: str) -> str:
     """The task tool of ``parent``: a subagent on ``role`` with its own transcript, linked from
     the parent's; its usage counted there, its events relayed (:class:`Relay`)."""
-    parent._subagents += 1
-    path = subagent_path(parent._settings.transcript_path, parent._subagents, role)
+    path = parent.next_subagent(role)
     try:
         sub = parent.spawn(role, path)
     except LarikError as e:
@@ -195,10 +223,10 @@ async def run_task(parent: Agent, role: str, prompt: str) -> str:
 
     def account(ev: AgentEvent) -> AgentEvent:
         provider = sub.provider_name if ev.model == sub.model else None
-        return parent._account(ev.usage or Usage(), ev.model, provider, ev.role, role)
+        return parent.history.account(ev.usage or Usage(), ev.model, provider, ev.role, role)
 
-    relay = Relay(role, account, parent._record, parent._ctx.emit)
-    relay.link(path, parent._settings.transcript_path, sub.session_id)
+    relay = Relay(role, account, parent.history.record, parent.emit)
+    relay.link(path, parent.settings.transcript_path, sub.session_id)
     try:
         return await subagent_answer(role, sub.run_turn(prompt), relay)
     finally:

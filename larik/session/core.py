@@ -166,26 +166,17 @@ class Session:
 
         # the agent, its tools and routing: imported in a thread, so a face's screen stays live
         await asyncio.to_thread(importlib.import_module, "larik.agent.agent")
+        from dataclasses import replace
+
         from ..agent import Agent
 
-        o = self.options
+        options = replace(self.options, model=model, resume=resume)  # the agent's, whole
         return await Agent.create(
             cwd=self.cwd,
             config=self.config,
-            model=model,
-            effort=o.effort,  # type: ignore[arg-type]  # checked by Agent.create
-            permission_mode=o.permission_mode,
+            options=options,
             approver=approver,
-            resume=resume,
-            resolver=o.resolver,
-            max_turns=o.max_turns,
-            transcript_dir=o.transcript_dir,
-            checkpoints=o.checkpoints,
             tool_source=self.servers.prepare(),
-            skills=o.skills,
-            hooks=o.hooks,
-            editor=o.editor,
-            session_id=o.session_id,
         )
 
     def _adopt(self, agent: AgentPort) -> None:

@@ -96,7 +96,7 @@ def make_agent(project: Path):
 
     yield make
     for a in made:
-        a._log.close()
+        a.log.close()
 
 
 async def run(agent: Agent, prompt: str = "go") -> list[AgentEvent]:

@@ -8,6 +8,8 @@ import ast
 import dataclasses
 from pathlib import Path
 
+import pytest
+
 from larik.agent.agent import Agent, AgentSettings
 from larik.agent.settings import AgentSettings as SettingsFromItsModule
 from larik.agent.tools import READ_ONLY_TOOLS
@@ -28,6 +30,8 @@ async def test_a_subagent_is_spawned_through_the_agents_public_method(make_agent
     assert sub.transcript_path == Path("/dev/null") and sub.session_id != agent.session_id
     agent.permission_mode = "edits"  # one policy: the subagent follows the session's mode
     assert sub.permission_mode == "edits"
+    with pytest.raises(AttributeError):  # a part's attribute is read through the agent only
+        sub.spec = "other/model"  # type: ignore[misc]
     assert sub._settings.tools == READ_ONLY_TOOLS
     assert sub._settings.processes is agent._settings.processes  # an interrupt kills its commands
     assert [ev.text async for ev in sub.run_turn("look") if ev.type == "turn_end"] == ["found"]
@@ -156,3 +160,95 @@ def test_the_agent_loop_and_the_tui_modules_do_not_grow_past_700_lines():
     paths += list((LARIK / "tui").rglob("*.py"))
     for path in paths:
         assert len(path.read_text().splitlines()) <= 700, path
+
+
+# what a module calls an Agent it holds (a name, or the attribute of another object: self.agent)
+AGENT_NAMES = frozenset({"agent", "parent", "sub", "subagent", "child", "main_agent"})
+# the modules that are the Agent's own: the class and its parts
+AGENT_OWN = frozenset({"agent/agent.py"})
+
+
+def _private_reaches(source: str) -> list[str]:
+    """Every ``agent._x`` (and ``self.agent._x``, ``getattr(agent, "_x")``) in ``source``."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        holder, name = None, ""
+        if isinstance(node, ast.Attribute):
+            holder, name = node.value, node.attr
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "setattr", "hasattr")
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+        ):
+            holder, name = node.args[0], node.args[1].value
+        called = (
+            holder.id
+            if isinstance(holder, ast.Name)
+            else holder.attr
+            if isinstance(holder, ast.Attribute)
+            else ""
+        )
+        private = name.startswith("_") and not name.startswith("__")
+        if private and called in AGENT_NAMES:
+            out.append(f"{called}.{name}")
+    return out
+
+
+def test_no_module_but_the_agents_own_reaches_into_an_agents_private_members():
+    reaches = {
+        str(path.relative_to(LARIK)): found
+        for path in LARIK.rglob("*.py")
+        if str(path.relative_to(LARIK)) not in AGENT_OWN
+        and (found := _private_reaches(path.read_text()))
+    }
+    assert reaches == {}
+
+
+def test_the_private_member_check_sees_each_way_of_reaching_in():
+    old_create = "async def _open(agent):\n    await agent._probe_early()\n"
+    old_subagent = "def run(parent):\n    parent._subagents += 1\n    return parent._ctx.emit\n"
+    face = "def f(self):\n    return getattr(self.agent, '_notices'), self.session.agent._caps\n"
+    assert _private_reaches(old_create) == ["agent._probe_early"]
+    assert sorted(_private_reaches(old_subagent)) == ["parent._ctx", "parent._subagents"]
+    assert sorted(_private_reaches(face)) == ["agent._caps", "agent._notices"]
+    assert _private_reaches("def f(agent):\n    return agent.spec, agent.__class__\n") == []
+
+
+def _refers_to(path: Path, module: str, package: list[str]) -> bool:
+    """Whether ``path`` imports ``module`` at all (under TYPE_CHECKING too)."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            if ".".join(base + ([node.module] if node.module else [])) == module:
+                return True
+        elif isinstance(node, ast.Import) and any(a.name == module for a in node.names):
+            return True
+    return False
+
+
+def test_no_module_of_the_agent_refers_to_the_agent_class_not_even_for_its_types():
+    """The loop, the edit workflow, create and the subagent know the agent by the protocols
+    they use of it (``driver.TurnDriver``, ``subagent.Parent``): the agent imports them, never
+    the other way round, so no circle runs through the agent class."""
+    users = {
+        path.name
+        for path in (LARIK / "agent").rglob("*.py")
+        if path.name not in ("agent.py", "__init__.py")
+        and _refers_to(path, "larik.agent.agent", list(path.relative_to(LARIK.parent).parts[:-1]))
+    }
+    assert users == set()
+
+
+def test_each_part_of_the_agent_is_a_class_of_its_own_under_25_methods():
+    from larik.agent.history import History
+    from larik.agent.loop import TurnLoop
+    from larik.agent.model_slot import ModelSlot
+
+    for cls in (Agent, TurnLoop, ModelSlot, History):
+        methods = [n for n, v in vars(cls).items() if callable(v) or isinstance(v, property)]
+        assert len(methods) < 25, (cls.__name__, methods)
+    for name in ("agent", "loop", "model_slot", "history", "driver", "options", "create"):
+        assert len((LARIK / "agent" / f"{name}.py").read_text().splitlines()) < 500, name

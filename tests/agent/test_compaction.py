@@ -148,7 +148,7 @@ async def test_resume_after_compaction_rebuilds_the_compacted_conversation(make_
     assert resumed.messages == agent.messages
     assert resumed.messages[0].text().startswith(compaction.SUMMARY_HEADER)
     await run(resumed, "three")
-    assert p2.requests[0].messages[:-1] == agent._request().messages
+    assert p2.requests[0].messages[:-1] == agent.loop._request().messages
 
 
 async def test_compact_on_demand(make_agent):

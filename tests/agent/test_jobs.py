@@ -320,8 +320,8 @@ async def test_a_session_cancelled_while_its_jobs_end_still_lets_go_of_the_rest(
     monkeypatch.setattr(agent.jobs, "close", cancelled)
     agent._ctx.lsp = Servers()
     monkeypatch.setattr(agent_module.sandbox, "close_space", lambda box: let_go.append("space"))
-    log_close = agent._log.close
-    monkeypatch.setattr(agent._log, "close", lambda: (let_go.append("log"), log_close()))
+    log_close = agent.log.close
+    monkeypatch.setattr(agent.log, "close", lambda: (let_go.append("log"), log_close()))
     with pytest.raises(asyncio.CancelledError):
         await agent.close()
     assert let_go == ["lsp", "space", "log"]

@@ -314,5 +314,5 @@ async def test_messages_are_the_neutral_model(make_agent):
 
 
 async def run_again(agent):
-    agent._resolved.provider.turns.append(agent._resolved.provider.turns[0])
+    agent.slot.resolved.provider.turns.append(agent.slot.resolved.provider.turns[0])
     return await run(agent, "again")

@@ -104,7 +104,7 @@ async def test_the_transcript_records_checkpoints_so_a_resumed_session_can_undo(
         )
     )
     await run(agent, "change calc")
-    agent._log.close()
+    agent.log.close()
     recs = load_transcript(agent.transcript_path).records
     kinds = [r["kind"] for r in recs]
     assert kinds.index("turn") < kinds.index("message") < kinds.index("checkpoint")
@@ -114,7 +114,7 @@ async def test_the_transcript_records_checkpoints_so_a_resumed_session_can_undo(
     assert [t.files for t in resumed.checkpoints.turns] == [["calc.py"]]
     undo(resumed)
     assert "a - b" in (project / "calc.py").read_text()
-    resumed._log.close()
+    resumed.log.close()
     again = await make_agent(script(), resume=agent.session_id)
     assert again.checkpoints.plan_undo() is None  # the undo was recorded too
 
@@ -202,7 +202,7 @@ async def test_a_fork_copies_the_session_and_leaves_the_original_byte_identical(
     )
     await run(agent, "first")
     await run(agent, "second")
-    agent._log.close()
+    agent.log.close()
     original = agent.transcript_path.read_bytes()
     whole = fork_session(project, agent.transcript_path)
     cut = fork_session(project, agent.transcript_path, before_turn=2)
@@ -248,7 +248,7 @@ async def test_a_turn_making_files_with_odd_names_keeps_the_transcript_valid_and
     events = await run(agent, "odd names")
     files = of(events, E.CHECKPOINT)[-1].data["files"]
     assert files == ["caf\\xe9.txt", "two\\nlines"]
-    agent._log.close()
+    agent.log.close()
     loaded = load_transcript(agent.transcript_path)
     assert not loaded.problems
     resumed = await make_agent(script(), resume=agent.session_id)
@@ -275,7 +275,7 @@ async def test_an_interrupted_turn_records_what_it_changed_and_can_be_undone(mak
     assert agent.checkpoints.turns[0].files == ["calc.py", "half.txt"]
     undo(agent)
     assert sorted(p.name for p in project.iterdir()) == ["calc.py"]
-    agent._log.close()
+    agent.log.close()
     kinds = [r["kind"] for r in load_transcript(agent.transcript_path).records]
     assert kinds.index("checkpoint_done") < kinds.index("undo")
 

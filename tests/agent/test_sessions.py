@@ -80,7 +80,7 @@ async def test_continue_rebuilds_exactly_the_conversation_that_was_sent(make_age
     assert resumed.session_id == agent.session_id and resumed.messages == before
     await run(resumed, "and now?")
     # the resumed request is the old conversation plus the new prompt, replay rules included
-    assert p2.requests[0].messages[:-1] == agent._request().messages
+    assert p2.requests[0].messages[:-1] == agent.loop._request().messages
     assert p2.requests[0].messages[-1].text() == "and now?"
     assert load_transcript(agent.transcript_path).messages == resumed.messages
 
@@ -107,7 +107,7 @@ async def test_resume_after_a_crash_that_truncated_the_last_line(make_agent):
     agent = await make_agent(script({"text": "one"}, {"text": "two"}))
     await run(agent, "first")
     await run(agent, "second")
-    agent._log.close()
+    agent.log.close()
     path = agent.transcript_path
     data = path.read_bytes()
     path.write_bytes(data[: len(data) - 25])  # the crash cut the last record mid-line
@@ -129,8 +129,8 @@ async def test_resume_answers_a_tool_call_left_without_result_by_a_crash(make_ag
     async for ev in gen:
         if ev.type is E.MESSAGE and ev.message.tool_uses():
             break  # "crash": the tool results are never written
-    agent._log.close()
-    agent._running = None
+    agent.log.close()
+    agent.loop._running = None
     p2 = script({"text": "recovered"})
     resumed = await make_agent(p2, resume="latest")
     valid_conversation(resumed.messages)

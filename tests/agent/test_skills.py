@@ -79,7 +79,7 @@ async def test_subagents_can_load_skills_too(project, make_agent):
     skill(project / ".agents" / "skills", "style", body="STYLE-BODY")
     agent = await make_agent(script())
     sub = agent.spawn("explore")
-    assert "skill" in [s.name for s in sub._specs]
+    assert "skill" in [s.name for s in sub.slot.specs]
     assert sub._ctx.skills is not None and sub._ctx.skills.get("style") is not None
 
 

@@ -95,7 +95,7 @@ async def test_after_a_fallback_switch_the_answering_model_gets_its_own_reasonin
         for prompt in ("go", "again"):
             [ev async for ev in agent.run_turn(prompt)]
     finally:
-        agent._log.close()
+        agent.log.close()
     second = backup.requests[1].messages
     thinking = [b for m in second for b in m.blocks if b.type == "thinking"]
     assert [b.text for b in thinking] == ["my own plan"]
