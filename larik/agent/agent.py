@@ -35,13 +35,13 @@ from .. import sandbox
 from ..llm.errors import APIError, ContextOverflow, LarikError, LoginExpired
 from ..llm.replay import merge_adjacent
 from ..llm.types import Block, Effort, EventType, Message, Request, StopReason, Usage
+from ..modes import Mode, parse_mode
 from ..words import count
 from . import compaction, images, plan, prompt
 from .create import create as _create
 from .edit_turn import SYSTEM as EDIT_SYSTEM
 from .edit_turn import EditHost, run_edit_turn
 from .events import AgentEvent, AgentEventType, NoticeLevel
-from .permissions import check_mode
 from .probe import Capabilities, ModelLook, capabilities, probe
 from .profile import Profile, profile_for
 from .rewind import Checkpointer
@@ -179,19 +179,19 @@ class Agent:
         self._effort = check_effort(value)
 
     @property
-    def permission_mode(self) -> str:
+    def permission_mode(self) -> Mode:
         return self._settings.policy.mode
 
     @permission_mode.setter
     def permission_mode(self, mode: str) -> None:
-        self._settings.policy.mode = check_mode(mode)
+        self._settings.policy.mode = parse_mode(mode)
 
     permissions = property(lambda self: self._settings.policy)  # the rules (/permissions)
 
     @property
     def _plan_mode(self) -> bool:
         """Plan mode, in the main agent (a subagent's answer is not the plan)."""
-        return self.permission_mode == "plan" and self._settings.role_label is None
+        return self.permission_mode is Mode.PLAN and self._settings.role_label is None
 
     @property
     def system(self) -> list[str]:
@@ -317,7 +317,7 @@ class Agent:
     @property
     def _edit_workflow(self) -> bool:  # in the main agent, outside plan mode (a plan is read)
         main = self._settings.role_label is None
-        return self._profile.workflow == "edit" and main and self.permission_mode != "plan"
+        return self._profile.workflow == "edit" and main and self.permission_mode is not Mode.PLAN
 
     async def _step(self, last: bool) -> AsyncIterator[AgentEvent]:
         """One model call and its tool calls. Raises TurnOver when the turn is over."""

@@ -135,7 +135,7 @@ class EditHost:
             messages=lambda: agent.messages,
             append=agent._append,
             run_calls=lambda calls, ends: agent._run_calls(calls, {}, ends=ends),
-            writes_unasked=agent.permission_mode in ("edits", "yolo"),
+            writes_unasked=agent.permission_mode.writes_unasked,
             unusable=agent._caps.unusable,
         )
 

@@ -33,11 +33,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..agent.events import AgentEvent, AgentEventType, Approval, PermissionRequest
+from ..llm.effort import Effort
 from ..llm.errors import LarikError
+from ..modes import AFTER_PLAN, Mode, parse_mode
 from ..words import count
 from . import plans
 from .budget import Budget, limits_of
-from .commands import MODES, builtin_names
+from .commands import builtin_names
 from .events import SessionEvent, SessionEventType, TurnResult
 from .options import AgentFactory, SessionOptions
 
@@ -367,12 +369,14 @@ class Session:
         agent = self._need_agent()
         return Turn(self, agent.compact)
 
-    def accept_plan(self, mode: str = "edits") -> Turn:
-        """Leave plan mode for ``mode`` (edits or ask) and carry the plan out."""
+    def accept_plan(self, mode: str = AFTER_PLAN[0]) -> Turn:
+        """Leave plan mode for ``mode`` (one of ``AFTER_PLAN``) and carry the plan out."""
         from ..agent import plan
 
-        if mode not in ("edits", "ask"):
-            raise LarikError(f"a plan is carried out in edits or ask mode, not {mode!r}")
+        if mode not in AFTER_PLAN:
+            raise LarikError(
+                f"a plan is carried out in {' or '.join(AFTER_PLAN)} mode, not {mode!r}"
+            )
         self.set_mode(mode)
         return self.send(plan.accepted(mode))
 
@@ -479,28 +483,24 @@ class Session:
         self._changed("model")
         return str(getattr(resolved, "spec", "") or self.spec)
 
-    def set_mode(self, mode: str) -> str:
-        """Set the permission mode (ask, edits, yolo, plan); returns the one it was."""
+    def set_mode(self, mode: str) -> Mode:
+        """Set the permission mode (a ``Mode``); returns the one it was."""
         agent = self._need_agent()
-        if mode not in MODES:
-            raise LarikError(f"unknown mode {mode!r}: use {', '.join(MODES)}")
-        was = str(agent.permission_mode)
-        agent.permission_mode = mode
+        new = parse_mode(mode)
+        was = Mode(agent.permission_mode)
+        agent.permission_mode = new
         self._changed("mode")
         return was
 
     def set_effort(self, level: str) -> str:
-        """Set the reasoning effort (low, medium, high, max; "default": the provider's);
-        returns the one it was."""
-        from ..llm.types import EFFORTS
-
+        """Set the reasoning effort (an ``Effort``'s word: "default" is the provider's);
+        returns the one it was, as a word."""
         agent = self._need_agent()
-        if level not in (*EFFORTS, "default"):
-            raise LarikError(f"unknown effort {level!r}: use low, medium, high, max or default")
-        was = agent.effort or "default"
-        agent.effort = "" if level == "default" else level
+        effort = Effort.parse(level)
+        was = Effort(agent.effort).word
+        agent.effort = effort
         self._changed("effort")
-        return str(was)
+        return was
 
     # -- other conversations in this one's place ----------------------------------------------
     async def clear(self) -> None:

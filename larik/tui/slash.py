@@ -19,8 +19,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..llm.effort import Effort
 from ..llm.errors import LarikError
-from ..session.commands import BUILTINS, MODES, builtin, builtin_names, parse
+from ..modes import Mode
+from ..session.commands import BUILTINS, builtin, builtin_names, parse
 from . import export, undo
 from .plan import CYCLE
 
@@ -90,18 +92,26 @@ async def _effort(session: Session, ui: UI, arg: str) -> None:
         return
     level = arg.lower()
     if not level:
-        effort = session.agent.effort or "default"
-        ui.say(f"effort: {effort} (set with /effort low|medium|high|max|default)")
+        effort = Effort(session.agent.effort).word
+        ui.say(f"effort: {effort} (set with /effort {Effort.words('|')})")
         return
     try:
         was = session.set_effort(level)
-    except LarikError:
-        ui.say(f"unknown effort {arg!r}: use low, medium, high, max or default", "error")
+    except LarikError as e:
+        ui.say(str(e), "error")
         return
-    if level != "default" and getattr(session.agent, "effort_applies", None) is False:
+    applies = getattr(session.agent, "effort_applies", None)
+    if level != "default" and applies is False:
         ui.say(
             f"effort: {level} (was {was}) — it has no effect on {session.spec}: the model "
             "takes no reasoning effort",
+            "warning",
+        )
+        return
+    if level != "default" and applies is None:
+        ui.say(
+            f"effort: {level} kept (was {was}) — Larik does not know {session.spec}'s "
+            "reasoning setting: it is sent from the next turn, and the model may ignore it",
             "warning",
         )
         return
@@ -184,16 +194,16 @@ async def _permissions(session: Session, ui: UI, arg: str) -> None:
     if mode:
         try:
             was = session.set_mode(mode)
-        except LarikError:
-            ui.say(f"unknown mode {arg!r}: use {', '.join(MODES)}", "error")
+        except LarikError as e:
+            ui.say(str(e), "error")
             return
-        ui.say(f"permission mode: {mode} (was {was}): {MODES[mode]}")
+        ui.say(f"permission mode: {mode} (was {was}): {Mode(mode).description}")
         return
     lines = [
         f"permission mode: **{session.permission_mode}** (set with `/permissions "
-        f"{'|'.join(MODES)}`, or Shift+Tab)"
+        f"{'|'.join(Mode)}`, or Shift+Tab)"
     ]
-    lines.append("- " + " · ".join(f"{m}: {what}" for m, what in MODES.items()))
+    lines.append("- " + " · ".join(f"{m}: {m.description}" for m in Mode))
     lines += rules_lines(session.agent.permissions.rules())
     ui.say("\n".join(lines), as_markdown=True)
 
@@ -480,7 +490,7 @@ KEYS = (
     (
         "Shift+Tab",
         f"permission mode: {' → '.join(CYCLE)} (and yolo, when started in it); plan mode "
-        f"{MODES['plan']} (also /permissions plan)",
+        f"{Mode.PLAN.description} (also /permissions plan)",
     ),
     ("Esc", "interrupt the running turn"),
     ("Ctrl+C twice", "quit"),
