@@ -110,8 +110,9 @@ async def _effort(session: Session, ui: UI, arg: str) -> None:
         return
     if level != "default" and applies is None:
         ui.say(
-            f"effort: {level} kept (was {was}) — Larik does not know {session.spec}'s "
-            "reasoning setting: it is sent from the next turn, and the model may ignore it",
+            f"effort: {level} (was {was}) — kept, but Larik does not know whether "
+            f"{session.spec} takes a reasoning effort: it is sent from the next turn and may "
+            "be ignored",
             "warning",
         )
         return

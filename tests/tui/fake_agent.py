@@ -33,6 +33,7 @@ class FakeAgent:
         self.provider_name, _, self.model = spec.partition("/")
         self.role: str | None = None
         self.effort = ""
+        self.effort_applies: bool | None = True  # the scripted provider takes any effort
         self.permission_mode = "ask"
         self.messages: list[Message] = list(SESSIONS.get(session, []))
         self.usage = Accounting()
