@@ -14,6 +14,8 @@ import typer
 
 from . import __version__
 from .command_line import PROMPT, TYPER_SETTINGS, RootGroup
+from .llm.effort import Effort
+from .modes import Mode
 from .terminal_text import safe_output
 
 app = typer.Typer(
@@ -52,13 +54,13 @@ def root(
         "", "--model", "-m", metavar="SPEC", help="Model: provider/model, a model id or a role."
     ),
     effort: str | None = typer.Option(
-        None, "--effort", metavar="LEVEL", help="Reasoning effort: low, medium, high, max."
+        None, "--effort", metavar="LEVEL", help=f"Reasoning effort: {Effort.words(last=' or ')}."
     ),
     permission_mode: str | None = typer.Option(
         None,
         "--permission-mode",
         metavar="MODE",
-        help="ask (default), edits, yolo or plan (read only, then a plan).",
+        help=f"{Mode.words(last=' or ')} (default: {Mode.ASK}; {Mode.PLAN}: read only, then a plan).",
     ),
     max_turns: int | None = typer.Option(
         None, "--max-turns", metavar="N", help="Most model calls in one turn."

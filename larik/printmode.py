@@ -31,10 +31,12 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from .agent.events import AgentEvent, AgentEventType
+from .llm.effort import Effort
 from .llm.errors import ConfigError, LarikError, LoginExpired, ResolveError
 from .llm.secrets import MaskingWriter
-from .llm.types import EFFORTS, StopReason
+from .llm.types import StopReason
 from .print_lines import event_json, json_line, progress, target
+from .refusal import Phrasing, from_data
 from .session import Session, SessionEvent, SessionEventType, SessionOptions, Turn
 from .session.core import Subscription
 from .session.plans import plan_json
@@ -65,6 +67,10 @@ STOP_SIGNALS: dict[int, str] = {
 
 class UsageError(LarikError):
     """Bad command-line usage (exit code 2)."""
+
+
+#: How print mode says a refused call's remedy (larik/refusal.py): the flag to rerun with
+REFUSALS = Phrasing(lambda mode: f"rerun with --permission-mode {mode}", alone="print mode")
 
 
 @dataclass
@@ -218,8 +224,11 @@ def _check(opts: PrintOptions, stdin: IO[str], err: IO[str]) -> str:
         raise UsageError(
             f"unknown output format {opts.output_format!r}: use {', '.join(OUTPUT_FORMATS)}"
         )
-    if opts.effort is not None and opts.effort not in EFFORTS:
-        raise UsageError(f"unknown effort {opts.effort!r}: use low, medium, high or max")
+    if opts.effort is not None:
+        try:
+            Effort.parse(opts.effort)
+        except ConfigError as e:
+            raise UsageError(str(e)) from None
     if opts.max_turns is not None and opts.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
     if opts.max_budget_usd is not None and not opts.max_budget_usd > 0:
@@ -603,7 +612,9 @@ def _on_event(ev: AgentEvent, fmt: str, outcome: _Outcome, out: IO[str], err: IO
     elif fmt == "text" and ev.type is E.NOTICE and ev.level != "info":
         print(f"larik: {ev.level}: {ev.text}", file=err)
     if ev.type is E.TOOL_END and ev.data.get("denied"):  # nobody could be asked: say how to allow
-        print(f"larik: {ev.tool_name} {target(ev)}was not run: {ev.text}", file=err)
+        refusal = from_data(ev.data)
+        why = refusal.text(REFUSALS) if refusal is not None else ev.text
+        print(f"larik: {ev.tool_name} {target(ev)}was not run: {why}", file=err)
 
 
 def _result(

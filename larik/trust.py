@@ -59,6 +59,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .llm import jsontext
+from .modes import STRICTEST_FIRST
 from .program_files import Coverage, Entry, covered
 
 __all__ = [
@@ -84,7 +85,7 @@ __all__ = [
 ]
 
 #: Permission modes from the strictest to the loosest.
-MODE_STRICTNESS = ("plan", "ask", "edits", "yolo")
+MODE_STRICTNESS: tuple[str, ...] = STRICTEST_FIRST
 
 #: Top-level tables a project brings that run programs: ignored unless trusted.
 GATED_TABLES = ("hooks", "mcp", "commands", "lsp")

@@ -115,7 +115,10 @@ def test_ask_mode_in_print_mode_denies_and_says_so_in_the_tool_result(project, t
     assert "a - b" in (project / "calc.py").read_text()
     ends = [json.loads(x) for x in out.splitlines() if '"tool_end"' in x]
     denied = [e for e in ends if e["tool_name"] == "edit_file"][0]
-    assert denied["is_error"] and "print mode" in denied["text"]
+    assert denied["is_error"] and "no one to ask" in denied["text"]
+    refusal = denied["data"]["refusal"]  # the remedy as facts, for a script to phrase
+    assert refusal["mode"] == "edits" and refusal["rules"] == ["edit_file: calc.py"]
+    assert refusal["unasked"] is True and refusal["what"] == "file changes"
 
 
 def test_the_prompt_can_come_from_stdin(project, tmp_path):
@@ -385,6 +388,8 @@ def test_plan_mode_prints_the_plan_changes_nothing_and_says_how_to_carry_on(proj
     assert code == 0, err
     assert out == "1. Change a - b to a + b in calc.py.\n"
     assert "--permission-mode edits" in err
+    refused = next(line for line in err.splitlines() if "was not run" in line)
+    assert refused.endswith("To allow file changes, rerun with --permission-mode edits."), err
     assert (project / "calc.py").read_text() == "def add(a, b):\n    return a - b\n"
     model = write_script(tmp_path / "plan2.json", *turns)
     code, out, _ = larik(
@@ -401,6 +406,11 @@ def test_a_call_denied_in_ask_mode_is_one_stderr_line_saying_how_to_allow_it(pro
     assert len(lines) == 1, err
     assert lines[0].startswith("larik: edit_file calc.py was not run: permission denied")
     assert "--permission-mode edits" in lines[0] and "'edit_file: calc.py'" in lines[0]
+    # print mode's words for the policy's remedy (the model's own text names no face's flag)
+    assert (
+        "no one to ask (print mode). To allow file changes, rerun with --permission-mode edits, or add"
+        in lines[0]
+    )
 
 
 def test_nothing_is_said_about_calls_that_ran(project, tmp_path):

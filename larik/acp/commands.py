@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ..llm.effort import Effort
 from ..llm.errors import LarikError
-from ..session.commands import MODES, Builtin, builtin
+from ..modes import Mode
+from ..session.commands import Builtin, builtin
 
 if TYPE_CHECKING:
     from ..session import Turn
@@ -35,15 +37,15 @@ async def _model(conv: Conversation, args: str) -> str:
 
 async def _effort(conv: Conversation, args: str) -> str:
     if not args:
-        level = conv.session.status.effort or "default"
-        return f"Reasoning effort: {level} (low, medium, high, max or default)."
+        level = conv.session.status.effort
+        return f"Reasoning effort: {level} ({Effort.words(last=' or ')})."
     conv.session.settings.set_effort(args)
     return f"Reasoning effort: {args}."
 
 
 async def _permissions(conv: Conversation, args: str) -> str:
     if not args:
-        rows = "\n".join(f"- `{m}`: {what}" for m, what in MODES.items())
+        rows = "\n".join(f"- `{m}`: {m.description}" for m in Mode)
         return f"Permission mode: `{conv.session.permission_mode}`.\n{rows}"
     conv.session.settings.set_mode(args)
     return f"Permission mode: `{args}`."

@@ -40,6 +40,7 @@ from acp.schema import (
 from ..agent.events import AgentEvent, AgentEventType, Approval, PermissionRequest
 from ..agent.runner import CALL_ID
 from ..llm.errors import LarikError
+from ..modes import AFTER_PLAN, Mode
 from ..session import SessionEvent, SessionEventType, Turn
 from . import options, updates
 from .commands import COMMANDS, run_builtin
@@ -67,8 +68,8 @@ ANNOUNCE_WAIT = 10.0  # seconds an approval waits for its call to reach the clie
 COALESCE = 0.02  # seconds of text deltas sent as one chunk (a 50 Hz screen sees no difference)
 ALLOW, ALWAYS, REJECT = "allow", "always", "reject"
 PLAN_CHOICES = (
-    ("edits", "Yes, and edit freely (edits mode)", "allow_always"),
-    ("ask", "Yes, approving each edit (ask mode)", "allow_once"),
+    (Mode.EDITS, "Yes, and edit freely (edits mode)", "allow_always"),
+    (Mode.ASK, "Yes, approving each edit (ask mode)", "allow_once"),
     ("keep", "No, keep planning", "reject_once"),
 )
 #: The safe answer first, as the TUI's focus starts on "Don't trust": an editor highlights the
@@ -270,12 +271,12 @@ class Conversation:
             self._outputs.clear()
         if result.stop == "error":
             raise RequestError(-32603, result.error or "the turn failed", {"details": result.error})
-        if result.plan and self.session.permission_mode == "plan":
+        if result.plan and self.session.permission_mode == Mode.PLAN:
             await self.send(updates.plan_update(result.plan))
             mode = await self.choose(
                 "Carry out the plan?", "switch_mode", result.plan, PLAN_CHOICES
             )
-            if mode in ("edits", "ask"):
+            if mode in AFTER_PLAN:
                 return await self.run(self.session.accept_plan(mode))
         await self.send_commands()  # a command file added during the turn is offered now
         stop: Any = STOP_REASONS.get(result.stop, "end_turn")

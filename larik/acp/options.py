@@ -1,6 +1,6 @@
 """A session's modes and settings as ACP shows them: session modes and config options.
 
-The permission modes (``larik.session.commands.MODES``: ask, edits, plan, yolo) are the
+The permission modes (``larik.modes.Mode``) are the
 session's ACP *modes* (``session/set_mode``) and also a config option of category ``mode``;
 the model is a config option of category ``model`` — Larik's catalog models that can be used
 here (``larik.session.models``), grouped by provider, after the roles the user's routing sets
@@ -22,27 +22,23 @@ from acp.schema import (
     SessionModeState,
 )
 
-from ..session.commands import MODES
+from ..llm.effort import Effort
+from ..modes import Mode
+from ..refusal import Phrasing
 
-__all__ = ["EFFORTS", "MODE", "MODEL", "EFFORT", "config_options", "modes"]
+__all__ = ["EFFORTS", "MODE", "MODEL", "EFFORT", "REFUSALS", "config_options", "modes"]
 
 MODE, MODEL, EFFORT = "mode", "model", "effort"
-EFFORTS = {
-    "default": "the model's own default",
-    "low": "low",
-    "medium": "medium",
-    "high": "high",
-    "max": "max",
-}
-_NAMES = {"ask": "Ask", "edits": "Edits", "plan": "Plan", "yolo": "Yolo"}
+#: the effort selector's values, the provider's default first, and what each means
+EFFORTS = {e.word: e.value or "the model's own default" for e in sorted(Effort, key=bool)}
+#: How an editor is told a refused call's remedy (larik/refusal.py): the mode, by its name
+REFUSALS = Phrasing(lambda mode: f"switch to the {mode.label} mode")
 
 
 def modes(current: str) -> SessionModeState:
     return SessionModeState(
         current_mode_id=current,
-        available_modes=[
-            SessionMode(id=m, name=_NAMES.get(m, m), description=what) for m, what in MODES.items()
-        ],
+        available_modes=[SessionMode(id=m, name=m.label, description=m.description) for m in Mode],
     )
 
 
@@ -58,9 +54,9 @@ def _select(
 def config_options(session: Any, models: list[tuple[str, str, str]]) -> list[Any]:
     """The mode, model and effort selectors of ``session``; ``models``: ``(value, name,
     group)`` of each model choice (:func:`model_choices`)."""
-    mode = session.permission_mode or "ask"
-    mode_opts = [SessionConfigSelectOption(value=m, name=_NAMES.get(m, m), description=what)
-                 for m, what in MODES.items()]  # fmt: skip
+    mode = session.permission_mode or Mode.ASK
+    mode_opts = [SessionConfigSelectOption(value=m, name=m.label, description=m.description)
+                 for m in Mode]  # fmt: skip
     current = session.spec
     groups: dict[str, list[SessionConfigSelectOption]] = {}
     if current and current not in {v for v, _, _ in models}:
@@ -71,7 +67,7 @@ def config_options(session: Any, models: list[tuple[str, str, str]]) -> list[Any
         SessionConfigSelectGroup(group=g.lower().replace(" ", "-"), name=g, options=opts)
         for g, opts in groups.items()
     ]
-    effort = session.status.effort or "default"
+    effort = session.status.effort
     effort_opts = [SessionConfigSelectOption(value=v, name=v, description=d)
                    for v, d in EFFORTS.items()]  # fmt: skip
     return [

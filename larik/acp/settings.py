@@ -17,9 +17,12 @@ class AcpOptions:
 
 def check(opts: AcpOptions) -> str:
     """What is wrong with ``opts`` ("" when nothing): said on stderr, exit code 2."""
-    from ..session.commands import MODES
+    from ..llm.errors import ConfigError
+    from ..modes import parse_mode
 
-    mode = opts.permission_mode
-    if mode is not None and mode not in MODES:
-        return f"larik acp: unknown permission mode {mode!r}: use {', '.join(MODES)}"
+    if opts.permission_mode is not None:
+        try:
+            parse_mode(opts.permission_mode)
+        except ConfigError as e:
+            return f"larik acp: {e}"
     return ""

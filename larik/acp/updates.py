@@ -36,6 +36,8 @@ from acp.schema import (
 from ..agent.events import AgentEvent, AgentEventType
 from ..llm.others_parse import json_value
 from ..paths import resolve_path
+from ..refusal import from_data
+from .options import REFUSALS
 
 __all__ = [
     "KINDS",
@@ -194,7 +196,8 @@ def tool_end(root: Path, ev: AgentEvent) -> ToolCallProgress:
         content += written(root, ev) if name == "write_file" else diff(root, name, ev.tool_input)
         content.append(text_content(ev.text.partition("\n")[0]))  # "edited app.py: 1 replacement"
     elif ev.is_error or KINDS.get(name) not in ("read", "search"):
-        shown = _tail(ev.text, SHOWN_RESULT)
+        refusal = from_data(ev.data)  # a refused call: its remedy in an editor's words
+        shown = _tail(refusal.text(REFUSALS) if refusal else ev.text, SHOWN_RESULT)
         content.append(text_content(_fenced(shown) if name == "bash" else shown))
     return helpers.update_tool_call(ev.tool_id, status=status, content=content or None)
 

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from .. import sandbox
 from ..llm.types import Block, Effort, Message
+from ..modes import Mode, parse_mode
 from . import prompt
 from .create import Opening, prepare
 from .events import AgentEvent
@@ -41,7 +42,6 @@ from .history import History
 from .loop import TurnLoop, kill_all
 from .model_slot import ModelSlot
 from .options import AgentOptions
-from .permissions import check_mode
 from .profile import Profile
 from .rewind import Checkpointer
 from .runner import ToolRunner
@@ -274,12 +274,12 @@ class Agent:
         self.loop.effort = check_effort(value)
 
     @property
-    def permission_mode(self) -> str:
+    def permission_mode(self) -> Mode:
         return self._settings.policy.mode
 
     @permission_mode.setter
     def permission_mode(self, mode: str) -> None:
-        self._settings.policy.mode = check_mode(mode)
+        self._settings.policy.mode = parse_mode(mode)
 
     @property
     def permissions(self) -> PermissionPolicy:

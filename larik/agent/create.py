@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import sandbox
+from ..modes import parse_mode
 from ..sandbox import programs as program_sandbox
 from .jobs import JobTable
-from .permissions import PermissionPolicy, check_mode
+from .permissions import PermissionPolicy
 from .session_hooks import configured_hooks
 from .session_log import session_path
 from .sessions import Rebuilt, check_session_id, project_dir, rebuild
@@ -67,7 +68,7 @@ def prepare(
         def resolver(spec: str) -> Resolved:
             return resolve(spec, config, main=main[0]() if main else "")
 
-    mode = check_mode(o.permission_mode or config.permissions.mode)
+    mode = parse_mode(o.permission_mode or config.permissions.mode)
     box, box_notes = sandbox.for_session(config, root)
     if box is not None:  # the session's commands and jobs share a /tmp and a loopback
         box = replace(box, space=sandbox.Space())

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from ..llm.errors import APIError, ContextOverflow, LarikError, LoginExpired
 from ..llm.replay import merge_adjacent
 from ..llm.types import Block, Effort, EventType, Message, Request, StopReason, Usage
+from ..modes import Mode
 from ..words import count
 from . import images, plan
 from .driver import Ask
@@ -102,7 +103,7 @@ class TurnLoop:
     @property
     def plan_mode(self) -> bool:
         """Plan mode, in the main agent (a subagent's answer is not the plan)."""
-        return self._settings.policy.mode == "plan" and self._settings.role_label is None
+        return self._settings.policy.mode is Mode.PLAN and self._settings.role_label is None
 
     @property
     def edit_workflow(self) -> bool:  # in the main agent, outside plan mode (a plan is read)
@@ -203,7 +204,7 @@ class TurnLoop:
             rounds=min(EDIT_ROUNDS, self.max_turns),
             denies_read=lambda path: self._settings.policy.denies_path("read_file", path),
             mark_read=seen.record,
-            writes_unasked=mode in ("edits", "yolo"),
+            writes_unasked=mode.writes_unasked,
             unusable=self._slot.caps.unusable,
         )
 

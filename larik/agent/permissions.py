@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
-import glob
 import os
 import re
 from dataclasses import dataclass, replace
@@ -58,21 +57,19 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import shell
-from ..llm.errors import ConfigError
+from ..modes import AFTER_PLAN, Mode, parse_mode
 from ..paths import resolve_path
 from ..protected import protected_pattern
+from ..refusal import Refusal
 from ..sandbox import Sandbox
-from ..tool_names import parse_rule
 from . import plan
 from .events import Approver, PermissionRequest
-from .tools import READ_ONLY_TOOLS, AnyTool, ToolContext, beyond_defaults
+from .permission_rules import HARMLESS_WRITES, Rule, narrow_rule, unasked, writes
+from .tools import READ_ONLY_TOOLS, AnyTool, ToolContext, beyond_defaults, write_tools
 
-__all__ = ["MODES", "PermissionPolicy", "Rule", "check_mode"]
+__all__ = ["PermissionPolicy", "Rule"]
 
-MODES = ("ask", "edits", "yolo", "plan")
 Verdict = Literal["allow", "deny", "ask"]
-WRITE_TOOLS = ("write_file", "edit_file")  # a redirection is a write: their path rules apply
-HARMLESS_WRITES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
 
 
 HookAnswer = tuple[str, str]  # a PreToolUse hook's "allow" / "ask" / "", and its reason
@@ -97,61 +94,27 @@ def _listed(reasons: list[str], most: int = 3) -> str:
     return "; ".join(reasons[:most]) + (f"; and {more} more" if more > 0 else "")
 
 
-def check_mode(mode: str) -> str:
-    if mode not in MODES:
-        raise ConfigError(f"unknown permission mode {mode!r}: use {', '.join(MODES)}")
-    return mode
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    tool: str
-    pattern: str
-    text: str
-    exact: bool = False  # "allow always" on a compound command: exactly that command
-
-    @classmethod
-    def parse(cls, text: str, where: str = "permissions") -> Rule:
-        try:
-            tool, pattern = parse_rule(text)
-        except ValueError as e:
-            raise ConfigError(f"{where}: {e}") from None
-        return cls(tool, pattern, text)
-
-    def matches(self, tool: str, targets: list[str]) -> bool:
-        """A plain glob match of the pattern against any of the targets (deny rules, paths)."""
-        if not fnmatch.fnmatchcase(tool, self.tool):
-            return False
-        if self.exact:
-            return self.pattern in targets
-        pat = str(Path(self.pattern).expanduser()) if self.pattern.startswith("~") else self.pattern
-        return any(fnmatch.fnmatchcase(t, pat) for t in targets)
-
-    def covers(self, tool: str, command: str) -> bool:
-        """Whether this allow rule covers one simple command (its words after quote removal).
-        A trailing ``*`` right after a word ends that word: ``git status*`` covers ``git status``
-        and ``git status …``, not ``git statusx`` (nor ``pytest*`` ``pytest=1 touch …``)."""
-        if self.exact or not fnmatch.fnmatchcase(tool, self.tool):
-            return False
-        p = self.pattern
-        if len(p) > 1 and p.endswith("*") and not p[-2].isspace():
-            stem = p[:-1]
-            return fnmatch.fnmatchcase(command, stem) or fnmatch.fnmatchcase(command, stem + " *")
-        return fnmatch.fnmatchcase(command, p)
-
-
 @dataclass(slots=True)
 class Decision:
     verdict: Verdict
     reason: str = ""
     firm: bool = False  # an "ask" that guards a deny rule: only the user may answer it
+    remedy: Refusal | None = None  # a denial's, whole: its reason and what would allow it
+
+    @classmethod
+    def deny(cls, reason: str, **remedy: Any) -> Decision:
+        """A denial; ``remedy``: :class:`Refusal`'s fields past its reason."""
+        return cls("deny", reason, remedy=Refusal(reason, **remedy))
+
+    def refusal(self) -> Refusal:
+        return self.remedy or Refusal(self.reason)
 
 
 class PermissionPolicy:
     def __init__(
         self,
         root: Path,
-        mode: str = "ask",
+        mode: str = Mode.ASK,
         allow: list[str] | None = None,
         deny: list[str] | None = None,
         approver: Approver | None = None,
@@ -159,7 +122,7 @@ class PermissionPolicy:
     ) -> None:
         self.root = root.resolve()
         self.sandbox = sandbox  # what bash commands run in (None: no OS sandbox)
-        self.mode = check_mode(mode)
+        self.mode: Mode = parse_mode(mode)
         self.allow = [Rule.parse(r, "permissions.allow") for r in allow or []]
         self.deny = [Rule.parse(r, "permissions.deny") for r in deny or []]
         self.session_allow: list[Rule] = []
@@ -211,7 +174,7 @@ class PermissionPolicy:
     # -- the pure part ----------------------------------------------------------------------
     def decide(self, tool: AnyTool, args: Any) -> Decision:
         d = self._decide(tool, args)
-        if self.mode == "plan" and d.verdict != "deny":
+        if self.mode is Mode.PLAN and d.verdict != "deny":
             d = self._plan(tool, args, d)
         if d.verdict != "deny":
             changes = self.changes_what_runs(tool, args)
@@ -248,7 +211,7 @@ class PermissionPolicy:
         the command table is not the only fence; a command it lets through that writes
         anyway (``git status`` rewriting the index, a gap in the table) writes nothing."""
         box = self.sandbox
-        if box is not None and box.active and self.mode == "plan":
+        if box is not None and box.active and self.mode is Mode.PLAN:
             return replace(box, mode="read-only")
         return box
 
@@ -274,15 +237,13 @@ class PermissionPolicy:
             targets = deny_targets = [target]
         for rule in self.deny:
             if rule.matches(name, deny_targets):
-                return Decision("deny", f"denied by the rule {rule.text!r} in permissions.deny")
+                return Decision.deny(f"denied by the rule {rule.text!r} in permissions.deny")
         if tool.path_target and not rp.inside:
             if any(r.matches(name, targets) for r in self.allow):
                 return Decision("allow")
-            return Decision(
-                "deny",
-                f"{rp.path} is outside the project root {self.root}; file tools stay inside "
-                f'it unless a permissions.allow rule covers the path (e.g. "{name}: '
-                f'{rp.path.parent}/*")',
+            return Decision.deny(
+                f"{rp.path} is outside the project root {self.root}; file tools stay inside it",
+                rules=(f"{name}: {rp.path.parent}/*",),
             )
         if any(r.matches(name, targets) for r in self.allow + self.session_allow):
             return Decision("allow")
@@ -293,16 +254,15 @@ class PermissionPolicy:
         views = [command, *script.sources, *(v for c in script.commands for v in c.views)]
         for rule in self.deny:
             if rule.matches(name, views):
-                return Decision("deny", f"denied by the rule {rule.text!r} in permissions.deny")
-        outside, doubts = self._writes(script)
+                return Decision.deny(f"denied by the rule {rule.text!r} in permissions.deny")
+        outside, doubts = writes(script, self.root)
         for path in script.writes:
             if path.value is None or path.value in HARMLESS_WRITES:
                 continue
             targets = self._path_targets(path.value, as_written=True)
             for rule in self.deny:
-                if any(rule.matches(t, targets) for t in WRITE_TOOLS):
-                    return Decision(
-                        "deny",
+                if any(rule.matches(t, targets) for t in write_tools()):
+                    return Decision.deny(
                         f"it writes to {shell.short(path.value)}, denied by the rule {rule.text!r} in "
                         "permissions.deny",
                     )
@@ -311,7 +271,7 @@ class PermissionPolicy:
             return Decision("allow")  # the user allowed exactly this text
         doubts = [*script.unvouched, *doubts]
         if doubts and any(
-            fnmatch.fnmatchcase(t, r.tool) for r in self.deny for t in (name, *WRITE_TOOLS)
+            fnmatch.fnmatchcase(t, r.tool) for r in self.deny for t in (name, *write_tools())
         ):
             return Decision(
                 "ask",
@@ -347,11 +307,13 @@ class PermissionPolicy:
         if tool.kind == "task" and tool.target(args) == "explore":
             return d
         if tool.kind != "exec":
-            what = {"write": "file changes are", "task": "worker subagents are"}
-            return Decision(
-                "deny",
-                f"plan mode: {what.get(tool.kind, f'{tool.name} calls are')} off until the user "
-                "accepts a plan; read and search what you need, then present your plan",
+            what = {"write": "file changes", "task": "worker subagents"}
+            calls = what.get(tool.kind, f"{tool.name} calls")
+            return Decision.deny(
+                f"plan mode: {calls} are off until the user accepts a plan",
+                instead="read and search what you need, then present your plan",
+                mode=AFTER_PLAN[0],
+                what=calls,
             )
         script = shell.parse(tool.target(args))
         writes = [w for w in script.writes if w.value not in HARMLESS_WRITES]
@@ -361,10 +323,11 @@ class PermissionPolicy:
         else:
             problem, readings = plan.script_problem(script)
         if problem:
-            return Decision(
-                "deny",
-                f"plan mode runs only read-only commands, and {problem}; read and search what "
-                "you need, then present your plan",
+            return Decision.deny(
+                f"plan mode runs only read-only commands, and {problem}",
+                instead="read and search what you need, then present your plan",
+                mode=AFTER_PLAN[0],
+                what="commands that change things",
             )
         return self._plan_reads(script, readings)
 
@@ -380,8 +343,7 @@ class PermissionPolicy:
                 targets = self._path_targets(p, as_written=True)
                 for rule in guards:
                     if any(rule.matches(t, targets) for t in READ_ONLY_TOOLS):
-                        return Decision(
-                            "deny",
+                        return Decision.deny(
                             f"it reads {shell.short(p, 60)}, denied by the rule {rule.text!r} "
                             "in permissions.deny",
                         )
@@ -404,68 +366,17 @@ class PermissionPolicy:
                 )
         return Decision("allow")
 
-    def _writes(self, script: shell.ShellScript) -> tuple[list[str], list[str]]:
-        """The redirection targets outside the project root, and doubts about the targets whose
-        place is known only when the command runs (``> $OUT``, a relative path after ``cd``,
-        any path once the command makes a link with ``ln``)."""
-        outside: list[str] = []
-        doubts: list[str] = []
-        for w in script.writes:
-            v = w.value
-            if v in HARMLESS_WRITES:
-                continue
-            if v is None:
-                doubts.append(f"it writes to {shell.short(w.raw)}, a path known only when it runs")
-            elif script.makes_links:
-                doubts.append(
-                    f"it writes to {shell.short(v)} and makes a link (ln) that may lead elsewhere"
-                )
-            elif script.changes_dir and not v.startswith(("/", "~")):
-                doubts.append(f"it writes to {shell.short(v)} after changing directory")
-            elif not resolve_path(self.root, v).inside:
-                outside.append(v)
-        return outside, doubts
-
     def _by_mode(self, kind: str) -> Verdict:
-        if kind in ("read", "task", "job") or self.mode == "yolo":
+        if kind in ("read", "task", "job") or self.mode is Mode.YOLO:
             return "allow"
-        if kind == "write" and self.mode == "edits":
+        if kind == "write" and self.mode.writes_unasked:
             return "allow"
         return "ask"
-
-    def _rule_for(self, tool_name: str, cmd: shell.SimpleCommand, *, narrow: bool) -> Rule | None:
-        """A rule covering this simple command: its name and its words up to its first operand
-        (``git status*``, ``python -m pytest*``), or just its name when it has none (``ls*``).
-        When a word before the first operand is known only when it runs: None if ``narrow``
-        (the rule would be wider than the call), else just the name."""
-        words = cmd.words
-        end = 1
-        for i, w in enumerate(words[1:], 1):
-            if w.value is None:
-                if narrow:
-                    return None
-                break
-            if not w.value.startswith("-"):
-                end = i + 1
-                break
-        if words[0].value is None:
-            return None
-        prefix = glob.escape(" ".join(w.text for w in words[:end]))
-        rule = Rule(tool_name, f"{prefix}*", f"{tool_name}: {prefix}*")
-        return rule if rule.covers(tool_name, cmd.text) else None
-
-    def _narrow_rule(self, tool_name: str, command: str) -> Rule | None:
-        """The narrowest rule covering this command, when it is one simple command that a rule
-        can cover at all."""
-        script = shell.parse(command)
-        if script.unvouched or len(script.commands) != 1 or any(self._writes(script)):
-            return None
-        return self._rule_for(tool_name, script.commands[0], narrow=True)
 
     def always_rules(self, tool: AnyTool, args: Any) -> tuple[list[Rule], str]:
         """What "allow always" remembers for this call, and how to say it to the user."""
         if tool.kind == "write":
-            rules = [Rule(t, "*", f"{t}: *") for t in ("write_file", "edit_file")]
+            rules = [Rule(t, "*", f"{t}: *") for t in write_tools()]
             return rules, "file edits in this project"
         if tool.kind == "fetch":  # its target is the URL's host
             host = tool.target(args)
@@ -473,31 +384,11 @@ class PermissionPolicy:
         if tool.kind != "exec":  # an MCP tool: its target is its arguments, not a command
             return [Rule(tool.name, "*", tool.name)], f"every {tool.name} call"
         cmd = tool.target(args)
-        rule = self._narrow_rule(tool.name, cmd)
+        rule = narrow_rule(tool.name, cmd, self.root)
         if rule is not None:
             stem = re.sub(r"\[([\[*?])\]", r"\1", rule.pattern[:-1])  # glob.escape undone
             return [rule], f"{rule.text!r} ({stem}, alone or with more arguments)"
         return [Rule(tool.name, cmd, f"{tool.name}: {cmd}", exact=True)], "this exact command"
-
-    def _how_to_allow(self, tool: AnyTool, args: Any) -> str:
-        """How the user could let this very call through without being asked."""
-        if tool.path_target:
-            rp = resolve_path(self.root, tool.target(args))
-            rule = f"{tool.name}: {rp.rel if rp.inside else rp.path.as_posix()}"
-            return f"--permission-mode edits, or add a permissions.allow rule such as {rule!r}"
-        if tool.kind == "fetch":
-            rule = f"{tool.name}: {tool.target(args)}"
-            return f"--permission-mode yolo, or add a permissions.allow rule such as {rule!r}"
-        if tool.kind != "exec":
-            return f"--permission-mode yolo, or add a permissions.allow rule such as {tool.name!r}"
-        script = shell.parse(tool.target(args))
-        rules = [self._rule_for(tool.name, c, narrow=False) for c in script.commands]
-        if script.unvouched or any(self._writes(script)) or not rules or None in rules:
-            return "--permission-mode yolo (no permissions.allow rule can cover this command)"
-        texts = list(dict.fromkeys(repr(r.text) for r in rules if r))
-        if len(texts) == 1:
-            return f"--permission-mode yolo, or add a permissions.allow rule such as {texts[0]}"
-        return f"--permission-mode yolo, or add permissions.allow rules {' and '.join(texts)}"
 
     # -- asking -----------------------------------------------------------------------------
     async def check(
@@ -507,50 +398,17 @@ class PermissionPolicy:
         tool_input: dict[str, Any],
         ctx: ToolContext,
         hook: HookAnswer = ("", ""),
-    ) -> str | None:
-        """None when the call may run; otherwise the reason it may not, for the model.
-        ``hook``: a PreToolUse hook's ``allow`` or ``ask`` and its reason (see the module)."""
+    ) -> Refusal | None:
+        """None when the call may run; otherwise why it may not and what would allow it
+        (each face phrases it: :mod:`larik.refusal`). ``hook``: a PreToolUse hook's ``allow``
+        or ``ask`` and its reason (see the module)."""
         d = with_hook(self.decide(tool, args), hook)
         if d.verdict == "allow":
             return None
         if d.verdict == "deny":
-            return f"permission denied: {d.reason}"
-        if self.approver is None and hook[0] == "ask":
-            return (
-                f"permission denied: a PreToolUse hook wants the user to approve this call "
-                f"({d.reason}) and there is no one to ask (print mode)"
-            )
-        if self.approver is None and d.firm and self.changes_what_runs(tool, args):
-            return (
-                f"permission denied: {d.reason}; only the user may allow that, and there is no "
-                "one to ask (print mode). Leave that file as it is and tell the user what to "
-                "change in it"
-            )
-        if self.approver is None and self.leaves_sandbox(tool, args):
-            return (
-                "permission denied: running outside the OS sandbox needs the user's approval "
-                "and there is no one to ask (print mode); set [sandbox] in the config instead"
-            )
-        if self.approver is None and self.mode == "yolo":
-            return (
-                f"permission denied: {d.reason}. Write the command without that, or ask the "
-                "user to change permissions.deny."
-            )
-        if self.approver is None and self.mode == "plan":
-            return (
-                f"permission denied: {tool.name} needs approval in plan mode ({d.reason}) and "
-                "there is no one to ask (print mode); read inside the project with the read tools"
-            )
+            return d.refusal()
         if self.approver is None:
-            what = {"write": "file changes", "exec": "commands", "fetch": "fetches"}.get(
-                tool.kind, "these calls"
-            )
-            why = f" ({d.reason})" if d.reason else ""
-            return (
-                f"permission denied: {tool.name} needs approval in {self.mode!r} permission "
-                f"mode{why} and there is no one to ask (print mode). To allow {what}, rerun "
-                f"with {self._how_to_allow(tool, args)}."
-            )
+            return self._alone(tool, args, d, hook)
         async with self._asking:
             return await self._ask(tool, args, tool_input, ctx, hook)
 
@@ -561,7 +419,7 @@ class PermissionPolicy:
         tool_input: dict[str, Any],
         ctx: ToolContext,
         hook: HookAnswer,
-    ) -> str | None:
+    ) -> Refusal | None:
         assert self.approver is not None
         if with_hook(self.decide(tool, args), hook).verdict == "allow":
             return None  # an "allow always" given while this call waited its turn covers it
@@ -585,4 +443,35 @@ class PermissionPolicy:
                 self.session_allow.extend(rules)
             return None
         reason = f": {answer.reason}" if answer.reason else ""
-        return f"permission denied: the user declined this {tool.name} call{reason}"
+        return Refusal(f"the user declined this {tool.name} call{reason}")
+
+    def _alone(self, tool: AnyTool, args: Any, d: Decision, hook: HookAnswer) -> Refusal:
+        """A call that needs asking, with no one to ask (print mode, bench): refused."""
+        if hook[0] == "ask":
+            why = f"a PreToolUse hook wants the user to approve this call ({d.reason})"
+            return Refusal(why, unasked=True)
+        if d.firm and self.changes_what_runs(tool, args):
+            return Refusal(
+                f"{d.reason}; only the user may allow that",
+                unasked=True,
+                instead="leave that file as it is and tell the user what to change in it",
+            )
+        if self.leaves_sandbox(tool, args):
+            return Refusal(
+                "running outside the OS sandbox needs the user's approval",
+                unasked=True,
+                instead="set [sandbox] in the config instead",
+            )
+        if self.mode is Mode.YOLO:
+            return Refusal(
+                d.reason,
+                unasked=True,
+                instead="write the command without that, or ask the user to change permissions.deny",
+            )
+        if self.mode is Mode.PLAN:
+            return Refusal(
+                f"{tool.name} needs approval in plan mode ({d.reason})",
+                unasked=True,
+                instead="read inside the project with the read tools",
+            )
+        return unasked(tool, args, d.reason, self.mode, self.root)

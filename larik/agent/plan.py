@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .. import shell
+from ..modes import Mode
 from ..shell_options import long_name
 
 __all__ = [
@@ -54,9 +55,10 @@ NOTE = (
 
 def accepted(mode: str) -> str:
     """The prompt that carries on once the user accepts the plan and leaves plan mode."""
-    how = "edit files" + (" freely" if mode in ("edits", "yolo") else "; the user approves each")
+    free = Mode(mode).writes_unasked
+    how = "edit files" + (" freely" if free else "; the user approves each")
     return (
-        f"The user accepted the plan. Plan mode is over: the permission mode is now {mode!r}, "
+        f"The user accepted the plan. Plan mode is over: the permission mode is now {str(mode)!r}, "
         f"so you may {how}. Carry out the plan now, step by step, and check the result."
     )
 

@@ -208,12 +208,15 @@ class ToolRunner:
                         )
                     p.raw, p.changed = pre.updated_input, p.tool.summary(p.args)
                 answer = (pre.decision, pre.decision_reason)
-            denied = await self.policy.check(p.tool, p.args, p.raw, self.ctx, answer)
+            refusal = await self.policy.check(p.tool, p.args, p.raw, self.ctx, answer)
         except ToolError as e:
             return ToolResult(f"{p.tool.name}: {e}", is_error=True)
         except Exception as e:  # a bug in the policy: the model sees it, the loop goes on
             return _failed(p.tool.name, e)
-        return ToolResult(denied, is_error=True, data={"denied": True}) if denied else None
+        if refusal is None:
+            return None
+        data = {"denied": True, "refusal": refusal.data()}  # each face phrases it (refusal.py)
+        return ToolResult(refusal.text(), is_error=True, data=data)
 
     async def _execute(self, p: _Prepared, emit: Emit) -> ToolResult:
         assert p.tool is not None and p.args is not None  # _refusal said it may run

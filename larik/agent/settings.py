@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..llm.errors import ConfigError
-from ..llm.types import EFFORTS, Effort
+from ..llm.types import Effort
 from .jobs import JobTable
 from .tools import ALL_TOOLS, ToolSource
 
@@ -79,6 +78,4 @@ class AgentSettings:
 
 def check_effort(value: str) -> Effort:
     """``value`` as an effort (``""``: the provider's default), or a one-line error."""
-    if value not in EFFORTS:
-        raise ConfigError(f"unknown effort {value!r}: use low, medium, high or max")
-    return value  # type: ignore[return-value]
+    return Effort.parse(value)

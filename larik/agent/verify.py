@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..words import count
 from .events import AgentEvent, AgentEventType
+from .tools import write_tools
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -37,7 +38,6 @@ TEST_COMMAND = re.compile(
     r"|make\s+(?:test|check)|ctest|mvn\s+test|(?:\./)?gradlew?\s+test|rspec|phpunit|jest"
     r"|vitest|mix\s+test|dotnet\s+test|deno\s+test)(?![\w.-])"
 )
-EDIT_TOOLS = ("write_file", "edit_file")
 _SHOWN = 60
 NAMED = 3  # files named in "changed … and ran nothing"; past that, how many and the first three
 
@@ -72,7 +72,7 @@ class TurnCheck:
         if ev.type is not E.TOOL_END or ev.is_error:
             return
         self.step += 1
-        if ev.tool_name in EDIT_TOOLS:
+        if ev.tool_name in write_tools():
             path = str(ev.tool_input.get("path", ""))
             if path not in self.edited:
                 self.edited.append(path)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import typer
 
+from ..modes import Mode
+
 
 def register(app: typer.Typer) -> None:
     app.command("acp")(acp)
@@ -25,7 +27,7 @@ def acp(
         None,
         "--permission-mode",
         metavar="MODE",
-        help="ask (default), edits, yolo or plan; the editor can change it per session.",
+        help=f"{Mode.words(last=' or ')} (default: {Mode.ASK}); the editor can change it per session.",
     ),
     trust_project: bool = typer.Option(
         False,

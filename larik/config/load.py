@@ -20,6 +20,7 @@ from ..locations import (
     user_config_path,
 )
 from ..mcp.config import McpConfig
+from ..modes import Mode
 from .files import _deep_merge, _read_toml, _table, _validate, first_error
 from .schema import Config
 
@@ -59,7 +60,7 @@ def load_config(
     plain_root = (cwd or Path.cwd()).resolve()  # a folder whose files ask for nothing gated
     user_perms = _table(merged.get("permissions"))
     user_hooks = merged.get("hooks")
-    user_mode = str(user_perms.get("mode") or "ask")
+    user_mode = str(user_perms.get("mode") or Mode.ASK)
     project = project_config_path(cwd)
     mcp_json = project_mcp_json_path(cwd)
     shell_files, commands = _project_shell_commands(cwd)

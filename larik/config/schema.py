@@ -18,6 +18,7 @@ from ..llm.errors import ConfigError
 from ..llm.net import validate_base_url
 from ..llm.types import Effort
 from ..mcp.config import McpConfig
+from ..modes import Mode
 
 if TYPE_CHECKING:
     from ..trust import ProjectTrust
@@ -181,7 +182,7 @@ class StuckConfig(_Strict):
 class PermissionsConfig(_Strict):
     """``[permissions]``: what tools may do without asking."""
 
-    mode: Literal["ask", "edits", "yolo", "plan"] = "ask"
+    mode: Mode = Mode.ASK
     """ask: confirm edits and commands; edits: confirm commands; yolo: never ask; plan: read only."""
     allow: list[str] = Field(default_factory=list)
     """Rules always allowed, as "TOOL: PATTERN", e.g. "bash: pytest*"."""
@@ -403,8 +404,8 @@ class Config(BaseModel):
 
     model: str = ""
     """Main model: "provider/model", a bare model id or a role. Empty: the first provider with a key."""
-    effort: Effort = ""
-    """Reasoning effort: "" (provider default), low, medium, high or max."""
+    effort: Effort = Effort.DEFAULT
+    """Reasoning effort: "" (the provider's default) or a level (larik.llm.types.Effort)."""
     roles: dict[str, str] = Field(default_factory=dict)
     """Role name -> model spec (smart, worker, explore, compact, opus, sonnet, haiku, or your own)."""
     fallbacks: dict[str, list[str]] = Field(default_factory=dict)

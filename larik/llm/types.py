@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from . import jsontext
+from .effort import Effort
 from .encodable import encodable as shown
 from .others_parse import json_value
 
@@ -30,7 +31,6 @@ __all__ = [
     "Block",
     "BlockType",
     "Effort",
-    "EFFORTS",
     "EventType",
     "Message",
     "Request",
@@ -43,8 +43,6 @@ __all__ = [
 
 Role = Literal["user", "assistant"]
 BlockType = Literal["text", "thinking", "tool_use", "tool_result", "image", "opaque"]
-Effort = Literal["", "low", "medium", "high", "max"]
-EFFORTS: tuple[str, ...] = ("", "low", "medium", "high", "max")
 
 
 class _Model(BaseModel):
@@ -187,7 +185,7 @@ class Request(_Model):
     messages: list[Message] = Field(default_factory=list)
     tools: list[ToolSpec] = Field(default_factory=list)
     max_tokens: int = 0
-    effort: Effort = ""
+    effort: Effort = Effort.DEFAULT
     temperature: float | None = None  # None: the provider's (or its options') default
     top_p: float | None = None  # the same
     repeat_penalty: float | None = None  # the same; sent only to local servers

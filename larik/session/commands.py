@@ -10,16 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["BUILTINS", "MODES", "Builtin", "builtin", "builtin_names", "parse"]
+from ..llm.effort import Effort
 
-# the permission modes (larik.agent.permissions.MODES, which a test holds this to) and what each
-# does, as /permissions, Shift+Tab and an editor's mode list say it
-MODES = {
-    "ask": "confirm edits and commands",
-    "edits": "edit freely, confirm commands",
-    "yolo": "never ask",
-    "plan": "read and search only, then a plan to accept or refine",
-}
+__all__ = ["BUILTINS", "Builtin", "builtin", "builtin_names", "parse"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +28,7 @@ BUILTINS: tuple[Builtin, ...] = (
         "model", "/model [SPEC]", "a model for this session (/model default: next start's too)"
     ),
     Builtin("routing", "/routing", "role -> model -> fallbacks: change, apply a preset, save"),
-    Builtin("effort", "/effort [LEVEL]", "reasoning effort: low, medium, high, max or default"),
+    Builtin("effort", "/effort [LEVEL]", f"reasoning effort: {Effort.words(last=' or ')}"),
     Builtin("init", "/init", "the model writes AGENTS.md for this project (or improves it)"),
     Builtin("compact", "/compact", "summarise the conversation to free context"),
     Builtin("clear", "/clear", "start a new session (the old one stays saved)", ("new",)),

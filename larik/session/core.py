@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..agent.events import AgentEvent, Approval, PermissionRequest
 from ..llm.errors import LarikError
+from ..modes import AFTER_PLAN
 from .conversation import Conversation, SessionBusy, Subscription, Turn
 from .events import SessionEvent, SessionEventType, TurnResult
 from .options import AgentFactory, SessionOptions
@@ -217,12 +218,14 @@ class Session:
         """A turn that summarises the conversation to free context."""
         return self.conversation.turn(self._slot.need().compact)
 
-    def accept_plan(self, mode: str = "edits") -> Turn:
-        """Leave plan mode for ``mode`` (edits or ask) and carry the plan out."""
+    def accept_plan(self, mode: str = AFTER_PLAN[0]) -> Turn:
+        """Leave plan mode for ``mode`` (one of ``AFTER_PLAN``) and carry the plan out."""
         from ..agent import plan
 
-        if mode not in ("edits", "ask"):
-            raise LarikError(f"a plan is carried out in edits or ask mode, not {mode!r}")
+        if mode not in AFTER_PLAN:
+            raise LarikError(
+                f"a plan is carried out in {' or '.join(AFTER_PLAN)} mode, not {mode!r}"
+            )
         self.settings.set_mode(mode)
         return self.send(plan.accepted(mode))
 

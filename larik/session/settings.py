@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from ..llm.errors import LarikError
+from ..llm.effort import Effort
+from ..modes import Mode, parse_mode
 from . import plans
 from .budget import Budget, limits_of
-from .commands import MODES
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -85,26 +85,22 @@ class Settings:
         self._changed("model")
         return str(getattr(resolved, "spec", "") or self.spec)
 
-    def set_mode(self, mode: str) -> str:
-        """Set the permission mode (ask, edits, yolo, plan); returns the one it was."""
+    def set_mode(self, mode: str) -> Mode:
+        """Set the permission mode (a ``Mode``); returns the one it was."""
         agent = self._slot.need()
-        if mode not in MODES:
-            raise LarikError(f"unknown mode {mode!r}: use {', '.join(MODES)}")
-        was = agent.permission_mode
-        agent.permission_mode = mode
+        new = parse_mode(mode)
+        was = Mode(agent.permission_mode)
+        agent.permission_mode = new
         self._changed("mode")
         return was
 
     def set_effort(self, level: str) -> str:
-        """Set the reasoning effort (low, medium, high, max; "default": the provider's);
-        returns the one it was."""
-        from ..llm.types import EFFORTS
-
+        """Set the reasoning effort (an ``Effort``'s word: "default" is the provider's);
+        returns the one it was, as a word."""
         agent = self._slot.need()
-        if level not in (*EFFORTS, "default"):
-            raise LarikError(f"unknown effort {level!r}: use low, medium, high, max or default")
-        was = agent.effort or "default"
-        agent.effort = cast("Effort", "" if level == "default" else level)
+        effort = Effort.parse(level)
+        was = Effort(agent.effort).word
+        agent.effort = effort
         self._changed("effort")
         return was
 

@@ -11,20 +11,30 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..modes import AFTER_PLAN, Mode
+from ..refusal import Phrasing
 from .messages import OpenScreen, StartTurn, ToPrompt
 
 if TYPE_CHECKING:
     from ..session import Session
     from .ui import UI
 
-__all__ = ["CYCLE", "cycle_mode", "modes_for", "next_mode", "offer_plan"]
+__all__ = ["CYCLE", "REFUSALS", "cycle_mode", "modes_for", "next_mode", "offer_plan"]
 
-CYCLE = ("ask", "edits", "plan")
+CYCLE: tuple[str, ...] = tuple(m for m in Mode if m is not Mode.YOLO)
 
 
 def modes_for(start: str) -> tuple[str, ...]:
     """The modes Shift+Tab goes through in a session that started in ``start``."""
-    return (*CYCLE, "yolo") if start == "yolo" else CYCLE
+    return (*CYCLE, Mode.YOLO) if start == Mode.YOLO else CYCLE
+
+
+def _switch(mode: Mode) -> str:
+    return f"switch with /permissions {mode}" + (" or Shift+Tab" if mode in CYCLE else "")
+
+
+#: How the TUI says a refused call's remedy (larik/refusal.py): the command, and the key
+REFUSALS = Phrasing(_switch)
 
 
 def next_mode(current: str, modes: tuple[str, ...]) -> str:
@@ -39,7 +49,7 @@ def cycle_mode(session: Session, ui: UI, modes: tuple[str, ...]) -> None:
 def offer_plan(session: Session, ui: UI, typed_ahead: bool) -> None:
     """After a turn that ended with a plan: accept it or keep planning. Not when the user typed
     ahead (that is refining already) or left plan mode meanwhile."""
-    if not session.ready or typed_ahead or session.permission_mode != "plan":
+    if not session.ready or typed_ahead or session.permission_mode != Mode.PLAN:
         return
     from .screens.plan import PlanScreen
 
@@ -47,7 +57,7 @@ def offer_plan(session: Session, ui: UI, typed_ahead: bool) -> None:
 
 
 def _answered(session: Session, ui: UI, answer: str | None) -> None:
-    if not session.ready or answer not in ("edits", "ask"):
+    if not session.ready or answer not in AFTER_PLAN:
         ui.say("still in plan mode: say what to change in the plan (Shift+Tab: mode)")
         ui.post(ToPrompt())
         return

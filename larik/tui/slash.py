@@ -18,8 +18,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..llm.effort import Effort
 from ..llm.errors import LarikError
-from ..session.commands import BUILTINS, MODES, builtin, builtin_names, parse
+from ..modes import Mode
+from ..session.commands import BUILTINS, builtin, builtin_names, parse
 from . import export, hooks_and_trust, undo
 from .messages import Find, OpenScreen, Quit, Reopened, StartTurn
 from .plan import CYCLE
@@ -91,17 +93,26 @@ async def _effort(session: Session, ui: UI, arg: str) -> None:
     level = arg.lower()
     if not level:
         effort = session.status.effort
-        ui.say(f"effort: {effort} (set with /effort low|medium|high|max|default)")
+        ui.say(f"effort: {effort} (set with /effort {Effort.words('|')})")
         return
     try:
         was = session.settings.set_effort(level)
-    except LarikError:
-        ui.say(f"unknown effort {arg!r}: use low, medium, high, max or default", "error")
+    except LarikError as e:
+        ui.say(str(e), "error")
         return
-    if level != "default" and session.status.effort_applies is False:
+    applies = session.status.effort_applies
+    if level != "default" and applies is False:
         ui.say(
             f"effort: {level} (was {was}) — it has no effect on {session.spec}: the model "
             "takes no reasoning effort",
+            "warning",
+        )
+        return
+    if level != "default" and applies is None:
+        ui.say(
+            f"effort: {level} (was {was}) — kept, but Larik does not know whether "
+            f"{session.spec} takes a reasoning effort: it is sent from the next turn and may "
+            "be ignored",
             "warning",
         )
         return
@@ -182,16 +193,16 @@ async def _permissions(session: Session, ui: UI, arg: str) -> None:
     if mode:
         try:
             was = session.settings.set_mode(mode)
-        except LarikError:
-            ui.say(f"unknown mode {arg!r}: use {', '.join(MODES)}", "error")
+        except LarikError as e:
+            ui.say(str(e), "error")
             return
-        ui.say(f"permission mode: {mode} (was {was}): {MODES[mode]}")
+        ui.say(f"permission mode: {mode} (was {was}): {Mode(mode).description}")
         return
     lines = [
         f"permission mode: **{session.permission_mode}** (set with `/permissions "
-        f"{'|'.join(MODES)}`, or Shift+Tab)"
+        f"{'|'.join(Mode)}`, or Shift+Tab)"
     ]
-    lines.append("- " + " · ".join(f"{m}: {what}" for m, what in MODES.items()))
+    lines.append("- " + " · ".join(f"{m}: {m.description}" for m in Mode))
     lines += rules_lines(session.settings.rules())
     ui.say("\n".join(lines), as_markdown=True)
 
@@ -396,7 +407,7 @@ KEYS = (
     (
         "Shift+Tab",
         f"permission mode: {' → '.join(CYCLE)} (and yolo, when started in it); plan mode "
-        f"{MODES['plan']} (also /permissions plan)",
+        f"{Mode.PLAN.description} (also /permissions plan)",
     ),
     ("Esc", "interrupt the running turn"),
     ("Ctrl+C twice", "quit"),

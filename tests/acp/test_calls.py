@@ -114,3 +114,22 @@ async def test_the_commands_are_advertised_when_they_change_not_after_every_turn
     first, changed = rec.of("available_commands_update")
     assert "review" not in [c.name for c in first.available_commands]
     assert "review" in [c.name for c in changed.available_commands]
+
+
+async def test_a_refused_call_names_the_mode_that_would_allow_it_as_the_editor_shows_it(
+    project, tmp_path
+):
+    """The permission policy's remedy in an editor's words (issue 44 item 5): the mode's name
+    as the editor's mode list shows it, not print mode's flag nor the TUI's key."""
+    (project / "calc.py").write_text("a - b\n")
+    edit = _call("edit_file", path="calc.py", old_string="a - b", new_string="a + b")
+    model = script(tmp_path / "m.json", edit, {"text": "1. change calc.py"})
+    rec = Recorder()
+    async with larik_acp(project, rec, "-m", model, "--permission-mode", "plan") as (conn, _):
+        sid = await _open(conn, rec, project)
+        await conn.prompt(session_id=sid, prompt=[acp.text_block("fix it")])
+    assert (project / "calc.py").read_text() == "a - b\n"
+    [refused] = [u for u in rec.of("tool_call_update") if u.status == "failed"]
+    text = refused.content[0].content.text
+    assert text.endswith("To allow file changes, switch to the Edits mode."), text
+    assert "--permission-mode" not in text and "Shift+Tab" not in text

@@ -187,7 +187,8 @@ NOT_READ_ONLY = [
 def test_commands_that_are_not_read_only_are_refused_with_a_reason(project, command):
     d = decide(project, command)
     assert d.verdict == "deny", command
-    assert "plan mode" in d.reason and "plan" in d.reason.split("plan mode", 1)[1]
+    text = d.refusal().text()  # what the model is told: the reason, then what to do instead
+    assert "plan mode" in text and "plan" in text.split("plan mode", 1)[1]
 
 
 @pytest.mark.parametrize("allow", [["bash: *"], ["bash: touch*"], ["bash: git*"]])

@@ -189,7 +189,7 @@ def test_only_the_user_can_let_a_command_out_of_the_sandbox(tmp_path, outside):
         assert d.verdict == "ask" and d.firm, mode  # allow rules and yolo do not let it out
         # print mode: no one to ask, so never
         why = asyncio.run(policy.check(tool, args, {}, ToolContext(root=project)))
-        assert why is not None and "outside the OS sandbox" in why, mode
+        assert why is not None and "outside the OS sandbox" in why.text(), mode
     # plan mode still refuses a write, sandbox or not
     plan = PermissionPolicy(project, "plan", sandbox=sb.Sandbox())
     assert plan.decide(tool, args).verdict == "deny"

@@ -135,7 +135,7 @@ async def test_settings_change_the_agent_and_say_what_changed(tmp_path):
     assert settings.set_mode("plan") == "ask" and agent.permission_mode == "plan"
     assert settings.set_effort("high") == "default" and settings.effort == "high"
     assert settings.set_effort("default") == "high" and agent.effort == ""
-    with pytest.raises(LarikError, match="unknown mode"):
+    with pytest.raises(LarikError, match="unknown permission mode"):
         settings.set_mode("loose")
     assert await settings.switch_model("scripted/model-b") == "scripted/model-b"
     assert said == ["mode", "effort", "effort", "model"]

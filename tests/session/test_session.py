@@ -7,11 +7,10 @@ import sys
 
 import pytest
 
-from larik.agent.permissions import MODES as AGENT_MODES
 from larik.config import Config
 from larik.llm.errors import LarikError
 from larik.session import Session, SessionBusy, SessionEvent, SessionEventType, SessionOptions
-from larik.session.commands import MODES, builtin_names, parse
+from larik.session.commands import builtin_names, parse
 
 from .faces import script
 
@@ -65,7 +64,7 @@ async def test_without_an_approval_hook_a_call_that_needs_asking_is_denied(proje
 
 async def test_a_bad_mode_or_effort_is_one_line_and_changes_nothing(project, tmp_path):
     session = await _started(project, script(tmp_path / "m.json"), permission_mode="ask")
-    with pytest.raises(LarikError, match="unknown mode 'loose'"):
+    with pytest.raises(LarikError, match="unknown permission mode 'loose'"):
         session.settings.set_mode("loose")
     with pytest.raises(LarikError, match="unknown effort"):
         session.settings.set_effort("extreme")
@@ -82,10 +81,6 @@ async def test_changes_are_published_for_a_status_line(project, tmp_path):
     changed = [ev.text for ev in stream.drain() if ev.type is SessionEventType.CHANGED]
     assert changed == ["mode", "effort"]
     await session.close()
-
-
-def test_the_modes_are_the_agents_modes():
-    assert tuple(MODES) == AGENT_MODES
 
 
 def test_slash_parsing_is_face_neutral_and_names_the_builtins():

@@ -36,6 +36,7 @@ class FakeAgent:
         self.provider_name, _, self.model = spec.partition("/")
         self.role: str | None = None
         self.effort = ""
+        self.effort_applies: bool | None = True  # the scripted provider takes any effort
         self.permission_mode = "ask"
         self.messages: list[Message] = list(SESSIONS.get(session, []))
         self.usage = Accounting()
@@ -54,7 +55,6 @@ class FakeAgent:
         self.log = SimpleNamespace(record=lambda record: None)  # display records: dropped
         self.permissions = PermissionPolicy(Path.cwd(), "ask")
         self.restored = None
-        self.effort_applies: bool | None = None
         self.accepts_images: bool | None = None
         self.budget_check: Any = None
         self.warmer: float | None = None

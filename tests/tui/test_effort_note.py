@@ -54,6 +54,27 @@ async def test_effort_on_a_model_it_does_nothing_for_says_so(tmp_path, loopback,
         said = "it has no effect on " in shown(app)
         assert said is (effort == "none")
         assert app.chat.session.agent.effort == "high"  # set all the same: a fallback may take it
+        # a model whose reasoning Larik does not know (issue 43 item 10): one line says so
+        unknown = f"Larik does not know whether {name}/some-model takes a reasoning effort"
+        assert (unknown in shown(app)) is (effort != "none")
+
+
+async def test_slash_effort_on_an_ollama_model_says_its_reasoning_is_unknown(tmp_path, loopback):
+    """An Ollama model may or may not think: Larik sends ``think`` and cannot tell. The one
+    line says so and what was kept; ``default`` says nothing of the kind."""
+    from larik.llm.providers.ollama import OllamaProvider
+
+    p = OllamaProvider(endpoint("ollama", loopback.url, None, name="ollama"))
+    app = _app(tmp_path, p, "qwen3:8b")
+    async with app.run_test(size=(140, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/effort high")
+        line = "effort: high (was default) — kept, but Larik does not know whether ollama/qwen3:8b"
+        await wait_for(pilot, lambda: line in shown(app), timeout=60)
+        assert app.chat.session.agent.effort == "high"
+        await send(pilot, "/effort default")
+        await wait_for(pilot, lambda: "effort: default (was high" in shown(app), timeout=60)
+        assert shown(app).count("does not know whether") == 1
 
 
 async def test_effort_on_a_local_catalog_model_says_it_has_no_effect(tmp_path):

@@ -24,6 +24,7 @@ re-exported here), which the MCP client keeps without importing the agent.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -56,6 +57,7 @@ __all__ = [
     "ToolResult",
     "get_tool",
     "tool_specs",
+    "write_tools",
 ]
 
 Kind = Literal["read", "write", "exec", "task", "mcp", "job", "fetch"]
@@ -170,6 +172,13 @@ def get_tool(name: str) -> Tool | None:
             path_target=getattr(mod, "PATH_TARGET", False),
         )
     return _cache[name]
+
+
+@functools.cache
+def write_tools() -> tuple[str, ...]:
+    """The built-in tools that write files (``KIND = "write"``): their deny rules also hold
+    for a command's redirections, and "allow always" on an edit covers them all."""
+    return tuple(n for n in ALL_TOOLS if (t := get_tool(n)) is not None and t.kind == "write")
 
 
 #: An argument offered only beside the tool it needs: a background job is read and stopped with

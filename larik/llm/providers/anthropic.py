@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ..errors import APIError, ContextOverflow, MissingKeyError
 from ..options import positive_number
 from ..types import EventType, Request, StreamEvent
-from .anthropic_convert import build_params, to_message, to_stop_reason, to_usage
+from .anthropic_convert import build_params, thinking_style, to_message, to_stop_reason, to_usage
 from .common import is_context_overflow, malformed_stream, retry_after
 from .stream_end import watch
 
@@ -99,6 +99,11 @@ class AnthropicProvider:
             http_client=self._http_client(),
         )
         return self._sdk
+
+    def effort_applies(self, model: str) -> bool:
+        """Whether an effort changes anything: not for a model that takes no thinking, nor
+        with ``thinking = false``."""
+        return self.thinking is not False and thinking_style(model) != "none"
 
     async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         client = self._client()

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from .. import jsontext
 from ..others_parse import json_value
 from ..replay import messages_for
-from ..types import Block, Message, Request, StopReason, Usage
+from ..types import Block, Effort, Message, Request, StopReason, Usage
 from .common import tool_arguments
 
 __all__ = [
@@ -37,8 +37,13 @@ __all__ = [
 ThinkingStyle = Literal["adaptive", "budget", "none"]
 
 # Fixed thinking budgets (tokens) for models without adaptive thinking.
-BUDGETS: dict[str, int] = {"low": 2048, "medium": 8192, "high": 16384, "max": 32000}
-DEFAULT_BUDGET_EFFORT = "medium"  # thinking forced on (thinking=True) with effort ""
+BUDGETS: dict[str, int] = {
+    Effort.LOW: 2048,
+    Effort.MEDIUM: 8192,
+    Effort.HIGH: 16384,
+    Effort.MAX: 32000,
+}
+DEFAULT_BUDGET_EFFORT = Effort.MEDIUM  # thinking forced on (thinking=True) with effort ""
 REPLY_ROOM = 4096  # tokens kept for the visible reply when a budget is clamped to a model's cap
 
 _CACHE = {"type": "ephemeral"}

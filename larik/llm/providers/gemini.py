@@ -65,6 +65,13 @@ class GeminiProvider:
         self._client: genai.Client | None = None
 
     # -- client --------------------------------------------------------------------------------
+    def effort_applies(self, model: str) -> bool | None:
+        """Whether the effort sets a thinking level or budget (Gemini 2.5 and later); None for
+        a model Larik knows no thinking controls of."""
+        from .gemini_convert import _family
+
+        return True if _family(model) else None
+
     def _key(self) -> str:
         key = self.endpoint.api_key or ""
         if not key.strip():

@@ -28,7 +28,7 @@ from .. import jsontext
 from ..errors import APIError
 from ..replay import messages_for
 from ..schema import gemini_schema
-from ..types import Block, Message, Request, StopReason, StreamEvent, Usage
+from ..types import Block, Effort, Message, Request, StopReason, StreamEvent, Usage
 from .common import tool_arguments
 
 __all__ = [
@@ -45,7 +45,12 @@ GENERATED_ID_PREFIX = "gcall_"  # ids Larik made up for calls the API sent witho
 
 # Effort -> thinking budget for Gemini 2.5 (tokens). 2.5 Pro accepts up to 32768, the Flash
 # models up to 24576, so "max" is capped per model.
-BUDGETS = {"low": 1024, "medium": 8192, "high": 24576, "max": 32768}
+BUDGETS: dict[str, int] = {
+    Effort.LOW: 1024,
+    Effort.MEDIUM: 8192,
+    Effort.HIGH: 24576,
+    Effort.MAX: 32768,
+}
 FLASH_MAX_BUDGET = 24576
 MAX_OUTPUT_TOKENS = 65536  # the output limit of every Gemini 2.5 model
 

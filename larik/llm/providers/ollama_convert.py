@@ -12,7 +12,7 @@ from .. import jsontext
 from ..others_parse import json_value
 from ..replay import messages_for
 from ..toolcalls import TOOL_IMAGES_NOTE, new_call_id, repair_arguments
-from ..types import Block, Request
+from ..types import Block, Effort, Request
 from .common import tool_arguments
 from .openai_compat_convert import build_tools as tools  # Ollama takes the same shape
 
@@ -27,7 +27,12 @@ __all__ = [
     "tools",
 ]
 
-_LEVELS = {"low": "low", "medium": "medium", "high": "high", "max": "high"}
+_LEVELS: dict[str, str] = {
+    Effort.LOW: "low",
+    Effort.MEDIUM: "medium",
+    Effort.HIGH: "high",
+    Effort.MAX: "high",
+}
 
 
 @dataclass(slots=True)

@@ -102,6 +102,10 @@ class OpenAIResponsesProvider:
             )
         return self._client
 
+    def effort_applies(self, model: str) -> bool:
+        """The Responses API takes a reasoning effort (``reasoning.effort``) for every model."""
+        return True
+
     def params(self, request: Request) -> dict[str, Any]:
         """The request body fields this adapter sends for ``request`` (minus ``stream``)."""
         model = request.model

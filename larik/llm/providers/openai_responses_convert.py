@@ -33,7 +33,7 @@ from typing import Any
 from .. import jsontext
 from ..others_parse import json_value
 from ..replay import messages_for
-from ..types import Block, Message, Request, StopReason, ToolSpec, Usage
+from ..types import Block, Effort, Message, Request, StopReason, ToolSpec, Usage
 
 __all__ = [
     "EFFORT",
@@ -46,7 +46,12 @@ __all__ = [
     "usage_from_response",
 ]
 
-EFFORT: dict[str, str] = {"low": "low", "medium": "medium", "high": "high", "max": "xhigh"}
+EFFORT: dict[str, str] = {
+    Effort.LOW: "low",
+    Effort.MEDIUM: "medium",
+    Effort.HIGH: "high",
+    Effort.MAX: "xhigh",
+}
 INCLUDE_ENCRYPTED = "reasoning.encrypted_content"
 PHASES = frozenset({"commentary", "final_answer"})
 _PLAIN_PREFIXES = ("gpt-4", "gpt-3.5", "gpt-35", "chatgpt-")

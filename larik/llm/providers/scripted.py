@@ -129,6 +129,10 @@ class ScriptedProvider:
         record = Path(path).parent / script.record if script.record else None
         return cls(script.turns, record=record)
 
+    def effort_applies(self, model: str) -> bool:
+        """A script takes any effort: its requests keep it, for a test to read."""
+        return True
+
     @property
     def remaining(self) -> int:
         return len(self.turns) - self._next

@@ -9,12 +9,14 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from ...modes import Mode
+
 __all__ = ["CHOICES", "PlanScreen"]
 
 #: answer -> button label; the answer is the mode to carry on in, or "refine"
 CHOICES = {
-    "edits": "Yes, edit freely (e)",
-    "ask": "Yes, ask before each edit (a)",
+    Mode.EDITS: "Yes, edit freely (e)",
+    Mode.ASK: "Yes, ask before each edit (a)",
     "refine": "No, keep planning (r / Esc)",
 }
 

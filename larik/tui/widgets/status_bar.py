@@ -7,6 +7,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from ...modes import Mode
 from ...session.port import SessionStatus
 from ...words import count
 
@@ -119,14 +120,14 @@ def _tail(status: SessionStatus, priced: bool = False, terse: int = 0, plan: str
     found = status.diagnostics if terse < 3 else 0
     if found:  # what the language servers said of this session's edits
         t.append(f" · {count(found, 'diagnostic')}", style="yellow")
-    mode = status.mode or "ask"
+    mode = status.mode or Mode.ASK
     t.append(" · ")
     t.append(mode, style=MODE_STYLES.get(mode, ""))
     return t
 
 
 UNKNOWN_COST = "—"
-MODE_STYLES = {"plan": "bold cyan", "yolo": "bold red"}  # the modes to notice at a glance
+MODE_STYLES: dict[str, str] = {Mode.PLAN: "bold cyan", Mode.YOLO: "bold red"}  # the modes to notice at a glance
 
 
 def cost_text(cost: float | None, tokens: int = 0, priced: bool = False) -> str:

@@ -30,8 +30,10 @@ from rich.style import Style
 from rich.text import Text
 from textual.events import Click
 
+from ...refusal import DENIED, from_data
 from ...words import count
 from ..bindings import for_scope
+from ..plan import REFUSALS
 from ..render import args_beside_diff, args_beside_header, diff_text, pretty_args, terminal_safe
 from .rendered_lines import RenderedLines
 
@@ -60,7 +62,6 @@ _COLOURS = {"running": "yellow", "ok": "green", "error": "red", "denied": "magen
 
 
 _EXIT = re.compile(r"\[exit code (-?\d+)\]\s*$")
-DENIED = "permission denied"  # how every refusal of a call starts (larik/agent/permissions.py)
 INTERRUPTED = "interrupted by the user before this tool call finished"  # agent/runner.py's
 
 
@@ -76,7 +77,8 @@ def outcome(
         data["exit_code"] = int(m.group(1))
     if data.get("denied") or (is_error and result.startswith(DENIED)):
         data["denied"] = True
-        data.setdefault("reason", denial_reason(result))
+        refusal = from_data(data)  # live: phrased for the TUI (a resumed one: its text)
+        data.setdefault("reason", denial_reason(refusal.text(REFUSALS) if refusal else result))
         return "denied", data
     if data.get("interrupted") or (is_error and result == INTERRUPTED):
         data["interrupted"] = True  # a resumed call that an interrupt answered, as live
@@ -288,7 +290,8 @@ class ToolCard(RenderedLines, can_focus=True):
         duration: float | None = None,
         data: dict[str, Any] | None = None,
     ) -> None:
-        self.result = result
+        refusal = from_data(data)  # a refused call: its remedy in the TUI's words
+        self.result = refusal.text(REFUSALS) if refusal is not None else result
         self.status, self.data = outcome(result, is_error, data)
         self.duration = duration
         self.set_class(False, "-running")
