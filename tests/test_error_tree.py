@@ -32,7 +32,7 @@ OUTSIDE_THE_TREE = {
     "larik.agent.prompt._Skipped",  # an instruction file not read: a warning names it
     "larik.agent.runaway.RunawayReply",  # cancels a runaway stream inside the agent's loop
     "larik.bench._reaper._Stop",  # a signal to the check's reaper: it ends what the check started
-    "larik.printmode._Stopped",  # a KeyboardInterrupt: a signal ends print mode as Ctrl+C does
+    "larik.print_signals.Stopped",  # a KeyboardInterrupt: a signal ends print mode as Ctrl+C does
     "larik.llm.local.gguf._Short",  # a header cut short: read_meta says so, naming the file
     # a FileNotFoundError, so what caught a missing program catches one not Larik's own too
     "larik.host_programs.NotOwn",

@@ -136,6 +136,7 @@ def test_the_agent_and_the_mcp_client_stand_side_by_side():
 # The faces: each builds a Session (larik/session/) and drives it; none builds the agent or the
 # MCP servers itself. ``larik mcp list --check`` asks mcp.manager.check_servers.
 FACES = ("tui", "printmode", "bench", "cli", "acp", "interactive", "commands", "_entry")
+FACES += ("print_options", "print_signals", "print_outcome", "print_lines")  # print mode's parts
 CONSTRUCTORS = {
     "larik.agent": {"Agent"},
     "larik.agent.agent": {"Agent"},
