@@ -85,7 +85,7 @@ STARTS: dict[str, str] = {
     "larik/tui/images.py": "the clipboard programs",
     "larik/commands/login.py": "a browser (xdg-open, open)",
     "larik/lsp/client.py": "a language server: sandboxed, or found by lsp/servers.py",
-    "larik/mcp/server.py": "an MCP server: sandboxed, or the user's own found on safe_path()",
+    "larik/mcp/stdio.py": "an MCP server: sandboxed, or the user's own found on safe_path()",
     "larik/llm/local/engine.py": "Larik's own interpreter",
     "larik/agent/tools/web_fetch.py": "Larik's own interpreter",
     "larik/bench/confine.py": "Larik's own interpreter, in bwrap",
