@@ -23,7 +23,7 @@ A file is optional front matter (``description``, ``argument-hint``, ``model``,
   Only your own commands and a *trusted* project's run: a project's command whose shell lines
   the user has not trusted still runs, with each shell line replaced by a note saying it was not
   run (and the same note shown to the user). Which project files have shell lines is part of
-  what "Trust this folder?" asks about (``larik.trust.shell_command_files``, which
+  what "Trust this folder?" asks about (``larik.trust_runs.shell_command_files``, which
   ``larik.config.load_config`` calls; the files are read as here: ``larik.command_files``), with each file's SHA-256: a file changed since is not trusted.
 
 A shell line never gets the arguments as text: its ``$ARGUMENTS`` and ``$1``… become references
