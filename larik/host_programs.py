@@ -75,7 +75,8 @@ PROGRAMS: dict[str, str] = {
 #: on :func:`safe_path`). tests/test_host_programs.py walks the package and this table.
 STARTS: dict[str, str] = {
     "larik/host_programs.py": "git reading a project (project_git): listings, status, config",
-    "larik/sandbox/__init__.py": "bwrap, nsenter",
+    "larik/sandbox/__init__.py": "bwrap (the probe)",
+    "larik/sandbox/space.py": "bwrap, nsenter (a session's network namespace)",
     "larik/agent/checkpoints.py": "git",
     "larik/bench/suite.py": "git",
     "larik/agent/tools/grep.py": "rg",
