@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _common import machine_lines
 
-from larik.config.schema import LspConfig
+from larik.config.tables import LspConfig
 from larik.lsp.servers import KNOWN, find
 from larik.lsp.session import LspSession
 
@@ -137,7 +137,7 @@ async def flood(edits: int) -> None:
     each change with three publishes of 20,000 diagnostics; the report is cut to ``max_lines``
     (tests/lsp/test_lsp.py checks the cut; this times it — the test no longer does: a test
     never times anything). Each write is a new file: one wait, no baseline."""
-    from larik.config.schema import LspServerConfig
+    from larik.config.tables import LspServerConfig
 
     hostile = Path(__file__).resolve().parents[1] / "tests" / "lsp" / "hostile_server.py"
     server = LspServerConfig(command=[sys.executable, str(hostile), "flood"], languages=["python"])

@@ -129,7 +129,7 @@ def root(
         )
         raise typer.Exit(2)
     cwd = Path.cwd()
-    if resume == "" and print_prompt is None:  # print mode refuses it (printmode._check)
+    if resume == "" and print_prompt is None:  # print mode refuses it (print_options.check)
         resume = _pick_session(cwd)
     session = resume if resume is not None else ("latest" if cont else None)
     if fork and session != "":  # a bare --resume in print mode is refused first

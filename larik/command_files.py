@@ -3,8 +3,8 @@ read — bounded, never a FIFO or a device, never through a link leading out of 
 
 Two readers share this, so that they can never disagree about which files hold shell lines:
 the custom commands (``larik.custom_commands``: discovery, running one) and the trust question
-(``larik.trust.shell_command_files``: which of a project's command files have ``!`…``` lines,
-and their SHA-256, which trusting the project covers). A leaf: the standard library, the front
+(``larik.trust_runs.shell_command_files``: which of a project's command files have ``!`…```
+lines, and their SHA-256, which trusting the project covers). A leaf: the standard library, the front
 matter parser and how a path is shown.
 """
 

@@ -75,7 +75,8 @@ PROGRAMS: dict[str, str] = {
 #: on :func:`safe_path`). tests/test_host_programs.py walks the package and this table.
 STARTS: dict[str, str] = {
     "larik/host_programs.py": "git reading a project (project_git): listings, status, config",
-    "larik/sandbox/__init__.py": "bwrap, nsenter",
+    "larik/sandbox/__init__.py": "bwrap (the probe)",
+    "larik/sandbox/space.py": "bwrap, nsenter (a session's network namespace)",
     "larik/agent/checkpoints.py": "git",
     "larik/bench/suite.py": "git",
     "larik/agent/tools/grep.py": "rg",
@@ -85,7 +86,7 @@ STARTS: dict[str, str] = {
     "larik/tui/images.py": "the clipboard programs",
     "larik/commands/login.py": "a browser (xdg-open, open)",
     "larik/lsp/client.py": "a language server: sandboxed, or found by lsp/servers.py",
-    "larik/mcp/server.py": "an MCP server: sandboxed, or the user's own found on safe_path()",
+    "larik/mcp/stdio.py": "an MCP server: sandboxed, or the user's own found on safe_path()",
     "larik/llm/local/engine.py": "Larik's own interpreter",
     "larik/agent/tools/web_fetch.py": "Larik's own interpreter",
     "larik/bench/confine.py": "Larik's own interpreter, in bwrap",

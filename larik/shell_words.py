@@ -1,8 +1,8 @@
 """Words and text of a bash parse tree, as bash reads them: quote removal, ANSI-C strings,
 what expands (a variable, a glob, a brace expansion), backticks left as text, and the
-backslash-newlines bash joins. The tree itself is walked in :mod:`.shell`; these helpers see one
-node or one piece of text at a time, and import nothing heavy (tree-sitter nodes come in as
-``Any``).
+backslash-newlines bash joins. The tree itself is walked in :mod:`.shell_reader`; these helpers
+see one node or one piece of text at a time, and import nothing heavy (tree-sitter nodes come in
+as ``Any``).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ __all__ = [
     "joined_lines",
     "plain_number",
     "node_text",
+    "short",
     "unescaped",
     "word",
 ]
@@ -233,3 +234,9 @@ def descendants(node: Any) -> Iterator[Any]:
         n = stack.pop()
         yield n
         stack.extend(n.children)
+
+
+def short(text: str, limit: int = 160) -> str:
+    """A piece of a command for a message: one line, at most ``limit`` characters."""
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"

@@ -43,6 +43,10 @@ listed folder no longer holds (:attr:`ProjectTrust.changed` says what changed, i
 the TUI asks again, print mode and bench apply nothing and say so. Print mode and bench never
 use the TUI's answer for a folder that is not listed: a script trusts a project only by flag or
 by the user's config.
+
+This module is the policy (:data:`GATED`, :func:`split_project`, :class:`ProjectTrust`) and the
+remembered answers; the gated settings in words are :mod:`larik.trust_words`'s, and what
+trusting lets run beyond those words (program files, shell lines) :mod:`larik.trust_runs`'s.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ import json
 import os
 import shlex
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -60,7 +64,6 @@ from typing import Any, Literal
 
 from .llm import jsontext
 from .modes import STRICTEST_FIRST
-from .program_files import Coverage, Entry, covered
 
 __all__ = [
     "BLOCKED",
@@ -74,12 +77,16 @@ __all__ = [
     "PROGRAM_UNSEEN",
     "ProjectTrust",
     "changes",
+    "digest",
     "forget",
+    "in_project",
     "items",
-    "programs",
     "recall",
     "recorded",
     "remember",
+    "server_target",
+    "short",
+    "shown_command",
     "split_project",
     "trust_file",
 ]
@@ -105,7 +112,7 @@ UNREADABLE = "(unreadable)"
 COMMAND_SHELL = "commands.shell"
 
 #: The key the files inside the project that its hooks and MCP servers run are gated under
-#: (path relative to the root -> SHA-256; :func:`programs`, larik.program_files): trusting
+#: (path relative to the root -> SHA-256; larik.trust_runs.programs): trusting
 #: them trusts these files as they are, so a changed one is a new question (as a changed
 #: command file is).
 PROGRAM_FILES = "programs.files"
@@ -174,7 +181,7 @@ class ProjectTrust:
             (MCP_JSON, self.gated.get(MCP_JSON)),
         ):
             for name, server in table.items() if isinstance(table, Mapping) else ():
-                out.append((str(name), where, _server_target(server)))
+                out.append((str(name), where, server_target(server)))
         return out
 
     def ignored_line(self) -> str:
@@ -269,148 +276,24 @@ def _looser(mode: Any, than: str, order: tuple[str, ...] = MODE_STRICTNESS) -> b
     return order.index(mode) > order.index(than)
 
 
-#: The gated keys that come from files of their own, not from the project's config file:
-#: their words in :func:`describe` name those files themselves.
-OWN_FILES = (MCP_JSON, CLAUDE_HOOKS, COMMAND_SHELL, PROGRAM_FILES, PROGRAM_UNSEEN)
+# -- the few words the policy's own answers use (blocked_servers, items, changes) -------------
 
 
-def describe(gated: Mapping[str, Any], user_mode: str, config_name: str = "") -> tuple[str, ...]:
-    """The gated settings in words, one entry each, each naming the file it comes from (the
-    settings of the project's config file: ``config_name``, e.g. ``.larik/config.toml``)."""
-    return tuple(
-        f"{config_name}: {ask}"
-        if config_name and (key not in OWN_FILES or ask.startswith(("[hooks]", "[mcp]")))
-        else ask
-        for key, ask in _described(gated, user_mode)
-    )
-
-
-def _described(gated: Mapping[str, Any], user_mode: str) -> Iterator[tuple[str, str]]:
-    for key, value in gated.items():
-        for ask in _words(key, value, user_mode):
-            yield key, _short(ask)
-
-
-def _words(key: str, value: Any, user_mode: str) -> list[str]:
-    """One gated setting in words (a table of hooks: one entry a hook)."""
-    out: list[str] = []
-    if key == "permissions.mode":
-        out.append(f"permissions.mode = {value!r} (yours: {user_mode!r})")
-    elif key == MCP_JSON and isinstance(value, Mapping):
-        out.append(f"{MCP_JSON} starts MCP servers: " + "; ".join(_server_lines(value)))
-    elif key == "mcp" and isinstance(value, Mapping) and isinstance(value.get("servers"), Mapping):
-        out.append("[mcp] starts MCP servers: " + "; ".join(_server_lines(value["servers"])))
-    elif key == CLAUDE_HOOKS and isinstance(value, Mapping):
-        for path, events in value.items():  # one entry a hook: a command may hold "; "
-            if isinstance(events, Mapping) and UNREADABLE in events:
-                why = _cut(str(events[UNREADABLE]))
-                out.append(f"{_in_project(str(path))}: its hooks cannot be read ({why})")
-                continue
-            out.extend(f"{_in_project(str(path))} runs a hook: {h}" for h in _hooks(events))
-    elif key == "hooks" and isinstance(value, Mapping):
-        out.extend(f"[hooks] runs a hook: {h}" for h in _hooks(value))
-    elif key == PROGRAM_FILES and isinstance(value, Mapping):
-        names = list(value)
-        more = f" (and {len(names) - 20} more)" if len(names) > 20 else ""
-        out.append(
-            "files its hooks and MCP servers run (asked again if one changes): "
-            + ", ".join(names[:20])
-            + more
-        )
-    elif key == PROGRAM_UNSEEN and isinstance(value, list):
-        out.extend(str(v) for v in value)
-    elif key == COMMAND_SHELL and isinstance(value, Mapping):
-        files = ", ".join(_in_project(str(p)) for p in value)
-        out.append(f"commands that run shell lines (!`…`): {files}")
-    elif key == "prefer" and isinstance(value, Mapping):
-        roles = ", ".join(f"{role} = {how!r}" for role, how in value.items())
-        out.append(f"[prefer] {roles} (your signed-in plans first: spends their quota)")
-    elif key == "permissions.allow":
-        rules = ", ".join(repr(r) for r in value) if isinstance(value, list) else repr(value)
-        out.append(f"permissions.allow = [{rules}]")
-    elif isinstance(value, Mapping):
-        out.append(f"[{key}] {', '.join(sorted(map(str, value))) or '(empty)'}")
-    else:
-        out.append(f"{key} = {value!r}")
-    return out
-
-
-def _server_lines(servers: Mapping[str, Any]) -> list[str]:
-    """Each server as ``NAME (the command line or URL)``: what trusting the project runs."""
-    return [f"{name} ({_server_target(table)})" for name, table in servers.items()]
-
-
-def _server_target(table: Any) -> str:
+def server_target(table: Any) -> str:
     """A server's command line or URL, as the trust question shows it."""
     t = table if isinstance(table, Mapping) else {}
     raw = t.get("args")
     args = raw if isinstance(raw, list) else []
     if t.get("command"):  # quoted as a shell would need it: each argument's bounds are seen
-        return _cut(shlex.join(str(a) for a in [t["command"], *args]))
-    return _cut(str(t.get("url") or "?"))
+        return shown_command(shlex.join(str(a) for a in [t["command"], *args]))
+    return shown_command(str(t.get("url") or "?"))
 
 
 #: How ``/mcp`` and ``larik mcp list`` say a server waits for trust (:meth:`blocked_servers`).
 BLOCKED = "blocked: untrusted project"
 
 
-def _hooks(events: Any) -> list[str]:
-    """Each hook command as ``EVENT MATCHER: command`` (Claude Code's nested shape and
-    ``[hooks]``' flat one): what trusting the project runs."""
-    return [f"{where}: {_cut(command)}" for where, command in _hook_commands(events)]
-
-
-def _hook_commands(events: Any) -> Iterator[tuple[str, str]]:
-    """``(EVENT MATCHER, command)`` for each hook command of a ``[hooks]``-shaped table."""
-    for event, entries in events.items() if isinstance(events, Mapping) else ():
-        for entry in entries if isinstance(entries, list) else ():
-            if not isinstance(entry, Mapping):
-                continue
-            matcher = entry.get("matcher")
-            where = f"{event} {matcher}" if isinstance(matcher, str) and matcher else str(event)
-            nested = entry.get("hooks")
-            commands = nested if isinstance(nested, list) else [entry]
-            for c in commands:
-                if isinstance(c, Mapping) and c.get("command") is not None:
-                    yield where, str(c["command"])
-
-
-def programs(gated: Mapping[str, Any], root: Path) -> Coverage:
-    """The files inside ``root`` that the gated hooks and MCP servers run, and what of that the
-    digest cannot see (larik.program_files: every project file their command lines name, and
-    the files under each program's folder)."""
-    entries: list[Entry] = []
-    tables = [("[hooks]", gated.get("hooks"))]
-    tables += [(_in_project(str(p)), t) for p, t in dict(gated.get(CLAUDE_HOOKS) or {}).items()]
-    for label, table in tables:
-        for where, command in _hook_commands(table):
-            entries.append(Entry(f"{label} {where}", line=command))
-    mcp = gated.get("mcp")
-    servers = [("[mcp]", mcp.get("servers") if isinstance(mcp, Mapping) else None)]
-    servers.append((MCP_JSON, gated.get(MCP_JSON)))
-    for label, table in servers:
-        for name, server in table.items() if isinstance(table, Mapping) else ():
-            if not isinstance(server, Mapping) or not server.get("command"):
-                continue
-            args = server.get("args")
-            env = server.get("env")
-            entries.append(
-                Entry(
-                    f"{label} server {name}",
-                    argv=[
-                        str(server["command"]),
-                        *(map(str, args) if isinstance(args, list) else ()),
-                    ],
-                    cwd=str(server.get("cwd") or ""),
-                    env={str(k): str(v) for k, v in env.items()}
-                    if isinstance(env, Mapping)
-                    else {},
-                )
-            )
-    return covered(entries, root)
-
-
-def _cut(command: str, limit: int = 200) -> str:
+def shown_command(command: str, limit: int = 200) -> str:
     """A command to show: runs of whitespace as one space (padding cannot push its end out of
     sight), and a longer one cut with the count of what is not shown."""
     text = " ".join(command.split())
@@ -419,7 +302,7 @@ def _cut(command: str, limit: int = 200) -> str:
     return f"{text[:limit]}… (+{len(text) - limit} characters not shown)"
 
 
-def _in_project(path: str) -> str:
+def in_project(path: str) -> str:
     """``/home/me/repo/.claude/commands/x.md`` -> ``.claude/commands/x.md``."""
     for marker in ("/.larik/", "/.claude/"):
         i = path.rfind(marker)
@@ -428,7 +311,7 @@ def _in_project(path: str) -> str:
     return path
 
 
-def _short(text: str, limit: int = 400) -> str:
+def short(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -505,7 +388,7 @@ def items(gated: Mapping[str, Any]) -> dict[str, str]:
             value = value["servers"]
         if isinstance(value, Mapping) and value:
             for name, sub in value.items():
-                out[f"{key}: {_in_project(str(name))}"] = digest({"v": sub})[:16]
+                out[f"{key}: {in_project(str(name))}"] = digest({"v": sub})[:16]
         elif isinstance(value, list) and key == PROGRAM_UNSEEN:
             for note in value:
                 out[f"{key}: {note}"] = ""
@@ -524,7 +407,7 @@ def changes(before: Mapping[str, Any] | None, gated: Mapping[str, Any]) -> tuple
     out = [f"new: {k}" for k in new]  # what runs a program first: the new commands
     out += [f"changed: {k}" for k in now if k in before and before[k] != now[k]]
     out += [f"removed: {k}" for k in before if k not in now]
-    return tuple(_short(o, 200) for o in out) or ("what it asks for changed",)
+    return tuple(short(o, 200) for o in out) or ("what it asks for changed",)
 
 
 #: The gated keys whose items run programs (:func:`changes` names new ones first).
@@ -554,27 +437,3 @@ def _write(path: Path, data: Mapping[str, Any]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def shell_command_files(folders: list[tuple[Path, Path]]) -> dict[str, str]:
-    """The command files with ``!`…``` shell lines under each ``(folder, project root)``
-    (a project's ``.larik/commands``, ``.claude/commands``): path -> SHA-256 of the file, what
-    trusting the project lets run (the ``COMMAND_SHELL`` key). Read as the custom commands
-    read them (``larik.command_files``): a file they would not load is not counted."""
-    from .command_files import SHELL_LINE, read_command, walk
-
-    out: dict[str, str] = {}
-    done: set[Path] = set()
-    for folder, project in folders:
-        try:
-            real = folder.resolve()
-        except (OSError, RuntimeError):
-            continue
-        if real in done or not real.is_dir():
-            continue
-        done.add(real)
-        for path, parts in walk(folder, "project", project, []):
-            read = read_command(path, parts, [])
-            if read is not None and SHELL_LINE.search(read[1].body):
-                out[str(path)] = hashlib.sha256(read[0]).hexdigest()
-    return out

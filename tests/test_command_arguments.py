@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from larik.agent.events import Approval
+from larik.command_catalog import CustomCommand
+from larik.command_expand import expand
 from larik.config import Config, user_config_path
-from larik.custom_commands import CustomCommand, command_turn, discover_commands, expand
+from larik.custom_commands import command_turn, discover_commands
 from tests.patience import WAIT
 
 from .test_custom_commands import agent_for
@@ -58,9 +60,9 @@ def run_line(project: Path, template: str, arguments: str) -> str:
         return done.stdout
 
     if "`" in template:
-        from larik.custom_commands import _words, shell_line
+        from larik.command_shell_line import shell_line, words
 
-        return bash(shell_line(template, arguments, _words(arguments))).rstrip("\n")
+        return bash(shell_line(template, arguments, words(arguments))).rstrip("\n")
     cmd = CustomCommand("cmd", project / "cmd.md", "user", "user", f"!`{template}`", "")
 
     async def shell(command: str) -> tuple[str, bool]:
@@ -93,11 +95,11 @@ def test_each_context_still_means_what_it_says(project, context):
 
 
 def test_a_payload_is_kept_whole_as_data(project):
-    from larik.custom_commands import _words
+    from larik.command_shell_line import words
 
     for payload in PAYLOADS:
         assert run_line(project, "printf '<%s>' \"$ARGUMENTS\"", payload) == f"<{payload}>"
-        assert run_line(project, "printf '<%s>' $1", payload) == f"<{_words(payload)[0]}>"
+        assert run_line(project, "printf '<%s>' $1", payload) == f"<{words(payload)[0]}>"
 
 
 def test_the_words_are_the_users_words(project):

@@ -11,8 +11,9 @@ import pytest
 
 from larik.agent import Agent
 from larik.agent.events import AgentEventType, Approval
+from larik.command_expand import expand
 from larik.config import Config, load_config, user_config_path
-from larik.custom_commands import command_turn, discover_commands, expand
+from larik.custom_commands import command_turn, discover_commands
 from larik.llm.providers.scripted import ScriptedProvider
 from larik.routing import Resolved
 

@@ -22,17 +22,18 @@ OUTSIDE_THE_TREE = {
     "larik.llm.registry.RegistryError",
     # a ValueError for the code that catches it: the MCP server fails to start, saying why
     "larik.mcp.config.MissingVariable",
+    # an MCP server that cannot start, raised by its transport: the server fails, saying why
+    "larik.mcp.sdk.StartError",
     # raised inside the MCP SDK's OAuth flow to stop a login; the server reports its problem
     "larik.mcp.oauth.OAuthStopped",
     # private control flow, caught in their own module
     "larik.agent.checkpoint_files.Refused",  # caught by checkpoints.py: a path not written
     "larik.agent.skills._Refused",
     "larik.command_files.Refused",  # a file not read: its reader says why, one line
-    "larik.mcp.server._StartError",
     "larik.agent.prompt._Skipped",  # an instruction file not read: a warning names it
     "larik.agent.runaway.RunawayReply",  # cancels a runaway stream inside the agent's loop
     "larik.bench._reaper._Stop",  # a signal to the check's reaper: it ends what the check started
-    "larik.printmode._Stopped",  # a KeyboardInterrupt: a signal ends print mode as Ctrl+C does
+    "larik.print_signals.Stopped",  # a KeyboardInterrupt: a signal ends print mode as Ctrl+C does
     "larik.llm.local.gguf._Short",  # a header cut short: read_meta says so, naming the file
     # a FileNotFoundError, so what caught a missing program catches one not Larik's own too
     "larik.host_programs.NotOwn",

@@ -30,7 +30,7 @@ LENIENT = {
     ("larik/agent/stuck.py", "call_key"): "a key that calls are compared by, in memory",
     ("larik/session/budget.py", "estimate"): "a length, to estimate a request's tokens",
     ("larik/mcp/manager.py", "spec_tokens"): "a length, to estimate the tools' tokens",
-    ("larik/mcp/server.py", "fit_schema"): "a length, to bound a server's schema",
+    ("larik/mcp/offer.py", "fit_schema"): "a length, to bound a server's schema",
     ("larik/mcp/content.py", "result_parts"): "a tool result's text for the model",
     ("larik/mcp/tools.py", "target"): "a permission rule's target, matched in memory",
     ("larik/tui/render.py", "pretty_args"): "shown on the screen",

@@ -24,8 +24,8 @@ INLINE = {LARIK / "llm"}
 NOT_COUNTS = {
     "permissions.py": {" calls are"},
     "plan.py": {" commands"},
-    "shell.py": {" runs", " runs: an option's value", " -c runs is not literal"},
-    "trust.py": {" runs a hook: "},
+    "shell_reader.py": {" runs", " runs: an option's value", " -c runs is not literal"},
+    "trust_words.py": {" runs a hook: "},
     "edit_reply.py": {"How to reply: for each file you change, write its path alone"},
     "words.py": {"Counted nouns in what Larik says: ``1 tool``, ``2 tools`` — "},
 }

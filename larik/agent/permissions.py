@@ -308,7 +308,7 @@ class PermissionPolicy:
             return d
         if tool.kind != "exec":
             what = {"write": "file changes", "task": "worker subagents"}
-            calls = what.get(tool.kind, f"{tool.name} calls")
+            calls = what.get(tool.kind, f"calls of {tool.name}")
             return Decision.deny(
                 f"plan mode: {calls} are off until the user accepts a plan",
                 instead="read and search what you need, then present your plan",

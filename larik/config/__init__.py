@@ -20,8 +20,10 @@ Routing reads ``model``, ``roles`` and ``fallbacks`` through :meth:`Config.routi
 taken under a lock, because ``/routing`` can save new roles while subagents resolve on other
 threads or tasks: a reader sees the old roles or the new ones, never a mix.
 
-The package: :mod:`.paths` (where files live), :mod:`.schema` (the pydantic models),
-:mod:`.files` (read, validate, merge, save) and :mod:`.load` (layering and project trust).
+The package: :mod:`.schema` (the merged configuration, the pydantic model of the whole file)
+and its tables (:mod:`.providers`, :mod:`.tables`, :mod:`.tui`), :mod:`.files` (read,
+validate, merge, save) and :mod:`.load` (layering and project trust); where files live is
+:mod:`larik.locations`.
 Import from ``larik.config``; the names below are its public face.
 """
 
@@ -42,23 +44,20 @@ from ..locations import (
 )
 from .files import MAX_CONFIG_BYTES, save_user_config
 from .load import load_config
-from .schema import (
-    BUILTIN_ROLES,
-    CLAUDE_ROLES,
+from .providers import ModelOverride, ProviderConfig
+from .schema import BUILTIN_ROLES, CLAUDE_ROLES, Config, RoutingSnapshot
+from .tables import (
     BudgetConfig,
-    Config,
     JobsConfig,
-    ModelOverride,
+    LspConfig,
+    LspServerConfig,
     PermissionsConfig,
-    ProviderConfig,
-    RoutingSnapshot,
     SandboxConfig,
     StuckConfig,
-    TuiConfig,
-    TuiThemeConfig,
     WebFetchConfig,
     check_rule_text,
 )
+from .tui import TuiConfig, TuiThemeConfig
 
 __all__ = [
     "BUILTIN_ROLES",
@@ -68,6 +67,8 @@ __all__ = [
     "ConfigError",
     "BudgetConfig",
     "JobsConfig",
+    "LspConfig",
+    "LspServerConfig",
     "ModelOverride",
     "PermissionsConfig",
     "ProviderConfig",

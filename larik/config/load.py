@@ -46,6 +46,8 @@ def load_config(
     trusted exactly these settings before. :attr:`Config.project_trust` says what was asked and
     whether it was applied."""
     from .. import trust
+    from ..trust_runs import programs
+    from ..trust_words import describe
 
     sources: list[Path] = []
     merged: dict[str, Any] = {}
@@ -94,7 +96,7 @@ def load_config(
             config_file.parent if config_file == mcp_json else config_file.parent.parent
         ).resolve()
         if any(gated.get(k) for k in ("hooks", "mcp", trust.CLAUDE_HOOKS, trust.MCP_JSON)):
-            runs = trust.programs(gated, root)
+            runs = programs(gated, root)
             if runs.files:
                 gated[trust.PROGRAM_FILES] = runs.files
             if runs.unseen:
@@ -110,7 +112,7 @@ def load_config(
             project_trust = trust.ProjectTrust(
                 root=root,
                 config_file=config_file,
-                asks=trust.describe(gated, user_mode, _name_in(project, root)),
+                asks=describe(gated, user_mode, _name_in(project, root)),
                 digest=fingerprint,
                 gated=gated,
                 trusted=source not in ("", "declined"),
@@ -179,7 +181,7 @@ def _project_shell_commands(cwd: Path | None) -> tuple[dict[str, str], Path | No
     """The project's command files with ``!`…``` shell lines (path -> SHA-256), and the
     commands folder they are in: running those lines needs trust (larik.custom_commands)."""
     from ..command_files import PROJECT_FOLDERS
-    from ..trust import shell_command_files
+    from ..trust_runs import shell_command_files
 
     root = (cwd or Path.cwd()).resolve()
     found = [project_folder(root, rel) for rel in PROJECT_FOLDERS]

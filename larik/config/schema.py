@@ -1,9 +1,11 @@
-"""The configuration's shape: the pydantic models of every table (each field with a one-line
-docstring, which docs/configuration.md is checked against) and the routing snapshot."""
+"""The configuration's shape: :class:`Config`, the merged configuration, holding one of each
+table — what reaches a model (:mod:`.providers`), what the agent may do and how far it goes
+(:mod:`.tables`), the TUI's (:mod:`.tui`), hooks' and MCP servers' (their own packages) — and
+the routing snapshot. Each field has a one-line docstring, which docs/configuration.md is
+checked against."""
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -15,381 +17,29 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from ..hooks.config import HooksConfig
 from ..llm.errors import ConfigError
-from ..llm.net import validate_base_url
 from ..llm.types import Effort
 from ..mcp.config import McpConfig
-from ..modes import Mode
+from .providers import ModelOverride, ProviderConfig
+from .tables import (
+    BudgetConfig,
+    JobsConfig,
+    LspConfig,
+    PermissionsConfig,
+    SandboxConfig,
+    StuckConfig,
+    WebFetchConfig,
+)
+from .tui import TuiConfig
 
 if TYPE_CHECKING:
     from ..trust import ProjectTrust
 
-__all__ = [
-    "BUILTIN_ROLES",
-    "BudgetConfig",
-    "CLAUDE_ROLES",
-    "Config",
-    "ModelOverride",
-    "PermissionsConfig",
-    "ProviderConfig",
-    "RoutingSnapshot",
-    "SandboxConfig",
-    "JobsConfig",
-    "WebFetchConfig",
-    "StuckConfig",
-    "TuiConfig",
-    "TuiThemeConfig",
-    "check_rule_text",
-]
+__all__ = ["BUILTIN_ROLES", "CLAUDE_ROLES", "Config", "RoutingSnapshot"]
 
 #: Roles that always exist. Unset, each resolves to the main model.
 BUILTIN_ROLES = ("smart", "worker", "explore", "compact")
 #: Roles that default to the current Claude models (see the catalog's ``[defaults]``).
 CLAUDE_ROLES = ("opus", "sonnet", "haiku")
-
-ReasoningHistory = Literal["inline", "field", "strip"]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        validate_assignment=True,
-        use_attribute_docstrings=True,
-        allow_inf_nan=False,  # TOML has nan and inf; no count, price or limit is one
-    )
-
-
-class ProviderConfig(_Strict):
-    """One ``[providers.NAME]`` table: settings for a built-in provider or a custom one."""
-
-    type: str | None = None
-    """Adapter kind (a registered one); required for a new provider, optional for a built-in one."""
-    base_url: str = ""
-    """Endpoint; https, or http for 127.0.0.1/::1/localhost only. Empty: the default."""
-    api_key: str = Field(default="", repr=False)
-    """The key itself (the file is then written mode 0600). Prefer ``api_key_env``."""
-    api_key_env: str = ""
-    """Environment variable holding the key, instead of the provider's usual one."""
-    headers: dict[str, str] = Field(default_factory=dict, repr=False)
-    """Extra HTTP headers sent with every request."""
-    reasoning_history: ReasoningHistory | None = None
-    """openai-compatible only: send earlier reasoning back inline (<think>), as a field, or strip it."""
-    options: dict[str, Any] = Field(default_factory=dict)
-    """Extra keyword arguments passed to the adapter as is."""
-
-    @field_validator("type")
-    @classmethod
-    def _check_type(cls, v: str | None) -> str | None:
-        from ..llm import registry
-
-        known = [k.name for k in registry.kinds() if k.listed]
-        if v is not None and v not in known:
-            raise ValueError(f"must be one of {', '.join(known)}")
-        return v
-
-    @field_validator("base_url")
-    @classmethod
-    def _check_base_url(cls, v: str) -> str:
-        return validate_base_url(v) if v else v
-
-    @field_validator("api_key_env")
-    @classmethod
-    def _check_env_name(cls, v: str) -> str:
-        if v and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v):
-            raise ValueError("must be an environment variable name, not the key itself")
-        return v
-
-
-#: USD per million tokens no model costs: a cost stays a number JSON can hold (1e308 per
-#: million tokens made a reply's cost infinite, and print mode's result no JSON).
-MAX_PRICE = 1_000_000.0
-
-
-class ModelOverride(_Strict):
-    """One ``[models."provider/model"]`` table: adds a model to the catalog or overrides it."""
-
-    context_window: int | None = Field(default=None, gt=0)
-    """Tokens the model can take in (prompt + reply)."""
-    max_output: int | None = Field(default=None, gt=0)
-    """Most tokens the model can write in one reply."""
-    input_price: float | None = Field(default=None, ge=0, le=MAX_PRICE)
-    """USD per million uncached input tokens."""
-    output_price: float | None = Field(default=None, ge=0, le=MAX_PRICE)
-    """USD per million output tokens."""
-    cache_read_price: float | None = Field(default=None, ge=0, le=MAX_PRICE)
-    """USD per million input tokens read from the prompt cache."""
-    cache_write_price: float | None = Field(default=None, ge=0, le=MAX_PRICE)
-    """USD per million input tokens written to the prompt cache."""
-    tools: bool | list[str] | None = None
-    """Whether the model can call tools; a list names the built-in tools it is offered."""
-    vision: bool | None = None
-    """Whether the model can read images."""
-    subscription: bool | None = None
-    """Paid by a flat-rate plan: ranked right after local models by suggest_routing."""
-    max_turns: int | None = Field(default=None, gt=0)
-    """At most this many model calls per turn with this model (lowers max_turns, never raises it)."""
-    temperature: float | None = Field(default=None, ge=0, le=2)
-    """Sampling temperature sent with every request to this model."""
-    top_p: float | None = Field(default=None, gt=0, le=1)
-    """Nucleus sampling: the share of probability mass sampled from."""
-    repeat_penalty: float | None = Field(default=None, gt=0, le=2)
-    """Penalty on tokens repeated recently (llama.cpp, Ollama, vLLM; 1: none)."""
-    line_numbers: bool | None = None
-    """Whether read_file shows line numbers (default: yes)."""
-    cancel_runaway: bool | None = None
-    """Cancel a reply that keeps repeating itself as it streams (default: small models)."""
-    constrained_tools: bool | None = None
-    """Ask a llama.cpp or vLLM server for grammar-constrained tool calls (default: small models)."""
-    workflow: Literal["loop", "edit"] | None = None
-    """How a turn runs: "loop" (tool calls) or "edit" (Larik finds files, runs tests)."""
-    edit_format: Literal["whole", "diff"] | None = None
-    """The edit workflow's reply: "whole" files or "diff" (search/replace blocks)."""
-    review: bool | None = None
-    """The edit workflow asks once for a check against the request when the tests cannot."""
-    prefill: bool | None = None
-    """The edit workflow begins the model's reply with the file's path and fence."""
-    own_tests: bool | None = None
-    """The edit workflow asks for tests of the request first when the project's pass."""
-
-    @field_validator("tools")
-    @classmethod
-    def _known_tools(cls, v: bool | list[str] | None) -> bool | list[str] | None:
-        from ..tool_names import ALL_TOOLS
-
-        if isinstance(v, list):
-            for name in v:
-                if name not in ALL_TOOLS:
-                    raise ValueError(f"unknown tool {name!r} (the tools: {', '.join(ALL_TOOLS)})")
-        return v
-
-
-class StuckConfig(_Strict):
-    """``[stuck]``: when a model going round in circles is told so, then stopped (0: off)."""
-
-    repeats: int = Field(default=3, ge=0)
-    """The same call with the same result this many times in a row."""
-    same_calls: int = Field(default=6, ge=0)
-    """The same call this many times in a row, whatever its results (job_output aside)."""
-    alternations: int = Field(default=3, ge=0)
-    """Two calls taking turns (A B A B …), this many times each."""
-    text_repeats: int = Field(default=3, ge=0)
-    """The same reply text this many times in a row."""
-    tool_errors: int = Field(default=5, ge=0)
-    """Errors in a row from one tool."""
-    warnings: int = Field(default=1, ge=0)
-    """Detections answered with a nudge to the model before the turn ends ``stuck``."""
-
-
-class PermissionsConfig(_Strict):
-    """``[permissions]``: what tools may do without asking."""
-
-    mode: Mode = Mode.ASK
-    """ask: confirm edits and commands; edits: confirm commands; yolo: never ask; plan: read only."""
-    allow: list[str] = Field(default_factory=list)
-    """Rules always allowed, as "TOOL: PATTERN", e.g. "bash: pytest*"."""
-    deny: list[str] = Field(default_factory=list)
-    """Rules always refused, as "TOOL: PATTERN"; deny wins over allow."""
-
-    @field_validator("allow", "deny")
-    @classmethod
-    def _check_rules(cls, rules: list[str]) -> list[str]:
-        for text in rules:
-            check_rule_text(text)
-        return rules
-
-
-class SandboxConfig(_Strict):
-    """``[sandbox]``: the OS sandbox bash commands run in (bubblewrap; docs/security.md)."""
-
-    mode: Literal["workspace-write", "read-only", "off"] = "workspace-write"
-    """workspace-write: the project (and ``writable``) writable, the rest read-only; read-only:
-    nothing writable; off: no sandbox, the prompts only."""
-    network: bool = False
-    """Let sandboxed commands use the network."""
-    writable: list[str] = Field(default_factory=list)
-    """More paths sandboxed commands may write (``~`` allowed; relative to the project)."""
-
-
-class BudgetConfig(_Strict):
-    """[budget]: spending limits in USD, estimated before each request (docs/print-mode.md)."""
-
-    session_usd: float | None = Field(default=None, gt=0)
-    """Stop before the request that would take this session's spending past this (None: no limit)."""
-    turn_usd: float | None = Field(default=None, gt=0)
-    """Stop before the request that would take one turn's spending past this (None: no limit)."""
-
-
-class JobsConfig(_Strict):
-    """``[jobs]``: background commands (``bash`` with ``background: true``; docs/tools.md).
-    Capped, so that no config can make them unbounded."""
-
-    max: int = Field(default=8, ge=1, le=32)
-    """Background jobs running at once (at most 32)."""
-    output_buffer: int = Field(default=1_000_000, ge=10_000, le=8_000_000)
-    """Bytes of output kept per job, the newest (at most 8 MB)."""
-
-
-class WebFetchConfig(_Strict):
-    """``[web_fetch]``: the web_fetch tool's limits and the private addresses it may reach."""
-
-    allow_private: list[str] = Field(default_factory=list)
-    """Private, loopback or link-local addresses web_fetch may reach anyway: addresses or
-    networks ("127.0.0.1", "10.0.0.0/8") or host names ("wiki.corp"). Empty: none."""
-    timeout: float = Field(default=30.0, gt=0, le=300)
-    """Seconds one fetch may take, redirects and download included."""
-    max_bytes: int = Field(default=5_000_000, gt=0, le=50_000_000)
-    """Most bytes of a response body read; the rest is not downloaded."""
-
-    @field_validator("allow_private")
-    @classmethod
-    def _check_entries(cls, entries: list[str]) -> list[str]:
-        import ipaddress
-
-        for e in entries:
-            try:
-                ipaddress.ip_network(e.strip("[]"), strict=False)
-            except ValueError:
-                if not re.fullmatch(r"[A-Za-z0-9*?.-]+", e):
-                    raise ValueError(
-                        f"{e!r} is neither an address, a network nor a host name"
-                    ) from None
-        return entries
-
-
-class LspServerConfig(_Strict):
-    """``[lsp.servers.NAME]``: a language server to add (or to replace a known one's command)."""
-
-    command: list[str] = Field(min_length=1)
-    """The program and its arguments, speaking LSP over stdin/stdout (``["pylsp"]``)."""
-    languages: list[str] = Field(default_factory=list)
-    """LSP language ids it serves ("python", "typescript", …)."""
-    globs: list[str] = Field(default_factory=list)
-    """File name patterns it serves ("*.py"); empty: the languages' usual suffixes."""
-    init_options: dict[str, Any] = Field(default_factory=dict)
-    """Sent as ``initializationOptions`` in ``initialize``."""
-    settings: dict[str, Any] = Field(default_factory=dict)
-    """What the server is told when it asks for its settings (``workspace/configuration``):
-    a section ``"a.b"`` is ``settings["a"]["b"]``; one not here is null."""
-
-
-class LspConfig(_Strict):
-    """``[lsp]``: language servers whose diagnostics follow each edit (docs/lsp.md). A
-    project's ``[lsp]`` applies only once the project is trusted (it starts programs)."""
-
-    enabled: bool | None = None
-    """true: run servers in any project; false: never; unset: only in a trusted project."""
-    disabled: list[str] = Field(default_factory=list)
-    """Names of known servers not to use ("pylsp", "ruff", …: ``larik lsp`` lists them)."""
-    servers: dict[str, LspServerConfig] = Field(default_factory=dict)
-    """Servers to add, by name; tried before the known ones."""
-    wait_ms: int = Field(default=1500, ge=0, le=30_000)
-    """Most milliseconds an edit waits for the server's diagnostics."""
-    start_ms: int = Field(default=5000, ge=0, le=60_000)
-    """Most milliseconds the first edit of a language waits for its server to start."""
-    max_lines: int = Field(default=10, ge=1, le=200)
-    """Most diagnostic lines appended to one edit's result."""
-
-
-#: a colour as Textual's CSS takes it: ``#rgb``, ``#rrggbb`` (and with alpha), ``rgb(…)``,
-#: ``hsl(…)`` or a name (``red``, ``ansi_bright_blue``); parsed for good by the TUI
-_COLOUR = re.compile(
-    r"#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})|(?:rgb|hsl)a?\([^()]*\)|[a-z_]+"
-)
-
-
-class TuiThemeConfig(_Strict):
-    """``[tui.themes.NAME]``: a theme of your own, on top of ``base``; an unset colour is the
-    base theme's (docs/tui.md#themes)."""
-
-    base: str = "larik-dark"
-    """The theme it starts from: larik-dark, larik-light, one of Textual's, or another of yours."""
-    dark: bool | None = None
-    """Whether it is a dark theme (unset: the base's)."""
-    primary: str = ""
-    """Borders, the prompt's frame, highlights."""
-    secondary: str = ""
-    """Secondary highlights."""
-    accent: str = ""
-    """The focused prompt's frame, accents."""
-    foreground: str = ""
-    """Text."""
-    background: str = ""
-    """The screen's background."""
-    surface: str = ""
-    """Dialogs' and lists' background."""
-    panel: str = ""
-    """Panels' background."""
-    warning: str = ""
-    """Warnings."""
-    error: str = ""
-    """Errors."""
-    success: str = ""
-    """Success marks."""
-    user: str = ""
-    """The background of your prompts in the conversation."""
-    reply: str = ""
-    """The text of the model's replies."""
-    thinking: str = ""
-    """The text of thinking blocks."""
-    diff_added: str = ""
-    """Added lines in diffs."""
-    diff_removed: str = ""
-    """Removed lines in diffs."""
-    diff_hunk: str = ""
-    """Diff hunk headers (``@@ … @@``)."""
-    tool_border: str = ""
-    """A tool card's left border."""
-    tool_error: str = ""
-    """A failed tool card's border."""
-    tool_denied: str = ""
-    """A refused tool card's border."""
-    status_background: str = ""
-    """The status line's background."""
-    status_text: str = ""
-    """The status line's text."""
-    code: str = ""
-    """The Pygments style code blocks are highlighted with ("monokai", "friendly", …)."""
-
-    @field_validator("*")
-    @classmethod
-    def _check_colour(cls, value: Any, info: Any) -> Any:
-        if info.field_name in ("base", "dark", "code") or not value:
-            return value
-        if not _COLOUR.fullmatch(str(value).strip()):
-            raise ValueError(f"{value!r} is not a colour (#rrggbb, rgb(…), hsl(…) or a name)")
-        return value
-
-
-class TuiConfig(_Strict):
-    """``[tui]``: how the TUI looks and what its keys do (docs/tui.md). User config only."""
-
-    theme: str = "larik-dark"
-    """larik-dark, larik-light, auto (follows the terminal's background), one of Textual's
-    themes (nord, gruvbox, …) or one of ``[tui.themes]``."""
-    themes: dict[str, TuiThemeConfig] = Field(default_factory=dict)
-    """Themes of your own, by name."""
-    vim: bool = False
-    """Edit the prompt vim-style (normal and insert modes); ``/vim`` toggles it and saves it."""
-    notify: Literal["auto", "off", "bell", "osc"] = "auto"
-    """How a turn's end, a permission question or a finished job reaches you when you are not
-    looking: auto (OSC 9 / OSC 777 where the terminal shows them, else the bell), osc, bell, off."""
-    print_on_exit: bool = False
-    """On leaving, write the conversation as plain text to the terminal, into its scrollback."""
-    status_line: str = ""
-    """A command whose first line of output (the session's state as JSON on its stdin, as
-    Claude Code gives it) is shown in the status line; run on a change, at most once a second."""
-    status_line_mode: Literal["append", "replace"] = "append"
-    """Where that line goes: after Larik's own status line, or in its place."""
-    notify_after: float = Field(default=30.0, ge=0, le=3600)
-    """Seconds after which it notifies you even though the terminal has focus and you have not
-    touched a key (0: only when the terminal is not focused)."""
-
-
-def check_rule_text(text: str) -> tuple[str, str]:
-    """``(tool, pattern)`` of a permission rule ``"TOOL: PATTERN"``, or ``ValueError`` naming
-    what is wrong (one line, the rule cut to 60 characters): :func:`larik.tool_names.parse_rule`."""
-    from ..tool_names import parse_rule
-
-    return parse_rule(text, clip=60)
 
 
 class Config(BaseModel):
@@ -547,4 +197,3 @@ class RoutingSnapshot:
 
 
 _ROUTING_LOCK = threading.RLock()
-_FILE_LOCK = threading.Lock()

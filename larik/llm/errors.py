@@ -32,7 +32,7 @@
     ├── SessionBusy                (session) a turn asked for while another one runs
     ├── AmbiguousCommand           (session) a short /name that two custom commands share
     ├── ExportError                (session.export) bad /export arguments, a file not written
-    └── UsageError                 (printmode) bad command-line usage (exit code 2)
+    └── UsageError                 (print_options) bad command-line usage (exit code 2)
 
 Errors that are not Larik's to report derive from elsewhere, each for its reason (the list a
 test walks is ``OUTSIDE_THE_TREE`` in ``tests/test_error_tree.py``): ``ToolError`` is a tool's

@@ -18,7 +18,7 @@ The same bounds hold for everything else a server supplies (a lying server may s
 of anything): an error's message (a JSON-RPC error, an ``isError`` result, an exception's text)
 is cut by :func:`clip` like a result; a resource's or a prompt's images by :func:`add_image`
 like a result's; and the names, titles and descriptions it lists are cut to :data:`MAX_NAME`
-(tool descriptions to :data:`larik.mcp.server.MAX_DESCRIPTION`) by :func:`short` when they
+(tool descriptions to :data:`larik.mcp.offer.MAX_DESCRIPTION`) by :func:`short` when they
 are read, so neither the model nor the screen sees more.
 
 The functions take the SDK's pydantic objects but read them by attribute, so this module imports

@@ -29,7 +29,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 from ..others_text import bounded
 from ..words import count
-from .server import McpServer, PromptInfo, ResourceInfo, State, ToolInfo
+from .offer import PromptInfo, ResourceInfo, ToolInfo
+from .server import McpServer, State
 
 if TYPE_CHECKING:
     from ..config import Config

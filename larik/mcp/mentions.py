@@ -24,7 +24,7 @@ from .server import McpCallError
 if TYPE_CHECKING:
     from ..llm.types import Block
     from .manager import McpManager
-    from .server import PromptInfo
+    from .offer import PromptInfo
 
 __all__ = [
     "ResourceAttachment",

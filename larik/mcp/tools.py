@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..llm.types import ToolSpec
 from ..tool_contract import ToolArgs, ToolError, ToolResult
 from .content import result_parts
-from .server import McpCallError, ToolInfo
+from .offer import ToolInfo
+from .server import McpCallError
 
 if TYPE_CHECKING:
     from .manager import McpManager

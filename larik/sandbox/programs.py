@@ -18,7 +18,7 @@ unsandboxed    ``sandbox = false`` on an entry of your own config. A project's e
 What one of *your* entries names by path on its command line (``~`` and ``$HOME`` expanded) is
 visible to it, read-only, where the sandbox would hide it: under ``/tmp``, or in Larik's config
 folder (a hook script in ``~/.config/larik/hooks/``) — never a secret of
-:data:`~.sandbox.HIDDEN_HOME`, the config file itself, Larik's state, nor a folder holding one of
+:data:`~.confinement.HIDDEN_HOME`, the config file itself, Larik's state, nor a folder holding one of
 those or the project. A program that is a virtualenv's (``pyvenv.cfg`` beside its ``bin/``) sees
 that virtualenv, read-only, whoever configured it: a virtualenv is code, not a secret. A
 project's entry gets nothing more: what it runs is in the project.
@@ -37,7 +37,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import HIDDEN_HOME, REFUSAL, Sandbox, hidden_paths
+from . import REFUSAL, Sandbox
+from .confinement import HIDDEN_HOME, hidden_paths
 
 if TYPE_CHECKING:
     from ..config import Config

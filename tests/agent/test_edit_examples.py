@@ -12,7 +12,7 @@ import pytest
 from larik.agent.edit_repair import keep_examples
 from larik.agent.examples import Check, accounts_for, doctest_files, example_checks, missing, off_by
 from larik.config import Config
-from larik.config.schema import ModelOverride
+from larik.config.providers import ModelOverride
 from larik.llm.types import StopReason
 
 from .conftest import E, of, run, script

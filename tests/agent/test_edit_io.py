@@ -22,7 +22,8 @@ import pytest
 
 from larik.agent import own_tests
 from larik.config import Config
-from larik.config.schema import ModelOverride, PermissionsConfig
+from larik.config.providers import ModelOverride
+from larik.config.tables import PermissionsConfig
 from larik.hooks.config import HooksConfig
 
 from .conftest import E, of, run, script

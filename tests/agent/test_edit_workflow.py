@@ -16,7 +16,8 @@ from larik.agent.edit_context import check_command, gather
 from larik.agent.edit_turn import EDIT_ROUNDS
 from larik.agent.rewind import turns_of
 from larik.config import Config
-from larik.config.schema import LspConfig, LspServerConfig, ModelOverride, PermissionsConfig
+from larik.config.providers import ModelOverride
+from larik.config.tables import LspConfig, LspServerConfig, PermissionsConfig
 from larik.llm.types import StopReason
 from tests.patience import LSP_WAITS
 

@@ -31,7 +31,8 @@ from larik.llm.types import Block, StreamEvent
 from larik.lsp.session import MAX_CODE, MAX_MESSAGE, format_line
 from larik.mcp.content import MAX_NAME, MAX_TEXT, clip, described_text, result_parts, short
 from larik.mcp.manager import MAX_INSTRUCTIONS, instructions_text
-from larik.mcp.server import MAX_DESCRIPTION, State
+from larik.mcp.offer import MAX_DESCRIPTION
+from larik.mcp.server import State
 from larik.others_text import MAX_RESULT, bounded, clean, encodable_json
 from tests.llm.helpers import endpoint
 from tests.llm.providers.kits.openai_compat import chunk, reply

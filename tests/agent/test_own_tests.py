@@ -14,7 +14,7 @@ import pytest
 from larik.agent import own_tests
 from larik.agent.events import Approval
 from larik.config import Config
-from larik.config.schema import ModelOverride
+from larik.config.providers import ModelOverride
 
 from .conftest import E, approver, of, run, script
 from .test_edit_workflow import FIXED, first_text

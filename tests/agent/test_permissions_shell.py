@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from larik import shell
+from larik import shell, shell_reader
 from larik.agent.events import Approval
 from larik.agent.permissions import PermissionPolicy
 from larik.agent.tools import get_tool
@@ -380,7 +380,8 @@ def nested_bash(depth: int, inner: str = "touch x") -> str:
 
 
 def test_bash_c_strings_are_followed_to_a_depth_then_not_vouched_for(project, monkeypatch):
-    monkeypatch.setattr(shell, "MAX_DEPTH", 3)  # quoting grows fivefold a level: keep it small
+    # quoting grows fivefold a level: keep it small
+    monkeypatch.setattr(shell_reader, "MAX_DEPTH", 3)
     shell._parse.cache_clear()
     assert verdict(project, nested_bash(3), deny=["bash: touch*"], mode="yolo") == "deny"
     d = decide(project, nested_bash(4), deny=["bash: touch*"], mode="yolo")

@@ -263,7 +263,7 @@ def test_ordinary_work_still_runs_under_the_filter(project):
 CALLERS = {
     "larik/agent/tools/bash.py": "spawn_shell (foreground, background jobs), editor_argv",
     "larik/sandbox/programs.py": "hook_launcher: hooks (larik/hooks/process.py Popen)",
-    "larik/mcp/server.py": "_argv: stdio MCP servers (the SDK's process)",
+    "larik/mcp/stdio.py": "command_line: stdio MCP servers (the SDK's process)",
     "larik/lsp/session.py": "_server: language servers (larik/lsp/client.py)",
     "larik/bench/confine.py": "run: bench checks",
     "larik/sandbox/__init__.py": "probe: the real line of `true`, once",

@@ -24,6 +24,7 @@ from larik import sandbox as sb
 from larik.agent.tools import ToolContext
 from larik.agent.tools import bash as bash_tool
 from larik.config import Config
+from larik.sandbox import confinement
 from tests.patience import WAIT
 
 from .sandbox_kit import SECRET, run
@@ -79,7 +80,7 @@ def test_no_capability_is_left_inside(project):
     caps = dict(line.split(":\t") for line in out.splitlines() if line.startswith("Cap"))
     assert caps["CapEff"] == caps["CapPrm"] == caps["CapBnd"] == "0000000000000000", out
     if os.geteuid() == 0:
-        assert out.splitlines()[-2] == str(sb.NOBODY)  # root is nobody inside
+        assert out.splitlines()[-2] == str(confinement.NOBODY)  # root is nobody inside
 
 
 def test_a_read_only_mount_cannot_be_made_writable(project, outside):
@@ -258,7 +259,7 @@ def test_the_probe_tries_the_flags_every_command_gets(tmp_path, monkeypatch, pro
     monkeypatch.setenv("PATH", f"{folder}:{os.environ['PATH']}")
     assert sb.probe() == ""
     probed = (folder / "argv").read_text().split()
-    flags = [f for f in sb.isolation() if f.startswith("--")]
+    flags = [f for f in confinement.isolation() if f.startswith("--")]
     assert [f for f in flags if f not in probed] == []
     wrapped = sb.Sandbox().wrap(["true"], project)
     assert [f for f in flags if f not in wrapped] == []
@@ -322,4 +323,5 @@ def test_what_only_root_may_read_is_hidden_from_roots_commands_too(project, monk
         project, "; ".join(f"head -c 40 {p}" for p in readable) + "; echo done", sb.Sandbox()
     )
     assert "root:" not in out, out  # shadow's first line is root's
-    assert sb.hidden_paths().count(root_ssh) == 1 and home / ".ssh" in sb.hidden_paths()
+    assert confinement.hidden_paths().count(root_ssh) == 1
+    assert home / ".ssh" in confinement.hidden_paths()

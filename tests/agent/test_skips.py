@@ -12,7 +12,7 @@ from larik.agent.edit_line import LineAsk, for_skip, message, parsed
 from larik.agent.edit_repair import keep_renamed, methods_into
 from larik.agent.skips import Skip, left_out
 from larik.config import Config
-from larik.config.schema import ModelOverride
+from larik.config.providers import ModelOverride
 
 from .conftest import E, of, run, script
 

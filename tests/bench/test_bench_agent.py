@@ -323,7 +323,7 @@ async def test_a_later_try_samples_hotter_where_the_profile_sets_a_temperature(
     """Measured (qwen2.5-coder-1.5b, ``--attempts 3`` at its profile's 0.2): the tries were near
     copies, and pass@3 was pass@1. Every try after the first asks at least 0.7; a model whose
     profile sends no temperature keeps its provider's default in every try."""
-    from larik.config.schema import ModelOverride
+    from larik.config.providers import ModelOverride
     from larik.session.attempts import TRY_TEMPERATURE
 
     assert TRY_TEMPERATURE == 0.7

@@ -11,7 +11,7 @@ import tomllib
 from types import SimpleNamespace
 
 from larik.config import Config
-from larik.config.schema import LspConfig, LspServerConfig
+from larik.config.tables import LspConfig, LspServerConfig
 from larik.lsp import servers
 from larik.lsp.session import LspSession
 from tests.patience import LSP_WAITS, WAIT, grown_until
@@ -112,7 +112,7 @@ def _alive(pid: int) -> bool:
 
 def test_no_server_starts_before_the_first_edit_of_a_session(tmp_path):
     from larik.agent import Agent
-    from larik.config.schema import PermissionsConfig
+    from larik.config.tables import PermissionsConfig
 
     from ..test_printmode import write_script
 

@@ -18,7 +18,7 @@ from larik.agent.checkpoints import ShadowRepo
 from larik.agent.rewind import Checkpointer
 from larik.agent.tools import ToolContext, bash
 from larik.agent.tools._seen import SeenFiles
-from larik.config.schema import LspConfig, LspServerConfig
+from larik.config.tables import LspConfig, LspServerConfig
 from larik.lsp.client import Server
 from larik.lsp.session import MAX_COMMAND_FILES, LspSession
 from tests.patience import LSP_WAITS, WAIT
@@ -247,7 +247,7 @@ def _fifo_freed_at_the_ceiling(fifo: Path) -> Iterator[list[bool]]:
 def test_the_agent_checks_a_file_its_command_wrote_through_its_own_checkpoints(tmp_path):
     from larik.agent import Agent
     from larik.config import Config
-    from larik.config.schema import PermissionsConfig
+    from larik.config.tables import PermissionsConfig
 
     from ..test_printmode import write_script
 

@@ -64,7 +64,7 @@ def test_print_modes_json_carries_the_diagnostics_an_edit_introduced_and_none_on
 
 
 async def test_the_tui_card_shows_the_diagnostics_and_the_status_line_counts_them(tmp_path):
-    from larik.config.schema import LspConfig, LspServerConfig, PermissionsConfig
+    from larik.config.tables import LspConfig, LspServerConfig, PermissionsConfig
     from larik.tui.widgets.tool_card import ToolCard
 
     from ..tui.conftest import ready, screen_text, send, turn_done, wait_for
@@ -133,7 +133,7 @@ def test_the_agent_says_an_error_once_in_a_step_that_edits_the_file_twice(tmp_pa
 
     from larik.agent import Agent
     from larik.config import Config
-    from larik.config.schema import LspConfig, LspServerConfig, PermissionsConfig
+    from larik.config.tables import LspConfig, LspServerConfig, PermissionsConfig
 
     root = tmp_path / "proj"
     root.mkdir()

@@ -13,7 +13,7 @@ import pytest
 
 from larik.agent.tools import ToolContext, write_file
 from larik.agent.tools._seen import SeenFiles
-from larik.config.schema import LspConfig, LspServerConfig
+from larik.config.tables import LspConfig, LspServerConfig
 from larik.lsp import servers
 from larik.lsp.session import LspSession
 from tests.patience import LSP_WAITS, WAIT, grown_until

@@ -11,7 +11,8 @@ from larik.mcp.config import McpConfig
 from larik.mcp.content import MAX_IMAGES, MAX_NAME, MAX_TEXT, result_parts
 from larik.mcp.manager import McpManager
 from larik.mcp.mentions import attach_resources, prompt_commands, run_prompt
-from larik.mcp.server import MAX_ARGUMENTS, McpCallError, State
+from larik.mcp.offer import MAX_ARGUMENTS
+from larik.mcp.server import McpCallError, State
 from larik.mcp.tools import McpArgs
 from tests.mcp.conftest import stdio_config
 from tests.patience import WAIT

@@ -14,7 +14,8 @@ from larik.mcp.mentions import (
     resource_mentions,
     run_prompt,
 )
-from larik.mcp.server import McpCallError, PromptInfo
+from larik.mcp.offer import PromptInfo
+from larik.mcp.server import McpCallError
 from tests.mcp.conftest import stdio_config
 
 

@@ -295,7 +295,7 @@ async def test_an_http_error_status_is_named_in_the_failure(tmp_path, status, er
 
 
 def test_a_huge_schema_from_a_server_is_not_sent_whole():
-    from larik.mcp.server import MAX_SCHEMA, fit_schema
+    from larik.mcp.offer import MAX_SCHEMA, fit_schema
 
     huge = {
         "type": "object",

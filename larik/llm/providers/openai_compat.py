@@ -13,32 +13,21 @@ message; arguments that are not valid JSON are repaired with json-repair where p
 local model that wrote its call as text (Hermes, Mistral, bare JSON) has it recovered
 (:mod:`larik.llm.toolcalls`). Usage comes from ``stream_options.include_usage``.
 
-Errors are mapped in one place (:meth:`OpenAICompatProvider._errors`); a refused connection to
-a server on this machine is not retryable (nothing is listening: fail fast with "is the server
-running?"), while a remote one's transport errors are. ``context_window`` and
-``supports_tools`` (ModelProber) ask llama.cpp's ``/props``, vLLM's ``/v1/models`` or LM
-Studio's ``/api/v0/models/{id}``; a failed probe is None.
+Errors are mapped in one place (:mod:`.openai_compat_errors`); ``context_window`` and
+``supports_tools`` (ModelProber) ask the server (:mod:`.openai_compat_probe`), once per model;
+a failed probe is None. The messages and tools on the wire are :mod:`.openai_compat_convert`'s.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncGenerator, Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import (
-    APIError,
-    ConfigError,
-    ContextOverflow,
-    CutReply,
-    LarikError,
-)
+from ..errors import APIError, ConfigError, CutReply
 from ..options import positive_number
 from ..toolcalls import new_call_id, recover_tool_calls, repair_arguments
 from ..types import Block, Request, StopReason, StreamEvent
-from . import common
-from .common import is_context_overflow
 from .constrained import KINDS, MODES, NOTE, read_reply, refused, response_format, wanted
 from .openai_compat_convert import (
     ThinkSplitter,
@@ -49,6 +38,8 @@ from .openai_compat_convert import (
     stop_reason_from,
     usage_from,
 )
+from .openai_compat_errors import mapped_errors
+from .openai_compat_probe import Found, listed_params, probe_server
 from .presets import CUSTOM, PRESETS, Preset, ReasoningHistory
 from .stream_end import watch
 
@@ -59,7 +50,6 @@ __all__ = ["OpenAICompatProvider"]
 
 CONNECT_TIMEOUT = 15.0
 READ_TIMEOUT = 600.0
-PROBE_TIMEOUT = 5.0
 NO_KEY = "no-key"  # sent to keyless local servers, which ignore it
 WIRE = "openai-chat"  # its end: stream_end.ENDS
 _MODES = ("field", "inline", "strip")
@@ -111,7 +101,7 @@ class OpenAICompatProvider:
         self._read_timeout = positive_number(name, "timeout", options.get("timeout", READ_TIMEOUT))
         self._headers = {**self.preset.headers, **endpoint.headers}
         self._client: Any = None
-        self._probes: dict[str, tuple[int | None, bool | None]] = {}
+        self._probes: dict[str, Found] = {}
         self._kinds: dict[str, str] = {}  # model -> the server kind the probe found ("" none)
         self._constraint_refused = False
 
@@ -221,7 +211,7 @@ class OpenAICompatProvider:
             sdk_stream = await self._open(client, request, False)
         response = sdk_stream.response
         try:
-            with self._errors():
+            with mapped_errors(self.endpoint, self.base_url):
                 async with sdk_stream:
                     async for chunk in watch(sdk_stream, WIRE, self.name, _done_seen(sdk_stream)):
                         chunks += 1
@@ -275,7 +265,7 @@ class OpenAICompatProvider:
         yield done
 
     async def _open(self, client: Any, request: Request, constrain: bool) -> Any:
-        with self._errors():
+        with mapped_errors(self.endpoint, self.base_url):
             return await client.chat.completions.create(**self._params(request, constrain))
 
     async def _constrain(self, request: Request) -> bool:
@@ -355,65 +345,6 @@ class OpenAICompatProvider:
             stop,
         )
 
-    # -- errors ---------------------------------------------------------------------------------
-    @contextmanager
-    def _errors(self) -> Iterator[None]:
-        """Every SDK and transport failure, mapped to APIError / ContextOverflow in one place."""
-        import httpx2
-        import openai
-
-        try:
-            yield
-        except LarikError:
-            raise
-        except openai.APIStatusError as exc:
-            raise self._status_error(exc) from exc
-        except openai.APIConnectionError as exc:
-            cause = exc.__cause__
-            retryable = True
-            if isinstance(cause, httpx2.ConnectError):
-                # nothing listening on this machine: retrying in a second will not start it
-                retryable = not self.endpoint.local
-                hint = "is the server running?" if self.endpoint.local else _why(cause)
-                message = f"cannot reach {self.base_url}: {hint}"
-            else:
-                what = "timed out" if isinstance(exc, openai.APITimeoutError) else "failed"
-                detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
-                message = f"connection {what}{detail}"
-            raise APIError(0, message, retryable=retryable, provider=self.name) from exc
-        except openai.APIError as exc:  # an error object inside a 200 stream
-            raise self._in_stream_error(exc) from exc
-        except (ValueError, RecursionError) as exc:  # an event not JSON, or nested too deep
-            raise common.malformed_stream(self.name, exc) from exc
-        except (httpx2.TransportError, OSError) as exc:
-            raise APIError(
-                0,
-                f"connection failed: {type(exc).__name__}: {exc}",
-                retryable=True,
-                provider=self.name,
-            ) from exc
-        except openai.OpenAIError as exc:
-            raise APIError(0, str(exc), retryable=False, provider=self.name) from exc
-
-    def _status_error(self, exc: Any) -> APIError:
-        status = exc.status_code
-        message, code = _describe(exc.body, exc.message)
-        retry_after = common.retry_after(exc.response.headers)
-        if status == 401:
-            hint = self.endpoint.key_hint
-            return APIError(status, f"invalid or missing API key: set {hint}", provider=self.name)
-        if is_context_overflow(message, code):
-            return ContextOverflow(message, status=status, provider=self.name)
-        return APIError(status, message, retry_after=retry_after, provider=self.name)
-
-    def _in_stream_error(self, exc: Any) -> APIError:
-        message, code = _describe(exc.body, exc.message)
-        if is_context_overflow(message, code):
-            return ContextOverflow(message, provider=self.name)
-        status = int(code) if code.isdigit() and 100 <= int(code) < 600 else 0
-        retryable = status >= 500 or status in (408, 429)
-        return APIError(status, message, retryable=retryable, provider=self.name)
-
     # -- ModelProber ----------------------------------------------------------------------------
     async def context_window(self, model: str) -> int | None:
         return (await self._probe(model))[0]
@@ -430,45 +361,18 @@ class OpenAICompatProvider:
         (``meta.n_params``); None when the server does not say. Never raises."""
         if self.preset.prober == "none":
             return None
-        import httpx2
-
-        key = self.endpoint.api_key
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        try:
-            async with httpx2.AsyncClient(timeout=PROBE_TIMEOUT, headers=headers) as http:
-                listing = await _get_json(http, f"{self.base_url}/models")
-        except (httpx2.HTTPError, OSError, ValueError):
-            return None
-        data = listing.get("data") if isinstance(listing, dict) else None
-        entries = [m for m in data or () if isinstance(m, dict)]
-        entry = next((m for m in entries if m.get("id") == model), None)
-        entry = entry if entry is not None or len(entries) != 1 else entries[0]
-        meta = entry.get("meta") if entry is not None else None
-        n = meta.get("n_params") if isinstance(meta, dict) else None
-        return n / 1e9 if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+        return await listed_params(self.base_url, self.endpoint.api_key, model)
 
     async def _probe(self, model: str) -> tuple[int | None, bool | None]:
         if model in self._probes:
             return self._probes[model]
-        kind = self.preset.prober
-        if kind == "none":
+        if self.preset.prober == "none":
             return None, None
-        import httpx2
-
-        key = self.endpoint.api_key
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        root = self.base_url.removesuffix("/v1")
-        order = ("llamacpp", "vllm", "lmstudio") if kind == "auto" else (kind,)
-        found: tuple[int | None, bool | None] = (None, None)
-        async with httpx2.AsyncClient(timeout=PROBE_TIMEOUT, headers=headers) as http:
-            for probe in order:
-                try:
-                    found = await _PROBES[probe](http, root, self.base_url, model)
-                except (httpx2.HTTPError, OSError, ValueError):
-                    continue
-                if found[0] is not None:
-                    self._kinds[model] = probe
-                    break
+        kind, found = await probe_server(
+            self.preset.prober, self.base_url, self.endpoint.api_key, model
+        )
+        if kind:
+            self._kinds[model] = kind
         if found[0] is not None:
             self._probes[model] = found
         return found
@@ -528,80 +432,3 @@ def _tool_calls(calls: Any) -> list[Block]:
             Block.tool_use(call.id or new_call_id(), fn.name, repair_arguments(fn.arguments or ""))
         )
     return out
-
-
-def _why(cause: BaseException) -> str:
-    """What a failed connection to a remote host came to, in a few words (no URL, no key)."""
-    return " ".join(str(cause).split())[:120] or type(cause).__name__
-
-
-def _describe(body: Any, fallback: str) -> tuple[str, str]:
-    """``(message, code)`` from a vendor error body (the ``error`` object or the whole body)."""
-    if isinstance(body, Mapping) and isinstance(body.get("error"), Mapping):
-        body = body["error"]
-    if not isinstance(body, Mapping):
-        return fallback, ""
-    message = body.get("message")
-    message = message if isinstance(message, str) and message else fallback
-    code = body.get("code") if body.get("code") is not None else body.get("type")
-    code = "" if code is None else str(code)
-    meta = body.get("metadata")
-    raw = meta.get("raw") if isinstance(meta, Mapping) else None
-    if isinstance(raw, str) and raw:
-        message = f"{message}: {raw[:200]}"
-    kind = body.get("type")
-    if isinstance(kind, str) and kind and kind not in message:
-        message = f"{kind}: {message}"
-    return message, code
-
-
-async def _get_json(http: Any, url: str) -> Any:
-    response = await http.get(url)
-    response.raise_for_status()
-    return response.json()
-
-
-async def _probe_llamacpp(http: Any, root: str, base: str, model: str):
-    props = await _get_json(http, f"{root}/props")
-    if not isinstance(props, dict):
-        return None, None
-    settings = props.get("default_generation_settings")
-    n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
-    n_ctx = n_ctx if isinstance(n_ctx, int) else props.get("n_ctx")
-    caps = props.get("chat_template_caps")
-    tools = caps.get("supports_tools") if isinstance(caps, dict) else None
-    if not isinstance(tools, bool):
-        template = props.get("chat_template")
-        tools = True if isinstance(template, str) and "tools" in template else None
-    return (n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None), tools
-
-
-async def _probe_vllm(http: Any, root: str, base: str, model: str):
-    listing = await _get_json(http, f"{base}/models")
-    data = listing.get("data") if isinstance(listing, dict) else None
-    entries = [m for m in data or () if isinstance(m, dict)]
-    entry = next((m for m in entries if m.get("id") == model), None)
-    if entry is None and len(entries) == 1:
-        entry = entries[0]
-    if entry is None:
-        return None, None
-    n_ctx = entry.get("max_model_len")
-    meta = entry.get("meta")
-    if not isinstance(n_ctx, int) and isinstance(meta, dict):  # llama.cpp's /v1/models
-        n_ctx = meta.get("n_ctx")
-    return (n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None), None
-
-
-async def _probe_lmstudio(http: Any, root: str, base: str, model: str):
-    info = await _get_json(http, f"{root}/api/v0/models/{model}")
-    if not isinstance(info, dict):
-        return None, None
-    n_ctx = info.get("loaded_context_length")
-    if not isinstance(n_ctx, int) or n_ctx <= 0:
-        n_ctx = info.get("max_context_length")
-    caps = info.get("capabilities")
-    tools = True if isinstance(caps, list) and "tool_use" in caps else None
-    return (n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None), tools
-
-
-_PROBES = {"llamacpp": _probe_llamacpp, "vllm": _probe_vllm, "lmstudio": _probe_lmstudio}
