@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..llm.effort import Effort
 from ..llm.errors import LarikError
 from ..modes import Mode
-from ..session.commands import Builtin, builtin
+from ..session.commands import Builtin, builtin, forget_rule, rules_lines
 
 if TYPE_CHECKING:
     from ..session import Turn
@@ -44,9 +44,17 @@ async def _effort(conv: Conversation, args: str) -> str:
 
 
 async def _permissions(conv: Conversation, args: str) -> str:
+    """The mode and the rules in effect; ``MODE`` sets it; ``forget N`` takes back a rule an
+    "allow always" answer added (the editor's own dialog cannot)."""
+    if args.split()[:1] == ["forget"]:
+        try:
+            return forget_rule(conv.session, args.removeprefix("forget").strip())
+        except ValueError as e:
+            raise LarikError(str(e)) from None
     if not args:
         rows = "\n".join(f"- `{m}`: {m.description}" for m in Mode)
-        return f"Permission mode: `{conv.session.permission_mode}`.\n{rows}"
+        rules = "\n".join(rules_lines(conv.session.settings.rules()))
+        return f"Permission mode: `{conv.session.permission_mode}`.\n{rows}\n\nRules:\n{rules}"
     conv.session.settings.set_mode(args)
     return f"Permission mode: `{args}`."
 

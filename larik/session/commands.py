@@ -9,10 +9,23 @@ custom command may not take a built-in's name or alias (:func:`builtin_names`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..llm.effort import Effort
 
-__all__ = ["BUILTINS", "Builtin", "builtin", "builtin_names", "parse"]
+if TYPE_CHECKING:
+    from ..agent.permission_rules import Rule
+    from .core import Session
+
+__all__ = [
+    "BUILTINS",
+    "Builtin",
+    "builtin",
+    "builtin_names",
+    "forget_rule",
+    "parse",
+    "rules_lines",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,3 +103,29 @@ def parse(text: str) -> tuple[str, str] | None:
     if "/" in head:
         return None
     return head.lower(), rest.strip()
+
+
+def rules_lines(rules: list[tuple[str, Rule]]) -> list[str]:
+    """The rules in effect as Markdown lines: the config's deny and allow rules, then the
+    session's, numbered for ``/permissions forget N``."""
+    lines: list[str] = []
+    for kind in ("deny", "allow"):
+        texts = [r.text for k, r in rules if k == kind]
+        if texts:
+            lines.append(f"- {kind} (config): " + ", ".join(f"`{t}`" for t in texts))
+    mine = [r for k, r in rules if k == "session"]
+    if mine:
+        lines.append("- allowed for this session (`/permissions forget N` takes one back):")
+        lines += [f"  - {n}: `{r.text}`" for n, r in enumerate(mine, start=1)]
+    if not rules:
+        lines.append("- no allow or deny rules (config `[permissions]`, or *allow always*)")
+    return lines
+
+
+def forget_rule(session: Session, arg: str) -> str:
+    """``/permissions forget N`` in any face: the session rule taken back, said in one line
+    (Markdown). ValueError, with the line that says why, when ``arg`` names none."""
+    if not arg.strip().isdigit():
+        raise ValueError(f"/permissions forget N: N is a number, not {arg!r}")
+    rule = session.settings.forget_rule(int(arg))
+    return f"forgot `{rule.text}`: such calls are asked again"

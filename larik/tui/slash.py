@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..llm.effort import Effort
 from ..llm.errors import LarikError
 from ..modes import Mode
-from ..session.commands import BUILTINS, builtin, builtin_names, parse
+from ..session.commands import BUILTINS, builtin, builtin_names, forget_rule, parse, rules_lines
 from . import export, hooks_and_trust, undo
 from .messages import Find, OpenScreen, Quit, Reopened, StartTurn
 from .plan import CYCLE
@@ -207,31 +207,11 @@ async def _permissions(session: Session, ui: UI, arg: str) -> None:
     ui.say("\n".join(lines), as_markdown=True)
 
 
-def rules_lines(rules: list[tuple[str, Any]]) -> list[str]:
-    """The rules in effect as Markdown lines: the config's deny and allow rules, then the
-    session's, numbered for ``/permissions forget N``."""
-    lines: list[str] = []
-    for kind in ("deny", "allow"):
-        texts = [r.text for k, r in rules if k == kind]
-        if texts:
-            lines.append(f"- {kind} (config): " + ", ".join(f"`{t}`" for t in texts))
-    mine = [r for k, r in rules if k == "session"]
-    if mine:
-        lines.append("- allowed for this session (`/permissions forget N` takes one back):")
-        lines += [f"  - {n}: `{r.text}`" for n, r in enumerate(mine, start=1)]
-    if not rules:
-        lines.append("- no allow or deny rules (config `[permissions]`, or *allow always*)")
-    return lines
-
-
 def _forget_rule(session: Session, ui: UI, arg: str) -> None:
     try:
-        rule = session.settings.forget_rule(int(arg))
+        ui.say(forget_rule(session, arg), as_markdown=True)
     except ValueError as e:
-        why = str(e) if arg.isdigit() else f"/permissions forget N: N is a number, not {arg!r}"
-        ui.say(why, "error")
-        return
-    ui.say(f"forgot `{rule.text}`: such calls are asked again", as_markdown=True)
+        ui.say(str(e), "error")
 
 
 async def _help(session: Session, ui: UI, arg: str) -> None:

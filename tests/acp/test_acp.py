@@ -179,3 +179,23 @@ async def test_a_budget_stop_ends_the_prompt_with_the_closest_acp_stop_reason(pr
         sid = await _session(conn, rec, project)
         out = await conn.prompt(session_id=sid, prompt=[acp.text_block("look")])
     assert out.stop_reason == "max_turn_requests"
+
+
+async def test_an_editor_lists_the_session_rules_and_takes_one_back(project, tmp_path):
+    """An editor's "allow always" adds a session rule its own dialog cannot show or take back:
+    /permissions lists it, /permissions forget N takes it back, and the call is asked again."""
+    model = script(tmp_path / "m.json", ECHO, {"text": "one"}, ECHO, {"text": "two"})
+    rec = Recorder(answers=["allow_always", "allow_once"])
+    async with larik_acp(project, rec, "-m", model) as (conn, _):
+        sid = await _session(conn, rec, project)
+        await conn.prompt(session_id=sid, prompt=[acp.text_block("greet")])
+        await conn.prompt(session_id=sid, prompt=[acp.text_block("/permissions")])
+        listed = rec.text()
+        await conn.prompt(session_id=sid, prompt=[acp.text_block("/permissions forget 7")])
+        await conn.prompt(session_id=sid, prompt=[acp.text_block("/permissions forget 1")])
+        await conn.prompt(session_id=sid, prompt=[acp.text_block("again")])
+    assert "allowed for this session" in listed and "1: `bash: echo hello*`" in listed
+    said = rec.text()[len(listed) :]
+    assert "forgot `bash: echo hello*`: such calls are asked again" in said
+    assert said.index("no session rule 7") < said.index("forgot")  # a bad number: one line
+    assert len(rec.asked) == 2  # the second echo was asked again
