@@ -19,9 +19,9 @@ The parts, each a class of its own (and testable alone):
 
 The configuration is the frozen :class:`~.settings.AgentSettings` (worked out by :mod:`.create`
 from the config and the front end's :class:`~.options.AgentOptions`); the run state is the
-parts'. The agent's public attributes (AGENT_API.md) read the parts: ``messages`` is the
-conversation as it is sent (after compaction, the compacted form), before replay filtering and
-merging.
+parts'. The agent's public attributes (what ``session.port.AgentPort`` names) read the
+parts: ``messages`` is the conversation as it is sent (after compaction, the compacted form),
+before replay filtering and merging.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ class Setting(Part[T]):
 
 
 class Agent:
-    """Use :meth:`create`. Attributes in AGENT_API.md."""
+    """Use :meth:`create`. Its public attributes: ``session.port.AgentPort``."""
 
     restored: Rebuilt | None = None  # a resumed session's transcript, as rebuilt (shown.py)
 

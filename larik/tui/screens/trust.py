@@ -35,7 +35,7 @@ _CHANGE_STYLE = {"new": "bold yellow", "changed": "yellow", "removed": "dim"}
 
 def details(r: ProjectTrust) -> Text:
     """What changed since the last answer (when asked again), then each item the project asks
-    for, each naming its file (larik.trust.describe)."""
+    for, each naming its file (larik.trust_words.describe)."""
     body = Text("")
     if r.changed:
         body.append(f"It changed since {r.changed_since}:\n", style="bold")
