@@ -91,3 +91,10 @@ async def test_a_folded_failed_card_shows_why_the_tool_refused(real: Real):
 def test_a_failure_with_an_exit_code_says_the_code_not_a_reason():
     status, data = outcome("boom\n[exit code 2]", True, {"exit_code": 2})
     assert status == "error" and "reason" not in data
+
+
+def test_a_failure_that_starts_with_a_file_name_keeps_it():
+    _, data = outcome("app.py: line 3 is not valid Python", True)
+    assert data["reason"] == "app.py: line 3 is not valid Python"
+    _, data = outcome("write_file: app.py has not been read in this session", True)
+    assert data["reason"] == "app.py has not been read in this session"

@@ -193,7 +193,7 @@ class ScriptedProvider:
             output=(len(turn.text) + len(turn.thinking)) // 4 + 1,
         )
         message = Message(role="assistant", blocks=blocks, model=request.model)
-        await pause()  # a hold past the last piece holds the reply's end
+        await pause.held()  # a hold past the last piece holds the reply's end
         yield StreamEvent.done(message, usage, stop)
 
 
@@ -204,10 +204,14 @@ class _Pause:
         self.delay, self.hold, self.pieces = turn.delay, turn.hold, 0
 
     async def __call__(self) -> None:
-        if self.hold is not None and self.pieces >= self.hold:
-            await asyncio.Event().wait()  # until the turn is cancelled
+        await self.held()
         self.pieces += 1
         await asyncio.sleep(self.delay)
+
+    async def held(self) -> None:
+        """Wait until the turn is cancelled once ``hold`` pieces went; else go on at once."""
+        if self.hold is not None and self.pieces >= self.hold:
+            await asyncio.Event().wait()
 
 
 def _pieces(text: str) -> list[str]:

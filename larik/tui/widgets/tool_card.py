@@ -94,8 +94,13 @@ def outcome(
 
 def failure_reason(result: str, limit: int = REASON_CHARS) -> str:
     """Why a call failed, from its error text: the first line, without the tool's name the
-    text starts with (the card shows it already), cut as a refusal's reason is."""
-    return denial_reason(re.sub(r"^[\w.-]+: ", "", result.lstrip()), limit)
+    text starts with (the card shows it already; any other ``word:`` is the reason's own, as
+    a file's name), cut as a refusal's reason is."""
+    from ...tool_names import ALL_TOOLS
+
+    text = result.lstrip()
+    name, sep, rest = text.partition(": ")
+    return denial_reason(rest if sep and name in ALL_TOOLS else text, limit)
 
 
 def denial_reason(result: str, limit: int = REASON_CHARS) -> str:
